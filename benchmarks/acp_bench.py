@@ -1,7 +1,7 @@
 """Scoring time per answer on the ACPBench Hard dev split: gold plus four wrong answers.
 
-For each of the 320 dev questions, the gold answer (``validators.acp.gold``) and four
-constructed wrong answers (``validators.acp.perturb``) are scored with one
+For each of the 320 dev questions, the gold answer (``planning_core.validators.acp.gold``) and four
+constructed wrong answers (``planning_core.validators.acp.perturb``) are scored with one
 ``AnswerScorer`` in one process, in question order, each answer timed alone
 (``time.perf_counter``). The time of an answer includes everything it causes: the first
 answer to a question pays for parsing and grounding its problem, later answers reuse them
@@ -37,11 +37,11 @@ TASKS = ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")
 SLOW_S = 2.0
 
 sys.path.insert(0, str(ROOT))
-from validators.acp.gold import gold_answer  # noqa: E402
-from validators.acp.perturb import perturbations  # noqa: E402
-from validators.acp.problem import ProblemCache  # noqa: E402
-from validators.acp.records import Question  # noqa: E402
-from validators.acp.scoring import AnswerScorer  # noqa: E402
+from planning_core.validators.acp.gold import gold_answer  # noqa: E402
+from planning_core.validators.acp.perturb import perturbations  # noqa: E402
+from planning_core.validators.acp.problem import ProblemCache  # noqa: E402
+from planning_core.validators.acp.records import Question  # noqa: E402
+from planning_core.validators.acp.scoring import AnswerScorer  # noqa: E402
 
 
 def _questions() -> list[Question]:

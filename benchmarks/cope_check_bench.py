@@ -66,7 +66,7 @@ def _fd_one(job: tuple[str, str, float]) -> tuple[str, float]:
 
 
 def run_fd(rows: list[dict], time_limit: float, workers: int) -> tuple[list, float]:
-    from validators.cope.dataset import load_dataset
+    from planning_core.validators.cope.dataset import load_dataset
 
     pairs = {p.key: p for p in load_dataset(SHARED)}
     jobs = []
@@ -82,9 +82,9 @@ def run_fd(rows: list[dict], time_limit: float, workers: int) -> tuple[list, flo
 
 def run_formalizer(rows: list[dict], time_limit: float) -> tuple[Counter, float, list]:
     from formalizations.pddl_answers import answer, cosmetic
-    from validators.cope.dataset import load_dataset
-    from validators.cope.results import EvalContext
-    from validators.formalizations.pddl import judge_pddl
+    from planning_core.validators.cope.dataset import load_dataset
+    from planning_core.validators.cope.results import EvalContext
+    from planning_core.validators.formalizations.pddl import judge_pddl
 
     pairs = {p.key: p for p in load_dataset(SHARED)}
     context = EvalContext(time_limit=time_limit, use_oracle=False)

@@ -102,13 +102,13 @@ def _add_engine_commands(sub) -> None:
 def _add_validator_commands(sub) -> None:
     """ACPBench Hard and CoPE commands, registered by their packages when installed."""
     try:
-        from validators.acp.cli import register as register_acp
+        from planning_core.validators.acp.cli import register as register_acp
     except ImportError:
         register_acp = None
     if register_acp is not None:
         register_acp(sub)
     try:
-        from validators.cope.cli import register as register_cope
+        from planning_core.validators.cope.cli import register as register_cope
     except ImportError:
         register_cope = None
     if register_cope is not None:

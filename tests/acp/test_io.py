@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from validators.acp.batch import match_answers, score_jobs
-from validators.acp.dataset import (Answer, DatasetError, done_keys, load_answers,
+from planning_core.validators.acp.batch import match_answers, score_jobs
+from planning_core.validators.acp.dataset import (Answer, DatasetError, done_keys, load_answers,
                                     load_questions, read_results)
-from validators.acp.records import BadQuestion, Question
+from planning_core.validators.acp.records import BadQuestion, Question
 
 from tests.acp.acp_fixtures import record
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from validators.acp.records import EVIDENCE, Question, Score
-from validators.acp.scoring import SCORERS, AnswerScorer, score
+from planning_core.validators.acp.records import EVIDENCE, Question, Score
+from planning_core.validators.acp.scoring import SCORERS, AnswerScorer, score
 
 from tests.acp.acp_fixtures import PLAN, PROBLEM, record
 
@@ -258,7 +258,7 @@ def test_scores_are_deterministic():
 
 def test_time_limit_gives_unknown_not_a_guess(monkeypatch):
     from planning_core.search.result import Status
-    from validators.acp import scorers_reach
+    from planning_core.validators.acp import scorers_reach
 
     monkeypatch.setattr(scorers_reach, "reach_condition", lambda *a, **k: Status.UNKNOWN)
     s = AnswerScorer()(record("reach"), "(in g r0)")

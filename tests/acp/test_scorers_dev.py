@@ -14,10 +14,10 @@ import json
 
 import pytest
 
-from validators.acp.gold import gold_answer
-from validators.acp.perturb import perturbations
-from validators.acp.records import TASKS, Question
-from validators.acp.scoring import AnswerScorer
+from planning_core.validators.acp.gold import gold_answer
+from planning_core.validators.acp.perturb import perturbations
+from planning_core.validators.acp.records import TASKS, Question
+from planning_core.validators.acp.scoring import AnswerScorer
 
 #: Dev questions whose stored None is refuted by computation, with the proof's first atom.
 REFUTED_GOLD = {

@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from validators.acp.records import Question
-from validators.acp.scoring import AnswerScorer
+from planning_core.validators.acp.records import Question
+from planning_core.validators.acp.scoring import AnswerScorer
 
 from tests.acp.acp_fixtures import PLAN, PROBLEM, record
 
@@ -92,7 +92,7 @@ def test_6_applicable_action_outside_the_stored_lists_is_computed(scorer):
 
 def test_7_limits_give_unknown_not_zero(monkeypatch):
     """Reference: a planner timeout or error scores 0."""
-    from validators.acp import scorers_goal
+    from planning_core.validators.acp import scorers_goal
 
     monkeypatch.setattr(scorers_goal, "cached_h_star", lambda ctx, state: None)
     s = AnswerScorer()(record("nexta"), "(pick c r0)")

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 from conftest import require_shared
 
-from validators.cope.check import check_pairs
-from validators.cope.dataset import load_dataset_report
+from planning_core.validators.cope.check import check_pairs
+from planning_core.validators.cope.dataset import load_dataset_report
 
 FULL_CHECK_TIME_LIMIT = 10.0
 

@@ -7,10 +7,10 @@ from collections import Counter
 import pytest
 
 from cope.minicope import write_minicope
-from validators.cope.check import VERDICTS, check_pair, check_pairs, count_verdicts
-from validators.cope.dataset import load_dataset
-from validators.cope.groundtruth import GroundTruthCache
-from validators.cope.report import render_check_report
+from planning_core.validators.cope.check import VERDICTS, check_pair, check_pairs, count_verdicts
+from planning_core.validators.cope.dataset import load_dataset
+from planning_core.validators.cope.groundtruth import GroundTruthCache
+from planning_core.validators.cope.report import render_check_report
 
 JSON_KEYS = {"dataset", "category", "problem", "constraint", "plan_exists", "status", "plan",
              "plan_valid", "agrees", "error"}
@@ -94,7 +94,7 @@ def test_unlabelled_pair_is_a_defect(mini):
 
 def test_unknown_is_reported_as_such(mini, monkeypatch):
     from planning_core.search.result import SolveResult, Status
-    import validators.cope.check as module
+    import planning_core.validators.cope.check as module
 
     monkeypatch.setattr(module, "solve_task", lambda d, p, time_limit: SolveResult(
         Status.UNKNOWN, None, None, "stub", time_limit, reason="time limit"))

@@ -9,7 +9,7 @@ from cope.minicope import DOMAIN, PROBLEM, write_minicope
 from cope.styles import STYLES
 from formalizations.pddl_answers import answer, inject_keyword_typo
 from planning_core.cli import main
-from validators.cope.methods import METHODS
+from planning_core.validators.cope.methods import METHODS
 
 PLAN = ("(unstack c a)", "(putdown c)", "(pickup b)", "(stack b c)", "(pickup a)",
         "(stack a b)")
@@ -141,7 +141,7 @@ def test_eval_reuses_cope_check_output_for_label_doubts(dataset, tmp_path, capsy
     assert main(["cope", "check", "--dataset", str(dataset), "--json", "--no-progress"]) == 1
     checks = tmp_path / "checks.jsonl"
     checks.write_text(capsys.readouterr().out + "garbage\n")
-    import validators.cope.check as check_module
+    import planning_core.validators.cope.check as check_module
 
     def no_solving(*args, **kwargs):
         raise AssertionError("the label oracle should use --checks")

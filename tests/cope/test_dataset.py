@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from conftest import require_shared
 
-from validators.cope.dataset import (
+from planning_core.validators.cope.dataset import (
     CATEGORIES, ActionHead, Edit, load_dataset, load_dataset_report, pair_objects,
     parse_action_heads, parse_edits, read_objects,
 )
 
-# Observed in ../shared/data/cope (see the module docstring of validators.cope.dataset).
+# Observed in ../shared/data/cope (see the module docstring of planning_core.validators.cope.dataset).
 EXPECTED_COUNTS = {
     "BlocksWorld-100": {"baseline": 97, "initial": 20, "goal": 20, "action": 41, "state": 16},
     "CoinCollector-100": {"baseline": 92, "initial": 20, "goal": 20, "action": 44, "state": 8},

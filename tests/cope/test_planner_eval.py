@@ -7,10 +7,10 @@ import pytest
 
 from cope.minicope import write_minicope
 from cope.styles import NO_PLAN_ANSWERS, STYLES, duplicate_step, unknown_object
-from validators.cope.check import check_pairs
-from validators.cope.dataset import load_dataset
-from validators.cope.planner import PLANNER_OUTCOMES, evaluate_planner
-from validators.cope.results import EvalContext
+from planning_core.validators.cope.check import check_pairs
+from planning_core.validators.cope.dataset import load_dataset
+from planning_core.validators.cope.planner import PLANNER_OUTCOMES, evaluate_planner
+from planning_core.validators.cope.results import EvalContext
 
 PLAN = ("(unstack c a)", "(putdown c)", "(pickup b)", "(stack b c)", "(pickup a)",
         "(stack a b)")

@@ -7,10 +7,10 @@ import re
 import pytest
 from conftest import require_shared
 
-from validators.cope.dataset import ActionHead, load_dataset, pair_objects
-from validators.cope.extract import no_plan_phrases
-from validators.cope.naming import ObjectIndex, description_aliases, type_hint
-from validators.cope.plans import NormalizedPlan, normalize_plan
+from planning_core.validators.cope.dataset import ActionHead, load_dataset, pair_objects
+from planning_core.validators.cope.extract import no_plan_phrases
+from planning_core.validators.cope.naming import ObjectIndex, description_aliases, type_hint
+from planning_core.validators.cope.plans import NormalizedPlan, normalize_plan
 
 BW = (ActionHead("pickup", ("block",)), ActionHead("putdown", ("block",)),
       ActionHead("stack", ("block1", "block2")), ActionHead("unstack", ("block1", "block2")))

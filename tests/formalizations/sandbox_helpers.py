@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from validators.formalizations.sandbox import SandboxLimits, isolation_available
+from planning_core.validators.formalizations.sandbox import SandboxLimits, isolation_available
 
 HERE = Path(__file__).resolve().parent
 # small enough to keep the suite quick, large enough for z3 on a loaded two-core machine;

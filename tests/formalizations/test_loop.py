@@ -6,11 +6,11 @@ import pytest
 from cope.minicope import DOMAIN, PROBLEM, write_minicope
 from formalizations.pddl_answers import (answer, cosmetic, inject_keyword_typo,
                                          inject_undeclared_predicate)
-from validators.cope.dataset import load_dataset
-from validators.cope.results import EvalContext
-from validators.formalizations.loop import run_pddl_formalizer
-from validators.formalizations.model import Model, ScriptedModel, ScriptExhausted
-from validators.formalizations.prompts import TEMPLATES, render, template
+from planning_core.validators.cope.dataset import load_dataset
+from planning_core.validators.cope.results import EvalContext
+from planning_core.validators.formalizations.loop import run_pddl_formalizer
+from planning_core.validators.formalizations.model import Model, ScriptedModel, ScriptExhausted
+from planning_core.validators.formalizations.prompts import TEMPLATES, render, template
 
 
 @pytest.fixture(scope="module")

@@ -11,9 +11,9 @@ import textwrap
 
 import pytest
 
-from validators.cope.dataset import ActionHead, Pair
-from validators.cope.results import EvalContext
-from validators.formalizations.ltl import (LTL_OUTCOMES, complete_arguments, evaluate_ltl,
+from planning_core.validators.cope.dataset import ActionHead, Pair
+from planning_core.validators.cope.results import EvalContext
+from planning_core.validators.formalizations.ltl import (LTL_OUTCOMES, complete_arguments, evaluate_ltl,
                                            extract_ltl, judge_ltl)
 from planning_core.pddl.parser import parse_domain, parse_problem
 from tests.conftest import DOMAINS

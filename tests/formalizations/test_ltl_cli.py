@@ -7,8 +7,8 @@ import pytest
 
 from cope.minicope import write_minicope
 from planning_core.cli import main
-from validators.cope.methods import METHODS
-from validators.formalizations.ltl import LTL_OUTCOMES
+from planning_core.validators.cope.methods import METHODS
+from planning_core.validators.formalizations.ltl import LTL_OUTCOMES
 
 # (category, problem, constraint) -> (the model's answer, expected outcome)
 ROWS = {

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from validators.cope.dataset import load_dataset
-from validators.cope.results import EvalContext
-from validators.formalizations.ltl import evaluate_ltl, judge_ltl
+from planning_core.validators.cope.dataset import load_dataset
+from planning_core.validators.cope.results import EvalContext
+from planning_core.validators.formalizations.ltl import evaluate_ltl, judge_ltl
 
 from tests.formalizations.ltl_cope_formulas import FORMULAS
 

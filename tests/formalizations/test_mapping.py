@@ -4,8 +4,8 @@ from __future__ import annotations
 import textwrap
 
 from planning_core.pddl.parser import parse_domain, parse_problem
-from validators.cope.dataset import ActionHead
-from validators.formalizations.mapping import action_mapping, map_plan
+from planning_core.validators.cope.dataset import ActionHead
+from planning_core.validators.formalizations.mapping import action_mapping, map_plan
 
 TRUTH = parse_domain(textwrap.dedent("""\
     (define (domain coin)

@@ -9,13 +9,13 @@ from cope.minicope import DOMAIN, PROBLEM, write_minicope
 from formalizations.pddl_answers import (answer, cosmetic, inject_keyword_typo,
                                          inject_undeclared_predicate, inject_wrong_arity)
 from planning_core.search.result import SolveResult, Status
-from validators.cope.check import check_pair
-from validators.cope.dataset import load_dataset
-from validators.cope.methods import METHODS
-from validators.cope.results import EvalContext
-from validators.formalizations.pddl import PDDL_OUTCOMES, evaluate_pddl, judge_pddl
+from planning_core.validators.cope.check import check_pair
+from planning_core.validators.cope.dataset import load_dataset
+from planning_core.validators.cope.methods import METHODS
+from planning_core.validators.cope.results import EvalContext
+from planning_core.validators.formalizations.pddl import PDDL_OUTCOMES, evaluate_pddl, judge_pddl
 from conftest import require_shared
-from validators.cope.dataset import load_dataset_report
+from planning_core.validators.cope.dataset import load_dataset_report
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +113,7 @@ def test_unsolvable_formalization(mini, context):
 
 
 def test_unknown_is_reported_as_such(mini, context, monkeypatch):
-    import validators.formalizations.pddl as module
+    import planning_core.validators.formalizations.pddl as module
 
     monkeypatch.setattr(module, "solve_task", lambda d, p, time_limit: SolveResult(
         Status.UNKNOWN, None, None, "stub", time_limit, reason="time limit"))

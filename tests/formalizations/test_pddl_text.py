@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from validators.formalizations.pddl_text import extract_pddl
+from planning_core.validators.formalizations.pddl_text import extract_pddl
 
 DOMAIN = "(define (domain d)\n  (:predicates (p))\n  (:action a :parameters () :effect (p)))"
 PROBLEM = "(define (problem q)\n  (:domain d)\n  (:init)\n  (:goal (p)))"

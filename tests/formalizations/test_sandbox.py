@@ -9,8 +9,8 @@ from dataclasses import replace
 import pytest
 
 from formalizations.sandbox_helpers import LIMITS, needs_namespaces, processes_of
-from validators.formalizations import sandbox
-from validators.formalizations.sandbox import MAX_PROGRAM_BYTES, Outcome, SandboxError, \
+from planning_core.validators.formalizations import sandbox
+from planning_core.validators.formalizations.sandbox import MAX_PROGRAM_BYTES, Outcome, SandboxError, \
     SandboxResult, run_program
 
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 import pytest
 
 from formalizations.sandbox_helpers import LIMITS, Canaries, needs_namespaces, processes_of
-from validators.formalizations.sandbox import STDERR_TAIL_BYTES, WALL_BACKSTOP_S, Outcome, \
+from planning_core.validators.formalizations.sandbox import STDERR_TAIL_BYTES, WALL_BACKSTOP_S, Outcome, \
     run_program
 
 pytestmark = needs_namespaces

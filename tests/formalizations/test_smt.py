@@ -12,9 +12,9 @@ from conftest import require_shared
 from formalizations import smt_responses
 from formalizations.sandbox_helpers import LIMITS, needs_namespaces
 from formalizations.smt_programs import STYLES, bounded_program
-from validators.cope.dataset import ActionHead, Pair, load_dataset
-from validators.cope.results import EvalContext, EvalResult
-from validators.formalizations.smt import SMT_OUTCOMES, evaluate_smt, evaluate_smt_result, \
+from planning_core.validators.cope.dataset import ActionHead, Pair, load_dataset
+from planning_core.validators.cope.results import EvalContext, EvalResult
+from planning_core.validators.formalizations.smt import SMT_OUTCOMES, evaluate_smt, evaluate_smt_result, \
     evaluate_smt_row, extract_program, plan_from_output
 
 SMT_TEST_LIMITS = replace(LIMITS, cpu_s=20, wall_s=40.0, memory_mb=1024)

@@ -9,7 +9,7 @@ from formalizations.sandbox_helpers import needs_namespaces
 from formalizations.smt_programs import bounded_program
 from planning_core.cli import main
 from planning_core.pddl.parser import parse_domain_file, parse_problem_file
-from validators.cope.dataset import load_dataset
+from planning_core.validators.cope.dataset import load_dataset
 
 pytestmark = needs_namespaces
 

@@ -4,7 +4,7 @@ One LALR(1) parser with three start rules (DeRemer & Pennello's LALR(1) as built
 lark): ``answer`` for answer-shaped text, ``index`` for a lone number and ``scan`` for
 prose with parenthesised actions in it. A stateless :class:`AnswerTransformer` turns
 rules into the small frozen values below; which value a task accepts is decided in
-:mod:`validators.acp.answers`.
+:mod:`planning_core.validators.acp.answers`.
 
 The transformer runs inside the LALR parser (lark's ``transformer=`` option: each rule
 is transformed as it is reduced, no parse tree is built). Measured on a 98 kB answer
@@ -21,7 +21,7 @@ from lark import Token, Transformer
 from lark.exceptions import LarkError, UnexpectedInput
 
 from planning_core.grammar_files import lazy_parser
-from validators.acp.answer_types import GroundName, UnparseableAnswer
+from planning_core.validators.acp.answer_types import GroundName, UnparseableAnswer
 
 START_RULES = ("answer", "index", "scan")
 

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from validators.acp.answer_grammar import Answer, Found, Group, Item, NoneMark, Node, parse_with
-from validators.acp.answer_text import (MAX_BARE_WORDS, PROSE_WORDS, answer_regions,
+from planning_core.validators.acp.answer_grammar import Answer, Found, Group, Item, NoneMark, Node, parse_with
+from planning_core.validators.acp.answer_text import (MAX_BARE_WORDS, PROSE_WORDS, answer_regions,
                                         for_grammar, paragraphs, says_none, split_effects,
                                         starts_with_none)
-from validators.acp.answer_types import GroundName, UnparseableAnswer
+from planning_core.validators.acp.answer_types import GroundName, UnparseableAnswer
 
 __all__ = ["ANSWER_PARSERS", "Effects", "GroundName", "UnparseableAnswer", "parse_action",
            "parse_action_list", "parse_action_or_none", "parse_atom_or_none",

@@ -2,7 +2,7 @@
 
 Answers are grouped by problem (domain and problem text) so that one worker parses and
 grounds each problem once and shares h* values and search results across the answers to
-it (:class:`validators.acp.problem.ProblemCache`). With ``workers > 1`` the groups run in
+it (:class:`planning_core.validators.acp.problem.ProblemCache`). With ``workers > 1`` the groups run in
 separate processes (the scorers are CPU-bound Python); rows are still yielded in the order
 of the answers file, so the output does not depend on the number of workers.
 
@@ -17,10 +17,10 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from planning_core.errors import PlanningError
 
-from validators.acp.dataset import Answer, DatasetError, question_index
-from validators.acp.records import Question, Score
-from validators.acp.scorer_base import DEFAULT_TIME_LIMIT
-from validators.acp.scoring import AnswerScorer
+from planning_core.validators.acp.dataset import Answer, DatasetError, question_index
+from planning_core.validators.acp.records import Question, Score
+from planning_core.validators.acp.scorer_base import DEFAULT_TIME_LIMIT
+from planning_core.validators.acp.scoring import AnswerScorer
 
 __all__ = ["Job", "match_answers", "result_row", "score_jobs"]
 

@@ -100,9 +100,9 @@ def _check_plot_path(path: str) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from validators.acp.batch import match_answers, score_jobs
-    from validators.acp.dataset import done_keys, load_answers, load_questions, read_results
-    from validators.acp.report import heatmap, markdown_report, summarize, text_table
+    from planning_core.validators.acp.batch import match_answers, score_jobs
+    from planning_core.validators.acp.dataset import done_keys, load_answers, load_questions, read_results
+    from planning_core.validators.acp.report import heatmap, markdown_report, summarize, text_table
 
     out = Path(args.out)
     if args.plot:
@@ -153,10 +153,10 @@ def _progress(total: int, disabled: bool):
 # ------------------------------------------------------------------- check-gold
 
 def cmd_check_gold(args: argparse.Namespace) -> int:
-    from validators.acp.dataset import load_questions
-    from validators.acp.gold import gold_answer
-    from validators.acp.records import TASKS
-    from validators.acp.scoring import AnswerScorer
+    from planning_core.validators.acp.dataset import load_questions
+    from planning_core.validators.acp.gold import gold_answer
+    from planning_core.validators.acp.records import TASKS
+    from planning_core.validators.acp.scoring import AnswerScorer
 
     questions = load_questions(args.questions)
     scorer = AnswerScorer(time_limit=args.time_limit, trust_stored_none=args.trust_stored_none)

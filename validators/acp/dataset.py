@@ -23,7 +23,7 @@ from typing import Iterable, Iterator
 
 from planning_core.errors import InputError, PlanningError
 
-from validators.acp.records import BadQuestion, Question
+from planning_core.validators.acp.records import BadQuestion, Question
 
 __all__ = ["Answer", "DatasetError", "done_keys", "load_answers", "load_questions",
            "question_index", "read_results"]

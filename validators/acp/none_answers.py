@@ -24,11 +24,11 @@ from planning_core.pddl import ast as A
 from planning_core.pddl.types import objects_by_type
 from planning_core.search.result import Status
 
-from validators.acp.answer_types import GroundName
-from validators.acp.engine import reach_condition
-from validators.acp.problem import ProblemInfo
-from validators.acp.records import Score
-from validators.acp.scorer_base import ScoreContext, right, unknown, wrong
+from planning_core.validators.acp.answer_types import GroundName
+from planning_core.validators.acp.engine import reach_condition
+from planning_core.validators.acp.problem import ProblemInfo
+from planning_core.validators.acp.records import Score
+from planning_core.validators.acp.scorer_base import ScoreContext, right, unknown, wrong
 
 __all__ = ["candidate_actions", "candidate_atoms", "none_verdict"]
 
@@ -62,7 +62,7 @@ def candidate_actions(info: ProblemInfo) -> tuple[GroundName, ...]:
 
 
 def _reach_witness(ctx: ScoreContext) -> Score:
-    from validators.acp.scorers_reach import atom_reachability
+    from planning_core.validators.acp.scorers_reach import atom_reachability
 
     info, task = ctx.info, ctx.info.task
     atoms = candidate_atoms(info)
@@ -75,7 +75,7 @@ def _reach_witness(ctx: ScoreContext) -> Score:
 
 
 def _areach_witness(ctx: ScoreContext) -> Score:
-    from validators.acp.scorers_reach import action_reachability
+    from planning_core.validators.acp.scorers_reach import action_reachability
 
     actions = candidate_actions(ctx.info)
     for action in actions:
@@ -87,7 +87,7 @@ def _areach_witness(ctx: ScoreContext) -> Score:
 
 
 def _land_witness(ctx: ScoreContext) -> Score:
-    from validators.acp.scorers_goal import landmark_verdict
+    from planning_core.validators.acp.scorers_goal import landmark_verdict
 
     info, task = ctx.info, ctx.info.task
     status = reach_condition(task, task.init, task.goal_pos, task.goal_neg,

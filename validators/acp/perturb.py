@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from validators.acp.answer_types import GroundName
-from validators.acp.gold import gold_answer
-from validators.acp.problem import ProblemInfo
-from validators.acp.question_text import question_plan
-from validators.acp.records import Question
-from validators.acp.scorers_goal import landmark_verdict
-from validators.acp.scorers_plan import first_inapplicable
-from validators.acp.scorer_base import ScoreContext
+from planning_core.validators.acp.answer_types import GroundName
+from planning_core.validators.acp.gold import gold_answer
+from planning_core.validators.acp.problem import ProblemInfo
+from planning_core.validators.acp.question_text import question_plan
+from planning_core.validators.acp.records import Question
+from planning_core.validators.acp.scorers_goal import landmark_verdict
+from planning_core.validators.acp.scorers_plan import first_inapplicable
+from planning_core.validators.acp.scorer_base import ScoreContext
 
 __all__ = ["Perturbation", "perturbations"]
 

@@ -14,7 +14,7 @@ from typing import Iterable
 
 from planning_core.errors import PlanningError
 
-from validators.acp.records import TASKS
+from planning_core.validators.acp.records import TASKS
 
 __all__ = ["Cell", "Summary", "heatmap", "markdown_report", "summarize", "text_table"]
 

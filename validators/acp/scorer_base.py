@@ -3,17 +3,17 @@
 A scorer is a function ``(question, response, ctx) -> Score``. ``ctx`` carries the
 question's :class:`ProblemInfo` (parsed, ground, memoised) and the time limit for any
 search; a scorer never parses PDDL or grounds on its own, so answers to one question share
-that work (:class:`validators.acp.problem.ProblemCache`).
+that work (:class:`planning_core.validators.acp.problem.ProblemCache`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from validators.acp.answer_types import GroundName, UnparseableAnswer
-from validators.acp.answers import ANSWER_PARSERS
-from validators.acp.problem import ProblemInfo
-from validators.acp.records import Question, Score
+from planning_core.validators.acp.answer_types import GroundName, UnparseableAnswer
+from planning_core.validators.acp.answers import ANSWER_PARSERS
+from planning_core.validators.acp.problem import ProblemInfo
+from planning_core.validators.acp.records import Question, Score
 
 __all__ = ["DEFAULT_TIME_LIMIT", "ScoreContext", "Scorer", "listed", "parse_or_score",
            "right", "unknown", "wrong"]

@@ -24,11 +24,11 @@ import math
 
 from planning_core.search.result import Status
 
-from validators.acp.engine import h_star, is_landmark, reach_condition
-from validators.acp.none_answers import none_verdict
-from validators.acp.problem import atom_key
-from validators.acp.records import Question, Score
-from validators.acp.scorer_base import (ScoreContext, memoized_verdict, parse_or_score, right,
+from planning_core.validators.acp.engine import h_star, is_landmark, reach_condition
+from planning_core.validators.acp.none_answers import none_verdict
+from planning_core.validators.acp.problem import atom_key
+from planning_core.validators.acp.records import Question, Score
+from planning_core.validators.acp.scorer_base import (ScoreContext, memoized_verdict, parse_or_score, right,
                                         stored_names, unknown, wrong)
 
 __all__ = ["cached_h_star", "landmark_verdict", "score_land", "score_nexta"]

@@ -26,14 +26,14 @@ from __future__ import annotations
 
 from planning_core.search.result import Status
 
-from validators.acp.answer_types import GroundName
-from validators.acp.engine import reach_condition
-from validators.acp.none_answers import none_verdict
-from validators.acp.problem import atom_key
-from validators.acp.records import Question, Score
-from validators.acp.scorer_base import (ScoreContext, memoized_verdict, parse_or_score, right,
+from planning_core.validators.acp.answer_types import GroundName
+from planning_core.validators.acp.engine import reach_condition
+from planning_core.validators.acp.none_answers import none_verdict
+from planning_core.validators.acp.problem import atom_key
+from planning_core.validators.acp.records import Question, Score
+from planning_core.validators.acp.scorer_base import (ScoreContext, memoized_verdict, parse_or_score, right,
                                         stored_names, unknown, wrong)
-from validators.acp.scorers_plan import simulate
+from planning_core.validators.acp.scorers_plan import simulate
 
 __all__ = ["atom_reachability", "action_reachability", "score_areach", "score_reach"]
 

@@ -13,10 +13,10 @@ see :mod:`question_text`). The semantics are those of Kokel et al., "ACPBench Ha
 """
 from __future__ import annotations
 
-from validators.acp.problem import atom_key
-from validators.acp.question_text import effects_of, prog_action
-from validators.acp.records import Question, Score
-from validators.acp.scorer_base import ScoreContext, listed, parse_or_score, right, wrong
+from planning_core.validators.acp.problem import atom_key
+from planning_core.validators.acp.question_text import effects_of, prog_action
+from planning_core.validators.acp.records import Question, Score
+from planning_core.validators.acp.scorer_base import ScoreContext, listed, parse_or_score, right, wrong
 
 __all__ = ["score_app", "score_prog"]
 

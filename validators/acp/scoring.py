@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from validators.acp.problem import ProblemCache
-from validators.acp.records import Question, Score
-from validators.acp.scorer_base import DEFAULT_TIME_LIMIT, ScoreContext, Scorer
-from validators.acp.scorers_goal import score_land, score_nexta
-from validators.acp.scorers_plan import score_just, score_val
-from validators.acp.scorers_reach import score_areach, score_reach
-from validators.acp.scorers_state import score_app, score_prog
+from planning_core.validators.acp.problem import ProblemCache
+from planning_core.validators.acp.records import Question, Score
+from planning_core.validators.acp.scorer_base import DEFAULT_TIME_LIMIT, ScoreContext, Scorer
+from planning_core.validators.acp.scorers_goal import score_land, score_nexta
+from planning_core.validators.acp.scorers_plan import score_just, score_val
+from planning_core.validators.acp.scorers_reach import score_areach, score_reach
+from planning_core.validators.acp.scorers_state import score_app, score_prog
 
 __all__ = ["SCORERS", "AnswerScorer", "as_question", "score"]
 

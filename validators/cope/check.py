@@ -3,7 +3,7 @@
 CoPE's ``plan_exists`` labels were produced by the authors with a remote planner and VAL;
 the ground-truth files were edited by hand. Before scoring a model against them we check
 them: each pair is parsed and checked (syntax and semantic errors become located
-:class:`~validators.cope.groundtruth.Issue` records), solved with planning_core's solver,
+:class:`~planning_core.validators.cope.groundtruth.Issue` records), solved with planning_core's solver,
 and a plan found is validated by planning_core's lifted validator (which shares no code with
 the grounder, so an engine bug cannot hide a validation bug). The outcome is one
 :class:`PairCheck` with a ``verdict``:
@@ -24,7 +24,7 @@ the grounder, so an engine bug cannot hide a validation bug). The outcome is one
     a bug in planning_core, reported rather than hidden.
 
 Checks run in worker processes (:func:`check_pairs`); each worker memoises parsed files in
-its own :class:`~validators.cope.groundtruth.GroundTruthCache`. Pairs are handed out one at
+its own :class:`~planning_core.validators.cope.groundtruth.GroundTruthCache`. Pairs are handed out one at
 a time in dataset order, so that a few pairs that run into the time limit do not queue
 behind one worker.
 """
@@ -40,10 +40,10 @@ from planning_core.errors import PlanningError
 from planning_core.search.result import Status
 from planning_core.validate.simulator import validate_plan
 
-from validators.cope.dataset import Pair
-from validators.cope.groundtruth import GroundTruth, GroundTruthCache, Issue
-from validators.cope.naming import squash
-from validators.cope.solving import DEFAULT_TIME_LIMIT, solve_task
+from planning_core.validators.cope.dataset import Pair
+from planning_core.validators.cope.groundtruth import GroundTruth, GroundTruthCache, Issue
+from planning_core.validators.cope.naming import squash
+from planning_core.validators.cope.solving import DEFAULT_TIME_LIMIT, solve_task
 
 __all__ = ["PairCheck", "VERDICTS", "check_pair", "check_truth", "check_pairs",
            "count_verdicts"]

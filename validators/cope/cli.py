@@ -7,7 +7,7 @@
     was found, 3 when the only problems are solver limits, 2 on bad input.
 ``cope eval --dataset DIR --method M --outputs FILE.jsonl --out RESULTS.jsonl [--report MD]``
     Judge model outputs with method ``M`` (a key of
-    :data:`validators.cope.methods.METHODS`), appending one result row per pair to
+    :data:`planning_core.validators.cope.methods.METHODS`), appending one result row per pair to
     ``--out``; pairs already there are skipped, so an interrupted run resumes. A progress
     bar goes to stderr. ``--report`` writes the markdown report of everything in ``--out``.
     Exit 0 when done, 2 on bad input.
@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from planning_core.cli_args import positive_int, seconds
-from validators.cope.methods import METHODS
+from planning_core.validators.cope.methods import METHODS
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 
@@ -76,7 +76,7 @@ def register(subparsers) -> None:
 
 
 def _load(dataset: str):
-    from validators.cope.dataset import load_dataset_report
+    from planning_core.validators.cope.dataset import load_dataset_report
 
     root = Path(dataset)
     if not root.exists():
@@ -100,8 +100,8 @@ def _bar(total: int, disabled: bool, unit: str):
 # -------------------------------------------------------------------------- check
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from validators.cope.check import check_pairs, count_verdicts
-    from validators.cope.report import render_check_report
+    from planning_core.validators.cope.check import check_pairs, count_verdicts
+    from planning_core.validators.cope.report import render_check_report
 
     loaded = _load(args.dataset)
     if loaded is None:
@@ -133,7 +133,7 @@ _CONTEXT = None
 def _set_context(time_limit: float, label_check: bool, checks: tuple = ()) -> None:
     """The per-process evaluation context (also each worker's pool initializer)."""
     global _CONTEXT
-    from validators.cope.results import EvalContext
+    from planning_core.validators.cope.results import EvalContext
 
     _CONTEXT = EvalContext(time_limit=time_limit, use_oracle=label_check)
     for check in checks:
@@ -149,8 +149,8 @@ def _eval_one(job: tuple[str, object, str]) -> dict:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from validators.cope.evaluate import plan_jobs, read_checks, read_outputs, read_results
-    from validators.cope.report import render_eval_report
+    from planning_core.validators.cope.evaluate import plan_jobs, read_checks, read_outputs, read_results
+    from planning_core.validators.cope.report import render_eval_report
 
     loaded = _load(args.dataset)
     if loaded is None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from planning_core.errors import InputError
 
-from validators.cope.dataset import Pair
+from planning_core.validators.cope.dataset import Pair
 
 __all__ = ["OutputRow", "Job", "read_outputs", "read_results", "read_checks", "plan_jobs"]
 
@@ -109,9 +109,9 @@ def read_results(path: Path) -> tuple[tuple[dict, ...], tuple[str, ...]]:
 
 
 def read_checks(path: Path) -> tuple[tuple, tuple[str, ...]]:
-    """:class:`~validators.cope.check.PairCheck` records from ``cope check --json`` output,
+    """:class:`~planning_core.validators.cope.check.PairCheck` records from ``cope check --json`` output,
     to answer the label oracle without solving again; bad lines become warnings."""
-    from validators.cope.check import PairCheck
+    from planning_core.validators.cope.check import PairCheck
 
     checks = []
     warnings: list[str] = []

@@ -1,6 +1,6 @@
 """Finding the plan-shaped parts and the "no plan" verdicts of a model's free-text answer.
 
-Two pieces of :mod:`validators.cope.plans` that do not need action heads or objects:
+Two pieces of :mod:`planning_core.validators.cope.plans` that do not need action heads or objects:
 
 * :func:`find_plan_lists` locates JSON (or Python-literal) lists that hold a plan, wherever
   they sit in the text (inside a markdown fence, after "Plan:", under a ``{"plan": [...]}``

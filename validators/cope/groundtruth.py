@@ -24,7 +24,7 @@ from planning_core.pddl import ast as A
 from planning_core.pddl.checker import check_domain, check_problem
 from planning_core.pddl.parser import parse_domain, parse_problem, read_text
 
-from validators.cope.dataset import Pair
+from planning_core.validators.cope.dataset import Pair
 
 __all__ = ["Issue", "GroundTruth", "GroundTruthCache", "issue_from_error"]
 
@@ -89,7 +89,7 @@ class GroundTruth:
 class GroundTruthCache:
     """Loads :class:`GroundTruth` records, memoising parses by the text's SHA-1.
 
-    Not thread-safe; each worker process builds its own (see :mod:`validators.cope.check`).
+    Not thread-safe; each worker process builds its own (see :mod:`planning_core.validators.cope.check`).
     """
 
     def __init__(self) -> None:

@@ -1,7 +1,7 @@
 """The registry of CoPE evaluation methods: name -> how to judge one model output.
 
 An entry is a :class:`Method`. :meth:`Method.evaluate` takes ``(pair, output, context)``
-and returns an :class:`~validators.cope.results.EvalResult`; :attr:`Method.outcomes`
+and returns an :class:`~planning_core.validators.cope.results.EvalResult`; :attr:`Method.outcomes`
 lists the outcome names it can return (the report's rows follow this order).
 ``cope eval --method`` offers exactly the keys of :data:`METHODS` (STYLE: explicit
 registries, no discovery).
@@ -12,10 +12,10 @@ the pipelines there (the parser, the validator, ~0.6 s) would slow every command
 
 Adding a method (SMT, LTL) is one entry: write ``evaluate_xxx(pair, output, context) ->
 EvalResult`` and an ``XXX_OUTCOMES`` tuple next to the pipeline, and add
-``"xxx": Method("xxx", summary, "validators.formalizations.xxx", "evaluate_xxx",
+``"xxx": Method("xxx", summary, "planning_core.validators.formalizations.xxx", "evaluate_xxx",
 "XXX_OUTCOMES")`` below. The context gives the memoised ground truth
 (``context.truth(pair)``), the time limit, and the label oracle
-(:func:`~validators.cope.results.label_doubt`).
+(:func:`~planning_core.validators.cope.results.label_doubt`).
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ class Method:
         return getattr(importlib.import_module(self.module), name)
 
     def evaluate(self, pair, output: str, context=None):
-        """Judge ``output`` for ``pair`` (an :class:`~validators.cope.results.EvalResult`)."""
+        """Judge ``output`` for ``pair`` (an :class:`~planning_core.validators.cope.results.EvalResult`)."""
         return self._attribute(self.function)(pair, output, context)
 
     @property
@@ -47,17 +47,17 @@ class Method:
 
 METHODS: dict[str, Method] = {
     "planner": Method("planner", "LLM-as-planner: the output is a plan, validated under the "
-                      "constrained ground truth", "validators.cope.planner",
+                      "constrained ground truth", "planning_core.validators.cope.planner",
                       "evaluate_planner", "PLANNER_OUTCOMES"),
     "pddl": Method("pddl", "LLM-as-formalizer (PDDL): the output holds a domain and a "
                    "problem; they are solved and the plan validated under the ground truth",
-                   "validators.formalizations.pddl", "evaluate_pddl", "PDDL_OUTCOMES"),
+                   "planning_core.validators.formalizations.pddl", "evaluate_pddl", "PDDL_OUTCOMES"),
     "smt": Method("smt", "LLM-as-formalizer (SMT): the output is Python code calling z3 that "
                   "prints a plan; it runs in a sandbox and the plan is validated under the "
-                  "ground truth", "validators.formalizations.smt", "evaluate_smt_result",
+                  "ground truth", "planning_core.validators.formalizations.smt", "evaluate_smt_result",
                   "SMT_OUTCOMES"),
     "ltl": Method("ltl", "LLM-as-formalizer (LTLf): the output holds the constraint as an "
                   "LTLf formula (plus, optionally, its own domain and problem); goal and "
                   "formula are planned for and the plan validated under the ground truth",
-                  "validators.formalizations.ltl", "evaluate_ltl", "LTL_OUTCOMES"),
+                  "planning_core.validators.formalizations.ltl", "evaluate_ltl", "LTL_OUTCOMES"),
 }

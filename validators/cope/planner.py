@@ -5,7 +5,7 @@ Constraints"): a plan is correct iff it is valid under the *constrained* ground-
 domain and problem; for a pair labelled ``plan_exists: false``, the answer is correct iff it
 says that no plan exists. The reference pipeline lower-cases the answer, strips hyphens,
 rewrites block numbers and string-matches VAL's output; here the answer is normalised by
-:func:`validators.cope.plans.normalize_plan` (every rewrite recorded) and judged by
+:func:`planning_core.validators.cope.plans.normalize_plan` (every rewrite recorded) and judged by
 planning_core's validator, whose report (failing step, unsatisfied conditions, repair
 advice) is kept in the result.
 
@@ -32,12 +32,12 @@ say. The result records the issues so that a reader can discount such rows.
 from __future__ import annotations
 
 from planning_core.validate.simulator import validate_plan
-from validators.cope.dataset import ActionHead, Pair, pair_objects
-from validators.cope.extract import is_empty_plan
-from validators.cope.groundtruth import GroundTruth
-from validators.cope.naming import squash
-from validators.cope.plans import NormalizedPlan, normalize_plan
-from validators.cope.results import (
+from planning_core.validators.cope.dataset import ActionHead, Pair, pair_objects
+from planning_core.validators.cope.extract import is_empty_plan
+from planning_core.validators.cope.groundtruth import GroundTruth
+from planning_core.validators.cope.naming import squash
+from planning_core.validators.cope.plans import NormalizedPlan, normalize_plan
+from planning_core.validators.cope.results import (
     GROUND_TRUTH_ERROR,
     EvalContext,
     EvalResult,

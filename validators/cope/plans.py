@@ -24,7 +24,7 @@ Which lines are steps:
   "a, then b") is split when every part reads as a step; "it" then means the first
   argument of the previous part.
 
-Words become arguments through :class:`validators.cope.naming.ObjectIndex`, which maps
+Words become arguments through :class:`planning_core.validators.cope.naming.ObjectIndex`, which maps
 "Block 3", "b3", "3", "block A", "the red block", "living room" or "step 1" onto an object
 of the ground-truth problem and never invents a name. Worded steps over typed objects are
 put into parameter order by type ("move north from the kitchen to the pantry").
@@ -42,9 +42,9 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from validators.cope.dataset import ActionHead, Pair, pair_objects
-from validators.cope.extract import ListItem, find_plan_lists, no_plan_phrases
-from validators.cope.naming import ObjectIndex, squash, type_hint
+from planning_core.validators.cope.dataset import ActionHead, Pair, pair_objects
+from planning_core.validators.cope.extract import ListItem, find_plan_lists, no_plan_phrases
+from planning_core.validators.cope.naming import ObjectIndex, squash, type_hint
 
 FILLER = frozenset({
     "the", "a", "an", "on", "onto", "top", "of", "from", "to", "table", "in", "into", "at",

@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from validators.cope.check import VERDICTS, PairCheck, count_verdicts
-from validators.cope.dataset import CATEGORIES
-from validators.cope.results import GROUND_TRUTH_ERROR
+from planning_core.validators.cope.check import VERDICTS, PairCheck, count_verdicts
+from planning_core.validators.cope.dataset import CATEGORIES
+from planning_core.validators.cope.results import GROUND_TRUTH_ERROR
 
 __all__ = ["render_eval_report", "render_check_report", "cell"]
 

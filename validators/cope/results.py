@@ -8,7 +8,7 @@ the model's names to the ground truth's, doubts about the label).
 
 :class:`EvalContext` holds what methods share across pairs: the parsed ground truth
 (memoised), the time limit, and a *label oracle*: our own answer to "does a plan exist?"
-for a pair, computed lazily by :func:`validators.cope.check.check_truth`. A method consults
+for a pair, computed lazily by :func:`planning_core.validators.cope.check.check_truth`. A method consults
 the oracle only where the label decides the verdict and the model's answer disagrees with
 the label's side (the model says no plan exists), so that a doubtful ``plan_exists`` label
 is recorded in the result instead of being trusted silently, at the cost of one solver call
@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planning_core.validate.report import ValidationReport
-from validators.cope.dataset import Pair
-from validators.cope.groundtruth import GroundTruth, GroundTruthCache, Issue
-from validators.cope.solving import DEFAULT_TIME_LIMIT
+from planning_core.validators.cope.dataset import Pair
+from planning_core.validators.cope.groundtruth import GroundTruth, GroundTruthCache, Issue
+from planning_core.validators.cope.solving import DEFAULT_TIME_LIMIT
 
 __all__ = ["EvalResult", "EvalContext", "GROUND_TRUTH_ERROR", "report_json", "label_doubt",
            "issues_json"]
@@ -91,13 +91,13 @@ class EvalContext:
         self._checks[check.key] = check
 
     def label_check(self, pair: Pair):
-        """Our :class:`~validators.cope.check.PairCheck` for ``pair`` (memoised), or None
+        """Our :class:`~planning_core.validators.cope.check.PairCheck` for ``pair`` (memoised), or None
         when the oracle is switched off."""
         if not self.use_oracle:
             return None
         hit = self._checks.get(pair.key)
         if hit is None:
-            from validators.cope.check import check_truth
+            from planning_core.validators.cope.check import check_truth
 
             hit = check_truth(self.truth(pair), time_limit=self.time_limit)
             self._checks[pair.key] = hit

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from validators.cope.dataset import Pair
-from validators.cope.results import EvalContext
-from validators.formalizations.model import Model
-from validators.formalizations.pddl import GROUND_TRUTH_FREE, PddlJudgement, judge_pddl
-from validators.formalizations.pddl_text import extract_pddl
-from validators.formalizations.prompts import render
+from planning_core.validators.cope.dataset import Pair
+from planning_core.validators.cope.results import EvalContext
+from planning_core.validators.formalizations.model import Model
+from planning_core.validators.formalizations.pddl import GROUND_TRUTH_FREE, PddlJudgement, judge_pddl
+from planning_core.validators.formalizations.pddl_text import extract_pddl
+from planning_core.validators.formalizations.prompts import render
 
 __all__ = ["MODES", "DEFAULT_REVISE_ON", "Attempt", "Trajectory", "run_pddl_formalizer"]
 

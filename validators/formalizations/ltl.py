@@ -12,7 +12,7 @@ formalization, a PDDL domain and problem, and the formula is over *that* vocabul
 3. :func:`planning_core.temporal.product.plan_ltl` plans for "goal and formula" on the
    unconstrained task (or the model's), answering SOLVED, UNSOLVABLE (a proof) or UNKNOWN;
 4. the plan is rewritten onto the ground truth's signatures
-   (:func:`validators.formalizations.mapping.map_plan`); where the ground truth's action
+   (:func:`planning_core.validators.formalizations.mapping.map_plan`); where the ground truth's action
    takes *more* parameters than the plan gives (bookkeeping the formula's vocabulary cannot
    name: a pick-up token, a step counter), :func:`complete_arguments` fills the missing
    trailing arguments with values that make each step applicable in the ground truth,
@@ -60,9 +60,9 @@ from planning_core.temporal.parser import LTLSyntaxError, Vocabulary, parse_ltl
 from planning_core.temporal.product import plan_ltl
 from planning_core.validate.report import ValidationReport
 from planning_core.validate.simulator import validate_plan
-from validators.cope.dataset import Pair
-from validators.cope.groundtruth import Issue, issue_from_error
-from validators.cope.results import (
+from planning_core.validators.cope.dataset import Pair
+from planning_core.validators.cope.groundtruth import Issue, issue_from_error
+from planning_core.validators.cope.results import (
     GROUND_TRUTH_ERROR,
     EvalContext,
     EvalResult,
@@ -73,8 +73,8 @@ from validators.cope.results import (
     report_json,
     verdict_before_validation,
 )
-from validators.formalizations.mapping import PlanMapping, map_plan
-from validators.formalizations.pddl_text import DOMAIN_FILE, PROBLEM_FILE, extract_pddl
+from planning_core.validators.formalizations.mapping import PlanMapping, map_plan
+from planning_core.validators.formalizations.pddl_text import DOMAIN_FILE, PROBLEM_FILE, extract_pddl
 
 __all__ = ["LTL_OUTCOMES", "LtlAnswer", "LtlJudgement", "Completion", "extract_ltl",
            "complete_arguments", "judge_ltl", "evaluate_ltl"]

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 
 from planning_core.pddl import ast as A
 
-from validators.cope.dataset import ActionHead
-from validators.cope.naming import squash
+from planning_core.validators.cope.dataset import ActionHead
+from planning_core.validators.cope.naming import squash
 
 __all__ = ["ActionMapping", "ObjectMapping", "PlanMapping", "map_plan", "action_mapping"]
 

@@ -5,11 +5,11 @@ problem; a planner solves them; the plan is validated against the pair's constra
 truth. The reference pipeline posts the files to a remote solver and string-matches VAL's
 output. Here every stage runs locally on planning_core and yields data:
 
-1. :func:`~validators.formalizations.pddl_text.extract_pddl` finds the two files;
+1. :func:`~planning_core.validators.formalizations.pddl_text.extract_pddl` finds the two files;
 2. the parser reads them (``PDDLSyntaxError`` with line and column);
 3. the checker finds undeclared names, arity and type errors (located diagnostics);
 4. planning_core's ``solve`` answers SOLVED, UNSOLVABLE (with a proof) or UNKNOWN;
-5. :func:`~validators.formalizations.mapping.map_plan` rewrites the plan onto the ground
+5. :func:`~planning_core.validators.formalizations.mapping.map_plan` rewrites the plan onto the ground
    truth's signatures, recording what it mapped;
 6. the lifted validator judges it against the ground truth.
 
@@ -42,9 +42,9 @@ from planning_core.pddl.parser import parse_domain, parse_problem
 from planning_core.search.result import SolveResult
 from planning_core.validate.report import ValidationReport
 from planning_core.validate.simulator import validate_plan
-from validators.cope.dataset import Pair
-from validators.cope.groundtruth import Issue, issue_from_error
-from validators.cope.results import (
+from planning_core.validators.cope.dataset import Pair
+from planning_core.validators.cope.groundtruth import Issue, issue_from_error
+from planning_core.validators.cope.results import (
     GROUND_TRUTH_ERROR,
     EvalContext,
     EvalResult,
@@ -55,9 +55,9 @@ from validators.cope.results import (
     report_json,
     verdict_before_validation,
 )
-from validators.cope.solving import solve_task
-from validators.formalizations.mapping import PlanMapping, map_plan
-from validators.formalizations.pddl_text import (
+from planning_core.validators.cope.solving import solve_task
+from planning_core.validators.formalizations.mapping import PlanMapping, map_plan
+from planning_core.validators.formalizations.pddl_text import (
     DOMAIN_FILE,
     PROBLEM_FILE,
     PddlFiles,
@@ -70,7 +70,7 @@ __all__ = ["PDDL_OUTCOMES", "GROUND_TRUTH_FREE", "PddlJudgement", "judge_pddl",
 PDDL_OUTCOMES = ("correct", "syntax_error", "semantic_error", "unsolvable", "unknown",
                  "plan_invalid", "plan_given", GROUND_TRUTH_ERROR)
 # Outcomes decided from the model's files alone, before the ground truth is consulted: the
-# only ones a revision loop may react to (see validators.formalizations.loop).
+# only ones a revision loop may react to (see planning_core.validators.formalizations.loop).
 GROUND_TRUTH_FREE = frozenset({"syntax_error", "semantic_error", "unknown", "unsolvable"})
 
 

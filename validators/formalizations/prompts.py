@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
-from validators.cope.dataset import Pair
+from planning_core.validators.cope.dataset import Pair
 
 __all__ = ["TEMPLATES", "template", "render", "pair_fields"]
 
@@ -30,7 +30,7 @@ TEMPLATES = ("planner", "pddl_generate", "pddl_edit_original", "pddl_edit", "pdd
 def template(name: str) -> Template:
     if name not in TEMPLATES:
         raise KeyError(f"no prompt template {name!r}; known: {', '.join(TEMPLATES)}")
-    text = resources.files("validators.formalizations").joinpath("prompts", f"{name}.txt")
+    text = resources.files("planning_core.validators.formalizations").joinpath("prompts", f"{name}.txt")
     return Template(text.read_text(encoding="utf-8"))
 
 

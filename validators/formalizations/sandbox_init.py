@@ -1,7 +1,7 @@
 """The sandbox's first process: builds the child's world, runs the program, reports how it ended.
 
 This file is executed as a script (``python -I -S sandbox_init.py CONFIG``) by
-:mod:`validators.formalizations.sandbox`, never imported, so it uses the standard library only
+:mod:`planning_core.validators.formalizations.sandbox`, never imported, so it uses the standard library only
 and reads no environment. It runs as root, and in namespace mode it is PID 1 of fresh PID,
 mount, network, IPC and UTS namespaces made by ``unshare`` (util-linux). Its steps:
 

@@ -7,10 +7,10 @@ style of Kautz & Selman's planning as satisfiability) and prints the plan it dec
 the model. The reference harness executes that program in its own interpreter. Here:
 
 1. the program is taken from the response (:func:`extract_program`);
-2. it runs in :mod:`validators.formalizations.sandbox` under :class:`SandboxLimits`;
+2. it runs in :mod:`planning_core.validators.formalizations.sandbox` under :class:`SandboxLimits`;
 3. its stdout is read as a plan: first Python literals the program printed (``[('pickup',
    'b1'), ...]``, one tuple per line, ``0 pickup b1``) are rewritten as S-expressions, then
-   :func:`validators.cope.plans.normalize_plan` maps every form (S-expressions, ``a(x, y)``
+   :func:`planning_core.validators.cope.plans.normalize_plan` maps every form (S-expressions, ``a(x, y)``
    calls, lists of strings, worded steps, zero-argument actions) onto the pair's action
    heads and objects;
 4. the plan is judged by planning_core's lifted validator against the pair's *ground-truth*
@@ -35,7 +35,7 @@ Outcomes (``SmtEvaluation.outcome``):
 ``ground_truth_error`` the pair's ground truth cannot be parsed: nothing can be judged
 
 Registering it as CoPE evaluation method ``"smt"``: :func:`evaluate_smt_result` has the
-call and result of :func:`validators.cope.planner.evaluate_planner` (``(pair, output,
+call and result of :func:`planning_core.validators.cope.planner.evaluate_planner` (``(pair, output,
 context) -> EvalResult``); :func:`evaluate_smt_row` gives the plain row ``{"correct",
 "outcome", "detail"}``. As in the planner method, a "no plan" verdict is checked against
 our own solver through the context's label oracle (``detail["label_doubt"]``).
@@ -47,9 +47,9 @@ import re
 from dataclasses import dataclass, field
 
 from planning_core.validate.simulator import validate_plan
-from validators.cope.dataset import Pair
-from validators.cope.plans import normalize_plan
-from validators.cope.results import (
+from planning_core.validators.cope.dataset import Pair
+from planning_core.validators.cope.plans import normalize_plan
+from planning_core.validators.cope.results import (
     GROUND_TRUTH_ERROR,
     EvalContext,
     EvalResult,
@@ -57,7 +57,7 @@ from validators.cope.results import (
     label_doubt,
     plan_outcome,
 )
-from validators.formalizations.sandbox import (
+from planning_core.validators.formalizations.sandbox import (
     Outcome,
     SandboxLimits,
     SandboxResult,
@@ -181,8 +181,8 @@ def evaluate_smt(response_text: str, pair: Pair, *, limits: SandboxLimits = SMT_
     """Run the response's z3 program in the sandbox and judge the plan it prints.
 
     ``context`` supplies the memoised ground truth and the label oracle shared with the
-    other CoPE methods (:mod:`validators.cope.results`). Raises
-    :class:`validators.formalizations.sandbox.SandboxError` only when the sandbox itself
+    other CoPE methods (:mod:`planning_core.validators.cope.results`). Raises
+    :class:`planning_core.validators.formalizations.sandbox.SandboxError` only when the sandbox itself
     cannot run; everything the program does is an outcome.
     """
     context = context or _default_context()
@@ -245,6 +245,6 @@ def evaluate_smt_row(response_text: str, pair: Pair, **options) -> dict:
 def evaluate_smt_result(pair: Pair, output: str, context: EvalContext | None = None,
                         **options) -> EvalResult:
     """The CoPE method ``"smt"``: same call and result as
-    :func:`validators.cope.planner.evaluate_planner`, for the method registry."""
+    :func:`planning_core.validators.cope.planner.evaluate_planner`, for the method registry."""
     result = evaluate_smt(output or "", pair, context=context, **options)
     return EvalResult.for_pair(pair, result.correct, result.outcome, result.detail)
