@@ -107,7 +107,8 @@ with open(out_path, "w") as out:
                 else:
                     score = get_evaluator(doc["group"]).get_score(ans, doc)
             except Exception as err:
-                score, error = 0, "%s: %s" % (type(err).__name__, str(err).splitlines()[0][:120] if str(err) else "")
+                first = (str(err).splitlines() or [""])[0][:120]
+                score, error = 0, "%s: %s" % (type(err).__name__, first)
         s1, c1 = cpu()
         out.write(json.dumps({"n": row["n"], "score": int(bool(score)), "cpu": s1 - s0 + c1 - c0,
                               "child": c1 - c0, "error": error}) + "\n")
@@ -245,6 +246,12 @@ def _med_ms(values: list[float]) -> str:
     return f"{1000 * statistics.median(values):.2f}" if values else "-"
 
 
+def _short(text: str, width: int = 60) -> str:
+    """``text`` fit for one table cell: at most ``width`` characters, no column bar."""
+    text = text.replace("|", "/").replace("\n", " ")
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
 def _ratio(ref: float, ours: float) -> str:
     return f"{ref / ours:.1f}x" if ours > 0 else "-"
 
@@ -338,9 +345,19 @@ def render(folder: Path, data: dict, ours: dict[int, dict], ref: dict[int, dict]
                   "| task | id | answer kind | response | reference | ours | our evidence "
                   "| our reason | reference error |", "|---|---|---|---|---:|---:|---|---|---|"]
         for a, o, r in disagree:
-            resp = a["response"] if len(a["response"]) <= 60 else a["response"][:57] + "..."
-            lines.append(f"| {a['task']} | {a['id']} | {a['kind']} | `{resp}` | {r['score']} | "
-                         f"{o['score']} | {o['evidence']} | {o['reason'][:90]} | {r['error'] or ''} |")
+            lines.append(f"| {a['task']} | {a['id']} | {a['kind']} | `{_short(a['response'])}` | "
+                         f"{r['score']} | {o['score']} | {o['evidence']} | "
+                         f"{_short(o['reason'], 90)} | {_short(r['error'] or '', 90)} |")
+        lines.append("")
+    crashed = [a for a in answers
+               if have_ref and ref[a["n"]]["error"] not in (None, "parser error")]
+    if crashed:
+        lines += ["Reference exceptions (scored 0 there):", "",
+                  "| task | id | answer kind | response | ours | exception |",
+                  "|---|---|---|---|---:|---|"]
+        for a in crashed:
+            lines.append(f"| {a['task']} | {a['id']} | {a['kind']} | `{_short(a['response'])}` | "
+                         f"{ours[a['n']]['score']} | {_short(ref[a['n']]['error'], 90)} |")
         lines.append("")
     lines += _where_ours_goes(tasks, by_task, ours)
     if profiles:
@@ -380,7 +397,14 @@ def _where_ours_goes(tasks: list[str], by_task: dict[str, list[dict]],
                          f"{len(firsts)} | {sum(cpu):.2f} | "
                          f"{sum(ours[a['n']]['cpu'] for a in firsts):.2f} | {_med_ms(cpu)} | "
                          f"{1000 * max(cpu):.0f} |")
-    return lines + [""]
+    firsts = [a for rows in by_task.values() for a in rows if first[a["record"]] == a["n"]]
+    nones = [a for rows in by_task.values() for a in rows if a["response"].strip() == "None"]
+    total = sum(r["cpu"] for r in ours.values())
+    return lines + ["", f"Of our {total:.2f} CPU s, first answers to a question take "
+                    f"{sum(ours[a['n']]['cpu'] for a in firsts):.2f} s ({len(firsts)} answers) "
+                    f"and `None` answers {sum(ours[a['n']]['cpu'] for a in nones):.2f} s "
+                    f"({len(nones)} answers; the two overlap where the gold answer is None).",
+                    ""]
 
 
 # ---------------------------------------------------------------------------- main
@@ -422,15 +446,15 @@ def main(argv: list[str] | None = None) -> None:
         answers = tmp / "answers.json"
         answers.write_text(json.dumps(data))
         startup, wall = {}, {}
-        startup["ours"], ours, wall["ours"] = _run(_ours_cmd(answers, tmp / "ours.jsonl"),
-                                                   tmp / "ours.jsonl")
         ref = None
-        if ref_python:
+        if ref_python:  # first: a broken reference setup fails before we spend anything
             driver = tmp / "ref_driver.py"
             driver.write_text(REF_DRIVER)
             startup["ref"], ref, wall["ref"] = _run(
                 [ref_python, str(driver), str(ref_src), str(answers), str(tmp / "ref.jsonl")],
                 tmp / "ref.jsonl")
+        startup["ours"], ours, wall["ours"] = _run(_ours_cmd(answers, tmp / "ours.jsonl"),
+                                                   tmp / "ours.jsonl")
         cost = defaultdict(float)
         for a in data["answers"]:
             cost[a["task"]] += ours[a["n"]]["cpu"]
