@@ -34,11 +34,16 @@ Setting up the reference (once, outside the project; nothing of it is committed 
     python3 -m venv /work/refenv
     /work/refenv/bin/pip install 'tarski[clingo]==0.9.1' kstar-planner 'pddl==0.4.2' lark \\
         numpy scipy jsonlines   # the last three: imports of src/evaluate_gen.py
-    mkdir -p /work/refenv/acpbench && cd /work/refenv/acpbench
-    git clone --depth 1 https://github.com/IBM/ACPBench /tmp/acpbench   # or any copy
-    cp -r /tmp/acpbench/src .          # -> /work/refenv/acpbench/src/evaluators, grammar, utils
+    git clone https://github.com/IBM/ACPBench /tmp/acpbench   # or any copy of the repository
+    mkdir -p /work/refenv/acpbench
+    git -C /tmp/acpbench archive HEAD src | tar x -C /work/refenv/acpbench
+    # -> /work/refenv/acpbench/src/{evaluators,grammar,utils,evaluate_gen.py}
 
-Usage (run it with ``nice`` on a shared machine; the dev split takes a few minutes)::
+The committed table used commit 2ed9c925962d (2026-02-10) of that repository, with
+tarski 0.9.1, clingo 5.8.3, kstar-planner 1.6.0, pddl 0.4.2 and lark 1.1.9 on Python 3.11.
+
+Usage (run it with ``nice`` on a shared machine; on the dev split it takes 5-7 minutes
+under load, 4-5 of them the reference waiting for its gringo and K* subprocesses)::
 
     nice python benchmarks/acp_reference_bench.py ../shared/data/acpbench_hard \\
         [--ref-python /work/refenv/bin/python] [--ref-src /work/refenv/acpbench/src] \\
@@ -299,16 +304,21 @@ def render(folder: Path, data: dict, ours: dict[int, dict], ref: dict[int, dict]
         bad = [a for a in rows if have_ref and ours[a["n"]]["score"] is not None
                and ours[a["n"]]["score"] != ref[a["n"]]["score"]]
         disagree += [(a, ours[a["n"]], ref[a["n"]]) for a in bad]
-        lines.append(f"| {t} | {sum(r):.2f} | {sum(o):.2f} | "
+        ref_cpu = f"{sum(r):.2f}" if have_ref else "-"
+        lines.append(f"| {t} | {ref_cpu} | {sum(o):.2f} | "
                      f"{_ratio(sum(r), sum(o)) if have_ref else '-'} | {len(rows)} | "
                      f"{_med_ms(r)} | {_med_ms(o)} | {len(bad) if have_ref else '-'} |")
-    lines.append(f"| **total** | **{tot_ref:.2f}** | **{tot_ours:.2f}** | "
+    lines.append(f"| **total** | **{f'{tot_ref:.2f}' if have_ref else '-'}** | "
+                 f"**{tot_ours:.2f}** | "
                  f"**{_ratio(tot_ref, tot_ours) if have_ref else '-'}** | **{len(answers)}** | "
                  f"{_med_ms(all_ref)} | {_med_ms(all_ours)} | **{len(disagree)}** |")
-    lines += ["", f"Startup (interpreter and imports, CPU s): reference "
-              f"{startup.get('ref', float('nan')):.2f}, ours {startup['ours']:.2f}. Wall "
-              f"time of the scoring processes: reference {wall.get('ref', float('nan')):.0f} s, "
-              f"ours {wall['ours']:.0f} s.", ""]
+    if have_ref:
+        lines += ["", f"Startup (interpreter and imports, CPU s): reference {startup['ref']:.2f}, "
+                  f"ours {startup['ours']:.2f}. Wall time of the scoring processes: reference "
+                  f"{wall['ref']:.0f} s, ours {wall['ours']:.0f} s.", ""]
+    else:
+        lines += ["", f"The reference was not run (`--ref-python none`). Startup of ours "
+                  f"{startup['ours']:.2f} CPU s, wall time {wall['ours']:.0f} s.", ""]
 
     # None answers, unknowns, reference errors, child CPU
     lines += ["Per task: `None` answers and their CPU, our unknowns, reference parser "
