@@ -7,7 +7,7 @@ benchmark builds one list of answers for a questions folder -- per question the 
 answer (``gold.py``), our constructed wrong answers (``perturb.py``) and, for reach,
 areach and land, a ``None`` answer when neither of those is one; just answers spelled as
 the question spells its plan, as a model copying it would -- and has each side score
-exactly that list in a process of its own:
+exactly that list, task by task, each task in a fresh process per side:
 
 * ours: ``AnswerScorer`` from ``planning_core.validators.acp.scoring`` (default limits),
   run with this interpreter;
@@ -22,8 +22,9 @@ measured inside the scoring process around that answer only. Interpreter start a
 are reported apart ("startup"). Both sides start cold: the first answer to a question pays
 for parsing and grounding (ours caches per problem afterwards; theirs re-grounds for every
 answer that needs it). Verdicts are compared per answer (ours 1/0/unknown, theirs 0/1; a
-reference exception counts as its 0 and is listed). The two sides run one after the other
-so they do not compete with each other; other users of the machine still load both.
+reference exception counts as its 0 and is listed). For each task the reference runs and
+then ours, never both at once, so they do not compete with each other, and the load of
+other users of the machine falls on both sides of a task alike.
 
 After timing, the tasks where we spend the most CPU are scored again under ``cProfile``
 and the functions that dominate are written under the table. Anything in the results file
@@ -223,6 +224,24 @@ def _run(cmd: list[str], out: Path) -> tuple[float, dict[int, dict], float]:
     return lines[0]["startup"], {r["n"]: r for r in lines[1:]}, wall
 
 
+def _task_answers(tmp: Path, data: dict, task: str) -> Path | None:
+    """The answers of one task as a file for a scoring process (None: the task has none)."""
+    answers = [a for a in data["answers"] if a["task"] == task]
+    if not answers:
+        return None
+    path = tmp / f"answers-{task}.json"
+    path.write_text(json.dumps({"records": data["records"], "answers": answers}))
+    return path
+
+
+def _side(startup: dict, wall: dict, rows: dict, side: str, cmd: list[str], out: Path) -> None:
+    """Run one side on one task and add its startup, wall time and rows to the totals."""
+    up, found, seconds = _run(cmd, out)
+    startup[side].append(up)
+    wall[side] += seconds
+    rows.update(found)
+
+
 def _ours_cmd(answers: Path, out: Path, profile: Path | None = None) -> list[str]:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--_ours", str(answers), str(out)]
     return cmd + (["--_profile", str(profile)] if profile else [])
@@ -262,8 +281,8 @@ def _ratio(ref: float, ours: float) -> str:
 
 
 def render(folder: Path, data: dict, ours: dict[int, dict], ref: dict[int, dict] | None,
-           startup: dict[str, float], wall: dict[str, float], profiles: dict[str, list[str]],
-           kept: str) -> str:
+           startup: dict[str, list[float]], wall: dict[str, float],
+           profiles: dict[str, list[str]], kept: str, load_start: float) -> str:
     answers = data["answers"]
     by_task: dict[str, list[dict]] = defaultdict(list)
     for a in answers:
@@ -276,10 +295,11 @@ def render(folder: Path, data: dict, ours: dict[int, dict], ref: dict[int, dict]
         "",
         f"Questions: `{folder}` ({questions} questions, {len(answers)} answers: per question "
         "the gold answer, our constructed wrong answers, and a `None` answer for reach, "
-        "areach and land). Each side scored the same answers in a process of its own; CPU "
-        "seconds are `time.process_time()` plus waited-for child processes (gringo, K*), "
-        "around scoring only (startup below). Ratio = reference CPU / ours. "
-        f"**The machine was shared** (2 cores, load average {load:.1f} at the end): CPU time "
+        "areach and land). Both sides scored the same answers, in one process per task and "
+        "side, the two sides of a task back to back. CPU seconds are `time.process_time()` "
+        "plus waited-for child processes (gringo, K*), around scoring only (startup below). "
+        "Ratio = reference CPU / ours. **The machine was shared** (2 cores, load average "
+        f"{load_start:.1f} at the start, {load:.1f} at the end): CPU time "
         "is less sensitive to load than wall time but not immune (caches, and the "
         "reference's 3-5 s wall-clock planner timeouts can change its verdicts). "
         "Produced by `benchmarks/acp_reference_bench.py`.",
@@ -312,13 +332,16 @@ def render(folder: Path, data: dict, ours: dict[int, dict], ref: dict[int, dict]
                  f"**{tot_ours:.2f}** | "
                  f"**{_ratio(tot_ref, tot_ours) if have_ref else '-'}** | **{len(answers)}** | "
                  f"{_med_ms(all_ref)} | {_med_ms(all_ours)} | **{len(disagree)}** |")
+    up = {side: statistics.median(v) for side, v in startup.items()}
     if have_ref:
-        lines += ["", f"Startup (interpreter and imports, CPU s): reference {startup['ref']:.2f}, "
-                  f"ours {startup['ours']:.2f}. Wall time of the scoring processes: reference "
-                  f"{wall['ref']:.0f} s, ours {wall['ours']:.0f} s.", ""]
+        lines += ["", f"Startup of one scoring process (interpreter and imports, median CPU s "
+                  f"over the {len(startup['ours'])} per-task processes): reference "
+                  f"{up['ref']:.2f}, ours {up['ours']:.2f}. Wall time of all scoring "
+                  f"processes: reference {wall['ref']:.0f} s, ours {wall['ours']:.0f} s.", ""]
     else:
-        lines += ["", f"The reference was not run (`--ref-python none`). Startup of ours "
-                  f"{startup['ours']:.2f} CPU s, wall time {wall['ours']:.0f} s.", ""]
+        lines += ["", f"The reference was not run (`--ref-python none`). Startup of one of our "
+                  f"scoring processes {up['ours']:.2f} CPU s; wall time {wall['ours']:.0f} s.",
+                  ""]
 
     # None answers, unknowns, reference errors, child CPU
     lines += ["Per task: `None` answers and their CPU, our unknowns, reference parser "
@@ -446,6 +469,7 @@ def main(argv: list[str] | None = None) -> None:
                                if ref_python else None)
     if ref_python and not (ref_src / "evaluators").is_dir():
         ap.error(f"no reference evaluators in {ref_src} (see the setup in the docstring)")
+    load_start = os.getloadavg()[0]
     data = build_answers(args.questions, tuple(args.tasks), args.per_task)
     kept = ""
     if args.out.exists() and FINDINGS in args.out.read_text():
@@ -453,31 +477,31 @@ def main(argv: list[str] | None = None) -> None:
         kept = old[old.index(FINDINGS):]
     with tempfile.TemporaryDirectory(prefix="acp-ref-bench-") as tmp:
         tmp = Path(tmp)
-        answers = tmp / "answers.json"
-        answers.write_text(json.dumps(data))
-        startup, wall = {}, {}
-        ref = None
-        if ref_python:  # first: a broken reference setup fails before we spend anything
-            driver = tmp / "ref_driver.py"
-            driver.write_text(REF_DRIVER)
-            startup["ref"], ref, wall["ref"] = _run(
-                [ref_python, str(driver), str(ref_src), str(answers), str(tmp / "ref.jsonl")],
-                tmp / "ref.jsonl")
-        startup["ours"], ours, wall["ours"] = _run(_ours_cmd(answers, tmp / "ours.jsonl"),
-                                                   tmp / "ours.jsonl")
-        cost = defaultdict(float)
-        for a in data["answers"]:
-            cost[a["task"]] += ours[a["n"]]["cpu"]
+        driver = tmp / "ref_driver.py"
+        driver.write_text(REF_DRIVER)
+        startup: dict[str, list[float]] = defaultdict(list)
+        wall: dict[str, float] = defaultdict(float)
+        ours: dict[int, dict] = {}
+        ref: dict[int, dict] | None = {} if ref_python else None
+        cost: dict[str, float] = defaultdict(float)
+        for t in TASKS:  # task by task, the two sides back to back: alike load
+            path = _task_answers(tmp, data, t)
+            if path is None:
+                continue
+            if ref is not None:  # first: a broken reference setup fails before ours runs
+                _side(startup, wall, ref, "ref", [ref_python, str(driver), str(ref_src),
+                                                  str(path), str(tmp / f"ref-{t}.jsonl")],
+                      tmp / f"ref-{t}.jsonl")
+            _side(startup, wall, ours, "ours", _ours_cmd(path, tmp / f"ours-{t}.jsonl"),
+                  tmp / f"ours-{t}.jsonl")
+            cost[t] = sum(ours[a["n"]]["cpu"] for a in data["answers"] if a["task"] == t)
         profiles = {}
         for t in sorted(cost, key=cost.get, reverse=True)[:args.profile_tasks]:
-            sub = {"records": data["records"], "answers": [a for a in data["answers"]
-                                                           if a["task"] == t]}
-            path = tmp / f"answers-{t}.json"
-            path.write_text(json.dumps(sub))
+            path = _task_answers(tmp, data, t)
             _run(_ours_cmd(path, tmp / f"prof-{t}.jsonl", tmp / f"{t}.prof"),
                  tmp / f"prof-{t}.jsonl")
             profiles[t] = _profile_lines(tmp / f"{t}.prof")
-    text = render(args.questions, data, ours, ref, startup, wall, profiles, kept)
+    text = render(args.questions, data, ours, ref, startup, wall, profiles, kept, load_start)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
     print(text)
