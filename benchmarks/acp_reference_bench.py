@@ -18,8 +18,10 @@ exactly that list, task by task, each task in a fresh process per side:
 
 CPU time of an answer is ``time.process_time()`` plus the CPU of the child processes it
 waited for (``getrusage(RUSAGE_CHILDREN)``: their gringo and K* runs are subprocesses),
-measured inside the scoring process around that answer only. Interpreter start and imports
-are reported apart ("startup"). Both sides start cold: the first answer to a question pays
+measured inside the scoring process around that answer only. Interpreter start, imports
+and one-off setup (answer grammars, and one made-up app question scored on each side so
+lazily built parsers and imports are paid before the mark) are reported apart
+("startup"). Both sides start cold on the measured questions: the first answer to a question pays
 for parsing and grounding (ours caches per problem afterwards; theirs re-grounds for every
 answer that needs it). Verdicts are compared per answer (ours 1/0/unknown, theirs 0/1; a
 reference exception counts as its 0 and is listed). For each task the reference runs and
@@ -77,7 +79,7 @@ NONE_TASKS = ("reach", "areach", "land")
 FINDINGS = "## Findings"
 
 # The reference side. It runs in the reference venv, so it may import only their code and
-# the standard library. argv: SRC ANSWERS OUT.
+# the standard library. argv: SRC ANSWERS OUT WARM_UP_JSON.
 REF_DRIVER = r'''
 import contextlib, json, resource, sys, time
 
@@ -94,6 +96,12 @@ from evaluate_gen import GRAMMAR_FILE, get_grammar_task, get_parsed_answer
 data = json.load(open(answers_path))
 docs = data["records"]
 parsers = {}
+with contextlib.redirect_stdout(sys.stderr):  # one-off setup, as for ours
+    for name in {"acp_%s_gen" % row["task"] for row in data["answers"]} | {"acp_app_gen"}:
+        parsers[name] = ACPGrammarParser(GRAMMAR_FILE, get_grammar_task(name))
+    for doc, response in json.loads(sys.argv[4]):  # app questions
+        ans = [get_parsed_answer(response, "acp_app_gen", parsers["acp_app_gen"])]
+        get_evaluator(doc["group"]).get_score(ans, doc)
 with open(out_path, "w") as out:
     s, c = cpu()
     out.write(json.dumps({"startup": s + c}) + "\n")
@@ -104,10 +112,7 @@ with open(out_path, "w") as out:
         error = None
         with contextlib.redirect_stdout(sys.stderr):  # their evaluators print
             try:
-                parser = parsers.get(name)
-                if parser is None:
-                    parser = parsers[name] = ACPGrammarParser(GRAMMAR_FILE, get_grammar_task(name))
-                ans = [get_parsed_answer(row["response"], name, parser)]
+                ans = [get_parsed_answer(row["response"], name, parsers[name])]
                 if any(e is None for e in ans) or any(e is None for e in ans[0]):
                     score, error = 0, "parser error"
                 else:
@@ -120,6 +125,19 @@ with open(out_path, "w") as out:
                               "child": c1 - c0, "error": error}) + "\n")
         out.flush()
 '''
+
+
+# One-off setup of a scoring process, done before its startup mark on both sides: grammar
+# construction and lazily imported modules are paid once per process, not per answer, and
+# a process per task would otherwise pay them eight times. A problem of its own, so no
+# cache of the measured questions is warmed.
+_WARM_DOMAIN = ("(define (domain warm-up) (:requirements :strips) (:predicates (p) (q))\n"
+                "  (:action flip :parameters () :precondition (p) :effect (and (q) (not (p)))))")
+_WARM_PROBLEM = "(define (problem w) (:domain warm-up) (:init (p)) (:goal (q)))"
+WARM_UP = tuple(({"id": "warm-up", "group": "applicable_actions_gen", "context": "",
+                  "question": "", "answer": ["(flip)"], "PDDL_domain": _WARM_DOMAIN,
+                  "PDDL_problem": _WARM_PROBLEM}, response)
+                for response in ("(flip)", "(flop)"))
 
 
 def _cpu() -> tuple[float, float]:
@@ -188,6 +206,9 @@ def score_ours(answers_path: Path, out_path: Path, profile_path: Path | None) ->
     from planning_core.validators.acp.scoring import AnswerScorer
 
     data = json.loads(answers_path.read_text())
+    warm = AnswerScorer()  # its own cache: nothing of the measured questions is touched
+    for record, response in WARM_UP:
+        warm(Question.from_record(record), response)
     s, c = _cpu()
     questions = [Question.from_record(r) for r in data["records"]]  # not scoring: excluded
     scorer = AnswerScorer()
@@ -490,7 +511,8 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             if ref is not None:  # first: a broken reference setup fails before ours runs
                 _side(startup, wall, ref, "ref", [ref_python, str(driver), str(ref_src),
-                                                  str(path), str(tmp / f"ref-{t}.jsonl")],
+                                                  str(path), str(tmp / f"ref-{t}.jsonl"),
+                                                  json.dumps(WARM_UP)],
                       tmp / f"ref-{t}.jsonl")
             _side(startup, wall, ours, "ours", _ours_cmd(path, tmp / f"ours-{t}.jsonl"),
                   tmp / f"ours-{t}.jsonl")
