@@ -150,6 +150,7 @@ def _cpu() -> tuple[float, float]:
 
 def build_answers(folder: Path, tasks: tuple[str, ...], per_task: int | None = None) -> dict:
     """``{"records": [...], "answers": [...]}`` for every question of ``tasks`` in ``folder``."""
+    from planning_core.errors import PlanningError
     from planning_core.validators.acp.dataset import load_questions
     from planning_core.validators.acp.gold import gold_answer
     from planning_core.validators.acp.perturb import perturbations
@@ -166,11 +167,15 @@ def build_answers(folder: Path, tasks: tuple[str, ...], per_task: int | None = N
                 kept.append(q)
         questions = kept
     cache = ProblemCache()
-    records, answers = [], []
+    records, answers, skipped = [], [], []
     for q in questions:
-        info = cache.get(q.domain_text, q.problem_text)
-        made = [("gold", gold_answer(q, cache))]
-        made += [(p.kind, p.response) for p in perturbations(q, info)]
+        made = []
+        try:  # a question whose data cannot give an answer is listed, not fatal
+            made.append(("gold", gold_answer(q, cache)))
+            made += [(p.kind, p.response)
+                     for p in perturbations(q, cache.get(q.domain_text, q.problem_text))]
+        except PlanningError as err:
+            skipped.append(f"{q.task} {q.id}: {err}")
         if q.task in NONE_TASKS and all(r.strip() != "None" for _, r in made):
             made.append(("none", "None"))
         if q.task == "just":
@@ -183,7 +188,7 @@ def build_answers(folder: Path, tasks: tuple[str, ...], per_task: int | None = N
             seen.add(response)
             answers.append({"n": len(answers), "record": len(records) - 1, "task": q.task,
                             "id": q.id, "kind": kind, "response": response})
-    return {"records": records, "answers": answers}
+    return {"records": records, "answers": answers, "skipped": skipped}
 
 
 def _question_spelling(question: str, response: str) -> str:
@@ -202,6 +207,7 @@ def _question_spelling(question: str, response: str) -> str:
 
 def score_ours(answers_path: Path, out_path: Path, profile_path: Path | None) -> None:
     """The body of our scoring process (``--_ours``): one JSON line per answer."""
+    from planning_core.errors import PlanningError
     from planning_core.validators.acp.records import Question
     from planning_core.validators.acp.scoring import AnswerScorer
 
@@ -220,13 +226,17 @@ def score_ours(answers_path: Path, out_path: Path, profile_path: Path | None) ->
             s0, c0 = _cpu()
             if profiler:
                 profiler.enable()
-            verdict = scorer(q, row["response"])
+            try:
+                verdict = scorer(q, row["response"])
+                found = {"score": verdict.value, "evidence": verdict.evidence,
+                         "reason": verdict.reason[:160]}
+            except PlanningError as err:  # an unusable question: unknown, with the error
+                found = {"score": None, "evidence": "bad-question", "reason": str(err)[:160]}
             if profiler:
                 profiler.disable()
             s1, c1 = _cpu()
-            out.write(json.dumps({"n": row["n"], "score": verdict.value, "cpu": s1 - s0 + c1 - c0,
-                                  "child": c1 - c0, "evidence": verdict.evidence,
-                                  "reason": verdict.reason[:160]}) + "\n")
+            out.write(json.dumps({"n": row["n"], "cpu": s1 - s0 + c1 - c0, "child": c1 - c0,
+                                  **found}) + "\n")
     if profiler:
         profiler.dump_stats(str(profile_path))
 
@@ -413,6 +423,9 @@ def render(folder: Path, data: dict, ours: dict[int, dict], ref: dict[int, dict]
             lines.append(f"| {a['task']} | {a['id']} | {a['kind']} | `{_short(a['response'])}` | "
                          f"{ours[a['n']]['score']} | {_short(ref[a['n']]['error'], 90)} |")
         lines.append("")
+    if data.get("skipped"):
+        lines += ["Questions without answers (their stored data gives no gold answer):", ""]
+        lines += [f"- {_short(x, 200)}" for x in data["skipped"]] + [""]
     lines += _where_ours_goes(tasks, by_task, ours)
     if profiles:
         lines += ["## Profile of our side (cProfile, the tasks where we spend the most CPU)", "",

@@ -10,6 +10,7 @@ of verdicts and the rendering, with our side scoring for real.
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import sys
 import textwrap
@@ -117,3 +118,16 @@ def test_a_broken_reference_stops_with_its_error(bench, dev, tmp_path):
         bench.main([str(dev), "--per-task", "1", "--tasks", "val", "--ref-python",
                     sys.executable, "--ref-src", str(src), "--out", str(tmp_path / "r.md"),
                     "--profile-tasks", "0"])
+
+
+def test_a_question_without_gold_answer_is_listed_and_the_rest_scored(bench, dev, tmp_path):
+    rows = json.loads((dev / "nexta" / "dev.gen.json").read_text())[:2]
+    rows[0] = {**rows[0], "answer": {**rows[0]["answer"], "yes": []}}  # no stored next action
+    (tmp_path / "q").mkdir()
+    (tmp_path / "q" / "nexta.json").write_text(json.dumps(rows))
+    out = tmp_path / "r.md"
+    bench.main([str(tmp_path / "q"), "--ref-python", "none", "--out", str(out),
+                "--profile-tasks", "0"])
+    text = out.read_text()
+    assert f"- nexta {rows[0]['id']}: " in text and "no stored next action" in text
+    assert re.search(r"^\| nexta \| - \| [\d.]+ \| - \| [1-9]\d* \|", text, re.M)
