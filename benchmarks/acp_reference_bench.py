@@ -365,8 +365,8 @@ def render(folder: Path, data: dict, ours: dict[int, dict], ref: dict[int, dict]
                  f"{_med_ms(all_ref)} | {_med_ms(all_ours)} | **{len(disagree)}** |")
     up = {side: statistics.median(v) for side, v in startup.items()}
     if have_ref:
-        lines += ["", f"Startup of one scoring process (interpreter, imports, one-off setup; median CPU s "
-                  f"over the {len(startup['ours'])} per-task processes): reference "
+        lines += ["", "Startup of one scoring process (interpreter, imports, one-off setup; "
+                  f"median CPU s over the {len(startup['ours'])} per-task processes): reference "
                   f"{up['ref']:.2f}, ours {up['ours']:.2f}. Wall time of all scoring "
                   f"processes: reference {wall['ref']:.0f} s, ours {wall['ours']:.0f} s.", ""]
     else:
