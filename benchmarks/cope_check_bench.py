@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "tests"))   # the cosmetic rewriter of the formali
 
 def run_check(time_limit: float, workers: int) -> tuple[list[dict], float]:
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "planning_core.cli", "cope", "check",
+    done = subprocess.run([sys.executable, "-m", "planning_core.console", "cope", "check",
                            "--dataset", str(SHARED), "--json", "--workers", str(workers),
                            "--time-limit", str(time_limit), "--no-progress"],
                           capture_output=True, text=True, cwd=ROOT)

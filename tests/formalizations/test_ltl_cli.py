@@ -6,7 +6,7 @@ import json
 import pytest
 
 from cope.minicope import write_minicope
-from planning_core.cli import main
+from planning_core.console import main
 from planning_core.validators.cope.methods import METHODS
 from planning_core.validators.formalizations.ltl import LTL_OUTCOMES
 

@@ -23,10 +23,9 @@ import multiprocessing
 import sys
 from pathlib import Path
 
-from planning_core.cli_args import positive_int, seconds
+from planning_core.cli import ArgumentParser, ExitCode
+from planning_core.cli.args import positive_int, seconds
 from planning_core.validators.cope.methods import METHODS
-
-EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 
 __all__ = ["register"]
 
@@ -36,7 +35,7 @@ def register(subparsers) -> None:
     cope = subparsers.add_parser("cope", help="CoPE constrained planning: check ground "
                                               "truth, evaluate model outputs")
     sub = cope.add_subparsers(dest="cope_command", metavar="COMMAND",
-                              parser_class=type(cope))
+                              parser_class=ArgumentParser)
     sub.required = True
 
     p = sub.add_parser("check", help="solve and validate every ground-truth pair and compare "
@@ -105,7 +104,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     loaded = _load(args.dataset)
     if loaded is None:
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     pairs, notes = loaded
     with _bar(len(pairs), args.no_progress, "pair") as bar:
         checks = check_pairs(pairs, time_limit=args.time_limit, workers=args.workers,
@@ -121,8 +120,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print(render_check_report(checks, notes), end="")
     verdicts = {c.verdict for c in checks}
     if verdicts & {"defect", "label_disagreement", "engine_disagreement"}:
-        return EXIT_FINDINGS
-    return EXIT_UNKNOWN if "unknown" in verdicts else EXIT_OK
+        return ExitCode.FINDINGS
+    return ExitCode.UNKNOWN if "unknown" in verdicts else ExitCode.OK
 
 
 # --------------------------------------------------------------------------- eval
@@ -154,7 +153,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     loaded = _load(args.dataset)
     if loaded is None:
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     pairs, _ = loaded
     rows, warnings = read_outputs(Path(args.outputs))
     done, done_warnings = read_results(Path(args.out))
@@ -164,7 +163,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     if not rows:
         print(f"error: {args.outputs}: no usable output rows", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     if skipped:
         print(f"{skipped} pair(s) already in {args.out}; skipped", file=sys.stderr)
     settings = (args.time_limit, not args.no_label_check, checks)
@@ -175,7 +174,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         out = open(args.out, "a", encoding="utf-8")
     except OSError as err:
         print(f"error: {args.out}: cannot write: {err.strerror}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     with out, _bar(len(work), args.no_progress, "output") as bar:
         def keep(row: dict) -> None:
             out.write(json.dumps(row) + "\n")
@@ -203,6 +202,6 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             Path(args.report).write_text(render_eval_report(all_rows, order), encoding="utf-8")
         except OSError as err:
             print(f"error: {args.report}: cannot write: {err.strerror}", file=sys.stderr)
-            return EXIT_BAD_INPUT
+            return ExitCode.BAD_INPUT
         print(f"report written to {args.report}", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK
