@@ -52,7 +52,7 @@ def run_check(time_limit: float, workers: int) -> tuple[list[dict], float]:
 def _fd_one(job: tuple[str, str, float]) -> tuple[str, float]:
     from planning_core.errors import PlanningError
     from planning_core.pddl.parser import parse_domain_file, parse_problem_file
-    from planning_core.search.solve import solve_fd
+    from planning_core.solve import solve_fd
 
     domain, problem, limit = job
     start = time.perf_counter()

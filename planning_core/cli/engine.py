@@ -198,8 +198,8 @@ def _time_limit(args) -> float:
 @_guarded
 def cmd_solve(args) -> int:
     """Find a plan (optimal with --optimal) and print it in VAL's plan format."""
-    from planning_core.search.result import Status
-    from planning_core.search.solve import solve
+    from planning_core.result import Status
+    from planning_core.solve import solve
     domain, problem = _load(args)
     result = solve(domain, problem, optimal=bool(getattr(args, "optimal", False)),
                    time_limit=_time_limit(args),

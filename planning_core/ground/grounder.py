@@ -228,7 +228,7 @@ def ground(domain: A.Domain, problem: A.Problem, *, init_atoms: Iterable | None 
         # a Task has no place for trajectory constraints: a search on it would return plans
         # that break them. Callers that handle them (planning_core.temporal) say so.
         raise UnsupportedFeature("the task has PDDL3 :constraints, which a ground Task does not "
-                                 "represent; solve it with planning_core.search.solve (which "
+                                 "represent; solve it with planning_core.solve (which "
                                  "handles them) or pass ignore_constraints=True",
                                  file=problem.filename)
     plan = _plan if _plan is not None else build_plan(domain, problem)

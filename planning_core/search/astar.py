@@ -31,7 +31,7 @@ from typing import Callable
 from planning_core.ground.task import GroundAction, Task
 from planning_core.heuristics.lmcut import lmcut_for
 from planning_core.heuristics.relaxed import h_add, h_ff, h_max
-from planning_core.search.result import Status
+from planning_core.result import Status
 
 INF = math.inf
 Heuristic = Callable[[int], float]

@@ -25,7 +25,7 @@ import math
 
 from planning_core.errors import UnsupportedFeature
 from planning_core.ground.task import Task, bits
-from planning_core.search.result import SolveResult, Status
+from planning_core.result import SolveResult, Status
 
 
 def _names(task: Task) -> tuple[list[str], dict[str, int], str]:

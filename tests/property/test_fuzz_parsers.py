@@ -25,12 +25,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from planning_core.cli.validate import run_validate
 from planning_core.errors import PlanningError
 from planning_core.pddl import ast as A
 from planning_core.pddl.checker import check_domain, check_problem
 from planning_core.pddl.parser import parse, parse_domain
 from planning_core.pddl.plans import Plan, parse_plan
-from planning_core.cli.validate import run_validate
 
 BASE = Path(__file__).resolve().parents[1] / "malformed" / "base"
 DOMAIN_TEXT = (BASE / "domain.pddl").read_text()

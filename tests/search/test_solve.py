@@ -8,8 +8,8 @@ from shared_files import MISSING, ipc_rows, resolve
 from planning_core.cli.engine import cmd_ground, cmd_landmarks, cmd_reachable, cmd_solve
 from planning_core.pddl.parser import parse_domain, parse_domain_file, parse_problem, \
     parse_problem_file
-from planning_core.search.result import Status
-from planning_core.search.solve import solve
+from planning_core.result import Status
+from planning_core.solve import solve
 from planning_core.validate import validate_plan
 from planning_core.validate.report import Verdict
 

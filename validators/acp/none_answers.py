@@ -22,7 +22,7 @@ from typing import Iterator
 from planning_core.heuristics.relaxed import goal_relaxed_reachable
 from planning_core.pddl import ast as A
 from planning_core.pddl.types import objects_by_type
-from planning_core.search.result import Status
+from planning_core.result import Status
 
 from planning_core.validators.acp.answer_types import GroundName
 from planning_core.validators.acp.engine import reach_condition

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 
-from planning_core.search.result import Status
+from planning_core.result import Status
 
 from planning_core.validators.acp.engine import h_star, is_landmark, reach_condition
 from planning_core.validators.acp.none_answers import none_verdict

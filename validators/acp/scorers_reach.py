@@ -24,7 +24,7 @@ still judged by computation (see ``docs/acp_semantics.md``).
 """
 from __future__ import annotations
 
-from planning_core.search.result import Status
+from planning_core.result import Status
 
 from planning_core.validators.acp.answer_types import GroundName
 from planning_core.validators.acp.engine import reach_condition

@@ -54,7 +54,7 @@ from planning_core.pddl.parser import (
     parse_problem,
     parse_problem_file,
 )
-from planning_core.search.result import SolveResult
+from planning_core.result import SolveResult
 from planning_core.temporal.ltl import Formula, format_ltl
 from planning_core.temporal.parser import LTLSyntaxError, Vocabulary, parse_ltl
 from planning_core.temporal.product import plan_ltl
