@@ -245,7 +245,7 @@ def test_plan_parser_never_raises(text: str) -> None:
 
 # -------------------------------------------------------------- ACPBench answers
 
-acp = pytest.importorskip("planning_core.validators.acp.answers")
+acp = pytest.importorskip("planning_core.validators.acp.answers.parsers")
 answer_words = st.one_of(words, st.sampled_from((
     "Answer:", "answer", "None", "none.", "[]", "[None]", "\\boxed{", "}", "<think>",
     "</think>", "```", "```pddl", "(sail l0 l1)", "sail(l0, l1)", "pick-up a", ",", "and",

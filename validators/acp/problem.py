@@ -26,7 +26,7 @@ from planning_core.pddl import ast as A
 from planning_core.pddl.parser import parse_domain, parse_problem
 from planning_core.pddl.types import TypeHierarchy, object_types
 
-from planning_core.validators.acp.answer_types import GroundName
+from planning_core.validators.acp.answers.values import GroundName
 
 __all__ = ["ProblemCache", "ProblemInfo", "atom_key"]
 

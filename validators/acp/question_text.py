@@ -19,7 +19,7 @@ import re
 
 from planning_core.ground.task import GroundAction, Task, bits
 
-from planning_core.validators.acp.answer_types import GroundName
+from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.records import BadQuestion, Question
 
 __all__ = ["effects_of", "prog_action", "question_plan"]
