@@ -121,7 +121,7 @@ def cmd_ground(args) -> int:
 
 def dump_task(task) -> dict:
     """The ground task as plain data (atoms printed, negations as ``(not ...)``)."""
-    from planning_core.ground.task import atom_str, bits
+    from planning_core.ground.facts import atom_str, bits
     atoms = task.facts.atoms
 
     def lits(pos: int, neg: int = 0) -> list[str]:
@@ -144,7 +144,7 @@ def dump_task(task) -> dict:
 @_guarded
 def cmd_reachable(args) -> int:
     """Atoms and actions reachable in the delete relaxation from the initial state."""
-    from planning_core.ground.task import atom_str
+    from planning_core.ground.facts import atom_str
     from planning_core.heuristics.relaxed import reachable
     domain, problem = _load(args)
     task = _ground(domain, problem)

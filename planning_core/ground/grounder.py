@@ -47,7 +47,8 @@ from planning_core.errors import SemanticError, UnsupportedFeature
 from planning_core.ground.normalize import NormalTask, Residual, domain_of, normalize
 from planning_core.ground.instantiate import instantiate
 from planning_core.ground.reachability import Datalog, Rule
-from planning_core.ground.task import Task, parse_atom
+from planning_core.ground.facts import parse_atom
+from planning_core.ground.task import Task
 from planning_core.pddl import ast as A
 
 

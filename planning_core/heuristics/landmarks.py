@@ -36,7 +36,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from planning_core.ground.task import AtomLike, GroundAtom, Task, atom_str, bits, parse_atom
+from planning_core.ground.facts import AtomLike, GroundAtom, atom_str, bits, parse_atom
+from planning_core.ground.task import Task
 from planning_core.heuristics.relaxed import _explore, relaxed_task
 
 MAX_DISJUNCTION = 4

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from planning_core.errors import PlanningError
-from planning_core.ground.task import AtomLike, Task, parse_atom
+from planning_core.ground.facts import AtomLike, parse_atom
+from planning_core.ground.task import Task
 from planning_core.heuristics.landmarks import is_trivial_landmark
 from planning_core.heuristics.relaxed import goal_relaxed_reachable
 from planning_core.result import Status

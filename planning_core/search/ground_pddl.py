@@ -24,7 +24,8 @@ from __future__ import annotations
 import math
 
 from planning_core.errors import UnsupportedFeature
-from planning_core.ground.task import Task, bits
+from planning_core.ground.facts import bits
+from planning_core.ground.task import Task
 from planning_core.result import SolveResult, Status
 
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 
-from planning_core.ground.task import GroundAction, Task, bits
+from planning_core.ground.facts import GroundAction, bits
+from planning_core.ground.task import Task
 
 from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.records import BadQuestion, Question
