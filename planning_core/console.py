@@ -9,17 +9,19 @@ A new command group is one ``register(subparsers)`` function and one line in
 :data:`COMMAND_GROUPS` (STYLE: explicit registries, no discovery).
 
 Registering costs nothing at start-up: every group imports its heavy modules inside its
-handlers.
+handlers, and the CoPE method registry loads each method on first use.
 """
 from __future__ import annotations
 
 import sys
+from functools import partial
 from typing import Sequence
 
 from planning_core import cli
 from planning_core.cli import engine, validate
 from planning_core.validators.acp import cli as acp_cli
 from planning_core.validators.cope import cli as cope_cli
+from planning_core.validators.formalizations.methods import METHODS
 
 __all__ = ["COMMAND_GROUPS", "main"]
 
@@ -27,7 +29,7 @@ COMMAND_GROUPS: tuple[cli.CommandGroup, ...] = (
     validate.register,
     engine.register,
     acp_cli.register,
-    cope_cli.register,
+    partial(cope_cli.register, methods=METHODS),
 )
 
 
