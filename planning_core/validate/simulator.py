@@ -18,10 +18,10 @@ object; :func:`validate_plan` keeps the last few of both, keyed by identity.
 """
 from __future__ import annotations
 
-import threading
 from dataclasses import replace
 
 from planning_core.pddl import ast as A
+from planning_core.pddl.identity_cache import IdentityCache
 from planning_core.pddl.plans import Plan, PlanStep, parse_plan
 from planning_core.validate.advice import advice_lines, unsatisfied_conditions
 from planning_core.validate.constraints import compile_constraint
@@ -269,32 +269,17 @@ class Validator:
 
 # ----------------------------------------------------------------------- the cache
 
-_CACHE_SIZE = 16
-_lock = threading.Lock()
-_domains: dict[int, tuple[A.Domain, CompiledDomain]] = {}
-_validators: dict[tuple[int, int], tuple[A.Domain, A.Problem, Validator]] = {}
+_domains: IdentityCache[CompiledDomain] = IdentityCache(16)
+_validators: IdentityCache[Validator] = IdentityCache(16)
 
 
-def _remember(cache: dict, key, value) -> None:
-    if len(cache) >= _CACHE_SIZE:
-        cache.pop(next(iter(cache)))
-    cache[key] = value
+def _new_validator(domain: A.Domain, problem: A.Problem) -> Validator:
+    return Validator(domain, problem, _domains.get(CompiledDomain, domain))
 
 
 def validator_for(domain: A.Domain, problem: A.Problem) -> Validator:
-    """A cached :class:`Validator` (keyed by object identity; the entries hold the objects)."""
-    key = (id(domain), id(problem))
-    with _lock:
-        hit = _validators.get(key)
-        if hit is not None and hit[0] is domain and hit[1] is problem:
-            return hit[2]
-        dom = _domains.get(id(domain))
-        if dom is None or dom[0] is not domain:
-            dom = (domain, CompiledDomain(domain))
-            _remember(_domains, id(domain), dom)
-        validator = Validator(domain, problem, dom[1])
-        _remember(_validators, key, (domain, problem, validator))
-        return validator
+    """A cached :class:`Validator` (keyed by object identity)."""
+    return _validators.get(_new_validator, domain, problem)
 
 
 def validate_plan(domain: A.Domain, problem: A.Problem, plan: Plan | str,
