@@ -23,6 +23,7 @@ from dataclasses import replace
 from planning_core.pddl import ast as A
 from planning_core.pddl.identity_cache import IdentityCache
 from planning_core.pddl.plans import Plan, PlanStep, parse_plan
+from planning_core.pddl.wellformed import Fault, ground_faults
 from planning_core.validate.advice import advice_lines, unsatisfied_conditions
 from planning_core.validate.constraints import compile_constraint
 from planning_core.validate.derived import DerivedRules
@@ -211,30 +212,32 @@ class Validator:
 
     def _malformed(self, index: int, step: PlanStep, act: _Action | None):
         """The checks before the precondition: name, arity, objects, types."""
-        text = str(step)
-        where = f"step {index} {text} (line {step.line})"
-        if act is None:
+        faults = ground_faults(step.args, None if act is None else act.param_types,
+                               self.universe.types_of)
+        if not faults:
+            return None
+        # an unknown object anywhere is reported before a type fault (as VAL does)
+        fault = next((f for f in faults if f.kind is Fault.UNKNOWN_OBJECT), faults[0])
+        where = f"step {index} {step} (line {step.line})"
+        if fault.kind is Fault.UNKNOWN_NAME:
             return self._fail(Verdict.UNKNOWN_ACTION, index, step,
                               f"{where}: the domain has no action '{step.name}'")
-        if len(step.args) != len(act.variables):
+        if fault.kind is Fault.WRONG_ARITY:
             params = " ".join(act.variables) or "no parameters"
             return self._fail(Verdict.WRONG_ARITY, index, step,
                               f"{where}: '{act.name}' takes {len(act.variables)} argument(s) "
                               f"({params}), {len(step.args)} given")
-        types_of = self.universe.types_of
-        for arg in step.args:
-            if arg not in types_of:
-                return self._fail(Verdict.UNKNOWN_OBJECT, index, step,
-                                  f"{where}: '{arg}' is neither an object of the problem "
-                                  "nor a constant of the domain")
-        for k, (arg, types) in enumerate(zip(step.args, act.param_types)):
-            if types_of[arg].isdisjoint(types):
-                declared = " ".join(self.universe.declared[arg])
-                return self._fail(Verdict.TYPE_ERROR, index, step,
-                                  f"{where}: argument {k + 1} '{arg}' is of type {declared}, "
-                                  f"but parameter {act.variables[k]} of '{act.name}' is of "
-                                  f"type {act.type_names[k]}")
-        return None
+        k = fault.position
+        arg = step.args[k]
+        if fault.kind is Fault.UNKNOWN_OBJECT:
+            return self._fail(Verdict.UNKNOWN_OBJECT, index, step,
+                              f"{where}: '{arg}' is neither an object of the problem "
+                              "nor a constant of the domain")
+        declared = " ".join(self.universe.declared[arg])
+        return self._fail(Verdict.TYPE_ERROR, index, step,
+                          f"{where}: argument {k + 1} '{arg}' is of type {declared}, "
+                          f"but parameter {act.variables[k]} of '{act.name}' is of "
+                          f"type {act.type_names[k]}")
 
     @staticmethod
     def _fail(verdict: Verdict, index: int, step: PlanStep, message: str) -> ValidationReport:
