@@ -61,6 +61,9 @@ def register(subparsers) -> None:
     _common(p)
     p.set_defaults(func=cmd_check_gold)
 
+    from planning_core.validators.acp.run_cli import add_run_commands
+    add_run_commands(sub)
+
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--time-limit", type=seconds, default=10.0, metavar="S",
