@@ -74,6 +74,9 @@ def register(subparsers) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_eval)
 
+    from planning_core.validators.cope.run_cli import add_run_command
+    add_run_command(sub)
+
 
 def _load(dataset: str):
     from planning_core.validators.cope.dataset import load_dataset_report
