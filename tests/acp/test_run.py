@@ -177,3 +177,44 @@ def test_unusable_endpoint_is_one_line_exit_2(dev, tmp_path, capsys, status, mes
 def test_missing_model_option(tmp_path, capsys):
     code = main(["acp", "run", "--questions", str(tmp_path), "--out", str(tmp_path / "o")])
     assert code == 2 and "--model" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_killed_run_loses_nothing_and_duplicates_nothing(dev, tmp_path):
+    """SIGKILL in the middle of a run, then the same command: every question answered
+    once, and responses received before the kill come from the cache."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    folder, gold = dev
+    out, cache = tmp_path / "r.jsonl", tmp_path / "cache.sqlite"
+    slow = _gold_reply(gold)
+
+    def script(request, n):
+        reply = slow(request, n)
+        return type(reply)(reply.status, reply.body, reply.headers, 0.3)
+
+    with ChatServer(script) as server:
+        argv = ["acp", "run", "--model", "scripted", "--base-url", server.base_url,
+                "--questions", str(folder), "--out", str(out), "--limit", str(PER_TASK),
+                "--cache", str(cache), "--concurrency", "2", "--no-progress"]
+        child = subprocess.Popen([sys.executable, "-m", "planning_core.cli", *argv],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and child.poll() is None:
+            if out.exists() and out.read_text().count("\n") >= 4:
+                break
+            time.sleep(0.05)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        before = len(server.requests)
+        assert before < PER_TASK * len(TASKS)  # killed mid-run
+        assert main(argv) == 0
+    rows = read_results(out)
+    keys = [(r["task"], r["id"]) for r in rows]
+    assert len(keys) == len(set(keys)) == PER_TASK * len(TASKS)
+    assert all(r["score"] == 1 for r in rows)
+    assert len(server.requests) <= PER_TASK * len(TASKS) + 2  # at most the two in flight
