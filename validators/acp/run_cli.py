@@ -18,21 +18,11 @@ import json
 import sys
 from pathlib import Path
 
-from planning_core.cli_args import positive_int, seconds
+from planning_core.cli_args import non_negative_int, positive_int, seconds
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 __all__ = ["add_run_commands"]
-
-
-def _shots(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0: {text!r}")
-    return value
 
 
 def add_run_commands(sub) -> None:
@@ -50,7 +40,7 @@ def add_run_commands(sub) -> None:
     p.add_argument("--report", metavar="FILE", help="also write a Markdown summary")
     p.add_argument("--plot", metavar="FILE",
                    help="also write a domain x task heatmap (.png, .pdf or .svg)")
-    p.add_argument("--shots", type=_shots, default=0, metavar="N",
+    p.add_argument("--shots", type=non_negative_int, default=0, metavar="N",
                    help="solved examples in front of each question (0: zero-shot, the "
                         "default; the paper's few-shot setting is 2)")
     p.add_argument("--tasks", metavar="T,T",

@@ -9,31 +9,10 @@ make sense. The key itself never appears on the command line.
 from __future__ import annotations
 
 import argparse
-import math
 
-from planning_core.cli_args import positive_int, seconds
+from planning_core.cli_args import non_negative_float, non_negative_int, positive_int, seconds
 
 __all__ = ["add_model_arguments", "model_from_args", "describe"]
-
-
-def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0: {text!r}")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0: {text!r}")
-    return value
 
 
 def add_model_arguments(p: argparse.ArgumentParser, *, max_tokens: int | None = None) -> None:
@@ -49,7 +28,7 @@ def add_model_arguments(p: argparse.ArgumentParser, *, max_tokens: int | None = 
     g.add_argument("--command", metavar="CMD",
                    help="instead of an endpoint: run CMD with the prompt on stdin and take "
                         "its stdout as the response")
-    g.add_argument("--temperature", type=_non_negative_float, default=0.0, metavar="T",
+    g.add_argument("--temperature", type=non_negative_float, default=0.0, metavar="T",
                    help="sampling temperature (default 0)")
     g.add_argument("--max-tokens", type=positive_int, default=max_tokens, metavar="N",
                    help="most tokens per response" + (f" (default {max_tokens})"
@@ -62,9 +41,9 @@ def add_model_arguments(p: argparse.ArgumentParser, *, max_tokens: int | None = 
                    help="requests in flight at once (default 4)")
     g.add_argument("--timeout", type=seconds, default=120.0, metavar="S",
                    help="seconds per request before it is retried (default 120)")
-    g.add_argument("--retries", type=_non_negative_int, default=5, metavar="N",
+    g.add_argument("--retries", type=non_negative_int, default=5, metavar="N",
                    help="retries of a request on 429, 5xx, timeouts (default 5)")
-    g.add_argument("--backoff", type=_non_negative_float, default=1.0, metavar="S",
+    g.add_argument("--backoff", type=non_negative_float, default=1.0, metavar="S",
                    help="backoff base: retry k waits up to S*2^k seconds, at least the "
                         "server's Retry-After (default 1)")
     g.add_argument("--cache", metavar="FILE",
