@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("openai")
 
-from planning_core.cli import main
+from planning_core.console import main
 from planning_core.validators.acp.dataset import load_questions, read_results
 from planning_core.validators.acp.gold import gold_answer
 from planning_core.validators.acp.prompts import INSTRUCTIONS, question_text
@@ -201,7 +201,7 @@ def test_killed_run_loses_nothing_and_duplicates_nothing(dev, tmp_path):
         argv = ["acp", "run", "--model", "scripted", "--base-url", server.base_url,
                 "--questions", str(folder), "--out", str(out), "--limit", str(PER_TASK),
                 "--cache", str(cache), "--concurrency", "2", "--no-progress"]
-        child = subprocess.Popen([sys.executable, "-m", "planning_core.cli", *argv],
+        child = subprocess.Popen([sys.executable, "-m", "planning_core.console", *argv],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and child.poll() is None:

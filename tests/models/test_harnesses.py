@@ -43,7 +43,7 @@ def _env(tmp_path: Path, folder: Path, **extra: str) -> dict:
 
 
 def test_lm_eval_tasks_command_prints_the_installed_folder(capsys):
-    from planning_core.cli import main
+    from planning_core.console import main
 
     assert main(["acp", "lm-eval-tasks"]) == 0
     folder = Path(capsys.readouterr().out.strip())

@@ -26,7 +26,6 @@ answers already received are still yielded, then the error is raised.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import time
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
@@ -36,14 +35,14 @@ from planning_core.validators.acp.problem import ProblemCache
 from planning_core.validators.acp.prompts import build_prompt, choose_shots, prompt_hash
 from planning_core.validators.acp.records import Question, Score
 from planning_core.validators.acp.scoring import AnswerScorer
+from planning_core.validators.models.client import ask
 from planning_core.validators.models.completion import (
     Completion,
     ModelError,
     ModelUnavailable,
 )
 
-__all__ = ["RunItem", "plan_items", "pending_items", "run_questions", "latest_rows",
-           "ask"]
+__all__ = ["RunItem", "plan_items", "pending_items", "run_questions", "latest_rows"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,17 +89,6 @@ def latest_rows(rows: Iterable[dict]) -> list[dict]:
         if old is None or "error" in row and "error" in old or "error" not in row:
             best[key] = row
     return list(best.values())
-
-
-def ask(model, prompt: str) -> Completion:
-    """A :class:`Completion` from any model: clients give one, a plain ``Model`` text."""
-    complete = getattr(model, "complete", None)
-    if complete is not None:
-        return complete(prompt)
-    started = time.perf_counter()
-    text = model(prompt)
-    return Completion(text, getattr(model, "name", type(model).__name__),
-                      latency_s=time.perf_counter() - started)
 
 
 def _head(item: RunItem) -> dict:

@@ -18,9 +18,8 @@ import json
 import sys
 from pathlib import Path
 
-from planning_core.cli_args import non_negative_int, positive_int, seconds
-
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+from planning_core.cli import ExitCode
+from planning_core.cli.args import non_negative_int, positive_int, seconds
 
 __all__ = ["add_run_commands"]
 
@@ -146,11 +145,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise InputError(f"cannot write: {err.strerror or err}", file=args.report) from None
     if args.plot:
         heatmap(summary, args.plot)
-    return EXIT_FAILED if errors else EXIT_OK
+    return ExitCode.NEGATIVE if errors else ExitCode.OK
 
 
 def cmd_lm_eval_tasks(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.lm_eval_tasks import task_folder
 
     print(task_folder())
-    return EXIT_OK
+    return ExitCode.OK

@@ -1,7 +1,11 @@
-"""Models behind the one-method ``Model`` protocol: HTTP chat APIs, a user's command, a cache.
+"""Language models as the pipelines see them: prompt text in, response text out.
 
-The pipelines (ACPBench Hard runs, the CoPE formalizer loops) only call ``model(prompt)``.
-The clients here add what a real endpoint needs around that call: retries with backoff,
-concurrency, a response cache on disk, and a :class:`~.completion.Completion` record of
-every response (model, parameters, token usage, latency, cache hit) for the result rows.
+:mod:`.base` holds the one-method :class:`~.base.Model` protocol and the offline
+:class:`~.base.ScriptedModel`; real clients live beside it and depend on nothing but
+``base``, this room's own modules and ``planning_core.errors``, so the pipelines and their
+tests stay offline. The clients (:mod:`.openai_chat` for OpenAI-compatible chat APIs,
+:mod:`.command` for a user's program) add what a real endpoint needs around the call:
+retries with backoff (:mod:`.retry`), a response cache on disk (:mod:`.cache`), and a
+:class:`~.completion.Completion` record of every response (model, parameters, token usage,
+latency, cache hit) for the result rows.
 """

@@ -8,12 +8,13 @@ result rows. Clients are thread-safe: a run calls one client from many threads.
 """
 from __future__ import annotations
 
+import time
 from typing import Any, Mapping, Sequence
 
 from planning_core.validators.models.cache import ResponseCache, cache_key
 from planning_core.validators.models.completion import Completion
 
-__all__ = ["Client", "messages_for"]
+__all__ = ["Client", "messages_for", "ask"]
 
 
 def messages_for(prompt: str, system: str | None = None) -> list[dict[str, str]]:
@@ -52,3 +53,14 @@ class Client:
 
     def __call__(self, prompt: str) -> str:
         return self.complete(prompt).text
+
+
+def ask(model, prompt: str) -> Completion:
+    """A :class:`Completion` from any ``Model``: clients give one, a plain model its text."""
+    complete = getattr(model, "complete", None)
+    if complete is not None:
+        return complete(prompt)
+    started = time.perf_counter()
+    text = model(prompt)
+    return Completion(text, getattr(model, "name", type(model).__name__),
+                      latency_s=time.perf_counter() - started)

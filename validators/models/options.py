@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from planning_core.cli_args import non_negative_float, non_negative_int, positive_int, seconds
+from planning_core.cli.args import non_negative_float, non_negative_int, positive_int, seconds
 
 __all__ = ["add_model_arguments", "model_from_args", "describe"]
 

@@ -32,6 +32,7 @@ from typing import Callable
 from planning_core.validators.cope.dataset import Pair
 from planning_core.validators.cope.results import EvalContext, EvalResult, ground_truth_error
 from planning_core.validators.formalizations.prompts import render
+from planning_core.validators.models.client import ask
 from planning_core.validators.models.completion import Completion, ModelUnavailable, RequestFailed
 
 __all__ = ["LIVE_METHODS", "SMT_REVISE_ON", "LTL_REVISE_ON", "run_pair", "done_keys",
@@ -52,8 +53,6 @@ class _Recorder:
         self.prompts: list[str] = []
 
     def __call__(self, prompt: str) -> str:
-        from planning_core.validators.acp.run import ask
-
         self.prompts.append(prompt)
         completion = ask(self.model, prompt)
         self.completions.append(completion)
@@ -129,11 +128,11 @@ def _ltl(model, pair, context, revisions):
 
 
 def _planner(model, pair, context):
-    from planning_core.validators.cope.methods import METHODS
+    from planning_core.validators.cope.planner import evaluate_planner
 
     prompt = render("planner", pair)
     response = model(prompt)
-    result = METHODS["planner"].evaluate(pair, response, context)
+    result = evaluate_planner(pair, response, context)
     return [_Turn("planner", prompt, response, result.outcome, None)], result
 
 

@@ -1,8 +1,12 @@
-"""``planning-core cope run`` (registered by ``cope``'s ``register``).
+"""``planning-core cope run``: added to the ``cope`` command group by the console script.
+
+It lives here, not in ``cope``, because it drives the formalizer pipelines, which build on
+``cope``; :mod:`planning_core.console` hands :func:`add_run_command` to ``cope``'s
+``register``.
 
 ``cope run --method planner|pddl|smt|ltl --model NAME [--base-url URL] --dataset D
 --out R.jsonl [--revisions K] [--mode generate|edit] [--report R.md]`` prompts the model for
-every pair of ``D`` (:mod:`planning_core.validators.cope.live`), runs the revision loop with
+every pair of ``D`` (:mod:`planning_core.validators.formalizations.live`), runs the revision loop with
 the solver's or validator's feedback, judges the final answer against the ground truth and
 appends one row per pair (with every turn's prompt and response). Pairs already in
 ``R.jsonl`` without an error are skipped; failed ones are asked again. ``--report`` writes
@@ -16,9 +20,8 @@ import json
 import sys
 from pathlib import Path
 
-from planning_core.cli_args import positive_int, seconds
-
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+from planning_core.cli import ExitCode
+from planning_core.cli.args import positive_int, seconds
 
 __all__ = ["add_run_command"]
 
@@ -34,7 +37,7 @@ def _revisions(text: str) -> int:
 
 
 def add_run_command(sub) -> None:
-    from planning_core.validators.cope.live import LIVE_METHODS
+    from planning_core.validators.formalizations.live import LIVE_METHODS
     from planning_core.validators.models.options import add_model_arguments
 
     p = sub.add_parser("run", help="prompt a model on every pair, revise with feedback, "
@@ -71,8 +74,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.errors import InputError
     from planning_core.validators.cope.cli import _bar, _load
     from planning_core.validators.cope.evaluate import read_results
-    from planning_core.validators.cope.live import done_keys, row_key, run_pair
-    from planning_core.validators.cope.methods import METHODS
+    from planning_core.validators.formalizations.live import done_keys, row_key, run_pair
+    from planning_core.validators.formalizations.methods import METHODS
     from planning_core.validators.cope.report import render_eval_report
     from planning_core.validators.cope.results import EvalContext
     from planning_core.validators.models.completion import ModelUnavailable
@@ -81,7 +84,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     model = model_from_args(args)
     loaded = _load(args.dataset)
     if loaded is None:
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     pairs, _ = loaded
     if args.categories:
         wanted = {c.strip() for c in args.categories.split(",") if c.strip()}
@@ -146,4 +149,4 @@ def cmd_run(args: argparse.Namespace) -> int:
         except OSError as err:
             raise InputError(f"cannot write: {err.strerror or err}",
                              file=args.report) from None
-    return EXIT_FAILED if errors else EXIT_OK
+    return ExitCode.NEGATIVE if errors else ExitCode.OK

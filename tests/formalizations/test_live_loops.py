@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from planning_core.validators.cope.dataset import load_dataset
-from planning_core.validators.cope.live import run_pair
-from planning_core.validators.formalizations.model import ScriptedModel
+from planning_core.validators.formalizations.live import run_pair
+from planning_core.validators.models.base import ScriptedModel
 
 from tests.cope.minicope import write_minicope
 

@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("openai")
 
-from planning_core.cli import main
+from planning_core.console import main
 from planning_core.validators.cope.dataset import load_dataset
 from planning_core.validators.cope.evaluate import read_results
 from planning_core.validators.formalizations.prompts import render
