@@ -68,7 +68,9 @@ def test_gold_answers_score_100_percent(dev, tmp_path, capsys):
     assert row["cache_hit"] is False and row["params"]["temperature"] == 0.0
     assert row["response"] == gold[question_text(next(
         q for q in load_questions(folder) if q.id == row["id"] and q.task == row["task"]))]
-    assert "100.0" in io.out and "ACPBench Hard scores: scripted" in report.read_text()
+    text = report.read_text()
+    assert "100.0" in io.out and "ACPBench Hard scores: scripted" in text
+    assert f"{len(rows)} answers (0 from the cache); tokens: {11 * len(rows)} prompt" in text
     prompts = [ChatServer.prompt_of(r) for r in server.requests]
     assert all(p.startswith("**Question**: ") and p.endswith("**Final Answer**:")
                for p in prompts)
@@ -218,3 +220,21 @@ def test_killed_run_loses_nothing_and_duplicates_nothing(dev, tmp_path):
     assert len(keys) == len(set(keys)) == PER_TASK * len(TASKS)
     assert all(r["score"] == 1 for r in rows)
     assert len(server.requests) <= PER_TASK * len(TASKS) + 2  # at most the two in flight
+
+
+def test_a_command_as_the_model(dev, tmp_path, capsys):
+    """--command: the prompt goes to a program's stdin, its stdout is the answer."""
+    import shlex
+    import sys
+
+    folder, _ = dev
+    program = ("import sys; p = sys.stdin.read(); "
+               "print('0' if p.startswith('**Question**') else 'no prompt')")
+    out = tmp_path / "r.jsonl"
+    code = main(["acp", "run", "--command", f"{shlex.quote(sys.executable)} -c "
+                 f"{shlex.quote(program)}", "--questions", str(folder), "--out", str(out),
+                 "--tasks", "val", "--limit", "2", "--no-cache", "--no-progress"])
+    assert code == 0, capsys.readouterr().err
+    rows = read_results(out)
+    assert [r["response"] for r in rows] == ["0\n", "0\n"]
+    assert all(r["model"].startswith("command:") and r["score"] in (0, 1) for r in rows)

@@ -137,6 +137,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         from planning_core.validators.models.options import describe
 
         text = markdown_report(summary, title=f"ACPBench Hard scores: {describe(model)['model']}")
+        text += _usage_note(answered)
         if errors:
             text += f"\n{len(errors)} question(s) failed to get an answer and are not counted.\n"
         try:
@@ -146,6 +147,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.plot:
         heatmap(summary, args.plot)
     return ExitCode.NEGATIVE if errors else ExitCode.OK
+
+
+def _usage_note(rows: list[dict]) -> str:
+    """Requests, cache hits, tokens and latency of the answered rows, for the report."""
+    if not rows:
+        return ""
+    hits = sum(1 for r in rows if r.get("cache_hit"))
+    tokens = {k: sum((r.get("usage") or {}).get(k, 0) for r in rows)
+              for k in ("prompt_tokens", "completion_tokens")}
+    asked = [r.get("latency_s") or 0.0 for r in rows if not r.get("cache_hit")]
+    latency = f"{sum(asked) / len(asked):.2f} s" if asked else "-"
+    return (f"\n{len(rows)} answers ({hits} from the cache); tokens: "
+            f"{tokens['prompt_tokens']} prompt, {tokens['completion_tokens']} completion; "
+            f"mean latency of a request: {latency}.\n")
 
 
 def cmd_lm_eval_tasks(args: argparse.Namespace) -> int:
