@@ -139,18 +139,25 @@ def test_failures_are_recorded_and_a_rerun_fills_them_in(dev, tmp_path, capsys):
     assert all(r["score"] == 1 for r in latest_rows(rows))
 
 
-def test_rerun_with_cache_asks_nothing(dev, tmp_path, capsys):
+def test_rerun_with_cache_asks_nothing_and_the_key_is_never_written(dev, tmp_path, capsys,
+                                                                    monkeypatch):
     folder, gold = dev
     cache = tmp_path / "cache.sqlite"
+    monkeypatch.setenv("PC_TEST_KEY", "sk-unique-secret-4711")
     with ChatServer(_gold_reply(gold)) as server:
         for k in range(2):
             code = main(["acp", "run", "--model", "scripted", "--base-url", server.base_url,
                          "--questions", str(folder), "--out", str(tmp_path / f"r{k}.jsonl"),
                          "--limit", "1", "--tasks", "app,val", "--cache", str(cache),
+                         "--api-key-env", "PC_TEST_KEY", "--report", str(tmp_path / "r.md"),
                          "--no-progress"])
             assert code == 0
     assert len(server.requests) == 2
     assert all(r["cache_hit"] for r in read_results(tmp_path / "r1.jsonl"))
+    io = capsys.readouterr()
+    for blob in [p.read_bytes() for p in tmp_path.iterdir() if p.is_file()] + [
+            (io.out + io.err).encode()]:
+        assert b"sk-unique-secret-4711" not in blob
 
 
 def test_few_shot_prompts(dev, tmp_path, capsys):
