@@ -67,6 +67,12 @@ def test_a_hang_times_out_and_is_retried():
     assert c.text == "late but fine" and c.attempts == 2
 
 
+def test_an_answer_that_never_comes_is_a_recorded_failure():
+    with ChatServer(lambda req, n: hang(3.0)) as server:
+        with pytest.raises(RequestFailed, match=r"no answer within 0.3 s \(gave up after 2"):
+            _model(server, timeout_s=0.3, retry=RetryPolicy(retries=1, base_s=0.001)).complete("p")
+
+
 def test_a_slow_answer_within_the_timeout_is_fine():
     with ChatServer(lambda req, n: answer("slow", delay_s=0.3)) as server:
         c = _model(server, timeout_s=5).complete("p")

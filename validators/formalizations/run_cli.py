@@ -81,6 +81,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.validators.models.completion import ModelUnavailable
     from planning_core.validators.models.options import model_from_args
 
+    if args.method == "planner" and args.revisions:
+        print("note: the planner method is not revised (its only judge is the ground "
+              "truth); --revisions is ignored", file=sys.stderr)
     model = model_from_args(args)
     loaded = _load(args.dataset)
     if loaded is None:
