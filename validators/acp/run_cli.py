@@ -80,21 +80,26 @@ def _select(questions, tasks: str | None, limit: int | None):
 
 def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.errors import InputError
-    from planning_core.validators.acp.cli import _check_plot_path, _prepare_out
-    from planning_core.validators.acp.dataset import load_questions, read_results
-    from planning_core.validators.acp.report import heatmap, markdown_report, summarize, text_table
+    from planning_core.validators.acp.dataset import load_questions, prepare_out, read_results
+    from planning_core.validators.acp.report import (
+        check_plot_path,
+        heatmap,
+        markdown_report,
+        summarize,
+        text_table,
+    )
     from planning_core.validators.acp.run import latest_rows, pending_items, plan_items, run_questions
     from planning_core.validators.acp.scoring import AnswerScorer
     from planning_core.validators.models.options import model_from_args
 
     out = Path(args.out)
     if args.plot:
-        _check_plot_path(args.plot)
+        check_plot_path(args.plot)
     model = model_from_args(args)
     pool = load_questions(args.questions)
     questions = _select(pool, args.tasks, args.limit)
     items = plan_items(questions, args.shots, pool)
-    _prepare_out(out)
+    prepare_out(out)
     todo = pending_items(items, read_results(out))
     if len(items) > len(todo):
         print(f"{len(items) - len(todo)} question(s) already answered in {out}: skipped",
