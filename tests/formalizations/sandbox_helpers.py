@@ -19,7 +19,26 @@ LIMITS = SandboxLimits(cpu_s=2, wall_s=10.0, memory_mb=512, processes=16, file_s
 
 needs_namespaces = pytest.mark.skipif(
     isolation_available() is None,
-    reason="namespace sandbox needs root and util-linux unshare (present in CI)")
+    reason="the sandbox needs bubblewrap (Debian package bubblewrap; .ci/run installs it)")
+
+
+def processes_in_namespace(namespace: int | None) -> list[int]:
+    """Host process ids still running in the PID namespace ``namespace`` (a run's
+    ``pid_namespace``): a sandbox that ended must leave none. Zombies (a dead PID 1 not yet
+    reaped by the host's init) run nothing and are not counted."""
+    assert namespace is not None
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.readlink(f"/proc/{entry}/ns/pid") != f"pid:[{namespace}]":
+                    continue
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    if handle.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X"):
+                        found.append(int(entry))
+            except (OSError, IndexError):
+                continue
+    return found
 
 
 def processes_of(uid: int) -> list[int]:
