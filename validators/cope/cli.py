@@ -72,6 +72,11 @@ def register(subparsers) -> None:
     p.add_argument("--workers", type=positive_int, default=1, metavar="N",
                    help="worker processes (default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--unsafe-no-sandbox", action="store_true",
+                   help="method smt: run model-written programs with resource limits only, "
+                        "without the bubblewrap sandbox (they can then read, write and "
+                        "connect to whatever this user can); without this flag a missing "
+                        "sandbox makes every row sandbox_unavailable")
     p.set_defaults(func=_cmd_eval)
 
 
@@ -130,12 +135,18 @@ def _cmd_check(args: argparse.Namespace) -> int:
 _CONTEXT = None
 
 
-def _set_context(time_limit: float, label_check: bool, checks: tuple = ()) -> None:
-    """The per-process evaluation context (also each worker's pool initializer)."""
+def _set_context(time_limit: float, label_check: bool, checks: tuple = (),
+                 sandbox: str = "bwrap", worker: bool = False) -> None:
+    """The per-process evaluation context (also each worker's pool initializer: a worker
+    dies with the evaluator, and its sandboxes with it, see docs/sandbox.md)."""
     global _CONTEXT
     from planning_core.validators.cope.results import EvalContext
 
-    _CONTEXT = EvalContext(time_limit=time_limit, use_oracle=label_check)
+    if worker:
+        from planning_core.validators.formalizations.sandbox import die_with_parent
+
+        die_with_parent()
+    _CONTEXT = EvalContext(time_limit=time_limit, use_oracle=label_check, sandbox=sandbox)
     for check in checks:
         _CONTEXT.remember(check)
 
@@ -167,7 +178,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if skipped:
         print(f"{skipped} pair(s) already in {args.out}; skipped", file=sys.stderr)
-    settings = (args.time_limit, not args.no_label_check, checks)
+    settings = (args.time_limit, not args.no_label_check, checks,
+                "rlimits" if args.unsafe_no_sandbox else "bwrap")
+    if args.unsafe_no_sandbox and args.method == "smt":
+        print("warning: --unsafe-no-sandbox: model-written programs run without isolation",
+              file=sys.stderr)
     _set_context(*settings)
     work = [(args.method, job.pair, job.row.output) for job in jobs]
     written: list[dict] = []
@@ -187,7 +202,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             context = multiprocessing.get_context(
                 "fork" if "fork" in multiprocessing.get_all_start_methods() else None)
             with context.Pool(args.workers, initializer=_set_context,
-                              initargs=settings) as pool:
+                              initargs=(*settings, True)) as pool:
                 for row in pool.imap_unordered(_eval_one, work, chunksize=1):
                     keep(row)
         else:

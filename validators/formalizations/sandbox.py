@@ -44,7 +44,7 @@ from planning_core.validators.formalizations.sandbox_bwrap import INIT_SCRIPT, S
 from planning_core.validators.formalizations.sandbox_cgroup import RunGroup, create_group
 
 __all__ = ["ISOLATIONS", "Outcome", "SandboxError", "SandboxLimits", "SandboxResult",
-           "bwrap_path", "isolation_available", "run_program"]
+           "bwrap_path", "die_with_parent", "isolation_available", "run_program"]
 
 ISOLATIONS = ("bwrap", "rlimits")
 BWRAP_ENV = "PLANNING_CORE_BWRAP"  # the bwrap executable to use (default: bwrap on PATH)
@@ -118,7 +118,10 @@ class SandboxResult:
     ``returncode`` is the program's exit status, negative for a signal (as in subprocess),
     None when the run was killed from outside. ``cpu_s`` and ``peak_rss_kb`` cover every
     process of the run. ``isolation`` lists what was in force; ``memory_limit_mechanism``
-    is ``cgroup v2``, ``cgroup v1``, ``rlimits+seccomp`` or ``rlimits`` (unsafe mode).
+    is ``cgroup v2``, ``cgroup v1``, ``rlimits+seccomp`` or ``rlimits`` (unsafe mode);
+    ``memory_peak_kb`` is the cgroup's peak (shared memory and tmpfs files included), or
+    the largest process's peak RSS without a cgroup. ``pid_namespace`` is the inode
+    number of the run's PID namespace, ``oom_kills`` what the cgroup's OOM killer did.
     """
 
     outcome: Outcome
@@ -135,6 +138,7 @@ class SandboxResult:
     memory_limit_mechanism: str = ""
     pid_namespace: int | None = None
     oom_kills: int = 0
+    memory_peak_kb: int = 0
 
     @property
     def signal_name(self) -> str | None:
@@ -168,6 +172,21 @@ def isolation_available() -> str | None:
         except SandboxError:
             _available[path] = None
     return _available[path]
+
+
+def die_with_parent() -> None:
+    """Have the kernel kill this process (SIGKILL) when its parent dies.
+
+    For worker processes that run sandboxes (``cope eval --workers``): bwrap dies with its
+    parent and the sandbox with bwrap, so killing the evaluator in any way ends every
+    sandbox at once instead of letting a worker finish its current program.
+    """
+    import ctypes
+
+    parent = os.getppid()
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
 
 
 _counter = itertools.count()
@@ -445,6 +464,9 @@ def _supervise(cmd: list[str], data: bytes, limits: SandboxLimits, owned: list[i
                     killed_for = "output"
                     _kill(proc, streams)
                     deadline = time.monotonic() + KILL_DRAIN_S
+    except BaseException:  # interrupted (Ctrl-C, a signal turned exception): end it now
+        killed_for = killed_for or "interrupted"
+        raise
     finally:
         sel.close()
         if killed_for is None:
@@ -514,6 +536,8 @@ def _result(run: _Run, limits: SandboxLimits, mechanism: str, notes: tuple,
         memory_limit_mechanism=mechanism,
         pid_namespace=namespace,
         oom_kills=oom_kills,
+        memory_peak_kb=(group.peak_bytes() >> 10 if group is not None else 0)
+        or (usage.ru_maxrss if usage is not None else 0),
     )
 
 
