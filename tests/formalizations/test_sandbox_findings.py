@@ -175,6 +175,7 @@ def test_classification_prefers_memory_evidence():
 
 # ------------------------------------------------------------------ 9: children, kills
 
+@pytest.mark.slow
 def test_cpu_time_counts_forked_children():
     result = run_program(CHILDREN_BURN_CPU, replace(LIMITS, cpu_s=5, wall_s=60.0))
     assert result.outcome is Outcome.OK and result.stdout == "children busy\n"

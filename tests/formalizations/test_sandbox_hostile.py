@@ -69,7 +69,7 @@ HOSTILE = {
         chunks = []
         while True:
             chunks.append(bytearray(50 * 2**20))
-        """, {Outcome.MEMORY_EXCEEDED}, {}),
+        """, {Outcome.MEMORY_EXCEEDED}, {"wall_s": 120.0}),  # memory, not load, ends it
     "fork_bomb": ("""
         import os
         while True:
