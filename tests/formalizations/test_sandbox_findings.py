@@ -61,6 +61,25 @@ def test_only_the_runtime_and_z3_are_visible():
     assert ours == "['z3']" and z3_ok == "True"
 
 
+def test_kernel_settings_are_read_only():
+    """The program's processes are uid 0 outside their user namespace when root runs the
+    sandbox, and sysctl files check only owner bits: /proc/sys must be a read-only mount
+    (opening for append writes nothing, even where it would be allowed)."""
+    result = run_program(textwrap.dedent("""
+        import os
+        for path in ("/proc/sys/kernel/core_pattern", "/proc/sys/vm/drop_caches",
+                     "/proc/sysrq-trigger"):
+            try:
+                open(path, "a").close()
+                print("opened", path)
+            except OSError as exc:
+                print("refused", path, exc.strerror)
+        """), LIMITS)
+    assert result.outcome is Outcome.OK, result.stderr_tail
+    assert "opened" not in result.stdout, result.stdout
+    assert result.stdout.count("refused") == 3
+
+
 # ------------------------------------------------------------------ 2: memory bypasses
 
 @pytest.mark.parametrize("program", [MEMFD_BOMB, SHM_BOMB], ids=["memfd", "sysv_shm"])

@@ -112,7 +112,13 @@ def seccomp_filter(block_shared_memory: bool):
     for name in ("socket", "socketpair"):
         rules.add_rule(pyseccomp.ERRNO(errno.EACCES), name,
                        pyseccomp.Arg(0, pyseccomp.EQ, AF_UNIX))
-    names = ["io_uring_setup", "io_uring_enter", "io_uring_register"]
+    # io_uring can create sockets past this filter; the rest have no use in a z3 program
+    # and widen what a process that is uid 0 outside its namespace can reach
+    names = ["io_uring_setup", "io_uring_enter", "io_uring_register", "keyctl", "add_key",
+             "request_key", "bpf", "perf_event_open", "userfaultfd", "kexec_load",
+             "kexec_file_load", "init_module", "finit_module", "delete_module", "acct",
+             "swapon", "swapoff", "syslog", "mount", "umount2", "pivot_root", "setns",
+             "unshare"]
     if block_shared_memory:
         names += ["memfd_create", "memfd_secret", "shmget"]
     for name in names:
@@ -150,7 +156,9 @@ def bwrap_command(bwrap: str, rt: Runtime, *, seccomp_fd: int, status_fd: int,
         dest = os.path.join(os.path.realpath(os.path.dirname(lib)), os.path.basename(lib))
         cmd += _bind(os.path.realpath(lib), dest)
     cmd += _bind(str(INIT_SCRIPT), INIT_INSIDE)
-    cmd += ["--proc", "/proc", "--dev", "/dev",
+    # bwrap covers /proc/sys only when the directory itself is writable; its files are
+    # writable by owner bits, and the sandbox's uid is the caller's outside (root here)
+    cmd += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
             "--size", str(1 << 20), "--perms", "1777", "--tmpfs", "/dev/shm",
             "--remount-ro", "/dev",
             "--size", str(tmpfs_mb << 20), "--perms", "1777", "--tmpfs", "/tmp",
