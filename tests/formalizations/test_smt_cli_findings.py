@@ -17,7 +17,7 @@ from formalizations import hostile_programs as findings
 from formalizations.hostile_programs import unix_listener  # noqa: F401 (fixture)
 from formalizations.sandbox_helpers import needs_namespaces
 from formalizations.smt_programs import bounded_program
-from planning_core.cli import main
+from planning_core.console import main
 from planning_core.pddl.parser import parse_domain_file, parse_problem_file
 from planning_core.validators.cope.dataset import load_dataset
 from planning_core.validators.formalizations import smt
@@ -139,7 +139,7 @@ def test_killing_cope_eval_ends_its_workers_sandboxes(dataset, tmp_path):
     outputs = tmp_path / "outputs.jsonl"
     outputs.write_text("".join(json.dumps(_row(pair, findings.SLEEPER)) + "\n"
                                for pair in pairs[:2]))
-    code = "import sys\nfrom planning_core.cli import main\nsys.exit(main(sys.argv[1:]))"
+    code = "import sys\nfrom planning_core.console import main\nsys.exit(main(sys.argv[1:]))"
     evaluator = subprocess.Popen(
         [sys.executable, "-c", code, "cope", "eval", "--dataset", str(root), "--method",
          "smt", "--outputs", str(outputs), "--out", str(tmp_path / "results.jsonl"),

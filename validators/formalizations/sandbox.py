@@ -44,7 +44,7 @@ from planning_core.validators.formalizations.sandbox_bwrap import INIT_SCRIPT, S
 from planning_core.validators.formalizations.sandbox_cgroup import RunGroup, create_group
 
 __all__ = ["ISOLATIONS", "Outcome", "SandboxError", "SandboxLimits", "SandboxResult",
-           "bwrap_path", "die_with_parent", "isolation_available", "run_program"]
+           "bwrap_path", "isolation_available", "run_program"]
 
 ISOLATIONS = ("bwrap", "rlimits")
 BWRAP_ENV = "PLANNING_CORE_BWRAP"  # the bwrap executable to use (default: bwrap on PATH)
@@ -172,21 +172,6 @@ def isolation_available() -> str | None:
         except SandboxError:
             _available[path] = None
     return _available[path]
-
-
-def die_with_parent() -> None:
-    """Have the kernel kill this process (SIGKILL) when its parent dies.
-
-    For worker processes that run sandboxes (``cope eval --workers``): bwrap dies with its
-    parent and the sandbox with bwrap, so killing the evaluator in any way ends every
-    sandbox at once instead of letting a worker finish its current program.
-    """
-    import ctypes
-
-    parent = os.getppid()
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # the parent died before the request took effect
-        os._exit(1)
 
 
 _counter = itertools.count()
