@@ -110,7 +110,11 @@ FORGES_SETUP_ERROR = textwrap.dedent("""
             print("wrote to", fd)
         except OSError:
             pass
-    for path in ("/proc/1/fd/3", "/proc/1/fd/4"):
+    try:  # the sandbox's PID 1 holds the status pipe: every descriptor of it is tried
+        held = sorted(os.listdir("/proc/1/fd"), key=int)
+    except OSError:
+        held = ["1", "2", "3", "4"]
+    for path in ["/proc/1/fd/" + name for name in held]:
         try:
             with open(path, "w") as handle:
                 handle.write('{"setup_error": "forged"}\\n')
