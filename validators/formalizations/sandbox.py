@@ -184,7 +184,6 @@ def _sandbox_uid() -> int:
 
 def _config(limits: SandboxLimits, *, python: str, workdir: str, status_fd: int,
             pid_one: bool, site: str | None, uid: int | None) -> dict:
-    home = workdir if not pid_one else WORKDIR
     return {
         "pid_one": pid_one,
         "uid": uid,
@@ -193,7 +192,7 @@ def _config(limits: SandboxLimits, *, python: str, workdir: str, status_fd: int,
         "status_fd": status_fd,
         "bootstrap": BOOTSTRAP.format(path=f"sys.path.append({site!r})\n" if site else ""),
         "wall_s": float(limits.wall_s),
-        "env": dict(ENV, HOME=home, TMPDIR="/tmp" if pid_one else workdir),
+        "env": dict(ENV, HOME=workdir, TMPDIR="/tmp" if pid_one else workdir),
         "limits": {
             "cpu_s": max(1, int(limits.cpu_s)),
             "as": limits.memory_mb << 20,
