@@ -111,6 +111,22 @@ def test_memory_of_forked_children_counts_towards_one_limit():
     assert result.memory_peak_kb <= 256 << 10
 
 
+def test_without_a_cgroup_processes_are_counted_by_pid_one():
+    """uid 0 outside the namespace is exempt from RLIMIT_NPROC: without a pids cgroup the
+    sandbox's PID 1 counts the run's processes. (A bounded 'bomb' of sleeping children,
+    so that a failure here cannot flood the machine.)"""
+    result = run_program(textwrap.dedent("""
+        import os, time
+        for _ in range(300):
+            if os.fork() == 0:
+                time.sleep(60)
+                os._exit(0)
+        time.sleep(60)
+        """), replace(LIMITS, wall_s=30.0), cgroups=False)
+    assert result.outcome is Outcome.CRASHED and result.limit == "processes", result
+    assert processes_in_namespace(result.pid_namespace) == []
+
+
 # ------------------------------------------------------------------ 3: host sockets
 
 def test_host_unix_socket_is_unreachable(unix_listener):

@@ -115,6 +115,8 @@ class SandboxLimits:
 class SandboxResult:
     """How a run ended. ``limit`` names the limit that ended it (cpu, wall, memory, output).
 
+    ``limit="processes"``: the run was killed for having more than ``processes`` processes
+    (counted by PID 1 when no cgroup's ``pids.max`` does).
     ``returncode`` is the program's exit status, negative for a signal (as in subprocess),
     None when the run was killed from outside. ``cpu_s`` and ``peak_rss_kb`` cover every
     process of the run. ``isolation`` lists what was in force; ``memory_limit_mechanism``
@@ -269,6 +271,8 @@ def _run_bwrap(data: bytes, limits: SandboxLimits, python: str,
                                f"are needed): {exc}") from exc
         config = _config(limits, python=rt.executable, workdir=WORKDIR, status_fd=status_w,
                          pid_one=True, site=SITE_INSIDE if rt.z3 else None, uid=uid)
+        if group is None or not group.counts_processes:
+            config["count_processes"] = limits.processes
         cmd = bwrap_command(bwrap, rt, seccomp_fd=bpf.fileno(), status_fd=status_w,
                             json_fd=json_w, tmpfs_mb=limits.tmpfs_mb, config=config)
         run = _supervise(cmd, data, limits, owned, status_r, json_r,
@@ -502,6 +506,8 @@ def _result(run: _Run, limits: SandboxLimits, mechanism: str, notes: tuple,
     oom_kills = group.oom_kills() if group is not None else 0
     outcome, limit = _classify(returncode, run.killed_for, bool(report.get("wall_killed")),
                                stderr, cpu_s, limits, oom_kills)
+    if report.get("process_limit") and outcome is not Outcome.OUTPUT_EXCEEDED:
+        outcome, limit = Outcome.CRASHED, "processes"
     namespace = next((line.get("pid-namespace") for line in _Streams.lines(run.streams.json)
                       if "pid-namespace" in line), None)
     return SandboxResult(

@@ -93,6 +93,11 @@ class RunGroup:
     def memory(self) -> Path:
         return self.dirs[0]
 
+    @property
+    def counts_processes(self) -> bool:
+        """Whether one of the groups has ``pids.max`` (else PID 1 counts them)."""
+        return any((path / "pids.max").exists() for path in self.dirs)
+
     def oom_kills(self) -> int:
         """How many processes of the run the kernel's OOM killer ended."""
         if self.mechanism == "cgroup v2":

@@ -15,7 +15,8 @@ for a setup failure. Lines written, each one JSON object:
 * ``{"setup_error": ...}`` when the program could not be started (then exit status 70);
 * ``{"started": true, "notes": [...]}`` once the program's file is written, just before
   the program's process is forked: from here on, whatever happens is the program's doing;
-* ``{"exit": ..., "signal": ..., "wall_killed": ...}`` when the program's own process
+* ``{"exit": ..., "signal": ..., "wall_killed": ..., "process_limit": ...}`` when the
+  program's own process
   ended, after every other process of the run was killed and reaped (so that the caller's
   ``wait4`` rusage of the whole tree includes them all).
 """
@@ -131,17 +132,36 @@ def end_everything(pid_one):
         _drain()
 
 
-def wait_for(child):
-    """Reap every process until ``child`` ends; its wait status."""
+def _process_count():
+    return sum(1 for entry in os.listdir("/proc") if entry.isdigit())
+
+
+def wait_for(child, max_processes):
+    """Reap every process until ``child`` ends; its wait status, and whether the run had
+    to be ended for having more than ``max_processes`` processes.
+
+    ``max_processes`` is set only when no cgroup counts the run's processes (the kernel
+    does not apply ``RLIMIT_NPROC`` to a sandbox that is uid 0 outside): then the
+    namespace's processes are counted every few milliseconds, and a run with too many is
+    killed whole, so a fork bomb stays within a few hundred processes of the limit.
+    """
+    exceeded = False
     while True:
+        watching = max_processes is not None and not exceeded
         try:
-            pid, status = os.waitpid(-1, 0)
+            pid, status = os.waitpid(-1, os.WNOHANG if watching else 0)
         except ChildProcessError:
-            return None
+            return None, exceeded
         except InterruptedError:
             continue
         if pid == child:
-            return status
+            return status, exceeded
+        if pid == 0:
+            if _process_count() > max_processes + 1:  # this process is one of them
+                exceeded = True
+                os.kill(-1, signal.SIGKILL)
+            else:
+                time.sleep(0.005)
 
 
 def main():
@@ -184,13 +204,14 @@ def main():
 
     signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, config["wall_s"])
-    status = wait_for(child)
+    status, too_many = wait_for(child, config.get("count_processes"))
     signal.setitimer(signal.ITIMER_REAL, 0)
     end_everything(config["pid_one"])
     write_status(status_fd, {
         "exit": os.WEXITSTATUS(status) if status is not None and os.WIFEXITED(status) else None,
         "signal": os.WTERMSIG(status) if status is not None and os.WIFSIGNALED(status) else None,
         "wall_killed": bool(timed_out),
+        "process_limit": too_many,
     })
     os._exit(0)
 
