@@ -19,7 +19,7 @@ from planning_core.errors import PlanningError
 
 from planning_core.validators.acp.dataset import Answer, DatasetError, question_index
 from planning_core.validators.acp.records import Question, Score
-from planning_core.validators.acp.scorers.base import DEFAULT_TIME_LIMIT
+from planning_core.validators.acp.scorers.base import DEFAULT_BUDGET, DEFAULT_TIME_LIMIT
 from planning_core.validators.acp.scoring import AnswerScorer
 
 __all__ = ["Job", "match_answers", "result_row", "score_jobs"]
@@ -88,9 +88,10 @@ def _score_one(scorer: AnswerScorer, job: Job) -> dict:
 _WORKER: AnswerScorer | None = None
 
 
-def _init_worker(time_limit: float, trust_stored_none: bool) -> None:
+def _init_worker(time_limit: float | None, budget: int, trust_stored_none: bool) -> None:
     global _WORKER
-    _WORKER = AnswerScorer(time_limit=time_limit, trust_stored_none=trust_stored_none)
+    _WORKER = AnswerScorer(time_limit=time_limit, budget=budget,
+                           trust_stored_none=trust_stored_none)
 
 
 def _run_group(group: list[Job]) -> list[tuple[int, dict]]:
@@ -106,8 +107,8 @@ def _groups(jobs: Sequence[Job]) -> list[list[Job]]:
     return list(by_problem.values())
 
 
-def score_jobs(jobs: Sequence[Job], *, time_limit: float = DEFAULT_TIME_LIMIT,
-               workers: int = 1, scorer: AnswerScorer | None = None,
+def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_LIMIT,
+               budget: int = DEFAULT_BUDGET, workers: int = 1, scorer: AnswerScorer | None = None,
                trust_stored_none: bool = False,
                on_done: Callable[[int], None] | None = None) -> Iterator[tuple[Job, dict]]:
     """Score ``jobs``; yield ``(job, row)`` in the order of ``jobs``.
@@ -116,7 +117,7 @@ def score_jobs(jobs: Sequence[Job], *, time_limit: float = DEFAULT_TIME_LIMIT,
     """
     jobs = list(jobs)
     if workers <= 1 or len(jobs) <= 1:
-        scorer = scorer or AnswerScorer(time_limit=time_limit,
+        scorer = scorer or AnswerScorer(time_limit=time_limit, budget=budget,
                                         trust_stored_none=trust_stored_none)
         for job in jobs:
             row = _score_one(scorer, job)
@@ -128,7 +129,7 @@ def score_jobs(jobs: Sequence[Job], *, time_limit: float = DEFAULT_TIME_LIMIT,
     ready: dict[int, dict] = {}
     next_k = 0
     with cf.ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                                initargs=(time_limit, trust_stored_none)) as pool:
+                                initargs=(time_limit, budget, trust_stored_none)) as pool:
         futures = [pool.submit(_run_group, g) for g in _groups(jobs)]
         try:
             for fut in cf.as_completed(futures):

@@ -22,6 +22,7 @@ from pathlib import Path
 from planning_core.cli import ArgumentParser, ExitCode
 from planning_core.cli.args import positive_int, seconds
 from planning_core.errors import InputError, PlanningError
+from planning_core.validators.acp.scorers.queries import DEFAULT_BUDGET
 
 __all__ = ["register"]
 
@@ -63,8 +64,12 @@ def register(subparsers) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--time-limit", type=seconds, default=10.0, metavar="S",
-                   help="seconds per search before a verdict is unknown (default 10)")
+    p.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET, metavar="N",
+                   help="expanded states per search before a verdict is unknown "
+                        f"(deterministic; default {DEFAULT_BUDGET:,})")
+    p.add_argument("--time-limit", type=seconds, default=None, metavar="S",
+                   help="optional wall-clock safety limit per search (default off); a hit "
+                        "gives unknown verdicts that may depend on machine load")
     p.add_argument("--trust-stored-none", action="store_true",
                    help="take an empty stored set as proof that None is right (reach, "
                         "areach, land), as the dataset and the reference scorer do, "
@@ -105,7 +110,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     bar = _progress(len(todo), disabled=args.no_progress)
     try:
         with open(out, "a", encoding="utf-8") as f:
-            for _, row in score_jobs(todo, time_limit=args.time_limit, workers=args.workers,
+            for _, row in score_jobs(todo, time_limit=args.time_limit, budget=args.budget,
+                                     workers=args.workers,
                                      trust_stored_none=args.trust_stored_none,
                                      on_done=bar.update if bar else None):
                 f.write(json.dumps(row) + "\n")
@@ -145,7 +151,8 @@ def cmd_check_gold(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.scoring import AnswerScorer
 
     questions = load_questions(args.questions)
-    scorer = AnswerScorer(time_limit=args.time_limit, trust_stored_none=args.trust_stored_none)
+    scorer = AnswerScorer(time_limit=args.time_limit, budget=args.budget,
+                          trust_stored_none=args.trust_stored_none)
     counts: dict[str, list[int]] = {}
     failures = []
     for q in questions:

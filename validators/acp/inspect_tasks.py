@@ -79,7 +79,7 @@ def unknown_rate():
 
 
 @scorer(metrics=[known_accuracy(), unknown_rate(), accuracy()])
-def planning_core_score(questions: str | None = None, time_limit: float = 10.0):
+def planning_core_score(questions: str | None = None, time_limit: float | None = None):
     """planning_core's scorer for the sample's question (looked up by task and id)."""
     path = questions or os.environ.get(ENV)
     index = {(q.task, q.id): q for q in load_questions(path)} if path else {}

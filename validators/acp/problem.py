@@ -16,6 +16,7 @@ ill-formed rather than "unreachable".
 """
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ from planning_core.validate.report import ValidationReport
 from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.records import Score
 
-__all__ = ["ProblemCache", "ProblemInfo", "atom_key"]
+__all__ = ["ProblemCache", "ProblemInfo", "atom_key", "parse_domain_cached"]
 
 
 def atom_key(name: GroundName) -> tuple[str, ...]:
@@ -106,7 +107,7 @@ class ProblemInfo:
 
     @classmethod
     def build(cls, domain_text: str, problem_text: str) -> ProblemInfo:
-        domain = parse_domain(domain_text, "<PDDL_domain>")
+        domain = parse_domain_cached(domain_text)
         problem = parse_problem(problem_text, "<PDDL_problem>")
         fluent: set[str] = set()
         for action in domain.actions:
@@ -188,6 +189,32 @@ class ProblemInfo:
     def is_static(self, predicate: str) -> bool:
         """Whether no action changes the predicate (its atoms keep their initial truth)."""
         return predicate not in self.fluent_predicates
+
+
+_DOMAINS: OrderedDict[str, A.Domain] = OrderedDict()
+_DOMAINS_LOCK = threading.Lock()
+_DOMAINS_SIZE = 64
+
+
+def parse_domain_cached(text: str) -> A.Domain:
+    """The parsed domain of ``text``, parsed once per distinct text (keyed by its SHA-256).
+
+    A benchmark split has a handful of domain texts shared by hundreds of problems, and the
+    parsed :class:`~planning_core.pddl.ast.Domain` is immutable, so every problem of a domain
+    shares one parse. A syntax error is not cached (it is raised on every call).
+    """
+    key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    with _DOMAINS_LOCK:
+        found = _DOMAINS.get(key)
+        if found is not None:
+            _DOMAINS.move_to_end(key)
+            return found
+    found = parse_domain(text, "<PDDL_domain>")
+    with _DOMAINS_LOCK:
+        _DOMAINS[key] = found
+        while len(_DOMAINS) > _DOMAINS_SIZE:
+            _DOMAINS.popitem(last=False)
+    return found
 
 
 class ProblemCache:

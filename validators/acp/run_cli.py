@@ -46,8 +46,9 @@ def add_run_commands(sub) -> None:
                    help="only these tasks (comma-separated, e.g. app,prog)")
     p.add_argument("--limit", type=positive_int, metavar="N",
                    help="only the first N questions of each task")
-    p.add_argument("--time-limit", type=seconds, default=10.0, metavar="S",
-                   help="seconds per scoring search before a verdict is unknown (default 10)")
+    p.add_argument("--time-limit", type=seconds, default=None, metavar="S",
+                   help="optional wall-clock safety limit per scoring search (default off;
+                        "verdicts are bounded by deterministic budgets)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_model_arguments(p, max_tokens=1000)
     p.set_defaults(func=cmd_run)

@@ -7,8 +7,9 @@ the model's output. For lm-evaluation-harness, a ``process_results`` function ca
 filtered out by the caller).
 
 Parsed and ground problems are kept in a module-level :class:`ProblemCache`, so scoring
-many answers to one question, or many questions on one problem, parses and grounds once.
-A :class:`Scorer` object holds its own cache and time limit for batch use.
+many answers to one question, or many questions on one problem, parses and grounds once;
+the problem is parsed only when a scorer first needs it (stored data settles many answers
+without PDDL). An :class:`AnswerScorer` holds its own cache and search budget for batch use.
 """
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from typing import Mapping
 
 from planning_core.validators.acp.problem import ProblemCache
 from planning_core.validators.acp.records import Question, Score
-from planning_core.validators.acp.scorers.base import DEFAULT_TIME_LIMIT, ScoreContext, Scorer
+from planning_core.validators.acp.scorers.base import (DEFAULT_BUDGET, DEFAULT_TIME_LIMIT,
+                                                       ScoreContext, Scorer)
 from planning_core.validators.acp.scorers.land import score_land
 from planning_core.validators.acp.scorers.nexta import score_nexta
 from planning_core.validators.acp.scorers.plan import score_just, score_val
@@ -43,17 +45,22 @@ def as_question(record: Question | Mapping) -> Question:
 
 
 class AnswerScorer:
-    """Scores answers with a shared problem cache and a per-search time limit (seconds)."""
+    """Scores answers with a shared problem cache and a per-search budget (expanded states;
+    deterministic). ``time_limit`` is an optional wall-clock safety net (seconds, default
+    off) for users who need a run to end; hitting it gives unknown verdicts."""
 
-    def __init__(self, *, time_limit: float = DEFAULT_TIME_LIMIT,
-                 cache: ProblemCache | None = None, trust_stored_none: bool = False) -> None:
+    def __init__(self, *, time_limit: float | None = DEFAULT_TIME_LIMIT,
+                 budget: int = DEFAULT_BUDGET, cache: ProblemCache | None = None,
+                 trust_stored_none: bool = False) -> None:
         self.time_limit = time_limit
+        self.budget = budget
         self.trust_stored_none = trust_stored_none
         self.cache = cache if cache is not None else ProblemCache()
 
     def context(self, q: Question) -> ScoreContext:
-        info = self.cache.get(q.domain_text, q.problem_text)
-        return ScoreContext(info, self.time_limit, self.trust_stored_none)
+        """The question's context; its problem is parsed on first use (lazily)."""
+        return ScoreContext(lambda: self.cache.get(q.domain_text, q.problem_text),
+                            self.time_limit, self.trust_stored_none, self.budget)
 
     def __call__(self, record: Question | Mapping, response: object) -> Score:
         q = as_question(record)
@@ -74,5 +81,5 @@ def score(record: Question | Mapping, response_text: object, *,
     if time_limit is None:
         return _DEFAULT(record, response_text)
     q = as_question(record)
-    info = _DEFAULT.cache.get(q.domain_text, q.problem_text)
-    return SCORERS[q.task](q, response_text, ScoreContext(info, time_limit))
+    ctx = ScoreContext(lambda: _DEFAULT.cache.get(q.domain_text, q.problem_text), time_limit)
+    return SCORERS[q.task](q, response_text, ctx)

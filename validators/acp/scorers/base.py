@@ -1,35 +1,59 @@
 """What every scorer shares: the context it runs in and small verdict helpers.
 
 A scorer is a function ``(question, response, ctx) -> Score``. ``ctx`` carries the
-question's :class:`ProblemInfo` (parsed, ground, memoised) and the time limit for any
-search; a scorer never parses PDDL or grounds on its own, so answers to one question share
-that work (:class:`planning_core.validators.acp.problem.ProblemCache`).
+question's :class:`ProblemInfo` (parsed, ground, memoised) and the budget for any search; a
+scorer never parses PDDL or grounds on its own, so answers to one question share that work
+(:class:`planning_core.validators.acp.problem.ProblemCache`). ``ctx.info`` is built on first
+use: an answer that the stored data settles (a stored right answer, a ``None`` refuted by a
+stored set) is decided without parsing the PDDL at all.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Iterable
 
 from planning_core.validators.acp.answers.parsers import ANSWER_PARSERS
 from planning_core.validators.acp.answers.values import GroundName, UnparseableAnswer
 from planning_core.validators.acp.problem import ProblemInfo
 from planning_core.validators.acp.records import Question, Score
+from planning_core.validators.acp.scorers.queries import DEFAULT_BUDGET
 
-__all__ = ["DEFAULT_TIME_LIMIT", "ScoreContext", "Scorer", "listed", "parse_or_score",
+__all__ = ["DEFAULT_BUDGET", "DEFAULT_TIME_LIMIT", "ScoreContext", "Scorer", "listed", "parse_or_score",
            "right", "unknown", "wrong"]
 
-#: Seconds a single search may take before the verdict is "unknown".
-DEFAULT_TIME_LIMIT = 10.0
+#: The default wall-clock safety limit of a search: none. Verdicts are bounded by the
+#: deterministic ``budget`` (expanded states) instead, so they do not depend on machine load.
+DEFAULT_TIME_LIMIT: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ScoreContext:
-    """``trust_stored_none``: take an empty stored set as proof that None is right (the
-    dataset's and the reference scorer's verdict) instead of searching for a witness."""
+    """Where a scorer runs.
 
-    info: ProblemInfo
-    time_limit: float = DEFAULT_TIME_LIMIT
+    ``source`` is the question's :class:`ProblemInfo`, or a function building it (called on
+    first use of :attr:`info`, at most once). ``budget``: expanded states per search before a
+    verdict is unknown (deterministic). ``time_limit``: optional wall-clock seconds per
+    search, a safety net for the user only (default off; when set and hit, the verdict is
+    unknown). ``trust_stored_none``: take an empty stored set as proof that None is right
+    (the dataset's and the reference scorer's verdict) instead of searching for a witness.
+    """
+
+    source: ProblemInfo | Callable[[], ProblemInfo]
+    time_limit: float | None = DEFAULT_TIME_LIMIT
     trust_stored_none: bool = False
+    budget: int = DEFAULT_BUDGET
+
+    @cached_property
+    def info(self) -> ProblemInfo:
+        return self.source if isinstance(self.source, ProblemInfo) else self.source()
+
+    def limit_text(self) -> str:
+        """The limit a search ran into, for an unknown verdict's reason."""
+        text = f"its budget of {self.budget:,} expanded states"
+        if self.time_limit is not None:
+            text += f" (or the {self.time_limit:g} s safety limit)"
+        return text
 
 
 Scorer = Callable[[Question, object, ScoreContext], Score]

@@ -53,18 +53,18 @@ def _landmark_verdict(ctx: ScoreContext, fact: tuple[str, ...]) -> Score:
     i = task.facts.get(fact)
     if i is None or task.never_true(fact):
         status = reach_condition(task, task.init, task.goal_pos, task.goal_neg,
-                                 time_limit=ctx.time_limit)
+                                 budget=ctx.budget, time_limit=ctx.time_limit)
         if status is Status.SOLVED:
             return wrong(f"{text} can never be true, and the goal is reachable without it",
                          "landmark-test")
         if status is Status.UNSOLVABLE:
             return right(f"no plan exists, so {text} is (vacuously) a landmark",
                          "landmark-test")
-        return unknown(f"deciding whether the task is solvable hit the {ctx.time_limit:g} s "
-                       "limit")
-    verdict = is_landmark(task, i, task.init, time_limit=ctx.time_limit)
+        return unknown(f"deciding whether the task is solvable ran out of "
+                       f"{ctx.limit_text()}")
+    verdict = is_landmark(task, i, task.init, budget=ctx.budget, time_limit=ctx.time_limit)
     if verdict is None:
-        return unknown(f"the landmark test for {text} hit the {ctx.time_limit:g} s limit")
+        return unknown(f"the landmark test for {text} ran out of {ctx.limit_text()}")
     if verdict:
         return right(f"every plan makes {text} true: the task without it is unsolvable",
                      "landmark-test")

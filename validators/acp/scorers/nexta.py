@@ -23,7 +23,7 @@ def cached_h_star(ctx: ScoreContext, state: int) -> float | None:
     table = ctx.info.h_stars
     if state in table:
         return table[state]
-    value = h_star(ctx.info.task, state, time_limit=ctx.time_limit)
+    value = h_star(ctx.info.task, state, budget=ctx.budget, time_limit=ctx.time_limit)
     if value is not None:
         table[state] = value
     return value
@@ -60,12 +60,12 @@ def score_nexta(q: Question, response: object, ctx: ScoreContext) -> Score:
     if here is None:
         here = cached_h_star(ctx, state)
         if here is None:
-            return unknown(f"computing h* of the state hit the {ctx.time_limit:g} s limit")
+            return unknown(f"computing h* of the state ran out of {ctx.limit_text()}")
     if math.isinf(here):
         return wrong("no plan reaches the goal from the state", "h-star")
     after = cached_h_star(ctx, task.progress(state, action))
     if after is None:
-        return unknown(f"computing h* after {answer} hit the {ctx.time_limit:g} s limit")
+        return unknown(f"computing h* after {answer} ran out of {ctx.limit_text()}")
     if math.isclose(after + action.cost, here):
         return right(f"h* drops from {here:g} to {after:g} after {answer}", "h-star")
     if math.isinf(after):

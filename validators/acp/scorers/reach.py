@@ -60,12 +60,13 @@ def _atom_reachability(ctx: ScoreContext, atom: GroundName) -> Score:
     i = task.facts.id(fact)
     if task.init >> i & 1:
         return wrong(f"{atom} is true in the current state", "in-state")
-    status = reach_condition(task, task.init, 1 << i, time_limit=ctx.time_limit)
+    status = reach_condition(task, task.init, 1 << i, budget=ctx.budget,
+                             time_limit=ctx.time_limit)
     if status is Status.SOLVED:
         return wrong(f"a plan makes {atom} true", "planner-solved")
     if status is Status.UNSOLVABLE:
         return right(f"search proves that {atom} never holds", "planner-unsolvable")
-    return unknown(f"the search for a state with {atom} hit the {ctx.time_limit:g} s limit")
+    return unknown(f"the search for a state with {atom} ran out of {ctx.limit_text()}")
 
 
 def score_reach(q: Question, response: object, ctx: ScoreContext) -> Score:
@@ -123,14 +124,14 @@ def _action_reachability(ctx: ScoreContext, action: GroundName) -> Score:
     limited = False
     for a in variants:
         status = reach_condition(task, task.init, a.pre_pos, a.pre_neg,
-                                 time_limit=ctx.time_limit)
+                                 budget=ctx.budget, time_limit=ctx.time_limit)
         if status is Status.SOLVED:
             return wrong(f"a plan reaches a state where {action} is applicable",
                          "planner-solved")
         limited = limited or status is Status.UNKNOWN
     if limited:
-        return unknown(f"the search for a state where {action} applies hit the "
-                       f"{ctx.time_limit:g} s limit")
+        return unknown(f"the search for a state where {action} applies ran out of "
+                       f"{ctx.limit_text()}")
     return right(f"search proves that {action} never becomes applicable",
                  "planner-unsolvable")
 

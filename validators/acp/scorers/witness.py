@@ -87,13 +87,13 @@ def _areach_witness(ctx: ScoreContext, decide: Decide) -> Score:
 def _land_witness(ctx: ScoreContext, decide: Decide) -> Score:
     info, task = ctx.info, ctx.info.task
     status = reach_condition(task, task.init, task.goal_pos, task.goal_neg,
-                             time_limit=ctx.time_limit)
+                             budget=ctx.budget, time_limit=ctx.time_limit)
     if status is Status.UNSOLVABLE:
         return wrong("no plan exists, so every atom is (vacuously) a landmark",
                      "planner-unsolvable")
     if status is Status.UNKNOWN:
-        return unknown(f"deciding whether the task is solvable hit the {ctx.time_limit:g} s "
-                       "limit")
+        return unknown(f"deciding whether the task is solvable ran out of "
+                       f"{ctx.limit_text()}")
     facts = []
     for atom in candidate_atoms(info):
         fact = (atom.name, *atom.args)
@@ -119,7 +119,8 @@ def _search_each(ctx: ScoreContext, candidates, decide: Decide, what: str,
         if verdict.value is None:
             limited += 1
     if limited:
-        return unknown(f"{limited} {what}(s) could not be decided within the limit")
+        return unknown(f"{limited} {what}(s) could not be decided within "
+                       f"{ctx.limit_text()}")
     return right(f"checked all {len(candidates)} candidate {what}s: {all_clear}",
                  "all-checked")
 
