@@ -47,7 +47,7 @@ def add_run_commands(sub) -> None:
     p.add_argument("--limit", type=positive_int, metavar="N",
                    help="only the first N questions of each task")
     p.add_argument("--time-limit", type=seconds, default=None, metavar="S",
-                   help="optional wall-clock safety limit per scoring search (default off;
+                   help="optional wall-clock safety limit per scoring search (default off; "
                         "verdicts are bounded by deterministic budgets)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_model_arguments(p, max_tokens=1000)
