@@ -4,15 +4,19 @@ Semantics of Kokel et al., "ACPBench Hard" (arXiv 2503.24378), "Answer Evaluatio
 action is right iff it is applicable and on an optimal plan: ``h*(s) = cost(a) + h*(s')``
 with ``s'`` the successor (cost 1 in the unit-cost domains of the benchmark). The stored
 ``opt`` is h*(s) when present; h* values are memoised per state, so several answers to one
-question share the searches.
+question share the searches. Stored ``yes``/``no`` answers are decided without the PDDL, and
+an inapplicable action is rejected by one lifted precondition check, without grounding.
 """
 from __future__ import annotations
 
 import math
 
+from planning_core.validate.report import Verdict
+
 from planning_core.validators.acp.records import Question, Score
 from planning_core.validators.acp.scorers.base import (ScoreContext, parse_or_score, right,
                                                        stored_names, unknown, wrong)
+from planning_core.validators.acp.scorers.plan import simulate
 from planning_core.validators.acp.scorers.queries import h_star
 
 __all__ = ["cached_h_star", "score_nexta"]
@@ -50,6 +54,9 @@ def score_nexta(q: Question, response: object, ctx: ScoreContext) -> Score:
     problem = ctx.info.action_problem(answer)
     if problem is not None:
         return wrong(problem, "ill-formed")
+    if simulate(ctx, (answer,)).verdict is Verdict.PRECONDITION_FAILED:
+        # one lifted precondition check: no grounding needed to reject the answer
+        return wrong(f"{answer} is not applicable in the current state", "not-applicable")
     task = ctx.info.task
     state = task.init
     applicable = [a for a in ctx.info.ground_actions(answer) if a.applicable(state)]

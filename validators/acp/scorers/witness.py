@@ -9,20 +9,29 @@ the dev split has stored-empty questions that computation refutes (floor-tile re
 painted tiles can never be clear again, a relaxation proof; grid-visit-all land: the
 robot must stand on every unvisited place, confirmed by brute-force search).
 
-The witness search enumerates the candidates in sorted order, runs the cheap proofs over
-all of them first (statics, the delete relaxation) and the searches last, so a witness is
-usually found without search; when there is none, every candidate needs its search. The
-search for one candidate is the scorer's own decision for it, passed in as ``decide`` (this
-module imports no scorer). The result is memoised per problem.
+The witness search enumerates the candidates in sorted order and runs the cheap proofs over
+all of them first (statics, the delete relaxation), so a witness is usually found without
+search. Then, for reach and areach, one breadth-first exploration from the state covers all
+candidates at once: it stops as soon as every candidate atom has been true (every candidate
+action applicable) in some reached state, which proves ``None`` right; when it exhausts the
+reachable states first, an uncovered candidate is a witness (``planner-unsolvable``). For
+land, one plan from the state clears every atom it never makes true (that plan avoids it),
+and only the atoms on the plan get the delete-relaxation test and then the exact landmark
+test. Everything is bounded by the context's deterministic budget; past it, the remaining
+candidates are searched one by one with the scorer's own decision, passed in as ``decide``
+(this module imports no scorer). The result is memoised per problem.
 """
 from __future__ import annotations
 
 import itertools
+from collections import deque
 from typing import Callable, Iterator
 
+from planning_core.ground.facts import bits
 from planning_core.heuristics.relaxed import goal_relaxed_reachable
 from planning_core.pddl import ast as A
 from planning_core.result import Status
+from planning_core.search.astar import greedy
 
 from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.problem import ProblemInfo
@@ -63,6 +72,45 @@ def candidate_actions(info: ProblemInfo) -> tuple[GroundName, ...]:
     return tuple(out)
 
 
+def _explore(ctx: ScoreContext, covers: Callable[[int, list], int], need: int
+             ) -> tuple[int, int, bool]:
+    """One breadth-first exploration from the state that stops as soon as every candidate
+    is covered, instead of one search per candidate.
+
+    ``need`` is a bitmask of candidates; ``covers(state, applicable_actions)`` returns the
+    candidates a state covers. Returns ``(uncovered, states, exhausted)``: the candidates
+    never covered, the states seen, and whether the reachable states were exhausted (then
+    the uncovered candidates are proved unreachable). At most ``ctx.budget`` states are
+    expanded, so the result does not depend on machine load.
+    """
+    task = ctx.info.task
+    start = task.init
+    applicable, progress = task.applicable, task.progress
+    seen = {start}
+    queue = deque([start])
+    expanded = 0
+    while queue:
+        s = queue.popleft()
+        acts = applicable(s)
+        need &= ~covers(s, acts)
+        if not need:
+            return 0, len(seen), False
+        expanded += 1
+        if expanded > ctx.budget:
+            return need, len(seen), False
+        for a in acts:
+            t = progress(s, a)
+            if t not in seen:
+                seen.add(t)
+                queue.append(t)
+    return need, len(seen), True
+
+
+def _first(candidates, mask: int):
+    """The first (sorted) candidate whose bit is in ``mask``."""
+    return candidates[(mask & -mask).bit_length() - 1]
+
+
 def _reach_witness(ctx: ScoreContext, decide: Decide) -> Score:
     info, task = ctx.info, ctx.info.task
     atoms = candidate_atoms(info)
@@ -70,8 +118,24 @@ def _reach_witness(ctx: ScoreContext, decide: Decide) -> Score:
         fact = (atom.name, *atom.args)
         if not task.holds_statically(fact) and task.never_true(fact):
             return wrong(f"{atom} can never hold (delete relaxation)", "relaxed-unreachable")
-    return _search_each(ctx, atoms, decide, "atom",
-                        "every well-formed atom over the fluent predicates is reachable")
+    by_fact = {task.facts.id((a.name, *a.args)): a for a in atoms
+               if not task.holds_statically((a.name, *a.args))}
+    need = 0
+    for i in by_fact:
+        need |= 1 << i
+    # an atom is covered by a state where it holds: the state itself is the coverage mask
+    left, states, exhausted = _explore(ctx, lambda state, _acts: state, need)
+    if not left:
+        return right(f"one exploration from the state ({states} states) made every one of "
+                     f"the {len(atoms)} well-formed fluent atoms true: every atom is "
+                     "reachable", "all-checked")
+    uncovered = sorted(by_fact[i] for i in bits(left))
+    if exhausted:
+        return wrong(f"None is wrong: {uncovered[0]} never holds in any of the {states} "
+                     "states reachable from the state (exhaustive search)",
+                     "planner-unsolvable")
+    return _search_each(ctx, uncovered, decide, "atom", "every well-formed atom over the "
+                        "fluent predicates is reachable")
 
 
 def _areach_witness(ctx: ScoreContext, decide: Decide) -> Score:
@@ -80,14 +144,45 @@ def _areach_witness(ctx: ScoreContext, decide: Decide) -> Score:
         if not ctx.info.ground_actions(action):
             return wrong(f"{action} can never be applied (delete relaxation or a false "
                          "static precondition)", "relaxed-unreachable")
-    return _search_each(ctx, actions, decide, "action",
-                        "every well-formed ground action can become applicable")
+    bit: dict[int, int] = {}  # id of a ground action -> bit of its candidate
+    for k, action in enumerate(actions):
+        for a in ctx.info.ground_actions(action):
+            bit[id(a)] = bit.get(id(a), 0) | 1 << k
+
+    def covers(_state: int, acts) -> int:
+        out = 0
+        for a in acts:
+            out |= bit.get(id(a), 0)
+        return out
+
+    left, states, exhausted = _explore(ctx, covers, (1 << len(actions)) - 1)
+    if not left:
+        return right(f"one exploration from the state ({states} states) applied every one "
+                     f"of the {len(actions)} well-formed ground actions: every action can "
+                     "become applicable", "all-checked")
+    if exhausted:
+        action = _first(actions, left)
+        return wrong(f"None is wrong: {action} applies in none of the {states} states "
+                     "reachable from the state (exhaustive search)", "planner-unsolvable")
+    return _search_each(ctx, [a for k, a in enumerate(actions) if left >> k & 1], decide,
+                        "action", "every well-formed ground action can become applicable")
 
 
 def _land_witness(ctx: ScoreContext, decide: Decide) -> Score:
     info, task = ctx.info, ctx.info.task
-    status = reach_condition(task, task.init, task.goal_pos, task.goal_neg,
-                             budget=ctx.budget, time_limit=ctx.time_limit)
+    found = greedy(task, state=task.init, heuristic="ff", node_limit=ctx.budget,
+                   time_limit=ctx.time_limit)
+    if found.status is Status.UNKNOWN:
+        status = reach_condition(task, task.init, task.goal_pos, task.goal_neg,
+                                 budget=ctx.budget, time_limit=ctx.time_limit)
+        plan_atoms = None
+    else:
+        status = found.status
+        plan_atoms = task.init
+        s = task.init
+        for a in found.actions or ():
+            s = task.progress(s, a)
+            plan_atoms |= s
     if status is Status.UNSOLVABLE:
         return wrong("no plan exists, so every atom is (vacuously) a landmark",
                      "planner-unsolvable")
@@ -102,6 +197,8 @@ def _land_witness(ctx: ScoreContext, decide: Decide) -> Score:
             continue  # never true in a solvable task, or trivial: not a witness
         if task.goal_pos >> i & 1 or (info.goal_atoms is not None and fact in info.goal_atoms):
             continue
+        if plan_atoms is not None and not plan_atoms >> i & 1:
+            continue  # a plan avoids it: not a landmark
         if not goal_relaxed_reachable(task, task.init, forbidden=1 << i):
             return wrong(f"{atom} is a landmark: without it the goal is unreachable even in "
                          "the delete relaxation", "landmark-test")
