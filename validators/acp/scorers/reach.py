@@ -71,7 +71,7 @@ def _atom_reachability(ctx: ScoreContext, atom: GroundName) -> Score:
 
 def score_reach(q: Question, response: object, ctx: ScoreContext) -> Score:
     return _score_claim("reach", "unreachable atom", q, response, ctx,
-                        ctx.info.atom_problem, atom_reachability)
+                        lambda a: ctx.info.atom_problem(a), atom_reachability)
 
 
 def _score_claim(task: str, noun: str, q: Question, response: object, ctx: ScoreContext,
@@ -138,4 +138,4 @@ def _action_reachability(ctx: ScoreContext, action: GroundName) -> Score:
 
 def score_areach(q: Question, response: object, ctx: ScoreContext) -> Score:
     return _score_claim("areach", "never-applicable action", q, response, ctx,
-                        ctx.info.action_problem, action_reachability)
+                        lambda a: ctx.info.action_problem(a), action_reachability)
