@@ -40,7 +40,10 @@ def test_score_writes_rows_summary_report_and_plot(files, tmp_path, capsys):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(r["task"], r["score"]) for r in rows] == [("app", 1), ("val", 0), ("reach", 1),
                                                        ("land", 1)]
-    assert list(rows[0]) == ["id", "task", "domain", "score", "reason", "evidence"]
+    # issue 12 items 4 and 5: each row names the response it scored and its CPU time
+    assert list(rows[0]) == ["id", "task", "domain", "score", "reason", "evidence",
+                             "response_sha256", "cpu_s"]
+    assert all(r["cpu_s"] >= 0 and len(r["response_sha256"]) == 64 for r in rows)
     assert rows[2]["evidence"] == "planner-unsolvable" and rows[0]["domain"] == "trap"
     assert "accuracy" in text and "trap" in text
     assert "| reach | 1 | 1 | 0 | 0 | 100.0 |" in report.read_text()
@@ -59,6 +62,31 @@ def test_score_resumes_and_skips_done_answers(files, capsys):
     assert rows[0]["reason"] == "earlier run"
     code, _, err = run(capsys, "score", "--questions", q, "--answers", a, "--out", out)
     assert "4 answer(s) already" in err and len(out.read_text().splitlines()) == 4
+
+
+def test_score_rescores_an_edited_response(files, capsys):
+    q, a, out = files
+    code, _, _ = run(capsys, "score", "--questions", q, "--answers", a, "--out", out)
+    assert code == 0
+    lines = a.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["response"] = first["response"] + " (pick k r1)"   # an edited app answer
+    a.write_text("\n".join([json.dumps(first)] + lines[1:]) + "\n")
+    code, text, err = run(capsys, "score", "--questions", q, "--answers", a, "--out", out)
+    assert code == 0
+    assert "3 answer(s) already" in err and "1 answer(s) changed" in err
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 5
+    assert (rows[0]["task"], rows[0]["score"]) == ("app", 1)
+    assert (rows[-1]["task"], rows[-1]["score"]) == ("app", 0)   # supersedes the old row
+    assert rows[-1]["response_sha256"] != rows[0]["response_sha256"]
+    # the summary counts the new row only
+    report = out.parent / "report.md"
+    code, text, err = run(capsys, "score", "--questions", q, "--answers", a, "--out", out,
+                          "--report", report)
+    assert "4 answer(s) already" in err and "changed" not in err
+    assert len(out.read_text().splitlines()) == 5
+    assert "| app | 1 | 0 | 1 | 0 | 0.0 |" in report.read_text()
 
 
 @pytest.mark.parametrize("change,message", [

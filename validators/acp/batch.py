@@ -12,12 +12,14 @@ its answers instead of stopping the run.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import time
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
 from planning_core.errors import PlanningError
 
-from planning_core.validators.acp.dataset import Answer, DatasetError, question_index
+from planning_core.validators.acp.dataset import (Answer, DatasetError, question_index,
+                                                 response_hash)
 from planning_core.validators.acp.records import Question, Score
 from planning_core.validators.acp.scorers.base import DEFAULT_BUDGET, DEFAULT_TIME_LIMIT
 from planning_core.validators.acp.scoring import AnswerScorer
@@ -72,31 +74,48 @@ def match_answers(questions: Iterable[Question], answers: Sequence[Answer],
     return jobs
 
 
-def result_row(q: Question, s: Score) -> dict:
-    return {"id": q.id, "task": q.task, "domain": q.domain_name, "score": s.value,
-            "reason": s.reason, "evidence": s.evidence}
+def result_row(q: Question, s: Score, *, response: str | None = None,
+               cpu_s: float | None = None) -> dict:
+    """A results row. With ``response``, its hash (``response_sha256``, what a resumed run
+    compares to find edited answers); with ``cpu_s``, the CPU seconds scoring took."""
+    row = {"id": q.id, "task": q.task, "domain": q.domain_name, "score": s.value,
+           "reason": s.reason, "evidence": s.evidence}
+    if response is not None:
+        row["response_sha256"] = response_hash(response)
+    if cpu_s is not None:
+        row["cpu_s"] = round(cpu_s, 6)
+    return row
 
 
-def _score_one(scorer: AnswerScorer, job: Job) -> dict:
+def _score_one(scorer: AnswerScorer, job: Job, provenance: bool = False) -> dict:
+    t0 = time.process_time()
     try:
         s = scorer(job.question, job.response)
     except PlanningError as err:
         s = Score(None, f"the question cannot be used: {err}", "bad-question")
-    return result_row(job.question, s)
+    # CPU of this process only: the scorers start no child processes
+    if not provenance:
+        return result_row(job.question, s)
+    return result_row(job.question, s, response=job.response, cpu_s=time.process_time() - t0)
 
 
 _WORKER: AnswerScorer | None = None
 
 
-def _init_worker(time_limit: float | None, budget: int, trust_stored_none: bool) -> None:
-    global _WORKER
+_PROVENANCE = False
+
+
+def _init_worker(time_limit: float | None, budget: int, trust_stored_none: bool,
+                 provenance: bool) -> None:
+    global _WORKER, _PROVENANCE
+    _PROVENANCE = provenance
     _WORKER = AnswerScorer(time_limit=time_limit, budget=budget,
                            trust_stored_none=trust_stored_none)
 
 
 def _run_group(group: list[Job]) -> list[tuple[int, dict]]:
     assert _WORKER is not None
-    return [(job.index, _score_one(_WORKER, job)) for job in group]
+    return [(job.index, _score_one(_WORKER, job, _PROVENANCE)) for job in group]
 
 
 def _groups(jobs: Sequence[Job]) -> list[list[Job]]:
@@ -109,18 +128,21 @@ def _groups(jobs: Sequence[Job]) -> list[list[Job]]:
 
 def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_LIMIT,
                budget: int = DEFAULT_BUDGET, workers: int = 1, scorer: AnswerScorer | None = None,
-               trust_stored_none: bool = False,
+               trust_stored_none: bool = False, provenance: bool = False,
                on_done: Callable[[int], None] | None = None) -> Iterator[tuple[Job, dict]]:
     """Score ``jobs``; yield ``(job, row)`` in the order of ``jobs``.
 
     ``on_done(n)`` is called as answers finish (for a progress bar), in completion order.
+    With ``provenance`` each row also names the response it scored (``response_sha256``,
+    what a resumed ``acp score`` compares) and the CPU seconds its scoring took (``cpu_s``,
+    which, unlike the verdict, varies from run to run).
     """
     jobs = list(jobs)
     if workers <= 1 or len(jobs) <= 1:
         scorer = scorer or AnswerScorer(time_limit=time_limit, budget=budget,
                                         trust_stored_none=trust_stored_none)
         for job in jobs:
-            row = _score_one(scorer, job)
+            row = _score_one(scorer, job, provenance)
             if on_done:
                 on_done(1)
             yield job, row
@@ -129,7 +151,7 @@ def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_L
     ready: dict[int, dict] = {}
     next_k = 0
     with cf.ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                                initargs=(time_limit, budget, trust_stored_none)) as pool:
+                                initargs=(time_limit, budget, trust_stored_none, provenance)) as pool:
         futures = [pool.submit(_run_group, g) for g in _groups(jobs)]
         try:
             for fut in cf.as_completed(futures):

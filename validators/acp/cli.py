@@ -3,8 +3,10 @@
 ``acp score --questions Q --answers A --out R.jsonl`` scores every answer of ``A`` (JSON
 Lines ``{"id", "response"[, "task"]}``) against the questions of ``Q`` (JSON list, JSON
 Lines, parquet, or a folder of them), appends one row per answer to ``R.jsonl`` and prints
-the summary of everything in ``R.jsonl``. Answers already in ``R.jsonl`` are skipped, so
-an interrupted run is resumed by running the same command again.
+the summary of everything in ``R.jsonl``. Answers already in ``R.jsonl`` with the same
+response (by its SHA-256) are skipped, so an interrupted run is resumed by running the same
+command again; an edited response is scored again and its new row supersedes the old. Each
+row carries the CPU seconds its scoring took (``cpu_s``).
 
 ``acp check-gold --questions Q`` builds the gold answer of every question from its stored
 data and scores it; every one must score 1.
@@ -81,11 +83,13 @@ def _common(p: argparse.ArgumentParser) -> None:
 def cmd_score(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.batch import match_answers, score_jobs
     from planning_core.validators.acp.dataset import (
-        done_keys,
+        current_rows,
+        is_done,
         load_answers,
         load_questions,
         prepare_out,
         read_results,
+        scored_hashes,
     )
     from planning_core.validators.acp.report import (
         check_plot_path,
@@ -102,18 +106,22 @@ def cmd_score(args: argparse.Namespace) -> int:
     answers = load_answers(args.answers)
     jobs = match_answers(questions, answers, args.answers)
     prepare_out(out)
-    done = done_keys(read_results(out))
-    todo = [j for j in jobs if (j.question.task, j.question.id) not in done]
+    scored = scored_hashes(read_results(out))
+    todo = [j for j in jobs if not is_done((j.question.task, j.question.id), j.response, scored)]
     skipped = len(jobs) - len(todo)
+    edited = sum((j.question.task, j.question.id) in scored for j in todo)
     if skipped:
         print(f"{skipped} answer(s) already in {out}: skipped", file=sys.stderr)
+    if edited:
+        print(f"{edited} answer(s) changed since they were scored: scored again (the new "
+              "row supersedes the old)", file=sys.stderr)
     bar = _progress(len(todo), disabled=args.no_progress)
     try:
         with open(out, "a", encoding="utf-8") as f:
             for _, row in score_jobs(todo, time_limit=args.time_limit, budget=args.budget,
                                      workers=args.workers,
                                      trust_stored_none=args.trust_stored_none,
-                                     on_done=bar.update if bar else None):
+                                     provenance=True, on_done=bar.update if bar else None):
                 f.write(json.dumps(row) + "\n")
                 f.flush()
     except OSError as err:
@@ -121,7 +129,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     finally:
         if bar:
             bar.close()
-    summary = summarize(read_results(out))
+    summary = summarize(current_rows(read_results(out)))
     print(text_table(summary))
     if args.report:
         try:

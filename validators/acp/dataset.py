@@ -8,14 +8,17 @@ without it the error says so.
 
 Answers are JSON Lines ``{"id": ..., "response": ...}``, optionally with ``"task"`` to
 tell apart questions of different tasks that share an id. Results are JSON Lines
-``{"id", "task", "domain", "score", "reason", "evidence"}``, appended one per answer, so a
-run that stops can be resumed (:func:`done_keys`).
+``{"id", "task", "domain", "score", "reason", "evidence", "response_sha256", "cpu_s"}``,
+appended one per answer, so a run that stops can be resumed: an answer is skipped when a row
+with its ``(task, id)`` and the hash of its response exists (:func:`is_done`); an edited
+response is scored again and its new row supersedes the old one (:func:`current_rows`).
 
 Every problem with a file is a :class:`DatasetError` with the file and, for JSON Lines,
 the line.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +28,8 @@ from planning_core.errors import InputError, PlanningError
 
 from planning_core.validators.acp.records import BadQuestion, Question
 
-__all__ = ["Answer", "DatasetError", "done_keys", "load_answers", "load_questions", "prepare_out",
+__all__ = ["Answer", "DatasetError", "current_rows", "done_keys", "is_done", "load_answers",
+           "response_hash", "scored_hashes", "load_questions", "prepare_out",
            "question_index", "read_results"]
 
 _SUFFIXES = (".json", ".jsonl", ".parquet")
@@ -178,9 +182,39 @@ def read_results(path: str | Path) -> list[dict]:
     return rows
 
 
+def response_hash(text: str) -> str:
+    """SHA-256 (hex) of an answer's response text: a result row names what it scored."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def done_keys(rows: Iterable[dict]) -> set[tuple[str, str]]:
     """``(task, id)`` of every result row, for resuming."""
     return {(str(r.get("task")), str(r.get("id"))) for r in rows}
+
+
+def scored_hashes(rows: Iterable[dict]) -> dict[tuple[str, str], str | None]:
+    """``(task, id)`` -> the ``response_sha256`` of its latest result row (None for rows
+    written before rows carried the hash: those are taken as done)."""
+    return {(str(r.get("task")), str(r.get("id"))): r.get("response_sha256") for r in rows}
+
+
+def is_done(answer_key: tuple[str, str], response: str,
+            scored: dict[tuple[str, str], str | None]) -> bool:
+    """Whether a resumed run may skip the answer: it was scored, and its response is the
+    one scored then (an edited response is scored again; its new row supersedes the old)."""
+    if answer_key not in scored:
+        return False
+    old = scored[answer_key]
+    return old is None or old == response_hash(response)
+
+
+def current_rows(rows: Iterable[dict]) -> list[dict]:
+    """The latest row per ``(task, id)`` (a re-scored answer supersedes its old row), in
+    the order the answers were first scored."""
+    latest: dict[tuple[str, str], dict] = {}
+    for r in rows:
+        latest[(str(r.get("task")), str(r.get("id")))] = r
+    return list(latest.values())
 
 
 def prepare_out(path: Path) -> None:
