@@ -132,3 +132,15 @@ def test_budget_must_be_positive_on_the_command_line(tmp_path, budget):
     with pytest.raises(SystemExit) as err:
         main(["acp", "check-gold", "--questions", str(tmp_path), "--budget", str(budget)])
     assert err.value.code == 2
+
+
+def test_atoms_off_one_plan_are_not_landmarks_without_a_test(monkeypatch):
+    from planning_core.validators.acp.scorers import land
+
+    def no_test(*a, **k):
+        raise AssertionError("the landmark test should not run")
+
+    monkeypatch.setattr(land, "is_landmark", no_test)
+    s = AnswerScorer()(record("land", {"yes": [], "no": []}), "(holding c)")
+    assert (s.value, s.evidence) == (0, "landmark-test")
+    assert "without ever making (holding c) true" in s.reason

@@ -82,7 +82,9 @@ class ProblemInfo:
     * ``h_stars``: state -> h* (only values found; a search that hit its limit is not kept);
     * ``simulations``: a step sequence -> its validation report from the state;
     * ``verdicts``: (task, atom or action) -> a known verdict on it (reach, areach, land);
-    * ``none_verdicts``: task -> the known verdict on a ``None`` answer.
+    * ``none_verdicts``: task -> the known verdict on a ``None`` answer;
+    * ``goal_plan``: whether the goal is reachable from the state, and the facts true along
+      one plan (atoms off that plan are not landmarks).
 
     Unknown verdicts are never stored, so a later answer (perhaps with a longer time limit)
     tries again.
@@ -103,6 +105,7 @@ class ProblemInfo:
     simulations: dict[tuple[GroundName, ...], ValidationReport] = field(default_factory=dict)
     verdicts: dict[tuple[str, object], Score] = field(default_factory=dict)
     none_verdicts: dict[str, Score] = field(default_factory=dict)
+    goal_plan: tuple | None = None  # (Status, facts along one plan), set by the land scorer
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod

@@ -13,14 +13,16 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Iterable
 
+from planning_core.result import Status
+
 from planning_core.validators.acp.answers.parsers import ANSWER_PARSERS
 from planning_core.validators.acp.answers.values import GroundName, UnparseableAnswer
 from planning_core.validators.acp.problem import ProblemInfo
 from planning_core.validators.acp.records import Question, Score
-from planning_core.validators.acp.scorers.queries import DEFAULT_BUDGET
+from planning_core.validators.acp.scorers.queries import DEFAULT_BUDGET, plan_facts
 
-__all__ = ["DEFAULT_BUDGET", "DEFAULT_TIME_LIMIT", "ScoreContext", "Scorer", "listed", "parse_or_score",
-           "right", "unknown", "wrong"]
+__all__ = ["DEFAULT_BUDGET", "DEFAULT_TIME_LIMIT", "ScoreContext", "Scorer", "goal_plan",
+           "listed", "parse_or_score", "right", "unknown", "wrong"]
 
 #: The default wall-clock safety limit of a search: none. Verdicts are bounded by the
 #: deterministic ``budget`` (expanded states) instead, so they do not depend on machine load.
@@ -103,4 +105,16 @@ def memoized_verdict(ctx: "ScoreContext", key: tuple[str, object],
         found = compute()
         if found.known:
             verdicts[key] = found
+    return found
+
+
+def goal_plan(ctx: ScoreContext) -> tuple[Status, int]:
+    """Whether the goal is reachable from the state, and the facts along one plan (memoised
+    per problem; an unknown outcome is not kept)."""
+    found = ctx.info.goal_plan
+    if found is None:
+        task = ctx.info.task
+        found = plan_facts(task, task.init, budget=ctx.budget, time_limit=ctx.time_limit)
+        if found[0] is not Status.UNKNOWN:
+            ctx.info.goal_plan = found
     return found

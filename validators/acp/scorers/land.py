@@ -19,10 +19,11 @@ from planning_core.result import Status
 
 from planning_core.validators.acp.problem import atom_key
 from planning_core.validators.acp.records import Question, Score
-from planning_core.validators.acp.scorers.base import (ScoreContext, memoized_verdict,
+from planning_core.validators.acp.scorers.base import (ScoreContext, goal_plan,
+                                                       memoized_verdict,
                                                        parse_or_score, right, stored_names,
                                                        unknown, wrong)
-from planning_core.validators.acp.scorers.queries import is_landmark, reach_condition
+from planning_core.validators.acp.scorers.queries import is_landmark
 from planning_core.validators.acp.scorers.witness import none_verdict
 
 __all__ = ["landmark_verdict", "score_land"]
@@ -51,9 +52,8 @@ def _landmark_verdict(ctx: ScoreContext, fact: tuple[str, ...]) -> Score:
         return wrong(f"{text} is a goal atom: a trivial landmark", "trivial")
     task = info.task
     i = task.facts.get(fact)
+    status, on_plan = goal_plan(ctx)
     if i is None or task.never_true(fact):
-        status = reach_condition(task, task.init, task.goal_pos, task.goal_neg,
-                                 budget=ctx.budget, time_limit=ctx.time_limit)
         if status is Status.SOLVED:
             return wrong(f"{text} can never be true, and the goal is reachable without it",
                          "landmark-test")
@@ -62,6 +62,9 @@ def _landmark_verdict(ctx: ScoreContext, fact: tuple[str, ...]) -> Score:
                          "landmark-test")
         return unknown(f"deciding whether the task is solvable ran out of "
                        f"{ctx.limit_text()}")
+    if status is Status.SOLVED and not on_plan >> i & 1:
+        return wrong(f"a plan reaches the goal without ever making {text} true",
+                     "landmark-test")
     verdict = is_landmark(task, i, task.init, budget=ctx.budget, time_limit=ctx.time_limit)
     if verdict is None:
         return unknown(f"the landmark test for {text} ran out of {ctx.limit_text()}")

@@ -33,8 +33,8 @@ from planning_core.result import Status
 from planning_core.search.astar import astar, greedy
 from planning_core.search.bfs import bfs
 
-__all__ = ["DEFAULT_BUDGET", "GREEDY_NODES", "h_star", "is_landmark", "reach_condition",
-           "with_goal"]
+__all__ = ["DEFAULT_BUDGET", "GREEDY_NODES", "h_star", "is_landmark", "plan_facts",
+           "reach_condition", "with_goal"]
 
 #: Expanded states one search of a scorer may use before its verdict is unknown. Chosen so
 #: that no answer of the dev split ends unknown: the largest search there (exhausting
@@ -85,6 +85,24 @@ def is_landmark(task: Task, fact: int, state: int, *, budget: int = DEFAULT_BUDG
     if out.status is Status.UNSOLVABLE:
         return True
     return None
+
+
+def plan_facts(task: Task, state: int, *, budget: int = DEFAULT_BUDGET,
+               time_limit: float | None = None) -> tuple[Status, int]:
+    """Whether the goal is reachable from ``state``, and the facts true at some point along
+    one plan (0 when there is none): every other fact is avoided by that plan, so it is not
+    a landmark. Greedy search with h_FF, then breadth-first search (exhausted: no plan)."""
+    out = greedy(task, state=state, heuristic="ff", time_limit=time_limit,
+                 node_limit=budget)
+    if out.status is Status.UNKNOWN and out.reason != "time limit":
+        out = bfs(task, state=state, time_limit=time_limit, node_limit=budget)
+    if out.status is not Status.SOLVED:
+        return out.status, 0
+    seen = s = state
+    for a in out.actions:
+        s = task.progress(s, a)
+        seen |= s
+    return Status.SOLVED, seen
 
 
 def h_star(task: Task, state: int, *, budget: int = DEFAULT_BUDGET,

@@ -31,13 +31,12 @@ from planning_core.ground.facts import bits
 from planning_core.heuristics.relaxed import goal_relaxed_reachable
 from planning_core.pddl import ast as A
 from planning_core.result import Status
-from planning_core.search.astar import greedy
 
 from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.problem import ProblemInfo
 from planning_core.validators.acp.records import Score
-from planning_core.validators.acp.scorers.base import ScoreContext, right, unknown, wrong
-from planning_core.validators.acp.scorers.queries import reach_condition
+from planning_core.validators.acp.scorers.base import (ScoreContext, goal_plan, right, unknown,
+                                                       wrong)
 
 __all__ = ["Decide", "candidate_actions", "candidate_atoms", "none_verdict"]
 
@@ -170,19 +169,7 @@ def _areach_witness(ctx: ScoreContext, decide: Decide) -> Score:
 
 def _land_witness(ctx: ScoreContext, decide: Decide) -> Score:
     info, task = ctx.info, ctx.info.task
-    found = greedy(task, state=task.init, heuristic="ff", node_limit=ctx.budget,
-                   time_limit=ctx.time_limit)
-    if found.status is Status.UNKNOWN:
-        status = reach_condition(task, task.init, task.goal_pos, task.goal_neg,
-                                 budget=ctx.budget, time_limit=ctx.time_limit)
-        plan_atoms = None
-    else:
-        status = found.status
-        plan_atoms = task.init
-        s = task.init
-        for a in found.actions or ():
-            s = task.progress(s, a)
-            plan_atoms |= s
+    status, plan_atoms = goal_plan(ctx)
     if status is Status.UNSOLVABLE:
         return wrong("no plan exists, so every atom is (vacuously) a landmark",
                      "planner-unsolvable")
@@ -197,7 +184,7 @@ def _land_witness(ctx: ScoreContext, decide: Decide) -> Score:
             continue  # never true in a solvable task, or trivial: not a witness
         if task.goal_pos >> i & 1 or (info.goal_atoms is not None and fact in info.goal_atoms):
             continue
-        if plan_atoms is not None and not plan_atoms >> i & 1:
+        if not plan_atoms >> i & 1:
             continue  # a plan avoids it: not a landmark
         if not goal_relaxed_reachable(task, task.init, forbidden=1 << i):
             return wrong(f"{atom} is a landmark: without it the goal is unreachable even in "
