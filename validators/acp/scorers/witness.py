@@ -12,7 +12,7 @@ robot must stand on every unvisited place, confirmed by brute-force search).
 The witness search enumerates the candidates in sorted order and runs the cheap proofs over
 all of them first (statics, the delete relaxation), so a witness is usually found without
 search. Then, for reach and areach, one breadth-first exploration from the state covers all
-candidates at once: it stops as soon as every candidate atom has been true (every candidate
+candidates at once (novel states first): it stops as soon as every candidate atom has been true (every candidate
 action applicable) in some reached state, which proves ``None`` right; when it exhausts the
 reachable states first, an uncovered candidate is a witness (``planner-unsolvable``). For
 land, one plan from the state clears every atom it never makes true (that plan avoids it),
@@ -24,7 +24,7 @@ candidates are searched one by one with the scorer's own decision, passed in as 
 from __future__ import annotations
 
 import itertools
-from collections import deque
+from heapq import heappop, heappush
 from typing import Callable, Iterator
 
 from planning_core.ground.facts import bits
@@ -73,23 +73,29 @@ def candidate_actions(info: ProblemInfo) -> tuple[GroundName, ...]:
 
 def _explore(ctx: ScoreContext, covers: Callable[[int, list], int], need: int
              ) -> tuple[int, int, bool]:
-    """One breadth-first exploration from the state that stops as soon as every candidate
-    is covered, instead of one search per candidate.
+    """One exploration from the state that stops as soon as every candidate is covered,
+    instead of one search per candidate.
 
     ``need`` is a bitmask of candidates; ``covers(state, applicable_actions)`` returns the
     candidates a state covers. Returns ``(uncovered, states, exhausted)``: the candidates
     never covered, the states seen, and whether the reachable states were exhausted (then
     the uncovered candidates are proved unreachable). At most ``ctx.budget`` states are
     expanded, so the result does not depend on machine load.
+
+    The order is novelty first: a state that makes true facts no state seen before had is
+    expanded before the others (then first come, first served), so coverage grows fast;
+    every reachable state is still expanded before the exploration reports exhaustion.
     """
     task = ctx.info.task
     start = task.init
     applicable, progress = task.applicable, task.progress
     seen = {start}
-    queue = deque([start])
+    facts_seen = start
+    heap = [(0, 0, start)]
+    counter = 0
     expanded = 0
-    while queue:
-        s = queue.popleft()
+    while heap:
+        s = heappop(heap)[2]
         acts = applicable(s)
         need &= ~covers(s, acts)
         if not need:
@@ -101,7 +107,10 @@ def _explore(ctx: ScoreContext, covers: Callable[[int, list], int], need: int
             t = progress(s, a)
             if t not in seen:
                 seen.add(t)
-                queue.append(t)
+                new = t & ~facts_seen
+                facts_seen |= t
+                counter += 1
+                heappush(heap, (0 if new else 1, counter, t))
     return need, len(seen), True
 
 
