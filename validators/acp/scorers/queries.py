@@ -36,7 +36,8 @@ from planning_core.result import Status
 from planning_core.search.astar import astar, greedy
 from planning_core.search.bfs import bfs
 
-__all__ = ["DEFAULT_BUDGET", "GREEDY_NODES", "NOVELTY_NODES", "h_star", "is_landmark",
+__all__ = ["DEFAULT_BUDGET", "GREEDY_NODES", "NOVELTY_NODES", "explore", "h_star",
+           "is_landmark",
            "novelty_search", "plan_facts",
            "reach_condition", "with_goal"]
 
@@ -59,13 +60,19 @@ def with_goal(task: Task, pos: int, neg: int = 0) -> Task:
     return dataclasses.replace(task, goal_pos=pos, goal_neg=neg)
 
 
-def novelty_search(task: Task, state: int, pos: int, neg: int = 0, *,
-                   budget: int = DEFAULT_BUDGET) -> Status:
-    """Complete search for a state with ``pos`` and none of ``neg``, novel states first: a
-    state that makes true a fact no state generated before had is expanded before the
-    others (then first come, first served). It costs one successor generation per state (no
-    heuristic), finds reachable conditions in few states, and proves unreachable ones by
-    exhausting the reachable states, like breadth-first search."""
+def explore(task: Task, state: int, covers, need: int, *, budget: int = DEFAULT_BUDGET
+            ) -> tuple[int, int, bool]:
+    """One complete exploration from ``state``, novel states first, that stops as soon as
+    every candidate is covered.
+
+    ``need`` is a bitmask of candidates; ``covers(state, applicable_actions)`` returns the
+    candidates a state covers. Returns ``(uncovered, states, exhausted)``: the candidates
+    never covered, the states generated, and whether the reachable states were exhausted
+    (then the uncovered candidates are proved unreachable). At most ``budget`` states are
+    expanded. Order: a state that makes true a fact no state generated before had is
+    expanded before the others (then first come, first served), so coverage grows fast;
+    no heuristic is computed, one successor generation per state.
+    """
     applicable, progress = task.applicable, task.progress
     seen = {state}
     facts_seen = state
@@ -73,12 +80,14 @@ def novelty_search(task: Task, state: int, pos: int, neg: int = 0, *,
     counter = expanded = 0
     while heap:
         s = heappop(heap)[2]
-        if not (pos & ~s) and not (neg & s):
-            return Status.SOLVED
+        acts = applicable(s)
+        need &= ~covers(s, acts)
+        if not need:
+            return 0, len(seen), False
         expanded += 1
         if expanded > budget:
-            return Status.UNKNOWN
-        for a in applicable(s):
+            return need, len(seen), False
+        for a in acts:
             t = progress(s, a)
             if t not in seen:
                 seen.add(t)
@@ -86,7 +95,18 @@ def novelty_search(task: Task, state: int, pos: int, neg: int = 0, *,
                 facts_seen |= t
                 counter += 1
                 heappush(heap, (0 if new else 1, counter, t))
-    return Status.UNSOLVABLE
+    return need, len(seen), True
+
+
+def novelty_search(task: Task, state: int, pos: int, neg: int = 0, *,
+                   budget: int = DEFAULT_BUDGET) -> Status:
+    """Complete search (:func:`explore`) for a state with ``pos`` and none of ``neg``."""
+    left, _, exhausted = explore(
+        task, state, lambda s, _acts: int(not (pos & ~s) and not (neg & s)), 1,
+        budget=budget)
+    if not left:
+        return Status.SOLVED
+    return Status.UNSOLVABLE if exhausted else Status.UNKNOWN
 
 
 def reach_condition(task: Task, state: int, pos: int, neg: int = 0, *,

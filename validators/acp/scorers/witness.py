@@ -24,7 +24,6 @@ candidates are searched one by one with the scorer's own decision, passed in as 
 from __future__ import annotations
 
 import itertools
-from heapq import heappop, heappush
 from typing import Callable, Iterator
 
 from planning_core.ground.facts import bits
@@ -37,6 +36,7 @@ from planning_core.validators.acp.problem import ProblemInfo
 from planning_core.validators.acp.records import Score
 from planning_core.validators.acp.scorers.base import (ScoreContext, goal_plan, right, unknown,
                                                        wrong)
+from planning_core.validators.acp.scorers.queries import explore
 
 __all__ = ["Decide", "candidate_actions", "candidate_atoms", "none_verdict"]
 
@@ -73,45 +73,9 @@ def candidate_actions(info: ProblemInfo) -> tuple[GroundName, ...]:
 
 def _explore(ctx: ScoreContext, covers: Callable[[int, list], int], need: int
              ) -> tuple[int, int, bool]:
-    """One exploration from the state that stops as soon as every candidate is covered,
-    instead of one search per candidate.
-
-    ``need`` is a bitmask of candidates; ``covers(state, applicable_actions)`` returns the
-    candidates a state covers. Returns ``(uncovered, states, exhausted)``: the candidates
-    never covered, the states seen, and whether the reachable states were exhausted (then
-    the uncovered candidates are proved unreachable). At most ``ctx.budget`` states are
-    expanded, so the result does not depend on machine load.
-
-    The order is novelty first: a state that makes true facts no state seen before had is
-    expanded before the others (then first come, first served), so coverage grows fast;
-    every reachable state is still expanded before the exploration reports exhaustion.
-    """
+    """:func:`~.queries.explore` from the question's state within the context's budget."""
     task = ctx.info.task
-    start = task.init
-    applicable, progress = task.applicable, task.progress
-    seen = {start}
-    facts_seen = start
-    heap = [(0, 0, start)]
-    counter = 0
-    expanded = 0
-    while heap:
-        s = heappop(heap)[2]
-        acts = applicable(s)
-        need &= ~covers(s, acts)
-        if not need:
-            return 0, len(seen), False
-        expanded += 1
-        if expanded > ctx.budget:
-            return need, len(seen), False
-        for a in acts:
-            t = progress(s, a)
-            if t not in seen:
-                seen.add(t)
-                new = t & ~facts_seen
-                facts_seen |= t
-                counter += 1
-                heappush(heap, (0 if new else 1, counter, t))
-    return need, len(seen), True
+    return explore(task, task.init, covers, need, budget=ctx.budget)
 
 
 def _first(candidates, mask: int):
