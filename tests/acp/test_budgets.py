@@ -144,3 +144,19 @@ def test_atoms_off_one_plan_are_not_landmarks_without_a_test(monkeypatch):
     s = AnswerScorer()(record("land", {"yes": [], "no": []}), "(holding c)")
     assert (s.value, s.evidence) == (0, "landmark-test")
     assert "without ever making (holding c) true" in s.reason
+
+
+def test_provenance_rows_with_workers():
+    from planning_core.validators.acp.batch import match_answers, score_jobs
+    from planning_core.validators.acp.dataset import Answer, response_hash
+
+    questions = [Question.from_record(record(t, qid=str(k)))
+                 for k, t in enumerate(["app", "reach", "land"])]
+    answers = [Answer(q.id, "None", q.task) for q in questions]
+    jobs = match_answers(questions, answers)
+    one = [row for _, row in score_jobs(jobs, workers=1, provenance=True)]
+    two = [row for _, row in score_jobs(jobs, workers=2, provenance=True)]
+    assert all(r["cpu_s"] >= 0 and r["response_sha256"] == response_hash("None")
+               for r in one + two)
+    strip = [{k: v for k, v in r.items() if k != "cpu_s"} for r in one]
+    assert strip == [{k: v for k, v in r.items() if k != "cpu_s"} for r in two]
