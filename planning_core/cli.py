@@ -6,7 +6,8 @@ This is the only module that prints or exits. Exit codes (documented in the READ
 0    success: every plan valid / task solved / command done
 1    a plan is invalid (validate), or the task is proved unsolvable (solve)
 2    bad input: missing or unreadable file, syntax or semantic error, bad arguments
-3    unknown: a solver hit its time or memory limit (solve, landmarks)
+3    unknown: a time or memory limit ran out before an answer (validate, solve, ground,
+     reachable, landmarks)
 4    internal error (a bug in planning_core: please report it; no traceback is shown
      unless PLANNING_CORE_DEBUG=1)
 130  interrupted
@@ -60,9 +61,16 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------ engine
 
 def _add_task_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("domain", help="domain file")
+    p.add_argument("domain", help="domain file (the two files may come in either order)")
     p.add_argument("problem", help="problem file")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--time-limit", type=seconds, default=60.0, metavar="S",
+                   help="CPU seconds (also wall-clock seconds) before answering unknown, "
+                        "exit 3 (default 60)")
+    p.add_argument("--memory-limit", type=seconds, default=None, metavar="MB",
+                   help="megabytes before answering unknown, exit 3 (default: half the "
+                        "machine's memory, or $PLANNING_CORE_MEMORY_LIMIT_MB)")
+    p.add_argument("--no-warnings", action="store_true", help="do not print warnings")
 
 
 def _engine_command(name: str) -> Callable[[argparse.Namespace], int]:
@@ -90,8 +98,6 @@ def _add_engine_commands(sub) -> None:
     p = sub.add_parser("solve", help="find a plan (optimal with --optimal)")
     _add_task_arguments(p)
     p.add_argument("--optimal", action="store_true", help="find a cost-optimal plan")
-    p.add_argument("--time-limit", type=seconds, default=60.0, metavar="S",
-                   help="seconds before answering unknown (default 60)")
     p.add_argument("--engine", choices=("auto", "internal", "fd"), default="auto",
                    help="in-process search, Fast Downward, or chosen by task size")
     p.set_defaults(func=_engine_command("solve"))
@@ -153,6 +159,9 @@ def _run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) ->
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if argv is None:  # the console script, a process of our own: RLIMIT_AS as a last resort
+        from planning_core import cli_engine
+        cli_engine.CAP_ADDRESS_SPACE = True
     code = _run(args.func, args)
     sys.stdout.flush()
     return code

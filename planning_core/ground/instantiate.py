@@ -15,6 +15,11 @@ ground actions:
 
 Ground actions are sorted by (name, args, variant order), facts by atom, axioms by layer and
 head, which makes two groundings of one task identical.
+
+Every proto action ticks the run's ``Budget`` and every new bit mask is charged its size
+(an int mask over ``n`` facts takes ``n / 8`` bytes, so a task with many facts and many
+actions needs memory quadratic in its size: 262,144 actions over as many facts need ~8 GB),
+so instantiation stops with ``LimitReached`` at the time or memory limit.
 """
 from __future__ import annotations
 
@@ -26,8 +31,13 @@ from planning_core.ground.normalize import (DNF_LIMIT, FALSE, _Context, _free_va
 from planning_core.ground.reachability import Datalog
 from planning_core.ground.residual import AND, ResidualCompiler, _fold, dnf, to_ast
 from planning_core.ground.task import Axiom, CondEffect, FactIndex, GroundAction, Task
+from planning_core.limits import Budget
 from planning_core.pddl import ast as A
 
+#: Estimated bytes of one proto action (its key, literal lists and tuple) and of one
+#: GroundAction (object, id tuples); a mask's own bytes are charged separately.
+PROTO_BYTES = 600
+ACTION_BYTES = 400
 UNSATISFIABLE = ("__unsatisfiable-goal",)
 GOAL = ("__goal",)
 
@@ -161,10 +171,12 @@ def _effects(g: _Grounding, b: tuple, effects, adds, dels, conds) -> None:
                     conds.append((tuple(sorted(set(p))), tuple(sorted(set(n))), e.delete, ground))
 
 
-def _protos(g: _Grounding) -> tuple[list, list]:
+def _protos(g: _Grounding, budget: Budget) -> tuple[list, list]:
     """Proto actions ``(key, pre_pos, pre_neg, adds, dels, conds, cost)`` and proto axioms
     ``(head, pos, neg)``, all as atom tuples."""
     plan, nt = g.plan, g.plan.nt
+    budget.phase(PROTO_BYTES)
+    tick = budget.tick
     values = {(ni.fluent.name,) + ni.fluent.args: ni.value for ni in nt.problem.numeric_init}
     protos = []
     for av, head, sch, effects in plan.actions:
@@ -198,6 +210,7 @@ def _protos(g: _Grounding) -> tuple[list, list]:
             if complex_effects:
                 _effects(g, b, complex_effects, adds, dels, conds)
             cost = _num(av.cost, b, sch.slots, values, where) if nt.uses_costs else 1
+            tick(len(alts))
             for k, (apos, aneg) in enumerate(alts):
                 key = (av.name, b[:n], av.variant, k, b[n:])
                 protos.append((key, pre_pos + apos, pre_neg + aneg, adds, dels, conds, cost))
@@ -207,6 +220,7 @@ def _protos(g: _Grounding) -> tuple[list, list]:
         pos_makers = [_maker(p, t) for p, t in sch.pos if p not in g.static]
         neg_makers = [_maker(p, t) for p, t in sch.neg]
         for b in sorted(set(g.dl.records.get(id(rule), ()))):
+            tick()
             neg = [x for x in (m(b) for m in neg_makers) if g.reachable(x)]
             for apos, aneg in g.alternatives(sch.residual, sch.slots, b) or ():
                 axioms.append((head_maker(b), [m(b) for m in pos_makers] + apos, neg + aneg))
@@ -245,12 +259,13 @@ def _layers(plan, axioms: list) -> dict:
     return level
 
 
-def instantiate(plan, dl: Datalog, init: set, name: str) -> Task:
+def instantiate(plan, dl: Datalog, init: set, name: str, budget: Budget | None = None) -> Task:
     """Build the ground Task from a finished fixpoint ``dl`` (see module docstring)."""
+    budget = budget if budget is not None else Budget()
     g = _Grounding(plan, dl, init)
     goal_axioms: list = []
     goal_pos, goal_neg = _goal(g, goal_axioms)
-    protos, axioms = _protos(g)
+    protos, axioms = _protos(g, budget)
     axioms += goal_axioms + g.fresh_axioms()
     g.release()
     layers = _layers(plan, axioms)
@@ -273,6 +288,7 @@ def instantiate(plan, dl: Datalog, init: set, name: str) -> Task:
     ids = facts._ids
 
     interned: dict = {}
+    charge = budget.charge
 
     def mask(atoms) -> tuple[int, tuple[int, ...]]:
         # identical masks are shared: a mask over thousands of facts is a big int, and many
@@ -280,6 +296,8 @@ def instantiate(plan, dl: Datalog, init: set, name: str) -> Task:
         fs = tuple(sorted(set(map(ids.__getitem__, atoms))))
         found = interned.get(fs)
         if found is None:
+            if fs:
+                charge(fs[-1] >> 3)   # before building it: the int takes highest bit / 8 bytes
             m = 0
             for f in fs:
                 m |= 1 << f
@@ -287,11 +305,14 @@ def instantiate(plan, dl: Datalog, init: set, name: str) -> Task:
         return found
 
     protos.sort(key=lambda pr: pr[0])
+    budget.phase(ACTION_BYTES)
+    tick = budget.tick
     actions: list[GroundAction] = []
     group_key = None
     group: set = set()
     for i, (key, pre_pos, pre_neg, adds, dels, conds, cost) in enumerate(protos):
         protos[i] = None                          # free as we go
+        tick()
         if any(a in static for a in pre_neg):
             continue                              # needs a forever-true atom to be false
         pp, ppi = mask(a for a in pre_pos if a not in static)

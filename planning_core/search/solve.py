@@ -32,6 +32,7 @@ import time
 from planning_core.errors import UnsupportedFeature
 from planning_core.ground.task import Task
 from planning_core.heuristics.relaxed import goal_relaxed_reachable
+from planning_core.limits import Budget, LimitReached, Limits
 from planning_core.pddl import ast as A
 from planning_core.search.astar import SearchOutcome, astar, greedy
 from planning_core.search.result import SolveResult, Status
@@ -43,18 +44,21 @@ AUTO_MAX_ACTIONS = 3000
 AUTO_INTERNAL_BUDGET_S = 1.0
 
 
-def ground_task(domain: A.Domain, problem: A.Problem) -> Task:
+def ground_task(domain: A.Domain, problem: A.Problem, budget: Budget | None = None) -> Task:
     """The ground task (the grounder's ``ground``; imported late to keep start-up cheap)."""
     from planning_core.ground.grounder import ground
-    return ground(domain, problem)
+    return ground(domain, problem, budget=budget)
 
 
 def internal_search(task: Task, *, optimal: bool = True, time_limit: float = 60.0,
-                    state: int | None = None, node_limit: int | None = None) -> SearchOutcome:
+                    state: int | None = None, node_limit: int | None = None,
+                    budget: Budget | None = None) -> SearchOutcome:
     """A* with the feature-chosen admissible heuristic, or greedy best-first with h_FF."""
     if optimal:
-        return astar(task, state=state, time_limit=time_limit, node_limit=node_limit)
-    return greedy(task, state=state, time_limit=time_limit, node_limit=node_limit)
+        return astar(task, state=state, time_limit=time_limit, node_limit=node_limit,
+                     budget=budget)
+    return greedy(task, state=state, time_limit=time_limit, node_limit=node_limit,
+                  budget=budget)
 
 
 def _from_outcome(out: SearchOutcome, t0: float, extra: dict) -> SolveResult:
@@ -81,8 +85,15 @@ def solve_fd(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
 
 
 def solve(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
-          time_limit: float = 60.0, engine: str = "auto", task: Task | None = None) -> SolveResult:
-    """Solve a parsed task; see the module docstring. ``task`` reuses a grounding."""
+          time_limit: float = 60.0, engine: str = "auto", task: Task | None = None,
+          budget: Budget | None = None) -> SolveResult:
+    """Solve a parsed task; see the module docstring. ``task`` reuses a grounding.
+
+    ``time_limit`` is CPU seconds for the in-process work (grounding and search) and the
+    limit handed to Fast Downward; ``budget`` (``planning_core.limits``), when given,
+    replaces it and adds a memory limit (and the command line's wall-clock guard). Any limit
+    gives ``UNKNOWN`` with the limit named in ``reason``.
+    """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
     # --- PDDL3 trajectory constraints (hook owned by planning_core/temporal/pddl3.py): no
@@ -94,30 +105,41 @@ def solve(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
                                  engine=engine, task=task)
     # --- end of the PDDL3 hook
     t0 = time.perf_counter()
+    budget = budget if budget is not None else Budget(Limits(time_s=time_limit))
+
+    def left() -> float:
+        remaining = budget.remaining_s()
+        return time_limit - (time.perf_counter() - t0) if remaining is None else remaining
+
+    def unknown(err: LimitReached, extra: dict) -> SolveResult:
+        stats = dict(extra, limit_detail=err.detail)
+        return SolveResult(Status.UNKNOWN, None, None, "internal", time.perf_counter() - t0,
+                           tuple(sorted(stats.items())), err.limit)
+
     if engine == "fd" or (engine == "auto" and task is None and not _small_lifted(problem)):
-        return solve_fd(domain, problem, optimal=optimal, time_limit=time_limit)
+        return solve_fd(domain, problem, optimal=optimal, time_limit=left())
     try:
         if task is None:
-            task = ground_task(domain, problem)
+            task = ground_task(domain, problem, budget)
     except UnsupportedFeature:
         if engine == "internal":
             raise
-        return solve_fd(domain, problem, optimal=optimal, time_limit=time_limit - (time.perf_counter() - t0))
+        return solve_fd(domain, problem, optimal=optimal, time_limit=left())
+    except LimitReached as err:
+        return unknown(err, {"phase": "grounding"})
     ground_s = time.perf_counter() - t0
     extra = {"ground_s": round(ground_s, 4), "facts": len(task.facts), "actions": len(task.actions)}
     if not goal_relaxed_reachable(task):
         return SolveResult(Status.UNSOLVABLE, None, None, "internal", time.perf_counter() - t0,
                            tuple(sorted(extra.items())), "relaxed unreachable")
-    remaining = time_limit - (time.perf_counter() - t0)
     if engine == "auto" and len(task.actions) > AUTO_MAX_ACTIONS:
-        return solve_fd(domain, problem, optimal=optimal, time_limit=remaining)
-    budget = remaining if engine == "internal" else min(remaining, AUTO_INTERNAL_BUDGET_S)
-    out = internal_search(task, optimal=optimal, time_limit=budget)
+        return solve_fd(domain, problem, optimal=optimal, time_limit=left())
+    stage = budget if engine == "internal" else budget.sub(AUTO_INTERNAL_BUDGET_S)
+    out = internal_search(task, optimal=optimal, budget=stage)
     if out.status is not Status.UNKNOWN or engine == "internal":
         return _from_outcome(out, t0, extra)
-    remaining = time_limit - (time.perf_counter() - t0)
-    if remaining <= 0.05:
+    if out.reason == "memory limit" or left() <= 0.05:
         return _from_outcome(out, t0, extra)
-    res = solve_fd(domain, problem, optimal=optimal, time_limit=remaining)
+    res = solve_fd(domain, problem, optimal=optimal, time_limit=left())
     return SolveResult(res.status, res.plan, res.cost, res.engine, time.perf_counter() - t0,
                        res.stats, res.reason)

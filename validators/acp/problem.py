@@ -22,13 +22,20 @@ from dataclasses import dataclass, field
 from planning_core.errors import PlanningError
 from planning_core.ground.grounder import ground
 from planning_core.ground.task import GroundAction, Task
+from planning_core.limits import LimitReached, Limits
 from planning_core.pddl import ast as A
 from planning_core.pddl.parser import parse_domain, parse_problem
 from planning_core.pddl.types import TypeHierarchy, object_types
 
 from planning_core.validators.acp.answer_types import GroundName
 
-__all__ = ["ProblemCache", "ProblemInfo", "atom_key"]
+__all__ = ["GROUND_TIME_LIMIT_S", "ProblemCache", "ProblemInfo", "atom_key"]
+
+#: CPU seconds (and the default memory limit) for grounding one question's problem: an
+#: ACPBench problem grounds in milliseconds, a hostile one must not run on. A limit is
+#: remembered (the budget is CPU time, so the same problem hits it again) and every answer
+#: to the question is then scored unknown.
+GROUND_TIME_LIMIT_S = 60.0
 
 
 def atom_key(name: GroundName) -> tuple[str, ...]:
@@ -81,7 +88,7 @@ class ProblemInfo:
     goal_atoms: frozenset[tuple[str, ...]] | None
     types: dict[str, tuple[str, ...]]
     hierarchy: TypeHierarchy
-    _task: Task | None = None
+    _task: Task | LimitReached | None = None
     memo: dict = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -101,11 +108,18 @@ class ProblemInfo:
 
     @property
     def task(self) -> Task:
-        """The ground task whose initial state is the question's state (built once)."""
+        """The ground task whose initial state is the question's state (built once); raises
+        ``LimitReached`` when grounding hits ``GROUND_TIME_LIMIT_S`` or the memory limit."""
         if self._task is None:
             with self._lock:
                 if self._task is None:
-                    self._task = ground(self.domain, self.problem)
+                    try:
+                        self._task = ground(self.domain, self.problem,
+                                            budget=Limits(time_s=GROUND_TIME_LIMIT_S).budget())
+                    except LimitReached as err:
+                        self._task = err
+        if isinstance(self._task, LimitReached):
+            raise self._task
         return self._task
 
     @property

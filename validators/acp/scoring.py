@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from planning_core.limits import LimitReached
 from planning_core.validators.acp.problem import ProblemCache
 from planning_core.validators.acp.records import Question, Score
-from planning_core.validators.acp.scorer_base import DEFAULT_TIME_LIMIT, ScoreContext, Scorer
+from planning_core.validators.acp.scorer_base import (DEFAULT_TIME_LIMIT, ScoreContext, Scorer,
+                                                     unknown)
 from planning_core.validators.acp.scorers_goal import score_land, score_nexta
 from planning_core.validators.acp.scorers_plan import score_just, score_val
 from planning_core.validators.acp.scorers_reach import score_areach, score_reach
@@ -56,7 +58,16 @@ class AnswerScorer:
 
     def __call__(self, record: Question | Mapping, response: object) -> Score:
         q = as_question(record)
-        return SCORERS[q.task](q, response, self.context(q))
+        return _judged(q, response, self.context(q))
+
+
+def _judged(q: Question, response: object, ctx: ScoreContext) -> Score:
+    """The scorer's verdict, or unknown when the engine hit a limit outside a search
+    (grounding the problem: ``ProblemInfo.task``)."""
+    try:
+        return SCORERS[q.task](q, response, ctx)
+    except LimitReached as err:
+        return unknown(f"grounding the problem hit the {err.limit} ({err.detail})")
 
 
 _DEFAULT = AnswerScorer()
@@ -74,4 +85,4 @@ def score(record: Question | Mapping, response_text: object, *,
         return _DEFAULT(record, response_text)
     q = as_question(record)
     info = _DEFAULT.cache.get(q.domain_text, q.problem_text)
-    return SCORERS[q.task](q, response_text, ScoreContext(info, time_limit))
+    return _judged(q, response_text, ScoreContext(info, time_limit))
