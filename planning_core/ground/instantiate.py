@@ -55,7 +55,7 @@ def _maker(pred: str, tmpl: tuple):
     return lambda b: (pred,) + tuple([b[t] if type(t) is int else t for t in tmpl])
 
 
-def _num(expr, b, slots, values: dict, where: str) -> float:
+def _num(expr, b, slots, values: dict, where: str, file: str | None = None) -> float:
     if expr is None:
         return 0
     if isinstance(expr, A.Number):
@@ -63,11 +63,15 @@ def _num(expr, b, slots, values: dict, where: str) -> float:
     if isinstance(expr, A.FunctionTerm):
         key = (expr.name,) + tuple(b[slots[t]] if A.is_variable(t) else t for t in expr.args)
         if key not in values:
-            raise SemanticError(f"no value for ({' '.join(key)}) in :init ({where})")
+            # as VAL, which refuses a plan using such an action: never a silent cost of 0
+            pos = getattr(expr, "pos", None)
+            raise SemanticError(f"the cost ({' '.join(key)}) of {where} has no value in the "
+                                f"problem's :init", file=file, line=pos and pos.line,
+                                column=pos and pos.column)
         return values[key]
     if isinstance(expr, A.BinaryOp):
-        x = _num(expr.left, b, slots, values, where)
-        y = _num(expr.right, b, slots, values, where)
+        x = _num(expr.left, b, slots, values, where, file)
+        y = _num(expr.right, b, slots, values, where, file)
         if expr.op == "/":
             if not y:
                 raise SemanticError(f"division by zero in the cost of {where}")
@@ -209,7 +213,10 @@ def _protos(g: _Grounding, budget: Budget) -> tuple[list, list]:
             conds: list = []
             if complex_effects:
                 _effects(g, b, complex_effects, adds, dels, conds)
-            cost = _num(av.cost, b, sch.slots, values, where) if nt.uses_costs else 1
+            cost = (_num(av.cost, b, sch.slots, values,
+                         "action (" + " ".join((av.name,) + tuple(b[:n])) + ")",
+                         nt.domain.filename)
+                    if nt.uses_costs else 1)
             tick(len(alts))
             for k, (apos, aneg) in enumerate(alts):
                 key = (av.name, b[:n], av.variant, k, b[n:])

@@ -52,6 +52,15 @@ UNSUPPORTED_SECTIONS = {
 
 # ------------------------------------------------------------------- transformer
 
+class _NegatedInit:
+    """``(not (p ...))`` in :init (collected into ``Problem.negated_init``)."""
+
+    __slots__ = ("atom",)
+
+    def __init__(self, atom: A.Atom) -> None:
+        self.atom = atom
+
+
 class _Section:
     """A tagged top-level item of a domain or problem, dispatched on ``kind``."""
 
@@ -305,6 +314,9 @@ class _ToAst(Transformer):
         fluent, value = c
         return A.NumericInit(fluent, float(value), fluent.pos)
 
+    def negated_init(self, c):
+        return _NegatedInit(c[0])
+
     def init_def(self, c):
         return _Section("init", tuple(c))
 
@@ -321,12 +333,15 @@ class _ToAst(Transformer):
         if len(inits) or any(s.kind == "init" for s in sections):
             atoms = tuple(x for x in inits if isinstance(x, A.Atom))
             numeric = tuple(x for x in inits if isinstance(x, A.NumericInit))
+            negated = tuple(x.atom for x in inits if isinstance(x, _NegatedInit))
             sections = [s for s in sections if s.kind != "init"]
             sections += [_Section("init", atoms), _Section("numeric_init", numeric)]
+            if negated:
+                sections.append(_Section("negated_init", negated))
         return _build(A.Problem, str(name), _pos(name), sections, {
             "domain_name": "domain_name", "requirements": "requirements", "objects": "objects",
             "init": "init", "numeric_init": "numeric_init", "goal": "goal", "metric": "metric",
-            "constraints": "constraints"},
+            "constraints": "constraints", "negated_init": "negated_init"},
             lists={})
 
 

@@ -5,20 +5,27 @@ Engines:
 * ``internal``: ground in-process, then A* (``optimal=True``; LM-cut, or h_max with
   conditional effects/axioms) or greedy best-first search with h_FF.
 * ``fd``: Fast Downward as a subprocess on the PDDL that ``pddl/writer.py`` prints.
-* ``auto`` (default): a two-step portfolio, set from measurements. A Fast Downward run
-  costs ~0.35 s before it searches (interpreter start and translation; median 359 ms on
-  ACPBench states, ``benchmarks/results/hstar.md``), while in-process search answers most
-  ACPBench-sized and small IPC tasks well within that (median 50 ms, parse and grounding
-  included). So ``auto`` grounds in-process when the lifted problem is small
-  (``AUTO_MAX_OBJECTS``, ``AUTO_MAX_INIT``) and the ground task has at most
+* ``auto`` (default): a portfolio, set from measurements (``benchmarks/results/
+  solve_portfolio.md``, ``ground.md``). A Fast Downward run costs ~0.35 s before it searches
+  (interpreter start and translation; median 359 ms on ACPBench states,
+  ``benchmarks/results/hstar.md``), while in-process search answers most ACPBench-sized and
+  small IPC tasks well within that. So ``auto`` grounds in-process when the lifted problem
+  is small (``AUTO_MAX_OBJECTS``, ``AUTO_MAX_INIT``) and the ground task has at most
   ``AUTO_MAX_ACTIONS`` actions, searches in-process for at most ``AUTO_INTERNAL_BUDGET_S``
   seconds, and hands the rest of the time limit to Fast Downward when that search neither
   found a plan nor proved unsolvability. Every MANIFEST task with a known optimal cost is
-  solved this way within 10 s (``tests/search/test_solve.py``). Bigger tasks go to Fast
-  Downward directly: in-process grounding is then still faster than FD's translator
-  (satellite p36 59 s vs 178 s, rovers p40 6 s vs 57 s, airport p50 14 s vs 242 s), but one
-  LM-cut evaluation on tens of thousands of ground actions takes seconds in Python (on
-  parking p03-011, 4332 actions, 256 A* expansions took 358 s), where FD's C++ search wins.
+  solved this way within 10 s (``tests/search/test_solve.py``).
+
+  Bigger tasks: one h_FF or LM-cut evaluation on tens of thousands of ground actions takes
+  milliseconds to seconds in Python (parking p03-011, 4332 actions: 256 A* expansions took
+  358 s), where FD's C++ search wins, so a big STRIPS task goes to Fast Downward directly.
+  But FD's translator grounds quantified and conditional (ADL) domains slowly: on
+  airport-adl it needs 92 s of CPU on p50 where ours grounds in 2.3 s, and on airport-adl
+  p21 ``auto`` used to spend 95 s in Fast Downward on a task the internal search solves in
+  4.7 s (issue 9). So a big lifted task whose domain has quantifiers, conditional effects,
+  disjunctions or derived predicates (``ADL_FEATURES``, read from the domain as
+  ``features.py`` does) is ground in-process and searched there for
+  ``AUTO_ADL_SHARE`` of the time limit before Fast Downward gets the rest.
 
 ``UNSOLVABLE`` is reported only with a proof: the goal is relaxed-unreachable, a complete
 search with a safe heuristic exhausted the state space, or Fast Downward proved it. Any limit
@@ -42,6 +49,9 @@ AUTO_MAX_OBJECTS = 150
 AUTO_MAX_INIT = 2000
 AUTO_MAX_ACTIONS = 3000
 AUTO_INTERNAL_BUDGET_S = 1.0
+AUTO_ADL_SHARE = 0.5
+ADL_FEATURES = frozenset({"conditional_effects", "quantifiers", "disjunctions",
+                          "derived_predicates"})
 
 
 def ground_task(domain: A.Domain, problem: A.Problem, budget: Budget | None = None) -> Task:
@@ -69,6 +79,22 @@ def _from_outcome(out: SearchOutcome, t0: float, extra: dict) -> SolveResult:
 
 def _small_lifted(problem: A.Problem) -> bool:
     return len(problem.objects) <= AUTO_MAX_OBJECTS and len(problem.init) <= AUTO_MAX_INIT
+
+
+def _adl_domain(domain: A.Domain) -> bool:
+    """Whether the domain uses a feature FD's translator grounds slowly (``ADL_FEATURES``)."""
+    from planning_core.pddl.writer import write_domain
+    from planning_core.search.features import features_from_text
+    return bool(ADL_FEATURES & set(features_from_text(write_domain(domain)).names()))
+
+
+def auto_route(domain: A.Domain, problem: A.Problem) -> str:
+    """The first step of ``engine="auto"`` for a task: ``"internal"`` (ground in-process,
+    search briefly, then Fast Downward), ``"internal-long"`` (ground in-process, search for
+    ``AUTO_ADL_SHARE`` of the time) or ``"fd"`` (Fast Downward on the lifted task)."""
+    if _small_lifted(problem):
+        return "internal"
+    return "internal-long" if _adl_domain(domain) else "fd"
 
 
 def solve_fd(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
@@ -116,7 +142,8 @@ def solve(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
         return SolveResult(Status.UNKNOWN, None, None, "internal", time.perf_counter() - t0,
                            tuple(sorted(stats.items())), err.limit)
 
-    if engine == "fd" or (engine == "auto" and task is None and not _small_lifted(problem)):
+    route = auto_route(domain, problem) if engine == "auto" else engine
+    if engine == "fd" or (task is None and route == "fd"):
         return solve_fd(domain, problem, optimal=optimal, time_limit=left())
     try:
         if task is None:
@@ -132,9 +159,13 @@ def solve(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
     if not goal_relaxed_reachable(task):
         return SolveResult(Status.UNSOLVABLE, None, None, "internal", time.perf_counter() - t0,
                            tuple(sorted(extra.items())), "relaxed unreachable")
-    if engine == "auto" and len(task.actions) > AUTO_MAX_ACTIONS:
+    if route == "internal-long":
+        share = left() * AUTO_ADL_SHARE
+    elif engine == "auto" and len(task.actions) > AUTO_MAX_ACTIONS:
         return solve_fd(domain, problem, optimal=optimal, time_limit=left())
-    stage = budget if engine == "internal" else budget.sub(AUTO_INTERNAL_BUDGET_S)
+    else:
+        share = AUTO_INTERNAL_BUDGET_S
+    stage = budget if engine == "internal" else budget.sub(share)
     out = internal_search(task, optimal=optimal, budget=stage)
     if out.status is not Status.UNKNOWN or engine == "internal":
         return _from_outcome(out, t0, extra)

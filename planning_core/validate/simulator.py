@@ -117,6 +117,14 @@ class Validator:
             dels: list = []
             incs: list = []
             act.effects(full, binding, universe, fluents, adds, dels, incs)
+            undefined = next((a for _, a in incs if isinstance(a, UndefinedValue)), None)
+            if undefined is not None:
+                return replace(self._fail(
+                    Verdict.UNDEFINED_VALUE, index, step,
+                    f"step {index} {step} (line {step.line}): the value of {undefined.fluent}, "
+                    f"which the step increases a fluent by, is not defined in the problem's "
+                    f":init (VAL refuses such a plan)"), trace=tuple(steps),
+                    warnings=tuple(warnings))
             state.difference_update(dels)
             state.update(adds)
             updates = self._increase(incs, fluents, warnings) if incs else ()
