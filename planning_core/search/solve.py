@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import time
 
-from planning_core.errors import UnsupportedFeature
+from planning_core.errors import EngineError, UnsupportedFeature
 from planning_core.ground.task import Task
 from planning_core.heuristics.relaxed import goal_relaxed_reachable
 from planning_core.limits import Budget, LimitReached, Limits
@@ -148,10 +148,13 @@ def solve(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
     try:
         if task is None:
             task = ground_task(domain, problem, budget)
-    except UnsupportedFeature:
+    except UnsupportedFeature as unsupported:
         if engine == "internal":
             raise
-        return solve_fd(domain, problem, optimal=optimal, time_limit=left())
+        try:
+            return solve_fd(domain, problem, optimal=optimal, time_limit=left())
+        except EngineError:               # FD refuses it too: the feature is the answer
+            raise unsupported from None
     except LimitReached as err:
         return unknown(err, {"phase": "grounding"})
     ground_s = time.perf_counter() - t0
