@@ -17,8 +17,8 @@ from collections import deque
 
 from planning_core.ground.task import Task
 from planning_core.limits import Budget, LimitReached
+from planning_core.result import Status
 from planning_core.search.astar import STATE_BYTES, SearchOutcome, _plan
-from planning_core.search.result import Status
 
 CHECK_EVERY = 512
 

@@ -5,12 +5,12 @@ from textwrap import dedent
 
 import pytest
 
-from planning_core.cli import main
+from planning_core.console import main
 from planning_core.errors import SemanticError
 from planning_core.ground.grounder import ground
 from planning_core.pddl.checker import check, errors_of
 from planning_core.pddl.parser import parse_domain, parse_problem
-from planning_core.search.solve import solve
+from planning_core.solve import solve
 from planning_core.validate.report import Verdict
 from planning_core.validate.simulator import validate_plan
 

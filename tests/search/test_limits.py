@@ -11,14 +11,14 @@ import textwrap
 
 import pytest
 
-from planning_core.cli import main
+from planning_core.console import main
 from planning_core.ground.grounder import ground
 from planning_core.ground.instantiate import ACTION_BYTES
 from planning_core.limits import Budget, LimitReached, Limits
 from planning_core.pddl.parser import parse_domain, parse_problem
 from planning_core.search.astar import astar
-from planning_core.search.result import Status
-from planning_core.search.solve import solve
+from planning_core.result import Status
+from planning_core.solve import solve
 
 DOMAIN = textwrap.dedent("""\
     (define (domain blowup)

@@ -1,11 +1,11 @@
 """The engine subcommands of ``planning-core``: ground, reachable, landmarks, solve.
 
-``cli.py`` owns argument parsing and calls ``cmd_<name>(args)``; each function prints to
-stdout and returns the exit code. ``args`` carries ``domain``, ``problem`` (the two files in
-either order: their roles are told apart by content, as ``validate`` does), ``json``,
-``time_limit`` (seconds: CPU time for the verdict, and wall-clock time as a guard for the
-user), ``memory_limit`` (MB; default half the machine) and, per command, ``dump`` (ground),
-``optimal`` and ``engine`` (solve).
+:func:`register` adds them to ``planning-core``'s parser with ``cmd_<name>`` as each one's
+handler; each handler prints to stdout and returns the exit code. ``args`` carries
+``domain``, ``problem`` (the two files in either order: their roles are told apart by
+content, as ``validate`` does), ``json``, ``time_limit`` (seconds: CPU time for the
+verdict, and wall-clock time as a guard for the user), ``memory_limit`` (MB; default half
+the machine) and, per command, ``dump`` (ground), ``optimal`` and ``engine`` (solve).
 
 Exit codes:
 
@@ -25,13 +25,15 @@ exactly ``{"status", "plan", "cost", "engine", "time_s"}``.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
 
+from planning_core import cli
+from planning_core.cli import ExitCode
+from planning_core.cli.args import seconds
 from planning_core.errors import PlanningError
-
-EXIT_OK, EXIT_UNSOLVABLE, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 
 
 class _BadInput(Exception):
@@ -41,7 +43,7 @@ class _BadInput(Exception):
 def _roles(first: str, second: str) -> tuple[str, str]:
     """(domain path, problem path) of two files given in either order (by content)."""
     from planning_core.pddl.files import read_text
-    from planning_core.validate.command import classify
+    from planning_core.cli.validate import classify
     try:
         if classify(read_text(first)) == "problem" and classify(read_text(second)) == "domain":
             return second, first
@@ -86,14 +88,10 @@ def budget_of(args):
     seconds = getattr(args, "time_limit", None)
     memory = getattr(args, "memory_limit", None)
     budget = Budget(Limits(time_s=seconds, memory_mb=memory, wall_s=seconds))
-    if CAP_ADDRESS_SPACE and budget.memory_mb is not None:
+    if cli.CAP_ADDRESS_SPACE and budget.memory_mb is not None:
         _cap_address_space(budget.memory_mb)
     return budget
 
-
-#: Set by the console entry point only (``cli._entry``): a process-wide rlimit must not be
-#: installed when ``main()`` is called inside someone else's process (tests, notebooks).
-CAP_ADDRESS_SPACE = False
 
 
 def _cap_address_space(memory_mb: float) -> None:
@@ -128,14 +126,14 @@ def _guarded(func):
         try:
             return func(args)
         except _BadInput:
-            return EXIT_BAD_INPUT
+            return ExitCode.BAD_INPUT
         except LimitReached as err:
             return _unknown(args, err.limit, err.detail)
         except MemoryError:           # RLIMIT_AS, the command line's last resort
             return _unknown(args, "memory limit", "out of memory")
         except PlanningError as err:
             print(error_line(err), file=sys.stderr)
-            return EXIT_BAD_INPUT
+            return ExitCode.BAD_INPUT
     run.__name__ = func.__name__
     run.__doc__ = func.__doc__
     return run
@@ -151,7 +149,7 @@ def _unknown(args, limit: str, detail: str) -> int:
     else:
         _out(f"; status = unknown ({limit})")
     print(f"unknown: {limit}: {detail}", file=sys.stderr)
-    return EXIT_UNKNOWN
+    return ExitCode.UNKNOWN
 
 
 # ------------------------------------------------------------------------ commands
@@ -170,7 +168,7 @@ def cmd_ground(args) -> int:
         if getattr(args, "dump", False):
             data["task"] = dump_task(task)
         _out(json.dumps(data, sort_keys=True))
-        return EXIT_OK
+        return ExitCode.OK
     _out(f"facts: {counts['facts']}\nactions: {counts['actions']}\naxioms: {counts['axioms']}\n"
          f"time: {elapsed:.3f} s")
     if getattr(args, "dump", False):
@@ -186,12 +184,12 @@ def cmd_ground(args) -> int:
                      f"del {' '.join(ce['del'])}".rstrip())
         for ax in d["axioms"]:
             _out(f"axiom {ax['head']} <- {' '.join(ax['body'])}")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def dump_task(task) -> dict:
     """The ground task as plain data (atoms printed, negations as ``(not ...)``)."""
-    from planning_core.ground.task import atom_str, bits
+    from planning_core.ground.facts import atom_str, bits
     atoms = task.facts.atoms
 
     def lits(pos: int, neg: int = 0) -> list[str]:
@@ -214,7 +212,7 @@ def dump_task(task) -> dict:
 @_guarded
 def cmd_reachable(args) -> int:
     """Atoms and actions reachable in the delete relaxation from the initial state."""
-    from planning_core.ground.task import atom_str
+    from planning_core.ground.facts import atom_str
     from planning_core.heuristics.relaxed import reachable
     domain, problem = _load(args)
     task = _ground(domain, problem, budget_of(args))
@@ -234,7 +232,7 @@ def cmd_reachable(args) -> int:
         for t in action_texts:
             _out(t)
         _out(f"; goal relaxed-reachable: {'yes' if goal_ok else 'no'}")
-    return EXIT_OK if goal_ok else EXIT_UNSOLVABLE
+    return ExitCode.OK if goal_ok else ExitCode.UNSOLVABLE
 
 
 @_guarded
@@ -258,7 +256,7 @@ def cmd_landmarks(args) -> int:
         _out(f"; {len(graph.landmarks)} landmarks, {len(graph.orderings)} orderings")
         for line in graph.lines():
             _out(line)
-    return EXIT_OK if goal_ok else EXIT_UNSOLVABLE
+    return ExitCode.OK if goal_ok else ExitCode.UNSOLVABLE
 
 
 def _time_limit(args) -> float:
@@ -269,8 +267,8 @@ def _time_limit(args) -> float:
 @_guarded
 def cmd_solve(args) -> int:
     """Find a plan (optimal with --optimal) and print it in VAL's plan format."""
-    from planning_core.search.result import Status
-    from planning_core.search.solve import solve
+    from planning_core.result import Status
+    from planning_core.solve import solve
     domain, problem = _load(args)
     result = solve(domain, problem, optimal=bool(getattr(args, "optimal", False)),
                    time_limit=_time_limit(args),
@@ -286,5 +284,43 @@ def cmd_solve(args) -> int:
         if result.status is Status.SOLVED:
             _out(f"; cost = {_number(result.cost)}")
         _out(f"; status = {result.status.value}" + (f" ({result.reason})" if result.reason else ""))
-    return {Status.SOLVED: EXIT_OK, Status.UNSOLVABLE: EXIT_UNSOLVABLE,
-            Status.UNKNOWN: EXIT_UNKNOWN}[result.status]
+    return {Status.SOLVED: ExitCode.OK, Status.UNSOLVABLE: ExitCode.UNSOLVABLE,
+            Status.UNKNOWN: ExitCode.UNKNOWN}[result.status]
+
+
+# ---------------------------------------------------------------- the command line
+
+def _add_task_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("domain", help="domain file (the two files may come in either order)")
+    p.add_argument("problem", help="problem file")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--time-limit", type=seconds, default=60.0, metavar="S",
+                   help="CPU seconds (also wall-clock seconds) before answering unknown, "
+                        "exit 3 (default 60)")
+    p.add_argument("--memory-limit", type=seconds, default=None, metavar="MB",
+                   help="megabytes before answering unknown, exit 3 (default: half the "
+                        "machine's memory, or $PLANNING_CORE_MEMORY_LIMIT_MB)")
+    p.add_argument("--no-warnings", action="store_true", help="do not print warnings")
+
+
+def register(subparsers) -> None:
+    """Add ``ground``, ``reachable``, ``landmarks`` and ``solve`` to ``planning-core``."""
+    p = subparsers.add_parser("ground", help="ground a task and print its size")
+    _add_task_arguments(p)
+    p.add_argument("--dump", action="store_true", help="print the ground task")
+    p.set_defaults(func=cmd_ground)
+
+    p = subparsers.add_parser("reachable", help="relaxed-reachable atoms and actions")
+    _add_task_arguments(p)
+    p.set_defaults(func=cmd_reachable)
+
+    p = subparsers.add_parser("landmarks", help="RHW fact landmarks and their orderings")
+    _add_task_arguments(p)
+    p.set_defaults(func=cmd_landmarks)
+
+    p = subparsers.add_parser("solve", help="find a plan (optimal with --optimal)")
+    _add_task_arguments(p)
+    p.add_argument("--optimal", action="store_true", help="find a cost-optimal plan")
+    p.add_argument("--engine", choices=("auto", "internal", "fd"), default="auto",
+                   help="in-process search, Fast Downward, or chosen by task size")
+    p.set_defaults(func=cmd_solve)
