@@ -34,7 +34,8 @@ from typing import Callable, Sequence
 
 from planning_core.errors import PlanningError
 
-__all__ = ["ArgumentParser", "CommandGroup", "ExitCode", "build_parser", "main", "run"]
+__all__ = ["ArgumentParser", "CommandGroup", "ExitCode", "add_version", "build_parser", "main",
+           "run", "version"]
 
 
 #: Set by :func:`main` when it reads ``sys.argv`` (the console script): only a process of
@@ -78,7 +79,33 @@ def build_parser(groups: Sequence[CommandGroup]) -> ArgumentParser:
     sub.required = True
     for register in groups:
         register(sub)
+    add_version(parser)
+    for command in sub.choices.values():
+        add_version(command)
     return parser
+
+
+def version() -> str:
+    """The installed distribution's version (``planning-core --version``)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+    try:
+        return dist_version("planning-core")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def add_version(parser: argparse.ArgumentParser) -> None:
+    """``--version`` on ``parser`` (every command has one, as VAL's users expect)."""
+    if "--version" not in parser._option_string_actions:
+        parser.add_argument("--version", action="version",
+                            version=f"{parser.prog} (planning-core) {version()}")
+
+
+def error_line(err: PlanningError) -> str:
+    """``file:line:col: error: message``: the one error-line format of every command (the
+    format compilers print, which editors and CI logs turn into links)."""
+    return f"{err.location()}: error: {err.message}" if err.file else f"error: {err.message}"
 
 
 def run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
@@ -86,7 +113,7 @@ def run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> 
     try:
         return func(args)
     except PlanningError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -31,7 +31,7 @@ import sys
 import time
 
 from planning_core import cli
-from planning_core.cli import ExitCode
+from planning_core.cli import ExitCode, error_line
 from planning_core.cli.args import seconds
 from planning_core.errors import PlanningError
 
@@ -74,11 +74,6 @@ def _load(args):
             print(str(d) if d.file else f"{args.domain}: error: {d.message}", file=sys.stderr)
         raise _BadInput()
     return domain, problem
-
-
-def error_line(err: PlanningError) -> str:
-    """``file:line:col: error: message``, the one error-line format of every command."""
-    return f"{err.location()}: error: {err.message}" if err.file else f"error: {err.message}"
 
 
 def budget_of(args):
