@@ -38,6 +38,7 @@ LAYER_OF = {
     "planning_core.cli": "cli",
     "planning_core.validators": "validators",
     "planning_core.console": "console",
+    "planning_core.up_engine": "cli",
 }
 ENGINE = {"base", "pddl", "validate", "ground", "heuristics", "search", "temporal", "solve",
           "cli"}
