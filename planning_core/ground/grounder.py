@@ -251,6 +251,7 @@ def ground(domain: A.Domain, problem: A.Problem, *, init_atoms: Iterable | None 
     try:
         dl = Datalog(plan.rules, plan.static, plan.derived, budget)
         dl.run(sorted(a for a in init if a[0] not in plan.derived))
+        budget.check(rss=True)
         return instantiate(plan, dl, init, problem.name, budget)
     finally:
         _reset(plan)                   # compiled joins hold the run's indexes: let them go

@@ -279,8 +279,11 @@ def instantiate(plan, dl: Datalog, init: set, name: str, budget: Budget | None =
     layers = _layers(plan, axioms)
     derived_preds = set(layers)
 
+    budget.phase(0)                  # the passes below build little: count time only
+    tick = budget.tick
     touched: set = set()
     for _, _, _, adds, dels, conds, _ in protos:
+        tick()
         touched.update(adds)
         touched.update(dels)
         touched.update(c[3] for c in conds)
@@ -292,7 +295,9 @@ def instantiate(plan, dl: Datalog, init: set, name: str, budget: Budget | None =
     gneg = [a for a in goal_neg if a in fluent]
     if any(a in static for a in goal_neg):
         gpos.append(UNSATISFIABLE)
+    budget.check(rss=True)
     facts = FactIndex(fluent | set(gpos))     # unreachable goal atoms stay, never true
+    budget.check(rss=True)
     ids = facts._ids
 
     interned: dict = {}
@@ -313,6 +318,7 @@ def instantiate(plan, dl: Datalog, init: set, name: str, budget: Budget | None =
         return found
 
     protos.sort(key=lambda pr: pr[0])
+    budget.check(rss=True)
     budget.phase(ACTION_BYTES)
     tick = budget.tick
     actions: list[GroundAction] = []
