@@ -27,6 +27,7 @@ cgroup's limit, when that is lower); ``PLANNING_CORE_MEMORY_LIMIT_MB`` overrides
 """
 from __future__ import annotations
 
+import functools
 import os
 import time
 from dataclasses import dataclass
@@ -50,7 +51,9 @@ class LimitReached(Exception):
         self.detail = detail
 
 
+@functools.lru_cache(maxsize=1)
 def _machine_memory_mb() -> float | None:
+    """Physical memory, or the cgroup's limit when lower (read once per process)."""
     candidates = []
     try:
         candidates.append(os.sysconf("SC_PHYS_PAGES") * _PAGE / 2**20)
