@@ -113,6 +113,12 @@ def _add_validator_commands(sub) -> None:
         register_cope = None
     if register_cope is not None:
         register_cope(sub)
+    try:
+        from planning_core.validators.adaptive.cli import register as register_adaptive
+    except ImportError:
+        register_adaptive = None
+    if register_adaptive is not None:
+        register_adaptive(sub)
 
 
 # --------------------------------------------------------------------------- main
