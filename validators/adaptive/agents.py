@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from planning_core.search.result import Status
+from planning_core.result import Status
 from planning_core.validators.adaptive.compile import DEFAULT_NODE_LIMIT, solve_under
 from planning_core.validators.adaptive.env import AdaptiveEnv, Episode
 

@@ -30,7 +30,7 @@ from dataclasses import replace
 
 from planning_core.pddl import ast as A
 from planning_core.pddl.types import object_types
-from planning_core.search.result import Status
+from planning_core.result import Status
 from planning_core.validate import Validator
 from planning_core.validators.adaptive.check import ConstraintChecker
 from planning_core.validators.adaptive.compile import proof_of, solve_under

@@ -20,23 +20,20 @@ import json
 import sys
 from pathlib import Path
 
-from planning_core.cli_args import positive_int
+from planning_core.cli import ArgumentParser, ExitCode
+from planning_core.cli.args import positive_int
 from planning_core.errors import InputError
 
 __all__ = ["register"]
 
-EXIT_OK, EXIT_FAILED = 0, 1
-
 
 def register(subparsers) -> None:
     """Add the ``adaptive`` command group to ``planning-core``'s subcommands."""
-    from planning_core.cli import _ArgumentParser
-
     top = subparsers.add_parser("adaptive", help="adaptive planning under revealed constraints",
                                 description="AdaPlanBench-style environment: hidden world and "
                                             "user constraints revealed on violation.")
     sub = top.add_subparsers(dest="adaptive_command", metavar="ADAPTIVE_COMMAND",
-                             parser_class=_ArgumentParser)
+                             parser_class=ArgumentParser)
     sub.required = True
 
     p = sub.add_parser("build", help="build constraint profiles for tasks")
@@ -104,7 +101,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     failed = sum("error" in r for r in rows)
     if not args.json:
         print(f"{len(rows) - failed} profile(s) built, {failed} failed")
-    return EXIT_FAILED if failed else EXIT_OK
+    return ExitCode.FAILED if failed else ExitCode.OK
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -125,11 +122,11 @@ def cmd_play(args: argparse.Namespace) -> int:
         else:
             if not lines:
                 print("end of input: session over")
-                return EXIT_OK
+                return ExitCode.OK
         feedback, done, _ = env.step("".join(lines))
         print(feedback)
     print(f"outcome: {env.outcome}")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _load_model(spec: str):
@@ -163,7 +160,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                           max_turns=args.max_turns, agent_name=args.agent)
     print(f"{counts['run']} episode(s) run, {counts['skipped']} already in {out}, "
           f"{counts['failed']} failed")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -186,4 +183,4 @@ def cmd_report(args: argparse.Namespace) -> int:
         if Path(args.plot).suffix.lower() not in (".png", ".pdf", ".svg"):
             raise InputError("the plot is written as .png, .pdf or .svg", file=args.plot)
         plot_degradation(episodes, args.plot)
-    return EXIT_OK
+    return ExitCode.OK

@@ -27,7 +27,7 @@ from planning_core.pddl import ast as A
 from planning_core.pddl.checker import check
 from planning_core.pddl.parser import parse_problem
 from planning_core.errors import PlanningError
-from planning_core.search.result import SolveResult, Status
+from planning_core.result import SolveResult, Status
 from planning_core.validators.adaptive.profile import Constraint, Profile, ProfileError, \
     ProfileUnsolvable, USER_OPERATOR
 

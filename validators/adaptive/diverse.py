@@ -21,7 +21,7 @@ from pathlib import Path
 
 from planning_core.pddl import ast as A
 from planning_core.pddl.writer import write_domain, write_problem
-from planning_core.search.result import Status
+from planning_core.result import Status
 from planning_core.validators.adaptive.check import ConstraintChecker
 from planning_core.validators.adaptive.compile import constrained_task, solve_under
 from planning_core.validators.adaptive.profile import Constraint, Profile
