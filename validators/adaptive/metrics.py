@@ -15,7 +15,7 @@ documented in ``docs/adaptive.md`` ("Metrics"):
 * **ATWC / ATUC**: mean number per episode of world / user constraints triggered
   (revealed).
 
-Wald intervals: ``p +- 1.96 sqrt(p (1 - p) / n)`` for shares (clipped to [0, 1]) and
+Wald intervals: ``p +- 1.96 sqrt(p (1 - p) / n)`` for shares (the plain Wald interval, not clipped) and
 ``m +- 1.96 s / sqrt(n)`` (``s`` the sample standard deviation) for means; ``None`` when
 ``n < 2`` for means or ``n == 0``.
 """
@@ -62,7 +62,6 @@ def proportion(successes: int, n: int) -> Estimate:
         return Estimate(0.0, None, 0)
     p = successes / n
     half = Z95 * math.sqrt(p * (1 - p) / n)
-    half = min(half, max(p, 1 - p))  # keep p - h >= 0 and p + h <= 1 expressible
     return Estimate(p, half, n)
 
 
