@@ -42,7 +42,8 @@ __all__ = ["TIER_NAMES", "ATTRIBUTES", "build_profile", "candidates", "conflict"
 
 TIER_NAMES = ("low", "mid", "high")
 MAX_LIMIT = 3          # limited_use candidates allow 1..3 uses: a resource, not a formality
-BUILD_NODE_LIMIT = 20_000
+BUILD_NODE_LIMIT = 4_000
+MAX_UNKNOWN = 2        # candidates per type and round the budget may leave open before giving up
 ATTRIBUTES = ("hot", "sharp", "noisy", "fragile", "heavy", "expensive", "electric", "messy",
               "wet", "old", "borrowed", "smelly")
 
@@ -69,9 +70,11 @@ def _finish(c: Constraint) -> Constraint:
 
 
 def candidates(domain: A.Domain, problem: A.Problem, plan: tuple[str, ...],
-               rng: random.Random, free_attributes: list[str]) -> tuple[list, list]:
+               rng: random.Random, free_attributes: list[str],
+               detours: tuple[str, ...] = ()) -> tuple[list, list]:
     """World and user candidates from one plan: ``(world, [(constraint, attribute
-    assignment or None)])``; see the module docstring."""
+    assignment or None)])``; see the module docstring. ``detours`` are facts other plans
+    reach and this one does not: ``order`` candidates that ask for them first."""
     goal = {_fact_text((a.predicate,) + a.args) for a in _atoms(problem.goal)}
     goal_objects = {t for a in _atoms(problem.goal) for t in a.args}
     init = {_fact_text((a.predicate,) + a.args) for a in problem.init}
@@ -113,6 +116,10 @@ def candidates(domain: A.Domain, problem: A.Problem, plan: tuple[str, ...],
             if ib > ia:
                 user.append((Constraint(f"order:{fb}<{fa}", "order", first=fb, then=fa,
                                         formal=f"(sometime-before {fa} {fb})"), None))
+    for extra in detours:
+        for fact, _ in ordered[:3]:
+            user.append((Constraint(f"order:{extra}<{fact}", "order", first=extra, then=fact,
+                                    formal=f"(sometime-before {fact} {extra})"), None))
     for fact, _ in ordered:
         pred, *args = fact.strip("()").split()
         if not args or len(args) > 2 or not free_attributes:
@@ -184,7 +191,7 @@ def _reaches(edges: set, src: str, dst: str) -> bool:
 def build_profile(domain: A.Domain, problem: A.Problem, *, domain_path: str,
                   problem_path: str, seed: int = 0, rounds: int = 3, world_per_round: int = 1,
                   user_per_round: int = 1, k: int = 4, method: str = "auto",
-                  node_limit: int = BUILD_NODE_LIMIT, max_tries: int = 8) -> Profile:
+                  node_limit: int = BUILD_NODE_LIMIT, max_tries: int = 30) -> Profile:
     """Build a profile with ``rounds`` tiers (module docstring). Raises
     :class:`ProfileUnsolvable` with the proof when the task itself has no plan."""
     rng = random.Random(f"{seed}:{problem.name}")
@@ -207,16 +214,20 @@ def build_profile(domain: A.Domain, problem: A.Problem, *, domain_path: str,
         for wanted, is_world in ((world_per_round, True), (user_per_round, False)):
             free = [a for a in ATTRIBUTES if a not in attributes]
             cands: list = []
+            reached = {p_: {f for _, f in _trajectory_adds(domain, problem, p_)}
+                       for p_ in pool + [current.plan]}
+            detours = tuple(sorted(set().union(*reached.values()) - reached[current.plan]))[:6]
             for plan in pool + [current.plan]:
-                w, u = candidates(domain, problem, plan, rng, free)
+                w, u = candidates(domain, problem, plan, rng, free,
+                                  detours if plan == current.plan else ())
                 for cu in ([(c, None) for c in w] if is_world else u):
                     if cu[0].id not in {x[0].id for x in cands}:
                         cands.append(cu)
             prof = _profile(profile, kept, attributes)
             cands = _order(domain, problem, prof, current.plan, cands, kept, rng)
-            taken = 0
+            taken = unknown = 0
             for cand, assignment in cands[:max_tries]:
-                if taken >= wanted:
+                if taken >= wanted or unknown >= MAX_UNKNOWN:
                     break
                 attrs = dict(attributes)
                 if assignment is not None:
@@ -232,6 +243,7 @@ def build_profile(domain: A.Domain, problem: A.Problem, *, domain_path: str,
                     continue  # redundant with what is kept: the current plan respects it
                 result = solve_under(domain, problem, trial, tuple(kept) + (cand,),
                                      node_limit=node_limit)
+                unknown += result.status is Status.UNKNOWN
                 if result.status is Status.SOLVED:
                     kept.append(cand)
                     attributes = attrs

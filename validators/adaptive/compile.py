@@ -181,7 +181,8 @@ def constrained_task(domain: A.Domain, problem: A.Problem, profile: Profile,
             parts.insert(0, problem.constraints)
         problem = replace(problem, constraints=parts[0] if len(parts) == 1
                           else A.ConstraintAnd(tuple(parts)))
-    extra = tuple(r for r in _REQUIREMENTS if r not in domain.requirements)
+    needed = (_REQUIREMENTS[:3] if world else ()) + (_REQUIREMENTS[3:] if user else ())
+    extra = tuple(r for r in needed if r not in domain.requirements)
     return replace(domain, requirements=domain.requirements + extra), problem
 
 

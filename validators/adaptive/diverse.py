@@ -99,6 +99,8 @@ def diverse_plans(domain: A.Domain, problem: A.Problem, profile: Profile,
         dom, prob = constrained_task(domain, problem, profile,
                                      tuple(c for c in constraints if c.type == "world"))
         plans = _kstar(dom, prob, k, timeout)
+        if not plans:  # K* found nothing (or failed on this PDDL): fall back
+            plans = _iterated(domain, problem, profile, constraints, k, rng, node_limit)
     else:
         plans = _iterated(domain, problem, profile, constraints, k, rng, node_limit)
     checker = ConstraintChecker(domain, problem, profile, constraints)
