@@ -96,10 +96,12 @@ def candidates(domain: A.Domain, problem: A.Problem, plan: tuple[str, ...],
             world.append(Constraint(f"limited_use:{obj}", "limited_use", object=obj,
                                     limit=n - 1))
     user: list[tuple[Constraint, tuple | None]] = []
-    adds = [(i, f) for i, f in _trajectory_adds(domain, problem, plan)
-            if f not in goal and f not in init]
-    seen: dict[str, int] = {}
-    for i, fact in adds:
+    all_adds = _trajectory_adds(domain, problem, plan)
+    adds = [(i, f) for i, f in all_adds if f not in goal and f not in init]
+    seen: dict[str, int] = {f: 1 for f in init}  # an initial fact has had its first run
+    for i, fact in all_adds:
+        if fact in goal:
+            continue
         seen[fact] = seen.get(fact, 0) + 1
         if seen[fact] == 2:
             user.append((Constraint(f"at_most_once:{fact}", "at_most_once", fact=fact,
