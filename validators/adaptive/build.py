@@ -42,7 +42,7 @@ __all__ = ["TIER_NAMES", "ATTRIBUTES", "build_profile", "candidates", "conflict"
 
 TIER_NAMES = ("low", "mid", "high")
 MAX_LIMIT = 3          # limited_use candidates allow 1..3 uses: a resource, not a formality
-BUILD_NODE_LIMIT = 4_000
+BUILD_NODE_LIMIT = 1_500
 MAX_UNKNOWN = 2        # candidates per type and round the budget may leave open before giving up
 ATTRIBUTES = ("hot", "sharp", "noisy", "fragile", "heavy", "expensive", "electric", "messy",
               "wet", "old", "borrowed", "smelly")
