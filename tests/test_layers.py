@@ -61,6 +61,7 @@ ROOM_OF = {
     "planning_core.validators.cope": "cope",
     "planning_core.validators.formalizations": "formalizations",
     "planning_core.validators.models": "models",
+    "planning_core.validators.adaptive": "adaptive",
 }
 ROOM_MAY_IMPORT = {
     "acp.answers": {"acp.answers"},
@@ -68,6 +69,7 @@ ROOM_MAY_IMPORT = {
     "cope": {"cope"},
     "formalizations": {"formalizations", "cope", "models"},
     "models": {"models"},
+    "adaptive": {"adaptive", "models"},
 }
 
 

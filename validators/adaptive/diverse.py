@@ -6,7 +6,8 @@ Approach to Top-k Planning"), shipped as the ``kstar-planner`` wheel (optional e
 ``adaptive``; GPL, run as its own subprocess by that package). K* reads PDDL without
 trajectory constraints, so it gets the task with the world constraints compiled in
 (:func:`.compile.constrained_task`), and plans breaking a user constraint are filtered out
-by the validator afterwards.
+by the validator afterwards. When K* returns no plan (it does not accept the conditional
+effects that ``limited_use`` compiles to, for one), iterated solving takes over.
 
 Without the wheel (or with ``method="iterated"``) plans come from iterated solving with a
 forbidden object: each new plan is solved with one more object, taken from the previous
