@@ -86,6 +86,10 @@ def test_located_errors(task):
     unknown_tier = profile_json(tiers=[{"name": "t", "constraints": ["nope"]}])
     with pytest.raises(ProfileError, match=r"tiers\[0\]\.constraints\[0\]: unknown constraint"):
         _load(unknown_tier)
+    with pytest.raises(ProfileError, match=r"base_plan: must be a list of plan steps"):
+        _load(dict(profile_json(), base_plan="(move kitchen hall)"))
+    with pytest.raises(ProfileError, match=r"seed: 'seed' must be an integer"):
+        _load(dict(profile_json(), seed="0"))
     unknown_obj = _load(profile_json(constraints=[
         {"id": "x", "kind": "object_unavailable", "object": "hammer"}], tiers=[
         {"name": "t", "constraints": ["x"]}]))

@@ -299,18 +299,26 @@ def loads_profile(text: str, filename: str | None = None) -> Profile:
             if cid not in ids:
                 raise _err(f"unknown constraint id {cid!r}", f"{path}.constraints[{j}]",
                            filename)
-        plan = obj.get("reference_plan", [])
+        plan = _steps(obj.get("reference_plan", []), f"{path}.reference_plan", filename)
         proof = obj.get("proof", {})
-        if not isinstance(plan, list) or not isinstance(proof, dict):
-            raise _err("'reference_plan' must be a list and 'proof' an object", path, filename)
+        if not isinstance(proof, dict):
+            raise _err("'proof' must be an object", path, filename)
         tiers.append(Tier(name, tuple(members), tuple(plan), tuple(sorted(proof.items()))))
     names = [t.name for t in tiers]
     if len(set(names)) != len(names):
         raise _err("tier names must be unique", "tiers", filename)
     seed = data.get("seed", 0)
-    base_plan = data.get("base_plan", [])
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise _err(f"'seed' must be an integer, not {seed!r}", "seed", filename)
+    base_plan = _steps(data.get("base_plan", []), "base_plan", filename)
     return Profile(domain, problem, constraints, tuple(tiers), tuple(attributes),
-                   seed if isinstance(seed, int) else 0, tuple(base_plan), filename)
+                   seed, base_plan, filename)
+
+
+def _steps(value, path: str, file: str | None) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+        raise _err("must be a list of plan steps (strings)", path, file)
+    return tuple(value)
 
 
 def load_profile(path: str | Path) -> Profile:
