@@ -55,16 +55,28 @@ def test_play_ends_at_end_of_input(hand_profile, monkeypatch, capsys):
     assert "cannot be read" in out and "session over" in out
 
 
-def test_model_agent_from_python(hand_profile, tmp_path, monkeypatch):
-    module = tmp_path / "my_model.py"
-    module.write_text("def model(prompt):\n    return 'Plan:\\n```\\n" +
-                      PLAN_CLOTH.replace("\n", "\\n") + "\\n```'\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
+def test_model_agent_through_a_command_model(hand_profile, tmp_path):
+    script = tmp_path / "model.py"
+    script.write_text("import sys\nsys.stdin.read()\nprint('Plan:')\nprint('```')\n"
+                      + "".join(f"print({line!r})\n" for line in PLAN_CLOTH.splitlines())
+                      + "print('```')\n")
     runs = tmp_path / "m.jsonl"
     assert main(["adaptive", "run", str(hand_profile), "--tiers", "main", "--agent", "model",
-                 "--model", "my_model:model", "--out", str(runs)]) == 0
+                 "--command", f"{sys.executable} {script}", "--no-cache",
+                 "--out", str(runs)]) == 0
     (ep,) = read_episodes(runs)
     assert ep.success and len(ep.turns) == 1
+
+
+def test_model_agent_from_python(task, profile):
+    from planning_core.validators.adaptive.agents import ModelAgent, run_episode
+    from planning_core.validators.adaptive.env import AdaptiveEnv
+    from planning_core.validators.models.base import ScriptedModel
+
+    model = ScriptedModel([PLAN_VACUUM, "```\n" + PLAN_CLOTH + "\n```"])
+    ep = run_episode(AdaptiveEnv(*task, profile, "main"), ModelAgent(model))
+    assert ep.success and len(ep.turns) == 2
+    assert "[w1] The vacuum is not available" in model.prompts[1]
 
 
 def test_bad_input_exit_codes(tmp_path, capsys):
@@ -73,8 +85,8 @@ def test_bad_input_exit_codes(tmp_path, capsys):
     assert main(["adaptive", "play", str(bad)]) == 2
     assert "bad.json:1:" in capsys.readouterr().err
     assert main(["adaptive", "build", str(tmp_path / "none"), "--out", str(tmp_path)]) == 2
-    assert main(["adaptive", "run", str(bad), "--agent", "model", "--out",
-                 str(tmp_path / "x.jsonl")]) == 2
+    assert main(["adaptive", "run", str(bad), "--agent", "model", "--no-cache", "--out",
+                 str(tmp_path / "x.jsonl")]) == 2       # no --model and no --command
     runs = tmp_path / "failed.jsonl"
     assert main(["adaptive", "run", str(bad), "--out", str(runs)]) == 0
     assert "error" in json.loads(runs.read_text().splitlines()[0])

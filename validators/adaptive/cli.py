@@ -5,9 +5,11 @@
 * ``adaptive play PROFILE [--tier T]``: an interactive session; type a plan, end it with
   an empty line; the environment answers with the feedback. End of input ends the session.
 * ``adaptive run PROFILES... --agent A --out R.jsonl``: episodes of a scripted agent
-  (``same``, ``oracle``, ``oracle-no-user``) or of a model (``--model module:attribute``,
-  a Python object following the ``Model`` protocol: prompt text in, response text out),
-  one JSON line per episode; episodes already in ``R.jsonl`` are skipped.
+  (``same``, ``oracle``, ``oracle-no-user``) or of a model (``--agent model`` with the
+  shared model options: ``--model NAME [--base-url URL]`` for an OpenAI-compatible endpoint,
+  or ``--command CMD``), one JSON line per episode; episodes already in ``R.jsonl`` are
+  skipped. From Python, any ``Model`` (prompt in, response out) drives
+  ``agents.ModelAgent``.
 * ``adaptive report R.jsonl [--out R.md] [--plot P.png]``: the metrics per tier.
 
 Exit codes: 0 done; 1 some task could not be built; 2 bad input.
@@ -15,7 +17,6 @@ Exit codes: 0 done; 1 some task could not be built; 2 bad input.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ from pathlib import Path
 from planning_core.cli import ArgumentParser, ExitCode
 from planning_core.cli.args import positive_int
 from planning_core.errors import InputError
+from planning_core.validators.models.options import add_model_arguments
 
 __all__ = ["register"]
 
@@ -56,12 +58,11 @@ def register(subparsers) -> None:
     p = sub.add_parser("run", help="run an agent on profiles")
     p.add_argument("profiles", nargs="+", metavar="PATH", help="profile files or folders")
     p.add_argument("--agent", choices=("same", "oracle", "oracle-no-user", "model"),
-                   default="oracle")
-    p.add_argument("--model", metavar="MODULE:NAME",
-                   help="a Python object following the Model protocol (for --agent model)")
+                   default="oracle", help="a scripted agent, or 'model' with the model options")
     p.add_argument("--tiers", default="low,mid,high", help="comma-separated tier names")
     p.add_argument("--out", required=True, metavar="FILE", help="episodes, JSON Lines")
     _episode_args(p, tier=False)
+    add_model_arguments(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("report", help="metrics per tier from episodes")
@@ -129,28 +130,15 @@ def cmd_play(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _load_model(spec: str):
-    module, _, name = spec.partition(":")
-    if not module or not name:
-        raise InputError(f"--model must be MODULE:NAME, not {spec!r}")
-    try:
-        obj = getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as err:
-        raise InputError(f"cannot load the model {spec!r}: {err}") from None
-    if not callable(obj):
-        raise InputError(f"{spec!r} is not callable (a Model maps a prompt to a response)")
-    return obj
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.validators.adaptive.agents import AGENTS, ModelAgent
     from planning_core.validators.adaptive.runner import run_profiles
     from planning_core.validators.adaptive.tasks import find_profiles
 
     if args.agent == "model":
-        if not args.model:
-            raise InputError("--agent model needs --model MODULE:NAME")
-        model = _load_model(args.model)
+        from planning_core.validators.models.options import model_from_args
+
+        model = model_from_args(args)
         make = lambda: ModelAgent(model)  # noqa: E731
     else:
         make = AGENTS[args.agent]
