@@ -113,6 +113,12 @@ def _add_validator_commands(sub) -> None:
         register_cope = None
     if register_cope is not None:
         register_cope(sub)
+    try:
+        from planning_core.validators.toolplans.cli import register as register_toolplans
+    except ImportError:
+        register_toolplans = None
+    if register_toolplans is not None:
+        register_toolplans(sub)
 
 
 # --------------------------------------------------------------------------- main
