@@ -43,7 +43,7 @@ from planning_core.validators.toolplans.faults import Fault
 
 __all__ = ["ChainReport", "check_output", "execute"]
 
-_PRIORITY = {"unknown_tool": 0, "wrong_arguments": 1, "forbidden_tool": 2, "broken_tool": 3,
+_PRIORITY = {"unknown_tool": 0, "forbidden_tool": 1, "wrong_arguments": 2, "broken_tool": 3,
              "hallucinated_input": 4, "constraint_violated": 5, "premature_call": 6,
              "missing_prerequisite": 6, "incomplete": 8, "missed_refusal": 9,
              "unjustified_refusal": 9, "malformed_output": 9}

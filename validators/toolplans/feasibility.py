@@ -10,8 +10,9 @@ questions, each answered by relaxed reachability. Without user constraints (forb
 tools, orders, call limits) the folded task has no deletes and no negative conditions, so
 relaxed reachability is exact there:
 
-1. ``missing_tool``: even if the user supplied an item of every input type, the working
-   tools cannot produce the required outputs (no tool, or only broken tools, make them);
+1. ``missing_tool``: even if the user supplied an item of every input type (a type no
+   tool makes), the working tools cannot produce the required outputs (no tool, or only
+   broken tools, make something on the way);
 2. ``missing_input``: with the items the user really gave, they cannot (some input that
    no tool produces was never supplied);
 3. ``contradictory_constraints``: they can, so the user's constraints rule every chain out.
@@ -70,12 +71,16 @@ def relaxed_solvable(task: ToolTask) -> bool:
     return goal_relaxed_reachable(ground(c.domain, c.problem))
 
 
-def _with_every_type(task: ToolTask) -> ToolTask:
-    held = {i.type for i in task.items} | set(task.goal)  # the outputs stay to be made
+def _with_every_input(task: ToolTask) -> ToolTask:
+    """``task`` with one item of every *input type*: a type no tool (working or broken)
+    makes and the user does not hold. What a tool should make is never handed out, so a
+    broken or absent maker stays a missing tool."""
+    made = {x for t in task.tools for x in t.produces}
+    held = {i.type for i in task.items}
     names = {i.name for i in task.items}
     extra = []
     for t in task.types:
-        if t in held:
+        if t in held or t in made or t in task.goal:
             continue
         name = f"given-{t}"
         while name in names:
@@ -106,7 +111,7 @@ def _types_reachable(task: ToolTask) -> set[str]:
 def diagnose(task: ToolTask) -> tuple[str, str]:
     """(kind, detail) of an unsolvable task; see the module docstring."""
     free = replace(task, forbidden=(), constraints=())
-    open_task = _with_every_type(free)
+    open_task = _with_every_input(free)
     if not relaxed_solvable(open_task):
         missing = [g for g in task.goal if g not in _types_reachable(open_task)]
         makers = {g: sorted(t.name for t in task.tools if g in t.produces) for g in missing}
