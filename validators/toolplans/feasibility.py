@@ -113,11 +113,20 @@ def diagnose(task: ToolTask) -> tuple[str, str]:
     free = replace(task, forbidden=(), constraints=())
     open_task = _with_every_input(free)
     if not relaxed_solvable(open_task):
-        missing = [g for g in task.goal if g not in _types_reachable(open_task)]
-        makers = {g: sorted(t.name for t in task.tools if g in t.produces) for g in missing}
-        parts = [f"{g} (made by {', '.join(makers[g])}: broken)" if makers[g]
-                 else f"{g} (no tool makes it)" for g in missing]
-        return "missing_tool", "no working tool chain produces " + "; ".join(parts or task.goal)
+        reach = _types_reachable(open_task)
+        needed = set(task.goal)
+        for t in task.tools:  # types on some way to the outputs, broken tools included
+            needed.update(p.data_type for p in t.data_params)
+            needed.update(t.requires)
+        causes = []
+        for x in sorted(needed - reach):
+            makers = sorted(t.name for t in task.tools if x in t.produces)
+            if not makers and x in task.goal:
+                causes.append(f"no tool makes {x}")
+            elif makers and all(m in task.broken for m in makers):
+                causes.append(f"{x} is made only by broken {', '.join(makers)}")
+        return "missing_tool", "; ".join(causes or [f"no working tool chain produces "
+                                                     f"{', '.join(task.goal)}"])
     if not relaxed_solvable(free):
         have = _types_reachable(free)
         wanted: set[str] = set()
@@ -127,6 +136,11 @@ def diagnose(task: ToolTask) -> tuple[str, str]:
             wanted.update(t.requires)
         lacking = sorted(wanted - have - {x for t in free.tools for x in t.produces
                                           if t.name not in free.broken})
+        alone = [x for x in lacking if len(lacking) <= 20 and relaxed_solvable(
+            replace(free, items=free.items + (DataItem(f"given-{x}", x, x),)))]
+        if alone:
+            return "missing_input", ("the user never supplied " + " or ".join(alone)
+                                     + " (either one would do)" * (len(alone) > 1))
         return "missing_input", ("the user never supplied " + ", ".join(lacking) if lacking
                                  else "required inputs are never available")
     rules = [f"do not call {t}" for t in task.forbidden] + [c.describe() for c in task.constraints]
