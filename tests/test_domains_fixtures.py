@@ -136,7 +136,8 @@ def _up_readable(plans: tuple[Path, ...]) -> tuple[Path, ...]:
 
 # Folders of nested fixture sets with their own README and tests (not one domain each):
 # pddl3/ holds PDDL3 trajectory-constraint domains, checked by tests/temporal/test_pddl3.py.
-NESTED = ("pddl3",)
+# toolplans/ holds tool-use tasks (JSON), checked by tests/toolplans/test_dataset.py.
+NESTED = ("pddl3", "toolplans")
 
 
 def test_every_domain_is_present_and_listed_in_readme():

@@ -6,8 +6,9 @@ An argument of a data parameter names a data item:
   item of the parameter's data type;
 * a reference to an earlier call's output: ``$2.offer`` (output ``offer`` of call 2),
   ``$2`` (call 2's output of the parameter's type, or its only output),
-  ``$search_flights.offer`` (that tool's output) or ``$offer`` (the latest call making an
-  ``offer``, else any tool that makes one, else a user item of that type);
+  ``$search_flights.offer`` (that tool's output), ``$search_flights`` (as ``$2``, by tool)
+  or ``$offer`` (the latest call making an ``offer``, else any tool that makes one, else a
+  user item of that type); a tool name wins over a type name;
 * the output item's own PDDL name (``offer-of-search_flights``).
 
 What names nothing stays as written, so the core validator reports an unknown object (a
@@ -84,17 +85,15 @@ class _Resolver:
         if head.isdigit():
             k = int(head)
             tool = self.tools[k - 1] if 1 <= k <= len(self.calls) else None
-            if tool is None:
-                return None
+        else:
+            tool = self.task.tool(head)
+        if tool is not None:
             if tail:
                 return output_object(tool.name, tail) if tail in tool.produces else None
             if p.data_type in tool.produces:
                 return output_object(tool.name, p.data_type)
             return output_object(tool.name, tool.produces[0]) if len(tool.produces) == 1 else None
-        tool = self.task.tool(head)
-        if tool is not None and tail:
-            return output_object(tool.name, tail) if tail in tool.produces else None
-        if tail:
+        if tail or head.isdigit():
             return None
         # $type: the latest earlier call making it, else a later one, else any maker
         earlier = [t for t in self.tools[:index - 1] if t is not None and head in t.produces]

@@ -1,0 +1,180 @@
+"""Checking agent tool chains: time per chain, beside Fast Downward on the same tasks.
+
+Two sets of tasks, measured side by side in one run:
+
+* the project's tool-use dataset (``domains/toolplans``: 40 hand-written tasks and their 80
+  variants), every reference chain (valid and invalid);
+* synthetic tool sets of 10^2, 10^3 and 10^4 tools: a planted chain of ``PLANTED`` tools
+  leads from the user's item to the required output, every other tool is a distractor
+  (one input of a random type, one output of a type off the planted chain, so the optimum
+  stays ``PLANTED`` calls). Chains checked: the planted chain, and per step one chain that
+  drops it (E4), one that hallucinates its input (E6) and one that calls an unknown tool (E5).
+
+For each set: the time to compile a task (tool JSON -> PDDL AST -> validator; once per
+task), the time to check one chain on a compiled task (median and p99; the verdict on an
+invalid chain included), and the time Fast Downward takes to solve the same compiled
+(folded) PDDL, as a subprocess with translation (``planning_core.search.solve(engine="fd")``),
+the peer for "is this plan right" questions. All wall-clock on a shared machine; CPU-bound
+Python in one process. Every planted chain must be valid and every broken one invalid with
+the planted class (the benchmark exits non-zero otherwise), and FD's optimum must equal the
+planted length. Results go to ``benchmarks/results/toolplans.md``. Usage::
+
+    python benchmarks/toolplans_bench.py [--sizes 100 1000 10000] [--chains-per-size 60]
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "benchmarks" / "results" / "toolplans.md"
+PLANTED = 10
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
+
+
+def synthetic(n_tools: int, seed: int = 0):
+    from planning_core.validators.toolplans import parse_task
+    rng = random.Random(seed)
+    planted = [f"p{k}" for k in range(PLANTED + 1)]
+    others = [f"t{k}" for k in range(max(10, n_tools // 4))]
+    tools = []
+    for k in range(PLANTED):
+        tools.append({"name": f"step{k}", "parameters": {"type": "object", "properties": {
+            "x": {"type": "string", "x-data-type": planted[k]}}, "required": ["x"]},
+            "x-planning": {"produces": [planted[k + 1]]}})
+    for k in range(n_tools - PLANTED):
+        tools.append({"name": f"tool{k}", "parameters": {"type": "object", "properties": {
+            "x": {"type": "string", "x-data-type": rng.choice(planted + others)}},
+            "required": ["x"]}, "x-planning": {"produces": [rng.choice(others)]}})
+    rng.shuffle(tools)
+    task = parse_task({"id": f"synthetic-{n_tools}", "tools": tools,
+                       "items": [{"name": "start", "type": "p0", "value": "start"}]
+                       + [{"name": f"o{k}", "type": t, "value": f"o{k}"}
+                          for k, t in enumerate(others[:5])],
+                       "goal": [planted[-1]]})
+    valid = [{"name": f"step{k}", "arguments": {"x": "start" if k == 0 else f"${k}"}}
+             for k in range(PLANTED)]
+    chains = [(valid, None)]
+    for k in range(PLANTED):
+        dropped = [dict(c) for c in valid[:k] + valid[k + 1:]]
+        chains.append((dropped, "missing_prerequisite" if k < PLANTED - 1 else "incomplete"))
+        halluc = [dict(c) for c in valid]
+        halluc[k] = {"name": f"step{k}", "arguments": {"x": "nonexistent value"}}
+        chains.append((halluc, "hallucinated_input"))
+        unknown = [dict(c) for c in valid]
+        unknown[k] = {"name": f"stp{k}", "arguments": {"x": "start"}}
+        chains.append((unknown, "unknown_tool"))
+    return task, chains
+
+
+def fix_refs(chain):
+    """Dropping a call shifts the step numbers of later references: keep them pointing at
+    the same tool by naming it (``$step3``)."""
+    out = []
+    for c in chain:
+        x = c["arguments"]["x"]
+        if isinstance(x, str) and x.startswith("$") and x[1:].isdigit():
+            x = f"$step{int(x[1:]) - 1}"
+        out.append({"name": c["name"], "arguments": {"x": x}})
+    return out
+
+
+def time_checks(ctx, chains, expect) -> list[float]:
+    from planning_core.validators.toolplans import check_output
+    times = []
+    for chain, fault in chains:
+        t0 = time.perf_counter()
+        rep = check_output(ctx, chain, grade=False)
+        times.append(time.perf_counter() - t0)
+        expect(rep, fault, chain)
+    return times
+
+
+def fd_time(ctx, limit: float):
+    from planning_core.search.solve import solve
+    c = ctx.folded
+    t0 = time.perf_counter()
+    res = solve(c.domain, c.problem, optimal=True, engine="fd", time_limit=limit)
+    return time.perf_counter() - t0, res
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 10000])
+    ap.add_argument("--fd-limit", type=float, default=120.0)
+    args = ap.parse_args()
+    from planning_core.validators.toolplans import TaskContext
+    from planning_core.validators.toolplans.dataset import load_dataset
+    failures: list[str] = []
+
+    def expect(rep, fault, chain):
+        got = rep.primary.kind if rep.primary else None
+        if (fault is None and not rep.correct) or (fault is not None and got != fault):
+            failures.append(f"expected {fault}, got {got}: {chain}")
+
+    rows = []
+    # ---- the dataset
+    compile_s, check_s, fd_s = [], [], []
+    n_chains = 0
+    for ref in load_dataset(ROOT / "domains" / "toolplans"):
+        t0 = time.perf_counter()
+        ctx = TaskContext(ref.task)
+        ctx.validator  # noqa: B018 - compile and build the validator now
+        ctx.prefix_validator  # noqa: B018
+        compile_s.append(time.perf_counter() - t0)
+        chains = [((v["chain"] if isinstance(v, dict) else v), None) for v in ref.data["valid"]]
+        chains += [(i["chain"], i["fault"]) for i in ref.data["invalid"]]
+        check_s += time_checks(ctx, chains, expect)
+        n_chains += len(chains)
+        secs, res = fd_time(ctx, args.fd_limit)
+        fd_s.append(secs)
+        if (res.status.value == "solved") != ref.solvable or (ref.solvable and res.cost != ref.data["optimal_cost"]):
+            failures.append(f"FD disagrees on {ref.id}: {res.status.value} {res.cost}")
+    rows.append(("dataset (120 tasks)", "4-22", n_chains, compile_s, check_s, fd_s))
+    # ---- synthetic tool sets
+    for n in args.sizes:
+        task, chains = synthetic(n)
+        chains = [(fix_refs(c), f) for c, f in chains]
+        t0 = time.perf_counter()
+        ctx = TaskContext(task)
+        ctx.validator  # noqa: B018
+        ctx.prefix_validator  # noqa: B018
+        comp = time.perf_counter() - t0
+        times = time_checks(ctx, chains, expect)
+        secs, res = fd_time(ctx, args.fd_limit)
+        if res.status.value != "solved" or res.cost != PLANTED:
+            failures.append(f"FD on {n} tools: {res.status.value} {res.cost} {res.reason}")
+        rows.append((f"synthetic", str(n), len(chains), [comp], times, [secs]))
+    lines = ["# Checking tool chains vs Fast Downward on the same compiled tasks", "",
+             "Made by `python benchmarks/toolplans_bench.py` on a 2-core machine shared with "
+             "other jobs (wall-clock). *compile*: tool JSON -> PDDL AST -> validator, once per "
+             "task. *check*: one chain (parse, resolve arguments, validate, map faults; "
+             "`grade=False`) on a compiled task. *FD*: Fast Downward solving the same folded "
+             "PDDL optimally (subprocess, translation included).", "",
+             "| tasks | tools | chains | compile ms (median) | check ms median | check ms p99 "
+             "| FD ms (median) | FD / check median |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, tools, n, comp, chk, fd in rows:
+        cm, c99, fm = statistics.median(chk) * 1e3, pct(chk, 0.99) * 1e3, statistics.median(fd) * 1e3
+        lines.append(f"| {name} | {tools} | {n} | {statistics.median(comp) * 1e3:.1f} | {cm:.2f} "
+                     f"| {c99:.2f} | {fm:.0f} | {fm / cm:.0f}x |")
+    lines += ["", f"Verdicts as planted: {'all' if not failures else 'NOT all'}; "
+                  f"FD optimum = planted/reference optimum on every task: "
+                  f"{'yes' if not any('FD' in f for f in failures) else 'no'}."]
+    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
+    for f in failures[:20]:
+        print("FAIL", f, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
