@@ -14,13 +14,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from planning_core.errors import PlanningError
+from planning_core.errors import InputError, PlanningError
 from planning_core.validators.toolplans.check import check_output
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.spec import ToolSpecError, parse_task, parse_tools
 from planning_core.validators.toolplans.stepwise import judge_next
 
-__all__ = ["Row", "check_rows", "markdown_report", "read_rows", "summarize", "text_table"]
+__all__ = ["Row", "append_results", "check_rows", "markdown_report", "read_rows", "summarize", "text_table"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +103,21 @@ def check_rows(rows: list[Row], *, engine: str = "auto", time_limit: float = 60.
         if on_done is not None:
             on_done(1)
         yield result
+
+
+def append_results(path, results: Iterator[dict]) -> int:
+    """Append each result as one JSON line, flushed at once (a killed run loses at most
+    the line being written, which the resume cuts off); returns how many were written."""
+    written = 0
+    try:
+        with open(path, "a", encoding="utf-8") as f:
+            for result in results:
+                f.write(json.dumps(result) + "\n")
+                f.flush()
+                written += 1
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", file=str(path)) from None
+    return written
 
 
 def summarize(results: list[dict]) -> dict:

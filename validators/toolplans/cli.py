@@ -116,6 +116,13 @@ def _text(value: str, *, file_only: bool = False) -> str:
     return value
 
 
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", file=str(path)) from None
+
+
 def cmd_compile(args: argparse.Namespace) -> int:
     from planning_core.validators.toolplans.compile import compile_task
 
@@ -125,10 +132,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
         out = Path(args.out_dir)
         try:
             out.mkdir(parents=True, exist_ok=True)
-            (out / "domain.pddl").write_text(domain, encoding="utf-8")
-            (out / "problem.pddl").write_text(problem, encoding="utf-8")
         except OSError as err:
-            raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
+            raise InputError(f"cannot make the folder: {err.strerror or err}", file=str(out)) from None
+        _write(out / "domain.pddl", domain)
+        _write(out / "problem.pddl", problem)
         print(f"wrote {out / 'domain.pddl'} and {out / 'problem.pddl'}")
     elif args.json:
         print(json.dumps({"domain": domain, "problem": problem}))
@@ -204,8 +211,8 @@ def cmd_next(args: argparse.Namespace) -> int:
 def cmd_batch(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.cli import _prepare_out, _progress
     from planning_core.validators.acp.dataset import read_results
-    from planning_core.validators.toolplans.batch import check_rows, markdown_report, read_rows, \
-        summarize, text_table
+    from planning_core.validators.toolplans.batch import append_results, check_rows, \
+        markdown_report, read_rows, summarize, text_table
 
     rows = read_rows(_text(args.rows, file_only=True), args.rows)
     out = Path(args.out)
@@ -215,22 +222,15 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if len(rows) - len(todo):
         print(f"{len(rows) - len(todo)} row(s) already in {out}: skipped", file=sys.stderr)
     bar = _progress(len(todo), disabled=args.no_progress)
+    results = check_rows(todo, engine=args.engine, time_limit=args.time_limit,
+                         on_done=bar.update if bar else None)
     try:
-        with open(out, "a", encoding="utf-8") as f:
-            for result in check_rows(todo, engine=args.engine, time_limit=args.time_limit,
-                                     on_done=bar.update if bar else None):
-                f.write(json.dumps(result) + "\n")
-                f.flush()
-    except OSError as err:
-        raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
+        append_results(out, results)
     finally:
         if bar:
             bar.close()
     summary = summarize(read_results(out))
     print(text_table(summary))
     if args.report:
-        try:
-            Path(args.report).write_text(markdown_report(summary), encoding="utf-8")
-        except OSError as err:
-            raise InputError(f"cannot write: {err.strerror or err}", file=args.report) from None
+        _write(Path(args.report), markdown_report(summary))
     return EXIT_OK
