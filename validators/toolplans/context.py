@@ -71,7 +71,7 @@ class TaskContext:
         """The same task without a goal: checks that a prefix executes and keeps the
         trajectory constraints so far."""
         c = self.pddl3
-        return Validator(c.domain, replace(c.problem, goal=A.TRUE))
+        return Validator(c.domain, replace(c.problem, goal=A.TRUE), self.validator.compiled)
 
     @cached_property
     def ground(self):
