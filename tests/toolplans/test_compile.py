@@ -75,6 +75,14 @@ def test_item_named_like_an_output_is_refused():
         mini(items=items).pddl3
 
 
+def test_output_names_that_collide_are_refused():
+    from planning_core.validators.toolplans import ToolSpecError
+    tools = [{"name": "z", "x-planning": {"produces": ["x-of-y"]}},
+             {"name": "y-of-z", "x-planning": {"produces": ["x"]}}]
+    with pytest.raises(ToolSpecError, match="both named 'x-of-y-of-z'"):
+        compile_task(parse_task({"goal": ["x"], "tools": tools}))
+
+
 def test_costs_become_a_metric():
     costly = [dict(t, **{"x-planning": dict(t["x-planning"], cost=5)}) if t["function"]["name"] == "login"
               else t for t in TOOLS]

@@ -111,6 +111,10 @@ def compile_task(task: ToolTask, mode: str = "pddl3") -> Compiled:
     for t in task.tools:
         for x in t.produces:
             o = output_object(t.name, x)
+            if o in producers:
+                raise ToolSpecError(f"the output {x!r} of tool {t.name!r} and an output of "
+                                    f"tool {producers[o]!r} are both named {o!r}; rename a "
+                                    "tool or a type")
             if o in item_type:
                 raise ToolSpecError(f"the data item {o!r} has the name of the output {x!r} of "
                                     f"tool {t.name!r}; rename the item", pointer="/items")
