@@ -60,6 +60,7 @@ def test_not_json_is_located_by_line_and_column(tmp_path):
      "/0/parameters/properties/q/type", "unknown JSON type"),
     ([{"name": "a", "x-planning": {"makes": []}}], "/0/x-planning/makes", "unknown annotation"),
     ([{"name": "a", "x-planning": {"cost": -1}}], "/0/x-planning/cost", "whole number"),
+    ([{"name": "a"}, {"name": "b", "x-planning": {"after": ["c"]}}], "/1", "after 'c'"),
     ([{"type": "function", "function": {"name": "a", "parameters": {"type": "object",
        "properties": {"q/x": {"type": "string"}}}}}],
      "/0/function/parameters/properties/q~1x", "parameter name"),

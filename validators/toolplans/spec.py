@@ -235,6 +235,11 @@ def parse_tools(data, file: str | None = None) -> tuple[Tool, ...]:
                                        f"{seen[tool.name]}; names are compared ignoring case)")
         seen[tool.name] = f"{base}/{i}"
         tools.append(tool)
+    for i, tool in enumerate(tools):
+        for a in tool.after:
+            if a not in seen:
+                r.fail(f"{base}/{i}", f"tool {tool.name!r} must come after {a!r}, which is not "
+                                      "in the tool set")
     return tuple(tools)
 
 
@@ -347,11 +352,6 @@ def parse_task(data, tools: tuple[Tool, ...] | None = None, file: str | None = N
     broken = tuple(tool_ref(v, f"/broken/{i}") for i, v in enumerate(r.arr(obj.get("broken", []), "/broken")))
     forbidden = tuple(tool_ref(v, f"/forbidden/{i}")
                       for i, v in enumerate(r.arr(obj.get("forbidden", []), "/forbidden")))
-    for t in tools:
-        for k, a in enumerate(t.after):
-            if a not in names:
-                raise ToolSpecError(f"tool {t.name!r} must come after {a!r}, which is not in "
-                                    "the tool set", file=file, pointer=f"/tools/{t.name}/after/{k}")
     constraints = []
     for i, raw in enumerate(r.arr(obj.get("constraints", []), "/constraints")):
         constraints.append(_constraint(r, raw, f"/constraints/{i}", tool_ref))
