@@ -129,3 +129,13 @@ def test_batch_refuses_duplicate_ids(tmp_path, capsys):
     rows.write_text(json.dumps({"id": "a"}) + "\n" + json.dumps({"id": "a"}) + "\n")
     code, _, err = run(capsys, "batch", "--rows", rows, "--out", tmp_path / "o.jsonl")
     assert code == 2 and "used 2 times" in err
+
+
+def test_a_task_of_the_dataset_by_id(capsys):
+    from tests.toolplans.toolplans_fixtures import DATASET
+    code, out, _ = run(capsys, "solve", f"{DATASET / 'travel.json'}#travel-02")
+    assert code == 0 and "3 call(s)" in out
+    code, out, _ = run(capsys, "solve", f"{DATASET / 'generated' / 'travel.json'}#travel-04-broken")
+    assert code == 1 and "missing_tool" in out
+    code, _, err = run(capsys, "solve", f"{DATASET / 'travel.json'}#nope")
+    assert code == 2 and "no task 'nope'" in err
