@@ -220,11 +220,12 @@ def _esc(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
-def parse_tools(data, file: str | None = None) -> tuple[Tool, ...]:
+def parse_tools(data, file: str | None = None, pointer: str = "") -> tuple[Tool, ...]:
+    """Tools from parsed JSON; ``pointer`` is where ``data`` sits in its file (for errors)."""
     r = _Reader(file)
-    base = ""
+    base = pointer
     if isinstance(data, dict) and "tools" in data:
-        data, base = data["tools"], "/tools"
+        data, base = data["tools"], f"{pointer}/tools"
     entries = r.arr(data, base)
     tools: list[Tool] = []
     seen: dict[str, str] = {}
@@ -320,8 +321,7 @@ def parse_task(data, tools: tuple[Tool, ...] | None = None, file: str | None = N
     if tools is None:
         if "tools" not in obj:
             r.fail("", "the task has no 'tools' and no tool set was given")
-        tools = parse_tools(obj["tools"], file)
-        # pointers inside the tools are relative to /tools: say so
+        tools = parse_tools(obj["tools"], file, pointer="/tools")
     task_id = str(obj.get("id", Path(file).stem if file else "task"))
     items = []
     seen: set[str] = set()
