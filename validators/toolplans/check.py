@@ -247,16 +247,24 @@ def execute(ctx: TaskContext, calls, validator: Validator | None = None) -> Exec
     steps, infos = to_steps(ctx, tuple(calls))
     report = (validator or ctx.validator).validate(Plan(steps), trace=True)
     faults = [f for info in infos for f in info.faults]
-    main = _step_fault(ctx, report, infos, steps) if report.verdict is not Verdict.GOAL_NOT_SATISFIED else None
-    if main is not None:
-        faults.append(main)
     if report.verdict is Verdict.GOAL_NOT_SATISFIED:
-        lacking = [u for u in report.unsatisfied_goals]
+        lacking = report.unsatisfied_goals
         types = re.findall(r"- ([^\s)]+)\)", " ".join(lacking))
         faults.append(Fault("incomplete", None, "the chain ends without producing "
                                                 + ", ".join(types or lacking)))
-    if report.verdict not in (Verdict.VALID,):
-        upto = len(steps) if report.step is None else report.step - (0 if report.verdict is Verdict.CONSTRAINT_VIOLATED else 1)
+    else:
+        main = _step_fault(ctx, report, infos, steps)
+        if main is not None:
+            faults.append(main)
+    if report.verdict is not Verdict.VALID:
+        # the calls that executed: all of them, up to a violated constraint's call, or
+        # those before the call that failed
+        if report.step is None:
+            upto = len(steps)
+        elif report.verdict is Verdict.CONSTRAINT_VIOLATED:
+            upto = report.step
+        else:
+            upto = report.step - 1
         early = _earliest_violation(ctx, steps, infos, upto)
         if early is not None:
             faults.append(early)
