@@ -13,7 +13,7 @@ Two sets of tasks, measured side by side in one run:
 For each set: the time to compile a task (tool JSON -> PDDL AST -> validator; once per
 task), the time to check one chain on a compiled task (median and p99; the verdict on an
 invalid chain included), and the time Fast Downward takes to solve the same compiled
-(folded) PDDL, as a subprocess with translation (``planning_core.search.solve(engine="fd")``),
+(folded) PDDL, as a subprocess with translation (``planning_core.solve(engine="fd")``),
 the peer for "is this plan right" questions. All wall-clock on a shared machine; CPU-bound
 Python in one process. Every planted chain must be valid and every broken one invalid with
 the planted class (the benchmark exits non-zero otherwise), and FD's optimum must equal the
@@ -110,7 +110,7 @@ def time_checks(ctx, chains, expect, repeat: int = 1) -> list[tuple[float, float
 
 
 def fd_time(ctx, limit: float):
-    from planning_core.search.solve import solve
+    from planning_core.solve import solve
     c = ctx.folded
     t0 = time.perf_counter()
     res = solve(c.domain, c.problem, optimal=True, engine="fd", time_limit=limit)

@@ -31,7 +31,8 @@ import heapq
 import math
 
 from planning_core.errors import UnsupportedFeature
-from planning_core.ground.task import Task, bits
+from planning_core.ground.facts import bits
+from planning_core.ground.task import Task
 
 INF = math.inf
 

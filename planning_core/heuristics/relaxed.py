@@ -35,7 +35,8 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from planning_core.ground.task import GroundAction, Task, bits
+from planning_core.ground.facts import GroundAction, bits
+from planning_core.ground.task import Task
 
 INF = math.inf
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from planning_core.cli import main
+from planning_core.console import main
 from planning_core.pddl.parser import parse_domain, parse_problem
 
 from tests.toolplans.toolplans_fixtures import TASK, VALID

@@ -44,7 +44,7 @@ def test_parsed_back_pddl_gives_the_same_verdicts(ref):
 
 
 def test_pddl3_and_folded_forms_have_the_same_optimum():
-    from planning_core.search.solve import solve
+    from planning_core.solve import solve
     ctx = mini()
     a = solve(ctx.pddl3.domain, ctx.pddl3.problem, optimal=True, engine="internal")
     b = solve(ctx.folded.domain, ctx.folded.problem, optimal=True, engine="internal")

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from planning_core.search.result import Status
-from planning_core.search.solve import solve
+from planning_core.result import Status
+from planning_core.solve import solve
 from planning_core.validators.toolplans import TaskContext, check_output
 from planning_core.validators.toolplans.dataset import load_dataset
 

@@ -19,23 +19,20 @@ import json
 import sys
 from pathlib import Path
 
-from planning_core.cli_args import positive_int, seconds
+from planning_core.cli import ArgumentParser, ExitCode
+from planning_core.cli.args import positive_int, seconds
 from planning_core.errors import InputError, PlanningError
-
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 __all__ = ["register"]
 
 
 def register(subparsers) -> None:
     """Add the ``acp`` command group to ``planning-core``'s subcommands."""
-    from planning_core.cli import _ArgumentParser
-
     acp = subparsers.add_parser("acp", help="score answers to ACPBench Hard questions",
                                 description="ACPBench Hard (Kokel et al. 2025): score model "
                                             "answers and check the dataset's gold answers.")
     sub = acp.add_subparsers(dest="acp_command", metavar="ACP_COMMAND",
-                             parser_class=_ArgumentParser)
+                             parser_class=ArgumentParser)
     sub.required = True
 
     p = sub.add_parser("score", help="score a JSON Lines file of answers")
@@ -138,7 +135,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             raise InputError(f"cannot write: {err.strerror or err}", file=args.report) from None
     if args.plot:
         heatmap(summary, args.plot)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _progress(total: int, disabled: bool):
@@ -189,4 +186,4 @@ def cmd_check_gold(args: argparse.Namespace) -> int:
         print(f"{'all':7s} {total_ok:4d}/{len(questions)}")
         for f in failures:
             print(f"FAIL {f['task']} {f['id']} ({f['domain']}): {f['reason']}")
-    return EXIT_OK if not failures else EXIT_FAILED
+    return ExitCode.OK if not failures else ExitCode.FAILED

@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 
 from planning_core.errors import PlanningError
 from planning_core.ground.grounder import ground
-from planning_core.ground.task import GroundAction, Task
+from planning_core.ground.facts import GroundAction
+from planning_core.ground.task import Task
 from planning_core.pddl import ast as A
 from planning_core.pddl.parser import parse_domain, parse_problem
 from planning_core.pddl.types import TypeHierarchy, object_types
 
-from planning_core.validators.acp.answer_types import GroundName
+from planning_core.validators.acp.answers.values import GroundName
 
 __all__ = ["ProblemCache", "ProblemInfo", "atom_key"]
 

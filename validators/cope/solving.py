@@ -11,7 +11,7 @@ exhausted complete search.
 from __future__ import annotations
 
 from planning_core.pddl import ast as A
-from planning_core.search.result import SolveResult
+from planning_core.result import SolveResult
 
 DEFAULT_TIME_LIMIT = 60.0
 
@@ -23,6 +23,6 @@ def solve_task(domain: A.Domain, problem: A.Problem, *,
     Raises :class:`planning_core.errors.EngineError` or ``UnsupportedFeature`` when the task
     cannot be handed to an engine at all; limits come back as ``Status.UNKNOWN``.
     """
-    from planning_core.search.solve import solve
+    from planning_core.solve import solve
 
     return solve(domain, problem, optimal=False, time_limit=time_limit)

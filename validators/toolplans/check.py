@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, field
 
 from planning_core.pddl.plans import Plan, PlanStep
-from planning_core.search.result import Status
+from planning_core.result import Status
 from planning_core.validate import ValidationReport, Validator, Verdict
 from planning_core.validators.toolplans.calls import ModelOutput, parse_output
 from planning_core.validators.toolplans.chain import StepInfo, to_steps

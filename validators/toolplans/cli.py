@@ -17,24 +17,21 @@ import json
 import sys
 from pathlib import Path
 
-from planning_core.cli_args import seconds
+from planning_core.cli import ArgumentParser, ExitCode
+from planning_core.cli.args import seconds
 from planning_core.errors import InputError
-
-EXIT_OK, EXIT_NO, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 
 __all__ = ["register"]
 
 
 def register(subparsers) -> None:
     """Add the ``toolplans`` command group to ``planning-core``'s subcommands."""
-    from planning_core.cli import _ArgumentParser
-
     group = subparsers.add_parser(
         "toolplans", help="tool-use plans as planning tasks (compile, check, solve)",
         description="Agent tool chains judged exactly: tools in OpenAI/MCP JSON-schema "
                     "format compiled to PDDL, chains checked by the core validator.")
     sub = group.add_subparsers(dest="toolplans_command", metavar="TOOLPLANS_COMMAND",
-                               parser_class=_ArgumentParser)
+                               parser_class=ArgumentParser)
     sub.required = True
 
     def task_args(p):
@@ -151,7 +148,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     else:
         print(domain)
         print(problem, end="")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -177,7 +174,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                   f"{rep.outputs_produced:.0%}")
         if rep.refused and rep.feasibility is not None and rep.feasibility.kind:
             print(f"  unsolvable ({rep.feasibility.kind}): {rep.feasibility.detail}")
-    return {True: EXIT_OK, False: EXIT_NO, None: EXIT_UNKNOWN}[rep.correct]
+    return {True: ExitCode.OK, False: ExitCode.NEGATIVE, None: ExitCode.UNKNOWN}[rep.correct]
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -197,7 +194,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print(f"unsolvable ({feas.kind}): {feas.detail}")
     else:
         print(f"unknown: {feas.reason}")
-    return {True: EXIT_OK, False: EXIT_NO, None: EXIT_UNKNOWN}[feas.solvable]
+    return {True: ExitCode.OK, False: ExitCode.NEGATIVE, None: ExitCode.UNKNOWN}[feas.solvable]
 
 
 def cmd_next(args: argparse.Namespace) -> int:
@@ -213,8 +210,8 @@ def cmd_next(args: argparse.Namespace) -> int:
                                              None: "unknown"}[rep.optimal])
         print(f"{state}: {rep.message}")
     if rep.applicable is None:
-        return EXIT_BAD_INPUT
-    return {True: EXIT_OK, False: EXIT_NO, None: EXIT_UNKNOWN}[rep.optimal if rep.applicable else False]
+        return ExitCode.BAD_INPUT
+    return {True: ExitCode.OK, False: ExitCode.NEGATIVE, None: ExitCode.UNKNOWN}[rep.optimal if rep.applicable else False]
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
@@ -242,4 +239,4 @@ def cmd_batch(args: argparse.Namespace) -> int:
     print(text_table(summary))
     if args.report:
         _write(Path(args.report), markdown_report(summary))
-    return EXIT_OK
+    return ExitCode.OK

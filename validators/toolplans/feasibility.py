@@ -23,8 +23,8 @@ import math
 from dataclasses import dataclass, replace
 
 from planning_core.heuristics.relaxed import goal_relaxed_reachable
-from planning_core.search.result import Status
-from planning_core.search.solve import solve
+from planning_core.result import Status
+from planning_core.solve import solve
 from planning_core.validators.toolplans.compile import compile_task
 from planning_core.validators.toolplans.context import TaskContext, relevant_tools
 from planning_core.validators.toolplans.spec import DataItem, ToolTask

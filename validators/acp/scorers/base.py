@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from planning_core.validators.acp.answer_types import GroundName, UnparseableAnswer
-from planning_core.validators.acp.answers import ANSWER_PARSERS
+from planning_core.validators.acp.answers.parsers import ANSWER_PARSERS
+from planning_core.validators.acp.answers.values import GroundName, UnparseableAnswer
 from planning_core.validators.acp.problem import ProblemInfo
 from planning_core.validators.acp.records import Question, Score
 
