@@ -4,9 +4,10 @@ from __future__ import annotations
 import pytest
 
 from planning_core.errors import PlanningError
-from planning_core.validators.toolplans import judge_next
+from planning_core.validators.toolplans import TaskContext, judge_next, parse_output
+from planning_core.validators.toolplans.dataset import load_dataset
 
-from tests.toolplans.toolplans_fixtures import mini
+from tests.toolplans.toolplans_fixtures import DATASET, mini
 
 L = 'login(username="ana.l")'
 S = 'search(origin="Paris", destination="Rome", date="2025-05-01")'
@@ -49,3 +50,22 @@ def test_bad_prefix_and_bad_call():
         judge_next(mini(), "[]", f"{L}\n{S}")
     with pytest.raises(PlanningError, match="not a list of tool calls"):
         judge_next(mini(), "search(", L)
+
+
+@pytest.mark.parametrize("ref", [r for r in load_dataset(DATASET, variants=False)], ids=lambda r: r.id)
+def test_every_call_of_an_optimal_reference_chain_is_an_optimal_next_call(ref):
+    """Along a reference chain of optimal cost, h* drops by each call's cost; a call of an
+    extraneous tool in a longer valid chain is applicable but not optimal."""
+    ctx = TaskContext(ref.task)
+    for entry in ref.data["valid"]:
+        chain = entry["chain"] if isinstance(entry, dict) else entry
+        calls = parse_output(chain).calls
+        optimal = not isinstance(entry, dict)   # the dict entries are the longer chains
+        for k, call in enumerate(calls):
+            rep = judge_next(ctx, list(calls[:k]), [call])
+            assert rep.applicable, (k, rep)
+            if optimal:
+                assert rep.optimal, (k, rep)
+        if isinstance(entry, dict) and entry.get("extraneous"):
+            k = entry["extraneous"][0] - 1
+            assert judge_next(ctx, list(calls[:k]), [calls[k]]).optimal is False
