@@ -1,8 +1,9 @@
 """The engine subcommands of ``planning-core``: ground, reachable, landmarks, solve.
 
 :func:`register` adds them to ``planning-core``'s parser with ``cmd_<name>`` as each one's
-handler; each handler prints to stdout and returns the exit code. ``args`` carries ``domain``, ``problem``, ``json`` and,
-per command, ``dump`` (ground), ``optimal``, ``time_limit`` and ``engine`` (solve).
+handler; each handler prints to stdout and returns the exit code. ``args`` carries
+``domain``, ``problem``, ``json`` and, per command, ``dump`` (ground), ``optimal``,
+``time_limit`` and ``engine`` (solve).
 
 Exit codes:
 

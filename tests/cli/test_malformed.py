@@ -5,8 +5,8 @@ every bad input ends with exit 2 (1 when the plan is at fault) and a message tha
 file and the line. Each manifest row is run in-process through
 :func:`planning_core.cli.validate.validate_main`, once for the text output and once with
 ``--json``, and checked for: the exit code, the file and ``line`` (and column) in the
-message, the row's regex, no traceback, no "internal error", no raw control characters. A handful run
-as real subprocesses to cover the ``validate`` console script.
+message, the row's regex, no traceback, no "internal error", no raw control characters. A
+handful run as real subprocesses to cover the ``validate`` console script.
 
 Files that are too big or too deep to keep in git (``gen/``: 10,000 nested ``(and``, a 5 MB
 problem) are written by :func:`generate` into a temporary copy of ``tests/malformed``.

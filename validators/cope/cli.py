@@ -9,8 +9,9 @@
     Judge model outputs with method ``M`` (a key of the method registry that
     :mod:`planning_core.console` passes to :func:`register`,
     :data:`planning_core.validators.formalizations.methods.METHODS`), appending one result
-    row per pair to ``--out``; pairs already there are skipped, so an interrupted run resumes. A progress
-    bar goes to stderr. ``--report`` writes the markdown report of everything in ``--out``.
+    row per pair to ``--out``; pairs already there are skipped, so an interrupted run
+    resumes. A progress bar goes to stderr. ``--report`` writes the markdown report of
+    everything in ``--out``.
     Exit 0 when done, 2 on bad input.
 
 Handlers print and return exit codes; everything else is library code. Heavy modules are

@@ -7,12 +7,13 @@ lists the outcome names it can return (the report's rows follow this order).
 registries, no discovery): :mod:`planning_core.console` hands this registry to the ``cope``
 command group.
 
-The registry sits here, above both the LLM-as-planner method (:mod:`planning_core.validators.cope.planner`)
-and the formalizer pipelines, because the pipelines build on ``cope`` (its dataset and
-results) and ``cope`` must not import them back. Each entry names its implementation by a
-loader function with plain imports inside, run on first use: the registry is read when
-``planning-core`` builds its argument parser, and importing the pipelines there (the
-parser, the validator, ~0.6 s) would slow every command down.
+The registry sits here, above both the LLM-as-planner method
+(:mod:`planning_core.validators.cope.planner`) and the formalizer pipelines, because the
+pipelines build on ``cope`` (its dataset and results) and ``cope`` must not import them
+back. Each entry names its implementation by a loader function with plain imports inside,
+run on first use: the registry is read when ``planning-core`` builds its argument parser,
+and importing the pipelines there (the parser, the validator, ~0.6 s) would slow every
+command down.
 
 Adding a method is one entry: write ``evaluate_xxx(pair, output, context) -> EvalResult``
 and an ``XXX_OUTCOMES`` tuple next to the pipeline, a ``_load_xxx`` below returning both,
@@ -37,7 +38,8 @@ class Method:
     load: Callable[[], tuple[Evaluate, tuple[str, ...]]]  # -> (evaluate, outcomes)
 
     def evaluate(self, pair, output: str, context=None):
-        """Judge ``output`` for ``pair`` (an :class:`~planning_core.validators.cope.results.EvalResult`)."""
+        """Judge ``output`` for ``pair`` (an
+        :class:`~planning_core.validators.cope.results.EvalResult`)."""
         return self.load()[0](pair, output, context)
 
     @property

@@ -14,7 +14,8 @@ See ``docs/toolplans.md`` for the formats, the compilation and the fault classes
 from planning_core.validators.toolplans.calls import Call, ModelOutput, parse_output
 from planning_core.validators.toolplans.check import ChainReport, check_output
 from planning_core.validators.toolplans.compile import Compiled, compile_task
-from planning_core.validators.toolplans.context import TaskContext, relevant_tools
+from planning_core.validators.toolplans.context import TaskContext
+from planning_core.validators.toolplans.relevance import relevant_tools
 from planning_core.validators.toolplans.faults import FAULT_CLASS, Fault
 from planning_core.validators.toolplans.feasibility import Feasibility, plan_calls
 from planning_core.validators.toolplans.spec import (Constraint, DataItem, Param, Tool,

@@ -26,7 +26,7 @@ from planning_core.heuristics.relaxed import goal_relaxed_reachable
 from planning_core.result import Status
 from planning_core.solve import solve
 from planning_core.validators.toolplans.compile import compile_task
-from planning_core.validators.toolplans.context import TaskContext, relevant_tools
+from planning_core.validators.toolplans.relevance import relevant_tools
 from planning_core.validators.toolplans.spec import DataItem, ToolTask
 
 __all__ = ["Feasibility", "INFEASIBILITY_KINDS", "analyse", "plan_calls", "relaxed_solvable"]
@@ -148,8 +148,9 @@ def diagnose(task: ToolTask) -> tuple[str, str]:
                                          + "; ".join(rules))
 
 
-def analyse(ctx: TaskContext, *, engine: str = "auto", time_limit: float = 60.0) -> Feasibility:
-    """Solvability, optimal cost and infeasibility kind of ``ctx.task``."""
+def analyse(ctx, *, engine: str = "auto", time_limit: float = 60.0) -> Feasibility:
+    """Solvability, optimal cost and infeasibility kind of ``ctx.task`` (``ctx`` a
+    :class:`~planning_core.validators.toolplans.context.TaskContext`, which calls this)."""
     c = ctx.folded
     task = ctx.ground if engine != "fd" else None
     if task is not None and not goal_relaxed_reachable(task):
@@ -166,7 +167,7 @@ def analyse(ctx: TaskContext, *, engine: str = "auto", time_limit: float = 60.0)
     return Feasibility(Status.UNKNOWN, reason=res.reason, engine=res.engine)
 
 
-def plan_calls(ctx: TaskContext, plan: tuple[str, ...]) -> list[dict]:
+def plan_calls(ctx, plan: tuple[str, ...]) -> list[dict]:
     """PDDL steps as tool calls ``{"name", "arguments"}``: a user item by its value, an
     output item as the reference ``$tool.type``."""
     values = {i.name: i.value for i in ctx.task.items}

@@ -20,13 +20,12 @@ __all__ = ["cached_h_star", "score_nexta"]
 
 def cached_h_star(ctx: ScoreContext, state: int) -> float | None:
     """h*(state), memoised per problem; None when the search hit its limit."""
-    memo = ctx.info.memo
-    key = ("h*", state)
-    if key in memo:
-        return memo[key]
+    table = ctx.info.h_stars
+    if state in table:
+        return table[state]
     value = h_star(ctx.info.task, state, time_limit=ctx.time_limit)
     if value is not None:
-        memo[key] = value
+        table[state] = value
     return value
 
 

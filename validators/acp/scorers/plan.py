@@ -35,13 +35,12 @@ _STEP_FAILURES = frozenset({Verdict.PRECONDITION_FAILED, Verdict.UNKNOWN_ACTION,
 
 def simulate(ctx: ScoreContext, steps: tuple[GroundName, ...]) -> ValidationReport:
     """Validate ``steps`` from the question's state (memoised per problem)."""
-    key = ("simulate", steps)
-    found = ctx.info.memo.get(key)
+    found = ctx.info.simulations.get(steps)
     if found is None:
         plan = Plan(tuple(PlanStep(s.name, s.args, k + 1, 1, str(s))
                           for k, s in enumerate(steps)))
         found = validate_plan(ctx.info.domain, ctx.info.problem, plan)
-        ctx.info.memo[key] = found
+        ctx.info.simulations[steps] = found
     return found
 
 

@@ -22,7 +22,6 @@ from typing import Callable, Iterator
 
 from planning_core.heuristics.relaxed import goal_relaxed_reachable
 from planning_core.pddl import ast as A
-from planning_core.pddl.types import objects_by_type
 from planning_core.result import Status
 
 from planning_core.validators.acp.answers.values import GroundName
@@ -40,9 +39,7 @@ atom); right (1) means the candidate is a witness against ``None``."""
 
 def _ground(info: ProblemInfo, name: str, params: tuple[A.TypedName, ...]
             ) -> Iterator[GroundName]:
-    by_type = info.memo.get("objects_by_type")
-    if by_type is None:
-        by_type = info.memo["objects_by_type"] = objects_by_type(info.domain, info.problem)
+    by_type = info.objects_by_type()
     domains = [sorted(set().union(*(by_type.get(t, ()) for t in p.types))) for p in params]
     for args in itertools.product(*domains):
         yield GroundName(name, args)
@@ -139,10 +136,9 @@ def none_verdict(task_name: str, ctx: ScoreContext, stored: frozenset[GroundName
         return wrong(f"there is a right answer, e.g. the stored {first}", "stored-none")
     if ctx.trust_stored_none:
         return right(f"the dataset stores no {what}: None (trusted)", "stored-none")
-    key = ("none", task_name)
-    found = ctx.info.memo.get(key)
+    found = ctx.info.none_verdicts.get(task_name)
     if found is None:
         found = _WITNESS[task_name](ctx, decide)
         if found.known:
-            ctx.info.memo[key] = found
+            ctx.info.none_verdicts[task_name] = found
     return found
