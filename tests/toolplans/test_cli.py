@@ -139,3 +139,12 @@ def test_a_task_of_the_dataset_by_id(capsys):
     assert code == 1 and "missing_tool" in out
     code, _, err = run(capsys, "solve", f"{DATASET / 'travel.json'}#nope")
     assert code == 2 and "no task 'nope'" in err
+    code, _, err = run(capsys, "solve", DATASET / "travel.json")
+    assert code == 2 and "name one as FILE#ID" in err
+
+
+def test_binary_model_output_is_a_verdict(task, tmp_path, capsys):
+    f = tmp_path / "out.bin"
+    f.write_bytes(bytes(range(256)))
+    code, out, _ = run(capsys, "check", task, f, "--no-grade", "--json")
+    assert code == 1 and json.loads(out)["fault"] == "malformed_output"

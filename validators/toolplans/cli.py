@@ -109,12 +109,17 @@ def _context(args):
     return TaskContext(read_task(args.task, tools))
 
 
-def _text(value: str, *, file_only: bool = False) -> str:
+def _text(value: str, *, file_only: bool = False, lenient: bool = False) -> str:
+    """A file's text (``-``: stdin), or ``value`` itself when it names no file. ``lenient``
+    reads bytes that are not UTF-8 as replacement characters: a model's output that is not
+    text gets a verdict (malformed output), not a refusal to read it."""
     if value == "-":
         return sys.stdin.read()
     p = Path(value)
     if file_only or p.is_file():
         try:
+            if lenient:
+                return p.read_bytes().decode("utf-8", errors="replace")
             return p.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
             raise InputError(f"cannot read: {getattr(err, 'strerror', None) or err}",
@@ -155,7 +160,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from planning_core.validators.toolplans.check import check_output
 
     ctx = _context(args)
-    output = _text(args.output, file_only=True)
+    output = _text(args.output, file_only=True, lenient=True)
     rep = check_output(ctx, output, grade=not args.no_grade, engine=args.engine,
                        time_limit=args.time_limit)
     if args.json:

@@ -318,6 +318,8 @@ def _param(r: _Reader, name: str, schema, required: bool, inputs: dict, ptr: str
 def parse_task(data, tools: tuple[Tool, ...] | None = None, file: str | None = None) -> ToolTask:
     r = _Reader(file)
     obj = r.obj(data, "")
+    if "tasks" in obj and "goal" not in obj:
+        r.fail("", "this is a dataset file with several tasks; name one as FILE#ID")
     if tools is None:
         if "tools" not in obj:
             r.fail("", "the task has no 'tools' and no tool set was given")
