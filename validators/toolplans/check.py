@@ -29,7 +29,6 @@ prefix and the fraction of required outputs it produces for an incorrect one.
 from __future__ import annotations
 
 import difflib
-import math
 import re
 from dataclasses import dataclass, field
 
@@ -113,9 +112,6 @@ def _num(x):
 
 
 # ------------------------------------------------------------------ fault mapping
-
-_ATOM = re.compile(r"^\((?:not \()?([^\s()]+)(?: ([^\s()]+))?\)?\)$")
-
 
 def _called_later(infos: tuple[StepInfo, ...], after: int, tool: str) -> bool:
     return any(i.tool is not None and i.tool.name == tool for i in infos[after:])
