@@ -95,14 +95,49 @@ def _check_row(contexts: _Contexts, row: Row, *, engine: str, time_limit: float)
     return out
 
 
-def check_rows(rows: list[Row], *, engine: str = "auto", time_limit: float = 60.0,
-               on_done: Callable[[int], object] | None = None) -> Iterator[dict]:
+def _group_key(row: Row) -> str:
+    if row.data is None:
+        return f"error:{row.id}"
+    return json.dumps([row.data.get("tools"), row.data.get("task")], sort_keys=True)
+
+
+def _check_group(rows: list[Row], engine: str, time_limit: float) -> list[dict]:
     contexts = _Contexts()
-    for row in rows:
-        result = _check_row(contexts, row, engine=engine, time_limit=time_limit)
-        if on_done is not None:
-            on_done(1)
-        yield result
+    return [_check_row(contexts, row, engine=engine, time_limit=time_limit) for row in rows]
+
+
+def check_rows(rows: list[Row], *, engine: str = "auto", time_limit: float = 60.0,
+               on_done: Callable[[int], object] | None = None,
+               workers: int = 1) -> Iterator[dict]:
+    """Results in the order of ``rows``. With ``workers > 1`` the rows of each task go to
+    one worker process (the task is compiled and solved once there), and results are
+    yielded as soon as every earlier row's result is in, so the output does not depend on
+    the number of workers."""
+    if workers <= 1:
+        contexts = _Contexts()
+        for row in rows:
+            result = _check_row(contexts, row, engine=engine, time_limit=time_limit)
+            if on_done is not None:
+                on_done(1)
+            yield result
+        return
+    import concurrent.futures as cf
+    groups: dict[str, list[int]] = {}
+    for k, row in enumerate(rows):
+        groups.setdefault(_group_key(row), []).append(k)
+    done: dict[int, dict] = {}
+    nxt = 0
+    with cf.ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(_check_group, [rows[k] for k in idx], engine, time_limit): idx
+                   for idx in groups.values()}
+        for fut in cf.as_completed(futures):
+            idx = futures[fut]
+            done.update(zip(idx, fut.result()))
+            if on_done is not None:
+                on_done(len(idx))
+            while nxt in done:
+                yield done.pop(nxt)
+                nxt += 1
 
 
 def append_results(path, results: Iterator[dict]) -> int:

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from planning_core.cli import ArgumentParser, ExitCode
-from planning_core.cli.args import seconds
+from planning_core.cli.args import positive_int, seconds
 from planning_core.errors import InputError
 
 __all__ = ["register"]
@@ -87,6 +87,8 @@ def register(subparsers) -> None:
     p.add_argument("--out", required=True, metavar="FILE",
                    help="results, JSON Lines (appended; ids already there are skipped)")
     p.add_argument("--report", metavar="FILE", help="also write a Markdown summary")
+    p.add_argument("--workers", type=positive_int, default=1, metavar="N",
+                   help="worker processes, one task's rows per worker (default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     solver_args(p)
     p.set_defaults(func=cmd_batch)
@@ -234,7 +236,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         print(f"{len(rows) - len(todo)} row(s) already in {out}: skipped", file=sys.stderr)
     bar = _progress(len(todo), disabled=args.no_progress)
     results = check_rows(todo, engine=args.engine, time_limit=args.time_limit,
-                         on_done=bar.update if bar else None)
+                         on_done=bar.update if bar else None, workers=args.workers)
     try:
         append_results(out, results)
     finally:
