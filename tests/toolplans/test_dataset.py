@@ -34,6 +34,13 @@ def test_forty_hand_written_tasks_in_three_domains_with_variants():
         assert set(t.name for t in r.task.tools) - _ctx(r).relevant, r.id
 
 
+def test_invalid_chains_cover_every_plan_fault():
+    kinds = {inv["fault"] for r in TASKS for inv in r.data["invalid"]}
+    assert kinds == {"hallucinated_input", "missing_prerequisite", "premature_call",
+                     "broken_tool", "forbidden_tool", "constraint_violated", "incomplete",
+                     "unknown_tool", "wrong_arguments"}
+
+
 @pytest.mark.parametrize("ref", TASKS, ids=IDS)
 def test_reference_chains(ref):
     ctx = _ctx(ref)
