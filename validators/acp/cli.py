@@ -58,6 +58,9 @@ def register(subparsers) -> None:
     _common(p)
     p.set_defaults(func=cmd_check_gold)
 
+    from planning_core.validators.acp.run_cli import add_run_commands
+    add_run_commands(sub)
+
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--time-limit", type=seconds, default=10.0, metavar="S",
@@ -70,44 +73,30 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 # ------------------------------------------------------------------------ score
 
-def _prepare_out(path: Path) -> None:
-    """Make ``path`` appendable: its folder exists, a torn last line is cut off."""
-    if path.is_dir():
-        raise InputError("is a folder, not a file", file=str(path))
-    if not path.parent.exists():
-        raise InputError("the folder does not exist", file=str(path.parent))
-    if path.exists():
-        data = path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            cut = data.rfind(b"\n") + 1
-            with open(path, "r+b") as f:
-                f.truncate(cut)
-
-
-PLOT_FORMATS = (".png", ".pdf", ".svg")
-
-
-def _check_plot_path(path: str) -> None:
-    p = Path(path)
-    if p.is_dir():
-        raise InputError("is a directory; expected a file name for the plot", file=path)
-    if p.suffix.lower() not in PLOT_FORMATS:
-        raise InputError(f"the plot is written as {', '.join(PLOT_FORMATS)}; "
-                         f"got '{p.suffix or 'no extension'}'", file=path)
-
-
 def cmd_score(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.batch import match_answers, score_jobs
-    from planning_core.validators.acp.dataset import done_keys, load_answers, load_questions, read_results
-    from planning_core.validators.acp.report import heatmap, markdown_report, summarize, text_table
+    from planning_core.validators.acp.dataset import (
+        done_keys,
+        load_answers,
+        load_questions,
+        prepare_out,
+        read_results,
+    )
+    from planning_core.validators.acp.report import (
+        check_plot_path,
+        heatmap,
+        markdown_report,
+        summarize,
+        text_table,
+    )
 
     out = Path(args.out)
     if args.plot:
-        _check_plot_path(args.plot)  # before scoring, not after minutes of work
+        check_plot_path(args.plot)  # before scoring, not after minutes of work
     questions = load_questions(args.questions)
     answers = load_answers(args.answers)
     jobs = match_answers(questions, answers, args.answers)
-    _prepare_out(out)
+    prepare_out(out)
     done = done_keys(read_results(out))
     todo = [j for j in jobs if (j.question.task, j.question.id) not in done]
     skipped = len(jobs) - len(todo)

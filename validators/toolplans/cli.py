@@ -222,14 +222,14 @@ def cmd_next(args: argparse.Namespace) -> int:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from planning_core.validators.acp.cli import _prepare_out, _progress
-    from planning_core.validators.acp.dataset import read_results
+    from planning_core.validators.acp.cli import _progress
+    from planning_core.validators.acp.dataset import prepare_out, read_results
     from planning_core.validators.toolplans.batch import append_results, check_rows, \
         markdown_report, read_rows, summarize, text_table
 
     rows = read_rows(_text(args.rows, file_only=True), args.rows)
     out = Path(args.out)
-    _prepare_out(out)
+    prepare_out(out)
     done = {str(r.get("id")) for r in read_results(out)}
     todo = [r for r in rows if r.id not in done]
     if len(rows) - len(todo):
