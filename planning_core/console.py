@@ -24,6 +24,7 @@ from planning_core.validators.adaptive import cli as adaptive_cli
 from planning_core.validators.cope import cli as cope_cli
 from planning_core.validators.formalizations.methods import METHODS
 from planning_core.validators.formalizations.run_cli import add_run_command as add_cope_run
+from planning_core.validators.toolplans import cli as toolplans_cli
 
 __all__ = ["COMMAND_GROUPS", "main"]
 
@@ -33,6 +34,7 @@ COMMAND_GROUPS: tuple[cli.CommandGroup, ...] = (
     acp_cli.register,
     partial(cope_cli.register, methods=METHODS, extra=(add_cope_run,)),
     adaptive_cli.register,
+    toolplans_cli.register,
 )
 
 
