@@ -4,8 +4,8 @@
 ``pddl`` only; ``validators`` build on the engine, never the other way; ``console`` (the
 ``planning-core`` entry point) sits on top and is the one module that knows both. Inside
 ``validators`` the rooms point one way too: ``formalizations`` build on ``cope`` and
-``models``, ``acp`` on ``models`` (``acp run`` asks a model); ``cope`` and ``models`` import
-no other room, and ``acp.answers``
+``models``, ``acp`` on ``models`` (``acp run`` asks a model), ``toolplans`` on ``acp`` (its
+JSON Lines results I/O); ``cope`` and ``models`` import no other room, and ``acp.answers``
 (text -> parsed answer) imports nothing else of ``acp``. ``docs/architecture.md`` draws the
 same picture.
 
@@ -64,6 +64,8 @@ ROOM_OF = {
     "planning_core.validators.cope": "cope",
     "planning_core.validators.formalizations": "formalizations",
     "planning_core.validators.models": "models",
+    "planning_core.validators.adaptive": "adaptive",
+    "planning_core.validators.toolplans": "toolplans",
 }
 ROOM_MAY_IMPORT = {
     "acp.answers": {"acp.answers"},
@@ -71,6 +73,8 @@ ROOM_MAY_IMPORT = {
     "cope": {"cope"},
     "formalizations": {"formalizations", "cope", "models"},
     "models": {"models"},
+    "adaptive": {"adaptive", "models"},
+    "toolplans": {"toolplans", "acp"},   # the batch command reuses acp's JSON Lines I/O
 }
 
 
