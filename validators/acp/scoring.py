@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from planning_core.limits import LimitReached
 from planning_core.validators.acp.problem import ProblemCache
 from planning_core.validators.acp.records import Question, Score
 from planning_core.validators.acp.scorers.base import (DEFAULT_BUDGET, DEFAULT_TIME_LIMIT,
-                                                       ScoreContext, Scorer)
+                                                       ScoreContext, Scorer, unknown)
 from planning_core.validators.acp.scorers.land import score_land
 from planning_core.validators.acp.scorers.nexta import score_nexta
 from planning_core.validators.acp.scorers.plan import score_just, score_val
@@ -64,7 +65,16 @@ class AnswerScorer:
 
     def __call__(self, record: Question | Mapping, response: object) -> Score:
         q = as_question(record)
-        return SCORERS[q.task](q, response, self.context(q))
+        return _judged(q, response, self.context(q))
+
+
+def _judged(q: Question, response: object, ctx: ScoreContext) -> Score:
+    """The scorer's verdict, or unknown when the engine hit a limit outside a search
+    (grounding the problem: ``ProblemInfo.task``)."""
+    try:
+        return SCORERS[q.task](q, response, ctx)
+    except LimitReached as err:
+        return unknown(f"grounding the problem hit the {err.limit} ({err.detail})")
 
 
 _DEFAULT = AnswerScorer()
@@ -82,4 +92,4 @@ def score(record: Question | Mapping, response_text: object, *,
         return _DEFAULT(record, response_text)
     q = as_question(record)
     ctx = ScoreContext(lambda: _DEFAULT.cache.get(q.domain_text, q.problem_text), time_limit)
-    return SCORERS[q.task](q, response_text, ctx)
+    return _judged(q, response_text, ctx)
