@@ -6,8 +6,10 @@ it (:class:`planning_core.validators.acp.problem.ProblemCache`). With ``workers 
 separate processes (the scorers are CPU-bound Python); rows are still yielded in the order
 of the answers file, so the output does not depend on the number of workers.
 
-A question whose PDDL cannot be parsed gives an unknown row (``bad-question``) for each of
-its answers instead of stopping the run.
+One answer never stops the run: a question whose PDDL cannot be parsed gives an unknown
+row (``bad-question``) for each of its answers, a response longer than
+``max_response_bytes`` an unknown row (``too-large``) without being read, and any other
+exception while scoring an answer an unknown row (``internal-error``) with the message.
 """
 from __future__ import annotations
 
@@ -17,10 +19,10 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from planning_core.errors import PlanningError
 
-from planning_core.validators.acp.dataset import Answer, DatasetError, question_index
+from planning_core.validators.acp.dataset import Answer, BadRow, DatasetError, question_index
 from planning_core.validators.acp.records import Question, Score
 from planning_core.validators.acp.scorer_base import DEFAULT_TIME_LIMIT
-from planning_core.validators.acp.scoring import AnswerScorer
+from planning_core.validators.acp.scoring import MAX_RESPONSE_BYTES, AnswerScorer
 
 __all__ = ["Job", "match_answers", "result_row", "score_jobs"]
 
@@ -35,11 +37,14 @@ class Job:
 
 
 def match_answers(questions: Iterable[Question], answers: Sequence[Answer],
-                  answers_file: str | None = None) -> list[Job]:
+                  answers_file: str | None = None, bad: list[BadRow] | None = None
+                  ) -> list[Job]:
     """Pair every answer with its question (by ``(task, id)``, or ``id`` alone when unique).
 
     Ids are not unique across tasks in the released data (one id can name an app and a prog
-    question), so an answer to such an id must say its ``task``.
+    question), so an answer to such an id must say its ``task``. An answer that matches no
+    question, or several, raises :class:`DatasetError`; when ``bad`` is a list it is
+    appended there as a :class:`BadRow` instead and the others are matched.
     """
     index = question_index(questions)
     by_id: dict[str, list[Question]] = {}
@@ -60,12 +65,21 @@ def match_answers(questions: Iterable[Question], answers: Sequence[Answer],
                 continue
             if len(found) > 1:
                 tasks = ", ".join(sorted(q.task for q in found))
-                raise DatasetError(f"answer id {a.id} matches questions of several tasks "
-                                   f"({tasks}); add \"task\" to the answer",
-                                   file=answers_file)
+                message = (f"answer id {a.id} matches questions of several tasks "
+                           f"({tasks}); add \"task\" to the answer")
+                if bad is None:
+                    raise DatasetError(message, file=answers_file)
+                bad.append(BadRow(a.source or str(answers_file), message, a.id, a.task))
+                continue
             q = found[0]
         jobs.append(Job(k, q, a.response))
-    if missing:
+    if missing and bad is not None:
+        named = {f"{a.task}/{a.id}" if a.task is not None else a.id: a for a in answers}
+        for name in missing:
+            a = named[name]
+            bad.append(BadRow(a.source or str(answers_file), f"answer {name} matches no "
+                              "question", a.id, a.task))
+    elif missing:
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
         raise DatasetError(f"{len(missing)} answer(s) match no question: {shown}",
                            file=answers_file)
@@ -82,15 +96,19 @@ def _score_one(scorer: AnswerScorer, job: Job) -> dict:
         s = scorer(job.question, job.response)
     except PlanningError as err:
         s = Score(None, f"the question cannot be used: {err}", "bad-question")
+    except Exception as err:  # noqa: BLE001 - one answer must never end the batch
+        s = Score(None, f"internal error while scoring: {type(err).__name__}: {err}",
+                  "internal-error")
     return result_row(job.question, s)
 
 
 _WORKER: AnswerScorer | None = None
 
 
-def _init_worker(time_limit: float, trust_stored_none: bool) -> None:
+def _init_worker(time_limit: float, trust_stored_none: bool, max_response_bytes: int) -> None:
     global _WORKER
-    _WORKER = AnswerScorer(time_limit=time_limit, trust_stored_none=trust_stored_none)
+    _WORKER = AnswerScorer(time_limit=time_limit, trust_stored_none=trust_stored_none,
+                           max_response_bytes=max_response_bytes)
 
 
 def _run_group(group: list[Job]) -> list[tuple[int, dict]]:
@@ -109,6 +127,7 @@ def _groups(jobs: Sequence[Job]) -> list[list[Job]]:
 def score_jobs(jobs: Sequence[Job], *, time_limit: float = DEFAULT_TIME_LIMIT,
                workers: int = 1, scorer: AnswerScorer | None = None,
                trust_stored_none: bool = False,
+               max_response_bytes: int = MAX_RESPONSE_BYTES,
                on_done: Callable[[int], None] | None = None) -> Iterator[tuple[Job, dict]]:
     """Score ``jobs``; yield ``(job, row)`` in the order of ``jobs``.
 
@@ -117,7 +136,8 @@ def score_jobs(jobs: Sequence[Job], *, time_limit: float = DEFAULT_TIME_LIMIT,
     jobs = list(jobs)
     if workers <= 1 or len(jobs) <= 1:
         scorer = scorer or AnswerScorer(time_limit=time_limit,
-                                        trust_stored_none=trust_stored_none)
+                                        trust_stored_none=trust_stored_none,
+                                        max_response_bytes=max_response_bytes)
         for job in jobs:
             row = _score_one(scorer, job)
             if on_done:
@@ -128,7 +148,8 @@ def score_jobs(jobs: Sequence[Job], *, time_limit: float = DEFAULT_TIME_LIMIT,
     ready: dict[int, dict] = {}
     next_k = 0
     with cf.ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                                initargs=(time_limit, trust_stored_none)) as pool:
+                                initargs=(time_limit, trust_stored_none,
+                                          max_response_bytes)) as pool:
         futures = [pool.submit(_run_group, g) for g in _groups(jobs)]
         try:
             for fut in cf.as_completed(futures):

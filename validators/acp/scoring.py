@@ -15,14 +15,15 @@ from __future__ import annotations
 from typing import Mapping
 
 from planning_core.validators.acp.problem import ProblemCache
-from planning_core.validators.acp.records import Question, Score
+from planning_core.validators.acp.records import MAX_RESPONSE_BYTES, Question, Score
 from planning_core.validators.acp.scorer_base import DEFAULT_TIME_LIMIT, ScoreContext, Scorer
 from planning_core.validators.acp.scorers_goal import score_land, score_nexta
 from planning_core.validators.acp.scorers_plan import score_just, score_val
 from planning_core.validators.acp.scorers_reach import score_areach, score_reach
 from planning_core.validators.acp.scorers_state import score_app, score_prog
 
-__all__ = ["SCORERS", "AnswerScorer", "as_question", "score"]
+__all__ = ["MAX_RESPONSE_BYTES", "SCORERS", "AnswerScorer", "as_question", "oversize",
+           "score"]
 
 #: Task name -> scorer, in the paper's order.
 SCORERS: dict[str, Scorer] = {
@@ -41,13 +42,31 @@ def as_question(record: Question | Mapping) -> Question:
     return record if isinstance(record, Question) else Question.from_record(record)
 
 
+def oversize(response: object, limit: int) -> Score | None:
+    """The ``too-large`` verdict for a response longer than ``limit`` UTF-8 bytes, else None.
+
+    Measured without encoding when the character count already decides (a character is
+    at most four bytes).
+    """
+    if not isinstance(response, str) or len(response) * 4 <= limit:
+        return None
+    size = len(response.encode("utf-8", "surrogatepass"))
+    if size <= limit:
+        return None
+    return Score(None, f"the response is {size} bytes, longer than the limit of {limit} "
+                       "(--max-response-bytes); it was not read", "too-large")
+
+
 class AnswerScorer:
-    """Scores answers with a shared problem cache and a per-search time limit (seconds)."""
+    """Scores answers with a shared problem cache and a per-search time limit (seconds);
+    a response longer than ``max_response_bytes`` is not read (:func:`oversize`)."""
 
     def __init__(self, *, time_limit: float = DEFAULT_TIME_LIMIT,
-                 cache: ProblemCache | None = None, trust_stored_none: bool = False) -> None:
+                 cache: ProblemCache | None = None, trust_stored_none: bool = False,
+                 max_response_bytes: int = MAX_RESPONSE_BYTES) -> None:
         self.time_limit = time_limit
         self.trust_stored_none = trust_stored_none
+        self.max_response_bytes = max_response_bytes
         self.cache = cache if cache is not None else ProblemCache()
 
     def context(self, q: Question) -> ScoreContext:
@@ -56,6 +75,9 @@ class AnswerScorer:
 
     def __call__(self, record: Question | Mapping, response: object) -> Score:
         q = as_question(record)
+        too_large = oversize(response, self.max_response_bytes)
+        if too_large is not None:
+            return too_large
         return SCORERS[q.task](q, response, self.context(q))
 
 
@@ -73,5 +95,8 @@ def score(record: Question | Mapping, response_text: object, *,
     if time_limit is None:
         return _DEFAULT(record, response_text)
     q = as_question(record)
+    too_large = oversize(response_text, MAX_RESPONSE_BYTES)
+    if too_large is not None:
+        return too_large
     info = _DEFAULT.cache.get(q.domain_text, q.problem_text)
     return SCORERS[q.task](q, response_text, ScoreContext(info, time_limit))
