@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from planning_core.cli_args import positive_int, seconds
-from planning_core.validators.cope.methods import METHODS
+from planning_core.validators.cope.methods import MAX_RESPONSE_BYTES, METHODS
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 
@@ -72,6 +72,13 @@ def register(subparsers) -> None:
     p.add_argument("--workers", type=positive_int, default=1, metavar="N",
                    help="worker processes (default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--max-response-bytes", type=positive_int, default=MAX_RESPONSE_BYTES,
+                   metavar="N", help="longest output read; a longer one is recorded as "
+                                     f"too_large, unread (default {MAX_RESPONSE_BYTES})")
+    p.add_argument("--strict", action="store_true",
+                   help="stop at the first unusable output row (not JSON, missing fields, "
+                        "an unknown, ambiguous or repeated pair) instead of recording it as "
+                        "a bad_input row and going on")
     p.set_defaults(func=_cmd_eval)
 
 
@@ -140,64 +147,80 @@ def _set_context(time_limit: float, label_check: bool, checks: tuple = ()) -> No
         _CONTEXT.remember(check)
 
 
-def _eval_one(job: tuple[str, object, str]) -> dict:
+def _eval_one(job: tuple[str, object, str, int]) -> dict:
     """Evaluate one output (in a worker or in-process) with the process's context."""
-    method, pair, output = job
-    row = METHODS[method].evaluate(pair, output, _CONTEXT).to_json()
-    row["method"] = method
-    return row
+    from planning_core.validators.cope.evaluate import judge
+
+    method, pair, output, max_bytes = job
+    return judge(method, pair, output, _CONTEXT, max_bytes)
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from planning_core.validators.cope.evaluate import plan_jobs, read_checks, read_outputs, read_results
+    from planning_core.errors import InputError
+    from planning_core.validators.cope.evaluate import (BAD_INPUT, plan_jobs, read_checks,
+                                                        read_outputs, read_results)
     from planning_core.validators.cope.report import render_eval_report
+    from planning_core.validators.results_file import append_row, open_results
 
     loaded = _load(args.dataset)
     if loaded is None:
         return EXIT_BAD_INPUT
     pairs, _ = loaded
-    rows, warnings = read_outputs(Path(args.outputs))
-    done, done_warnings = read_results(Path(args.out))
-    checks, check_warnings = read_checks(Path(args.checks)) if args.checks else ((), ())
-    jobs, job_warnings, skipped = plan_jobs(rows, pairs, done)
-    for warning in warnings + done_warnings + check_warnings + job_warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    if not rows:
-        print(f"error: {args.outputs}: no usable output rows", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    if skipped:
-        print(f"{skipped} pair(s) already in {args.out}; skipped", file=sys.stderr)
-    settings = (args.time_limit, not args.no_label_check, checks)
-    _set_context(*settings)
-    work = [(args.method, job.pair, job.row.output) for job in jobs]
-    written: list[dict] = []
     try:
-        out = open(args.out, "a", encoding="utf-8")
-    except OSError as err:
-        print(f"error: {args.out}: cannot write: {err.strerror}", file=sys.stderr)
+        handle, _ = open_results(args.out)   # locked for the run; a torn tail cut off
+    except InputError as err:
+        print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    with out, _bar(len(work), args.no_progress, "output") as bar:
-        def keep(row: dict) -> None:
-            out.write(json.dumps(row) + "\n")
-            out.flush()
-            written.append(row)
-            bar.update()
+    with handle:
+        rows, bad = read_outputs(Path(args.outputs))
+        done, done_warnings = read_results(Path(args.out))
+        checks, check_warnings = read_checks(Path(args.checks)) if args.checks else ((), ())
+        jobs, job_bad, skipped = plan_jobs(rows, pairs, done)
+        bad = bad + job_bad
+        for warning in done_warnings + check_warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        if bad and args.strict:
+            print(f"error: {bad[0].source}: {bad[0].message}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        recorded = {r.get("source") for r in done if r.get("outcome") == BAD_INPUT}
+        new_bad = [b for b in bad if b.source not in recorded]
+        for row in new_bad:
+            print(f"warning: {row.source}: {row.message}; recorded as a bad_input row",
+                  file=sys.stderr)
+        if skipped:
+            print(f"{skipped} pair(s) already in {args.out}; skipped", file=sys.stderr)
+        settings = (args.time_limit, not args.no_label_check, checks)
+        _set_context(*settings)
+        work = [(args.method, job.pair, job.row.output, args.max_response_bytes)
+                for job in jobs]
+        written: list[dict] = []
+        with _bar(len(work), args.no_progress, "output") as bar:
+            def keep(row: dict) -> None:
+                append_row(handle, row)
+                written.append(row)
+                bar.update()
 
-        if args.workers > 1 and len(work) > 1:
-            context = multiprocessing.get_context(
-                "fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-            with context.Pool(args.workers, initializer=_set_context,
-                              initargs=settings) as pool:
-                for row in pool.imap_unordered(_eval_one, work, chunksize=1):
-                    keep(row)
-        else:
-            for item in work:
-                keep(_eval_one(item))
+            for row in new_bad:
+                append_row(handle, row.to_row(args.method))
+            if args.workers > 1 and len(work) > 1:
+                context = multiprocessing.get_context(
+                    "fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+                with context.Pool(args.workers, initializer=_set_context,
+                                  initargs=settings) as pool:
+                    # rows are written as they finish; the report sorts them
+                    for row in pool.imap_unordered(_eval_one, work, chunksize=1):
+                        keep(row)
+            else:
+                for item in work:
+                    keep(_eval_one(item))
+        all_rows, _ = read_results(Path(args.out))
     correct = sum(1 for r in written if r["correct"])
     print(f"{len(written)} output(s) evaluated with {args.method}: {correct} correct; "
           f"results in {args.out}", file=sys.stderr)
+    if bad:
+        print(f"{len(bad)} output row(s) could not be used (outcome bad_input in "
+              f"{args.out})", file=sys.stderr)
     if args.report:
-        all_rows, _ = read_results(Path(args.out))
         order = {name: m.outcomes for name, m in METHODS.items()}
         try:
             Path(args.report).write_text(render_eval_report(all_rows, order), encoding="utf-8")
@@ -205,4 +228,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             print(f"error: {args.report}: cannot write: {err.strerror}", file=sys.stderr)
             return EXIT_BAD_INPUT
         print(f"report written to {args.report}", file=sys.stderr)
+    if not any(r.get("outcome") != BAD_INPUT for r in all_rows):
+        print(f"error: {args.outputs}: no output could be evaluated", file=sys.stderr)
+        return EXIT_BAD_INPUT
     return EXIT_OK

@@ -22,7 +22,13 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
-__all__ = ["Method", "METHODS"]
+__all__ = ["Method", "METHODS", "MAX_RESPONSE_BYTES"]
+
+#: Longest model output read, in UTF-8 bytes (``cope eval --max-response-bytes``); a
+#: longer one is the row's ``too_large`` outcome, unread.
+MAX_RESPONSE_BYTES = 1_000_000
+#: Outcomes of :func:`planning_core.validators.cope.evaluate.judge`, open to every method.
+BATCH_OUTCOMES = ("too_large", "internal_error", "bad_input")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +48,7 @@ class Method:
 
     @property
     def outcomes(self) -> tuple[str, ...]:
-        return tuple(self._attribute(self.outcomes_name))
+        return tuple(self._attribute(self.outcomes_name)) + BATCH_OUTCOMES
 
 
 METHODS: dict[str, Method] = {
