@@ -19,7 +19,8 @@ from planning_core.validators.formalizations.pddl_text import extract_pddl
 from planning_core.validators.formalizations.smt import extract_program
 
 HEADS = (ActionHead("pick-up", ("x",)), ActionHead("stack", ("x", "y")))
-pytestmark = pytest.mark.timeout(120)
+# "thread": a runaway regular expression runs in C, where a signal is not handled
+pytestmark = pytest.mark.timeout(120, method="thread")
 
 
 @pytest.mark.parametrize("text", [
