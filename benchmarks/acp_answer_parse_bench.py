@@ -1,7 +1,8 @@
 """Answer-parsing speed on the ACPBench Hard dev set's gold answers.
 
 For each of the 320 dev questions (8 tasks x 40) the gold answer is written as a model
-would write it and parsed with the task's parser from ``planning_core.validators.acp.answers``:
+would write it and parsed with the task's parser from
+``planning_core.validators.acp.answers.parsers``:
 
 * ``clean``: the JSON list style (``["(a x)", "(b y)"]``; ``[3]`` for val; two JSON lists
   for prog; one item in a list for single-answer tasks, ``[]`` for None);
@@ -32,8 +33,8 @@ RESULTS = ROOT / "benchmarks" / "results" / "acp_answer_parse.md"
 TASKS = ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")
 
 sys.path.insert(0, str(ROOT))
-from planning_core.validators.acp.answer_grammar import answer_parser  # noqa: E402
-from planning_core.validators.acp.answers import ANSWER_PARSERS  # noqa: E402
+from planning_core.validators.acp.answers.grammar import answer_parser  # noqa: E402
+from planning_core.validators.acp.answers.parsers import ANSWER_PARSERS  # noqa: E402
 
 
 def _simplified_plan(record: dict) -> list[str]:
@@ -118,8 +119,8 @@ def main() -> int:
         "# ACPBench Hard answer parsing: time per answer",
         "",
         f"Gold answers of the dev set ({sum(r[1] for r in rows)} questions), parsed by "
-        "`planning_core.validators.acp.answers`; best of 3 per answer, milliseconds. Parser build (once "
-        f"per process): {build * 1000:.0f} ms. Load average during the run: "
+        "`planning_core.validators.acp.answers.parsers`; best of 3 per answer, milliseconds. "
+        f"Parser build (once per process): {build * 1000:.0f} ms. Load average during the run: "
         f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (a shared machine: times scale with "
         "it). Produced by `benchmarks/acp_answer_parse_bench.py`.",
         "",

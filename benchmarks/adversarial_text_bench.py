@@ -32,8 +32,8 @@ def _pair():
 
 
 def _acp(text):
-    from planning_core.validators.acp.answers import parse_action_list
-    from planning_core.validators.acp.answer_types import UnparseableAnswer
+    from planning_core.validators.acp.answers.parsers import parse_action_list
+    from planning_core.validators.acp.answers.values import UnparseableAnswer
     try:
         parse_action_list(text)
     except UnparseableAnswer:

@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "tests"))   # the cosmetic rewriter of the formali
 
 def run_check(time_limit: float, workers: int) -> tuple[list[dict], float]:
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "planning_core.cli", "cope", "check",
+    done = subprocess.run([sys.executable, "-m", "planning_core.console", "cope", "check",
                            "--dataset", str(SHARED), "--json", "--workers", str(workers),
                            "--time-limit", str(time_limit), "--no-progress"],
                           capture_output=True, text=True, cwd=ROOT)
@@ -52,7 +52,7 @@ def run_check(time_limit: float, workers: int) -> tuple[list[dict], float]:
 def _fd_one(job: tuple[str, str, float]) -> tuple[str, float]:
     from planning_core.errors import PlanningError
     from planning_core.pddl.parser import parse_domain_file, parse_problem_file
-    from planning_core.search.solve import solve_fd
+    from planning_core.solve import solve_fd
 
     domain, problem, limit = job
     start = time.perf_counter()

@@ -60,8 +60,8 @@ def in_process(domain_text: str, problem_text: str, engine: str, limit: float):
 
 
 def fast_downward(domain_text: str, problem_text: str, limit: float):
+    from planning_core.result import Status
     from planning_core.search.fast_downward import run_fast_downward
-    from planning_core.search.result import Status
     t0 = time.perf_counter()
     res = run_fast_downward(domain_text, problem_text, optimal=True, time_limit=limit)
     value = res.cost if res.status is Status.SOLVED else (

@@ -1,8 +1,8 @@
 """The project's exception hierarchy.
 
-Library code raises these and never prints or exits; ``cli.py`` maps them to exit codes.
-Every error that stems from a user's file carries the file, line and column so that a
-message can be acted on without reading a traceback.
+Library code raises these and never prints or exits; the CLI layer (``planning_core.cli``)
+maps them to exit codes. Every error that stems from a user's file carries the file, line
+and column so that a message can be acted on without reading a traceback.
 """
 from __future__ import annotations
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 import threading
 from importlib import resources
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TypeVar
 
 from lark import Lark
 
-__all__ = ["grammar_text", "lazy_parser"]
+__all__ = ["built_once", "grammar_text", "lazy_parser"]
+
+T = TypeVar("T")
 
 
 def grammar_text(name: str) -> str:
@@ -26,6 +28,22 @@ def grammar_text(name: str) -> str:
         return (Path(__file__).resolve().parents[1] / "grammars" / name).read_text(encoding="utf-8")
 
 
+def built_once(build: Callable[[], T]) -> Callable[[], T]:
+    """A function returning ``build()``, called on first use and exactly once, also when
+    several threads ask at the same time."""
+    lock = threading.Lock()
+    built: list[T] = []
+
+    def get() -> T:
+        if not built:
+            with lock:
+                if not built:
+                    built.append(build())
+        return built[0]
+
+    return get
+
+
 def lazy_parser(name: str, *, setup: Callable[[Lark], None] | None = None,
                 **options) -> Callable[[], Lark]:
     """A function returning the parser for ``grammars/<name>``, built on first call.
@@ -33,17 +51,10 @@ def lazy_parser(name: str, *, setup: Callable[[Lark], None] | None = None,
     ``options`` go to :class:`lark.Lark`; ``setup`` runs once on the new parser before any
     caller sees it (e.g. to read its terminal names for error messages).
     """
-    lock = threading.Lock()
-    built: list[Lark] = []
+    def build() -> Lark:
+        parser = Lark(grammar_text(name), **options)
+        if setup is not None:
+            setup(parser)
+        return parser
 
-    def get() -> Lark:
-        if not built:
-            with lock:
-                if not built:
-                    parser = Lark(grammar_text(name), **options)
-                    if setup is not None:
-                        setup(parser)
-                    built.append(parser)
-        return built[0]
-
-    return get
+    return built_once(build)

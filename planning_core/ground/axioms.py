@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from planning_core.ground.task import Axiom, bits
+from planning_core.ground.facts import Axiom, bits
 
 
 class AxiomEvaluator:

@@ -47,7 +47,8 @@ from planning_core.errors import SemanticError, UnsupportedFeature
 from planning_core.ground.normalize import NormalTask, Residual, domain_of, normalize
 from planning_core.ground.instantiate import instantiate
 from planning_core.ground.reachability import Datalog, Rule
-from planning_core.ground.task import Task, parse_atom
+from planning_core.ground.facts import parse_atom
+from planning_core.ground.task import Task
 from planning_core.pddl import ast as A
 
 
@@ -228,7 +229,7 @@ def ground(domain: A.Domain, problem: A.Problem, *, init_atoms: Iterable | None 
         # a Task has no place for trajectory constraints: a search on it would return plans
         # that break them. Callers that handle them (planning_core.temporal) say so.
         raise UnsupportedFeature("the task has PDDL3 :constraints, which a ground Task does not "
-                                 "represent; solve it with planning_core.search.solve (which "
+                                 "represent; solve it with planning_core.solve (which "
                                  "handles them) or pass ignore_constraints=True",
                                  file=problem.filename)
     plan = _plan if _plan is not None else build_plan(domain, problem)

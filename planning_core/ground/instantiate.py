@@ -21,11 +21,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from planning_core.errors import SemanticError
+from planning_core.ground.facts import Axiom, CondEffect, FactIndex, GroundAction
 from planning_core.ground.normalize import (DNF_LIMIT, FALSE, _Context, _free_vars,
                                             ground_formula, to_dnf)
 from planning_core.ground.reachability import Datalog
 from planning_core.ground.residual import AND, ResidualCompiler, _fold, dnf, to_ast
-from planning_core.ground.task import Axiom, CondEffect, FactIndex, GroundAction, Task
+from planning_core.ground.task import Task
 from planning_core.pddl import ast as A
 
 UNSATISFIABLE = ("__unsatisfiable-goal",)

@@ -201,7 +201,7 @@ def simplify(f: A.Formula) -> A.Formula:
 FORMULA_PASSES: tuple[Callable, ...] = (expand_imply, push_negation, simplify)
 
 
-def normalize_formula(f: A.Formula, objects: dict | None = None) -> A.Formula:
+def normalize_formula(f: A.Formula) -> A.Formula:
     """Run ``FORMULA_PASSES``: NNF without ``imply``, folded."""
     for p in FORMULA_PASSES:
         f = p(f)
@@ -338,9 +338,9 @@ def _compile_disjunction(formula, dnf, scope, ctx) -> A.Atom:
     return head
 
 
-def dnf_of(f: A.Formula, scope: dict, objects: dict, ctx: _Context) -> list[Conjunct]:
+def dnf_of(f: A.Formula, scope: dict, ctx: _Context) -> list[Conjunct]:
     """Normalise then DNF; a top-level DNF over the limit becomes one derived atom."""
-    d = to_dnf(normalize_formula(f, objects), scope, ctx)
+    d = to_dnf(normalize_formula(f), scope, ctx)
     if len(d) > DNF_LIMIT:
         d = [((), (Literal(_compile_disjunction(f, d, scope, ctx)),))]
     return d
@@ -371,7 +371,7 @@ def _substitute_num(x, sub):
     return x
 
 
-def flatten_effects(effects, scope: dict, objects: dict, ctx: _Context, file: str | None,
+def flatten_effects(effects, scope: dict, ctx: _Context, file: str | None,
                     params=(), cond=()) -> tuple[list[NormEffect], list]:
     """Flatten nested ``forall``/``when`` into ``NormEffect``s; collect cost increases."""
     out: list[NormEffect] = []
@@ -380,10 +380,10 @@ def flatten_effects(effects, scope: dict, objects: dict, ctx: _Context, file: st
         if isinstance(e, (A.Add, A.Delete)):
             out.append(NormEffect(params, cond, e.atom, isinstance(e, A.Delete)))
         elif isinstance(e, A.When):
-            for variables, lits in dnf_of(e.condition, scope, objects, ctx):
+            for variables, lits in dnf_of(e.condition, scope, ctx):
                 inner = dict(scope)
                 inner.update({v.name: v for v in variables})
-                o, c = flatten_effects(e.effects, inner, objects, ctx, file, params + variables,
+                o, c = flatten_effects(e.effects, inner, ctx, file, params + variables,
                                        cond + lits)
                 out += o
                 costs += c
@@ -392,7 +392,7 @@ def flatten_effects(effects, scope: dict, objects: dict, ctx: _Context, file: st
             inner = dict(scope)
             inner.update({v.name: v for v in new})
             body = tuple(substitute_effect(x, sub) for x in e.effects)
-            o, c = flatten_effects(body, inner, objects, ctx, file, params + new, cond)
+            o, c = flatten_effects(body, inner, ctx, file, params + new, cond)
             out += o
             costs += c
         elif isinstance(e, A.Increase):
@@ -411,25 +411,22 @@ def flatten_effects(effects, scope: dict, objects: dict, ctx: _Context, file: st
 
 # ---------------------------------------------------------------------------- tasks
 
-def normalize_action(action: A.Action, objects: dict, ctx: _Context,
+def normalize_action(action: A.Action, ctx: _Context,
                      file: str | None = None) -> list[NormAction]:
     scope = {p.name: p for p in action.parameters}
-    effects, costs = flatten_effects(action.effects, scope, objects, ctx, file)
+    effects, costs = flatten_effects(action.effects, scope, ctx, file)
     cost = None
     for c in costs:
         cost = c if cost is None else A.BinaryOp("+", cost, c)
     return [NormAction(action.name, i, action.parameters, variables, lits, tuple(effects), cost)
-            for i, (variables, lits) in enumerate(dnf_of(action.precondition, scope, objects, ctx))]
+            for i, (variables, lits) in enumerate(dnf_of(action.precondition, scope, ctx))]
 
 
-def normalize_derived(d: A.DerivedPredicate, objects: dict, ctx: _Context) -> list[NormAxiom]:
+def normalize_derived(d: A.DerivedPredicate, ctx: _Context) -> list[NormAxiom]:
     head = A.Atom(d.head.name, tuple(p.name for p in d.head.parameters))
     scope = {p.name: p for p in d.head.parameters}
     return [NormAxiom(head, d.head.parameters, variables, lits)
-            for variables, lits in dnf_of(d.body, scope, objects, ctx)]
-
-
-GOAL_ATOM = A.Atom("__goal")
+            for variables, lits in dnf_of(d.body, scope, ctx)]
 
 
 def normalize(domain: A.Domain, problem: A.Problem) -> NormalTask:
@@ -438,10 +435,10 @@ def normalize(domain: A.Domain, problem: A.Problem) -> NormalTask:
     ctx = _Context()
     actions: list[NormAction] = []
     for a in domain.actions:
-        actions += normalize_action(a, objects, ctx, domain.filename)
+        actions += normalize_action(a, ctx, domain.filename)
     axioms: list[NormAxiom] = []
     for d in domain.derived:
-        axioms += normalize_derived(d, objects, ctx)
+        axioms += normalize_derived(d, ctx)
     goal = normalize_formula(problem.goal)
     uses_costs = problem.metric is not None and problem.metric.direction == "minimize"
     return NormalTask(domain, problem, objects, tuple(actions), tuple(axioms + ctx.axioms),

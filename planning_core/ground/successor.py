@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from planning_core.ground.task import GroundAction, bits
+from planning_core.ground.facts import GroundAction, bits
 
 
 class KeyedIndex:

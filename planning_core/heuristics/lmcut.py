@@ -31,7 +31,9 @@ import heapq
 import math
 
 from planning_core.errors import UnsupportedFeature
-from planning_core.ground.task import Task, bits
+from planning_core.ground.facts import bits
+from planning_core.ground.task import Task
+from planning_core.pddl.identity_cache import IdentityCache
 
 INF = math.inf
 
@@ -195,21 +197,13 @@ class LMCut:
         return total
 
 
-_CACHE: dict[int, LMCut] = {}
-_CACHE_LIMIT = 64
+_CACHE: IdentityCache[LMCut] = IdentityCache(64)
 
 
 def lmcut_for(task: Task) -> LMCut:
-    """The cached ``LMCut`` of ``task`` (by identity; the entry keeps the task alive), so
-    scorers that ask h* of many states of one task build the tables once."""
-    found = _CACHE.get(id(task))
-    if found is not None and found.task is task:
-        return found
-    found = LMCut(task)
-    if len(_CACHE) >= _CACHE_LIMIT:
-        _CACHE.pop(next(iter(_CACHE)))
-    _CACHE[id(task)] = found
-    return found
+    """The cached ``LMCut`` of ``task`` (by identity), so scorers that ask h* of many
+    states of one task build the tables once."""
+    return _CACHE.get(LMCut, task)
 
 
 def lm_cut(task: Task, state: int | None = None) -> float:

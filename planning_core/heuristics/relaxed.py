@@ -35,7 +35,9 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from planning_core.ground.task import GroundAction, Task, bits
+from planning_core.ground.facts import GroundAction, bits
+from planning_core.ground.task import Task
+from planning_core.pddl.identity_cache import IdentityCache
 
 INF = math.inf
 
@@ -112,21 +114,12 @@ class RelaxedTask:
         return frozenset(o for o, m in enumerate(self.op_killmask) if m & forbidden)
 
 
-_CACHE: dict[int, RelaxedTask] = {}
-_CACHE_LIMIT = 64
+_CACHE: IdentityCache[RelaxedTask] = IdentityCache(64)
 
 
 def relaxed_task(task: Task) -> RelaxedTask:
-    """The cached ``RelaxedTask`` of ``task`` (keyed by identity; the entry keeps the task
-    alive, so an id is never reused while cached)."""
-    rt = _CACHE.get(id(task))
-    if rt is not None and rt.task is task:
-        return rt
-    rt = RelaxedTask(task)
-    if len(_CACHE) >= _CACHE_LIMIT:
-        _CACHE.pop(next(iter(_CACHE)))
-    _CACHE[id(task)] = rt
-    return rt
+    """The cached ``RelaxedTask`` of ``task`` (keyed by identity)."""
+    return _CACHE.get(RelaxedTask, task)
 
 
 # --------------------------------------------------------------------- reachability

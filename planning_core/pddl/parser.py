@@ -7,7 +7,9 @@ positions are unaffected.
 
 Every failure is a :class:`~planning_core.errors.PDDLSyntaxError` with file, line and
 column, what was found, what was expected and a breadcrumb of where in the file it happened
-("in action 'move' > :precondition"), in the spirit of Fast Downward's parser messages.
+(the wording is :mod:`.syntax_errors`'). A large problem's flat ``:init`` is read by a regex
+first (:mod:`.fast_init`). All parser state lives in one :class:`_PddlParser`, built on
+first use.
 """
 from __future__ import annotations
 
@@ -18,37 +20,17 @@ from itertools import accumulate
 from pathlib import Path
 
 from lark import Lark, Token, Transformer
-from lark.exceptions import (
-    UnexpectedCharacters,
-    UnexpectedEOF,
-    UnexpectedInput,
-    UnexpectedToken,
-)
+from lark.exceptions import UnexpectedInput
 
-from planning_core.errors import (
-    PDDLSyntaxError,
-    PlanningError,
-    UnsupportedFeature,
-)
-from planning_core.grammar_files import lazy_parser
+from planning_core.errors import PDDLSyntaxError, PlanningError, UnsupportedFeature
+from planning_core.grammar_files import built_once, grammar_text
 from planning_core.pddl import ast as A
-from planning_core.pddl.breadcrumbs import breadcrumb, unclosed_paren
+from planning_core.pddl import fast_init
 from planning_core.pddl.files import read_text
+from planning_core.pddl.syntax_errors import UNSUPPORTED_SECTIONS, explain_syntax_error
 
 __all__ = ["parse", "parse_domain", "parse_problem", "parse_domain_file", "parse_problem_file",
            "read_text"]
-
-UNSUPPORTED_SECTIONS = {
-    ":durative-action": "durative actions (PDDL 2.1 temporal planning)",
-    ":process": "processes (PDDL+)",
-    ":event": "events (PDDL+)",
-    "within": "time windows in trajectory constraints (PDDL3 'within')",
-    "always-within": "time windows in trajectory constraints (PDDL3 'always-within')",
-    "hold-during": "time windows in trajectory constraints (PDDL3 'hold-during')",
-    "hold-after": "time windows in trajectory constraints (PDDL3 'hold-after')",
-    "preference": "preferences (PDDL3)",
-}
-
 
 # ------------------------------------------------------------------- transformer
 
@@ -402,133 +384,37 @@ class _KeywordBoundary:
 
 
 _WORD_CHAR = re.compile(r"[a-z0-9_\-]")
-_boundary = _KeywordBoundary()
 
-_readable: dict[str, str] = {}
-
-
-def _setup(p: Lark) -> None:
-    _boundary.keywords = frozenset(
-        t.name for t in p.terminals if t.pattern.type == "str"
-        and (t.pattern.value[:1].isalpha() or t.pattern.value[:1] == ":"))
-    for t in p.terminals:
-        pat = t.pattern
-        _readable[t.name] = (f"'{pat.value}'" if pat.type == "str" else t.name)
-    _readable.update({"NAME": "a name", "VARIABLE": "a variable (?x)",
-                      "NUMBER": "a number", "REQUIREMENT": "a requirement (:strips)",
-                      "METRIC_DIRECTION": "minimize or maximize",
-                      "BINOP": "an operator (+ * /)", "$END": "end of file",
-                      "<END-OF-FILE>": "end of file"})
+_READABLE = {"NAME": "a name", "VARIABLE": "a variable (?x)", "NUMBER": "a number",
+             "REQUIREMENT": "a requirement (:strips)", "METRIC_DIRECTION": "minimize or maximize",
+             "BINOP": "an operator (+ * /)", "$END": "end of file", "<END-OF-FILE>": "end of file"}
 
 
-_get_parser = lazy_parser("pddl.lark", setup=_setup, parser="lalr", lexer="contextual",
+class _PddlParser:
+    """The LALR parser of ``grammars/pddl.lark`` with its keyword post-lexer and the readable
+    names of its terminals (for error messages). One per process (:data:`_get_parser`); it
+    serves every thread."""
+
+    def __init__(self) -> None:
+        self._boundary = _KeywordBoundary()
+        self._lark = Lark(grammar_text("pddl.lark"), parser="lalr", lexer="contextual",
                           transformer=_ToAst(), maybe_placeholders=False, cache=True,
-                          postlex=_boundary)
+                          postlex=self._boundary)
+        terminals = self._lark.terminals
+        self._boundary.keywords = frozenset(
+            t.name for t in terminals if t.pattern.type == "str"
+            and (t.pattern.value[:1].isalpha() or t.pattern.value[:1] == ":"))
+        self.readable: dict[str, str] = {
+            t.name: (f"'{t.pattern.value}'" if t.pattern.type == "str" else t.name)
+            for t in terminals}
+        self.readable.update(_READABLE)
+
+    def parse(self, lowered: str):
+        self._boundary.local.text = lowered
+        return self._lark.parse(lowered)
 
 
-def _expected(names) -> str:
-    shown = sorted({_readable.get(n, n) for n in names})
-    if len(shown) > 8:
-        shown = shown[:8] + ["..."]
-    return ", ".join(shown) if shown else "nothing more"
-
-
-_NAME_CHAR = re.compile(r"[a-zA-Z0-9_\-?:]")
-_DELIMITER = re.compile(r"[\s();]")
-
-
-def _glued_word(text: str, start: int) -> tuple[str, int] | None:
-    """The whole word around ``start`` if the lexer split it, else None.
-
-    String keywords are matched as prefixes: ``(:initial-state`` lexes as ``:init`` then
-    ``ial-state``, which would make the message quote a fragment. Reporting the word the user
-    wrote, from its first character, says what is actually wrong.
-    """
-    if not (0 < start < len(text)) or not _NAME_CHAR.match(text[start - 1]):
-        return None
-    if not _NAME_CHAR.match(text[start]):
-        return None
-    begin = start
-    while begin > 0 and not _DELIMITER.match(text[begin - 1]):
-        begin -= 1
-    end = start
-    while end < len(text) and not _DELIMITER.match(text[end]):
-        end += 1
-    return text[begin:end], start - begin
-
-
-def _split_word(word: str, cut: int) -> str:
-    return f"'{word}' (read as '{word[:cut]}' followed by '{word[cut:]}')"
-
-
-_NUMERIC_EFFECT = re.compile(r"\(\s*(decrease|assign|scale-up|scale-down)\s*$", re.I)
-_COMPARISON = re.compile(r"\(\s*$")
-
-
-def _numeric_feature(text: str, pos: int | None) -> str | None:
-    """Name the numeric-fluent construct a syntax error stopped at, if it is one.
-
-    The grammar knows only action costs, so ``(> (fuel) 1)`` or ``(decrease (fuel) 1)``
-    would otherwise read as a stray character or a malformed atom."""
-    if pos is None or pos >= len(text):
-        return None
-    before = text[max(0, pos - 40):pos]
-    if text[pos] in "<>" and _COMPARISON.search(before):
-        return f"the numeric comparison '{text[pos]}'"
-    m = _NUMERIC_EFFECT.search(before)
-    if m is not None:
-        return f"the numeric effect '{m.group(1).lower()}'"
-    return None
-
-
-def _syntax_error(text: str, err: UnexpectedInput, filename: str | None) -> PDDLSyntaxError:
-    line, column = getattr(err, "line", None), getattr(err, "column", None)
-    numeric = _numeric_feature(text, getattr(err, "pos_in_stream", None)
-                               if isinstance(err, UnexpectedCharacters)
-                               else getattr(getattr(err, "token", None), "start_pos", None))
-    if numeric is not None:
-        return UnsupportedFeature(f"{numeric} needs numeric fluents, which are not supported "
-                                  "(only action costs: increase of total-cost)",
-                                  file=filename, line=line, column=column)
-    if isinstance(err, UnexpectedCharacters):
-        ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else "?"
-        found = f"character {ch!r}" if ch.isprintable() else f"byte {ord(ch):#04x}"
-        glued = _glued_word(text, err.pos_in_stream)
-        if glued is not None and column is not None:
-            found, column = _split_word(*glued), max(1, column - glued[1])
-        expected = _expected(err.allowed or ())
-    elif isinstance(err, (UnexpectedEOF,)) or (
-            isinstance(err, UnexpectedToken) and err.token.type == "$END"):
-        open_pos = unclosed_paren(text)
-        where = (f": the '(' opened at line {open_pos[0]}, column {open_pos[1]} is never closed"
-                 if open_pos else "")
-        lines = text.splitlines() or [""]
-        line, column = len(lines), len(lines[-1]) + 1
-        return PDDLSyntaxError(
-            f"unexpected end of file{where}; expected "
-            f"{_expected(getattr(err, 'expected', ()) or ())}",
-            file=filename, line=line, column=column)
-    else:  # UnexpectedToken
-        tok = err.token
-        if tok.value in UNSUPPORTED_SECTIONS:
-            return UnsupportedFeature(f"'{tok.value}' is not supported: "
-                                      f"{UNSUPPORTED_SECTIONS[tok.value]}",
-                                      file=filename, line=line, column=column)
-        found = "')'" if tok.value == ")" else f"'{tok.value}'"
-        glued = _glued_word(text, tok.start_pos) if tok.start_pos is not None else None
-        if glued is not None and column is not None:
-            found, column = _split_word(*glued), max(1, column - glued[1])
-        if tok.type == "$END":
-            found = "end of file"
-        expected = _expected(err.expected)
-        if set(err.expected) <= {"$END", "<END-OF-FILE>"}:
-            expected = "end of file (the definition is already complete)"
-        elif tok.type == "NAME" and all(_readable.get(n, "").startswith("':") for n in err.expected):
-            expected += " (is a section header such as '(:predicates' missing?)"
-    crumb = breadcrumb(text, line, column) if line else ""
-    where = f" in {crumb}" if crumb else ""
-    return PDDLSyntaxError(f"unexpected {found}{where}; expected {expected}",
-                           file=filename, line=line, column=column)
+_get_parser = built_once(_PddlParser)
 
 
 MAX_NESTING = 256
@@ -574,14 +460,13 @@ def parse(text: str, filename: str | None = None) -> A.Domain | A.Problem:
                               line=line, column=idx - (text.rfind("\n", 0, idx) + 1) + 1)
     parser = _get_parser()
     lowered = text.lower()
-    fast_init = _flat_init(lowered) if len(lowered) > _FAST_INIT_MIN else None
-    if fast_init is not None:
-        lowered = fast_init.blanked
-    _boundary.local.text = lowered
+    flat = fast_init.flat_init(lowered) if len(lowered) > fast_init.FAST_INIT_MIN else None
+    if flat is not None:
+        lowered = flat.blanked
     try:
         result = parser.parse(lowered)
     except UnexpectedInput as err:
-        raise _syntax_error(text, err, filename) from None
+        raise explain_syntax_error(text, err, filename, parser.readable) from None
     except PlanningError as err:  # raised by the transformer, which has no file name
         err.file = filename
         raise
@@ -594,79 +479,10 @@ def parse(text: str, filename: str | None = None) -> A.Domain | A.Problem:
             raise inner from None
         raise
     _check_nesting(text, filename)
-    if fast_init is not None and isinstance(result, A.Problem):
-        result = replace(result, init=fast_init.atoms + result.init,
-                         numeric_init=fast_init.numeric + result.numeric_init)
+    if flat is not None and isinstance(result, A.Problem):
+        result = replace(result, init=flat.atoms + result.init,
+                         numeric_init=flat.numeric + result.numeric_init)
     return _with_filename(result, filename)
-
-
-# ------------------------------------------------------------- flat :init fast path
-
-_FAST_INIT_MIN = 20_000
-_INIT_HEAD = re.compile(r"\(\s*:init(?![a-z0-9_\-])")
-_INIT_ITEM = re.compile(
-    r"\s+|;[^\n]*"                                                     # layout
-    r"|\(\s*([a-z][a-z0-9_\-]*)((?:\s+[a-z][a-z0-9_\-]*)*)\s*\)"        # (p a b)
-    r"|\(\s*=\s*\(\s*([a-z][a-z0-9_\-]*)((?:\s+[a-z][a-z0-9_\-]*)*)\s*\)"
-    r"\s*(-?\d+(?:\.\d+)?)\s*\)"                                         # (= (f a) 3)
-    r"|(\))")                                                           # end of section
-
-
-class _FlatInit:
-    __slots__ = ("atoms", "numeric", "blanked")
-
-    def __init__(self, atoms, numeric, blanked) -> None:
-        self.atoms, self.numeric, self.blanked = atoms, numeric, blanked
-
-
-def _flat_init(text: str) -> _FlatInit | None:
-    """Read a large problem's ``:init`` with one regex instead of the LALR parser.
-
-    In big IPC problems the initial state is most of the file and is nothing but flat
-    atoms and ``(= (f ...) n)`` facts; a regex reads those about ten times faster than the
-    grammar. The section's content is then blanked (newlines kept, so every position
-    stays right) and the grammar parses the rest. Anything else in the section (a ``not``,
-    a variable, a stray token) makes this return None and the grammar reads the whole
-    file, so errors are reported exactly as without the fast path.
-    """
-    head = _INIT_HEAD.search(text)
-    if head is None:
-        return None
-    atoms: list[A.Atom] = []
-    numeric: list[A.NumericInit] = []
-    pos = head.end()
-    size = len(text)
-    line, line_start, counted = 1 + text.count("\n", 0, pos), text.rfind("\n", 0, pos) + 1, pos
-    match, count, rfind = _INIT_ITEM.match, text.count, text.rfind
-    while pos < size:
-        m = match(text, pos)
-        if m is None:
-            return None
-        pos = m.end()
-        if m.group(6):  # the section's closing parenthesis
-            break
-        name = m.group(1) or m.group(3)
-        if name is None:
-            continue
-        start = m.start(1) if m.group(1) else m.start(3)
-        newlines = count("\n", counted, start)
-        if newlines:  # items come in order, so the line number is kept incrementally
-            line += newlines
-            line_start = rfind("\n", counted, start) + 1
-        counted = start
-        where = A.Pos(line, start - line_start + 1)
-        if m.group(1):
-            atoms.append(A.Atom(name, tuple(m.group(2).split()), where))
-        else:
-            numeric.append(A.NumericInit(A.FunctionTerm(name, tuple(m.group(4).split()), where),
-                                         float(m.group(5)), where))
-    else:
-        return None
-    body_start, body_end = head.end(), pos - 1
-    body = text[body_start:body_end]
-    blanked = (text[:body_start] + "\n".join(" " * len(x) for x in body.split("\n"))
-               + text[body_end:])
-    return _FlatInit(tuple(atoms), tuple(numeric), blanked)
 
 
 def _with_filename(node, filename):

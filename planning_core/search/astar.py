@@ -28,10 +28,11 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from planning_core.ground.task import GroundAction, Task
+from planning_core.ground.facts import GroundAction
+from planning_core.ground.task import Task
 from planning_core.heuristics.lmcut import lmcut_for
 from planning_core.heuristics.relaxed import h_add, h_ff, h_max
-from planning_core.search.result import Status
+from planning_core.result import Status
 
 INF = math.inf
 Heuristic = Callable[[int], float]

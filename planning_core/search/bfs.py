@@ -15,8 +15,8 @@ import time
 from collections import deque
 
 from planning_core.ground.task import Task
+from planning_core.result import Status
 from planning_core.search.astar import SearchOutcome, _plan
-from planning_core.search.result import Status
 
 CHECK_EVERY = 512
 

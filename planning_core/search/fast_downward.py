@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import NamedTuple, Union
 
 from planning_core.errors import EngineError, InputError
+from planning_core.result import SolveResult, Status
 from planning_core.search.features import TaskFeatures
 from planning_core.search.limited_process import ProcessRun, run_limited
-from planning_core.search.result import SolveResult, Status
 
 log = logging.getLogger(__name__)
 

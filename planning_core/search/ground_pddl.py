@@ -24,8 +24,9 @@ from __future__ import annotations
 import math
 
 from planning_core.errors import UnsupportedFeature
-from planning_core.ground.task import Task, bits
-from planning_core.search.result import SolveResult, Status
+from planning_core.ground.facts import bits
+from planning_core.ground.task import Task
+from planning_core.result import SolveResult, Status
 
 
 def _names(task: Task) -> tuple[list[str], dict[str, int], str]:

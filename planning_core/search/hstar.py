@@ -23,8 +23,8 @@ from collections import OrderedDict
 
 from planning_core.errors import UnsupportedFeature
 from planning_core.ground.task import Task
+from planning_core.result import Status
 from planning_core.search.astar import astar
-from planning_core.search.result import Status
 
 INTERNAL_MAX_ACTIONS = 3000
 INTERNAL_BUDGET_S = 1.0

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from planning_core.errors import PlanningError
-from planning_core.ground.task import GroundAction, Task
+from planning_core.ground.facts import GroundAction
+from planning_core.ground.task import Task
 from planning_core.temporal import ltl as L
 from planning_core.temporal.progression import Monitor
 from planning_core.temporal.semantics import Trace

@@ -71,15 +71,6 @@ class Vocabulary:
         return None
 
 
-class _Leaf:
-    """A leaf before resolution: name, arguments, whether ``@`` marked it, where it was."""
-
-    __slots__ = ("name", "args", "marked", "pos")
-
-    def __init__(self, name: str, args: tuple[str, ...], marked: bool, pos: Pos) -> None:
-        self.name, self.args, self.marked, self.pos = name, args, marked, pos
-
-
 class _ToFormula(Transformer):
     """Tree -> formula; leaves become Atom/Occurs at once (resolution happens afterwards)."""
 

@@ -41,7 +41,7 @@ from planning_core.errors import UnsupportedFeature
 from planning_core.ground.task import Task
 from planning_core.pddl import ast as A
 from planning_core.pddl.types import objects_by_type
-from planning_core.search.result import SolveResult
+from planning_core.result import SolveResult
 from planning_core.temporal import ltl as L
 from planning_core.temporal.product import ENGINE, plan_ltl
 

@@ -36,7 +36,7 @@ from collections import deque
 
 from planning_core.ground.task import Task
 from planning_core.heuristics.relaxed import goal_relaxed_reachable, h_max, relaxed_plan
-from planning_core.search.result import SolveResult, Status
+from planning_core.result import SolveResult, Status
 from planning_core.temporal import ltl as L
 from planning_core.temporal.progression import (ACT, ALWAYS, AND, EVENTUALLY, FACT, UNTIL,
                                                 Alphabet, Monitor)

@@ -18,11 +18,12 @@ object; :func:`validate_plan` keeps the last few of both, keyed by identity.
 """
 from __future__ import annotations
 
-import threading
 from dataclasses import replace
 
 from planning_core.pddl import ast as A
+from planning_core.pddl.identity_cache import IdentityCache
 from planning_core.pddl.plans import Plan, PlanStep, parse_plan
+from planning_core.pddl.wellformed import Fault, ground_faults
 from planning_core.validate.advice import advice_lines, unsatisfied_conditions
 from planning_core.validate.constraints import compile_constraint
 from planning_core.validate.derived import DerivedRules
@@ -211,30 +212,32 @@ class Validator:
 
     def _malformed(self, index: int, step: PlanStep, act: _Action | None):
         """The checks before the precondition: name, arity, objects, types."""
-        text = str(step)
-        where = f"step {index} {text} (line {step.line})"
-        if act is None:
+        faults = ground_faults(step.args, None if act is None else act.param_types,
+                               self.universe.types_of)
+        if not faults:
+            return None
+        # an unknown object anywhere is reported before a type fault (as VAL does)
+        fault = next((f for f in faults if f.kind is Fault.UNKNOWN_OBJECT), faults[0])
+        where = f"step {index} {step} (line {step.line})"
+        if fault.kind is Fault.UNKNOWN_NAME:
             return self._fail(Verdict.UNKNOWN_ACTION, index, step,
                               f"{where}: the domain has no action '{step.name}'")
-        if len(step.args) != len(act.variables):
+        if fault.kind is Fault.WRONG_ARITY:
             params = " ".join(act.variables) or "no parameters"
             return self._fail(Verdict.WRONG_ARITY, index, step,
                               f"{where}: '{act.name}' takes {len(act.variables)} argument(s) "
                               f"({params}), {len(step.args)} given")
-        types_of = self.universe.types_of
-        for arg in step.args:
-            if arg not in types_of:
-                return self._fail(Verdict.UNKNOWN_OBJECT, index, step,
-                                  f"{where}: '{arg}' is neither an object of the problem "
-                                  "nor a constant of the domain")
-        for k, (arg, types) in enumerate(zip(step.args, act.param_types)):
-            if types_of[arg].isdisjoint(types):
-                declared = " ".join(self.universe.declared[arg])
-                return self._fail(Verdict.TYPE_ERROR, index, step,
-                                  f"{where}: argument {k + 1} '{arg}' is of type {declared}, "
-                                  f"but parameter {act.variables[k]} of '{act.name}' is of "
-                                  f"type {act.type_names[k]}")
-        return None
+        k = fault.position
+        arg = step.args[k]
+        if fault.kind is Fault.UNKNOWN_OBJECT:
+            return self._fail(Verdict.UNKNOWN_OBJECT, index, step,
+                              f"{where}: '{arg}' is neither an object of the problem "
+                              "nor a constant of the domain")
+        declared = " ".join(self.universe.declared[arg])
+        return self._fail(Verdict.TYPE_ERROR, index, step,
+                          f"{where}: argument {k + 1} '{arg}' is of type {declared}, "
+                          f"but parameter {act.variables[k]} of '{act.name}' is of "
+                          f"type {act.type_names[k]}")
 
     @staticmethod
     def _fail(verdict: Verdict, index: int, step: PlanStep, message: str) -> ValidationReport:
@@ -269,32 +272,17 @@ class Validator:
 
 # ----------------------------------------------------------------------- the cache
 
-_CACHE_SIZE = 16
-_lock = threading.Lock()
-_domains: dict[int, tuple[A.Domain, CompiledDomain]] = {}
-_validators: dict[tuple[int, int], tuple[A.Domain, A.Problem, Validator]] = {}
+_domains: IdentityCache[CompiledDomain] = IdentityCache(16)
+_validators: IdentityCache[Validator] = IdentityCache(16)
 
 
-def _remember(cache: dict, key, value) -> None:
-    if len(cache) >= _CACHE_SIZE:
-        cache.pop(next(iter(cache)))
-    cache[key] = value
+def _new_validator(domain: A.Domain, problem: A.Problem) -> Validator:
+    return Validator(domain, problem, _domains.get(CompiledDomain, domain))
 
 
 def validator_for(domain: A.Domain, problem: A.Problem) -> Validator:
-    """A cached :class:`Validator` (keyed by object identity; the entries hold the objects)."""
-    key = (id(domain), id(problem))
-    with _lock:
-        hit = _validators.get(key)
-        if hit is not None and hit[0] is domain and hit[1] is problem:
-            return hit[2]
-        dom = _domains.get(id(domain))
-        if dom is None or dom[0] is not domain:
-            dom = (domain, CompiledDomain(domain))
-            _remember(_domains, id(domain), dom)
-        validator = Validator(domain, problem, dom[1])
-        _remember(_validators, key, (domain, problem, validator))
-        return validator
+    """A cached :class:`Validator` (keyed by object identity)."""
+    return _validators.get(_new_validator, domain, problem)
 
 
 def validate_plan(domain: A.Domain, problem: A.Problem, plan: Plan | str,

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from planning_core.validators.acp import answer_text as at
-from planning_core.validators.acp.answer_types import UnparseableAnswer
+from planning_core.validators.acp.answers import text as at
+from planning_core.validators.acp.answers.values import UnparseableAnswer
 
 
 @pytest.mark.parametrize("text, expected", [

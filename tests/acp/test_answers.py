@@ -1,4 +1,5 @@
-"""Parsing model answers for the eight ACPBench Hard tasks (planning_core.validators.acp.answers)."""
+"""Parsing model answers for the eight ACPBench Hard tasks
+(planning_core.validators.acp.answers.parsers)."""
 from __future__ import annotations
 
 import json
@@ -12,8 +13,8 @@ from hypothesis import strategies as st
 
 from planning_core.errors import PlanningError
 from planning_core.grammar_files import grammar_text
-from planning_core.validators.acp.answer_grammar import START_RULES
-from planning_core.validators.acp.answers import (
+from planning_core.validators.acp.answers.grammar import START_RULES
+from planning_core.validators.acp.answers.parsers import (
     ANSWER_PARSERS,
     GroundName,
     UnparseableAnswer,

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from planning_core.cli import main
+from planning_core.console import main
 
 from tests.acp.acp_fixtures import record
 

@@ -257,8 +257,8 @@ def test_scores_are_deterministic():
 
 
 def test_time_limit_gives_unknown_not_a_guess(monkeypatch):
-    from planning_core.search.result import Status
-    from planning_core.validators.acp import scorers_reach
+    from planning_core.result import Status
+    from planning_core.validators.acp.scorers import reach as scorers_reach
 
     monkeypatch.setattr(scorers_reach, "reach_condition", lambda *a, **k: Status.UNKNOWN)
     s = AnswerScorer()(record("reach"), "(in g r0)")

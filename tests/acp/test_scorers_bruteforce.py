@@ -18,7 +18,7 @@ import pytest
 
 from planning_core.validate.simulator import validate_plan
 
-from planning_core.validators.acp.none_answers import candidate_actions, candidate_atoms
+from planning_core.validators.acp.scorers.witness import candidate_actions, candidate_atoms
 from planning_core.validators.acp.scoring import AnswerScorer
 
 from tests.acp.test_scorers_dev import dev_questions

@@ -92,9 +92,9 @@ def test_6_applicable_action_outside_the_stored_lists_is_computed(scorer):
 
 def test_7_limits_give_unknown_not_zero(monkeypatch):
     """Reference: a planner timeout or error scores 0."""
-    from planning_core.validators.acp import scorers_goal
+    from planning_core.validators.acp.scorers import nexta
 
-    monkeypatch.setattr(scorers_goal, "cached_h_star", lambda ctx, state: None)
+    monkeypatch.setattr(nexta, "cached_h_star", lambda ctx, state: None)
     s = AnswerScorer()(record("nexta"), "(pick c r0)")
     assert (s.value, s.evidence) == (None, "limit")
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from planning_core.cli import main
+from planning_core.console import main
 
 BW = "domains/blocksworld/"
 

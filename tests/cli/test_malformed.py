@@ -3,10 +3,10 @@
 The promise (DESIGN, "Errors and exit codes"): no input makes planning_core crash, and
 every bad input ends with exit 2 (1 when the plan is at fault) and a message that names the
 file and the line. Each manifest row is run in-process through
-:func:`planning_core.cli.validate_main`, once for the text output and once with ``--json``,
-and checked for: the exit code, the file and ``line`` (and column) in the message, the
-row's regex, no traceback, no "internal error", no raw control characters. A handful run
-as real subprocesses to cover the ``validate`` console script.
+:func:`planning_core.cli.validate.validate_main`, once for the text output and once with
+``--json``, and checked for: the exit code, the file and ``line`` (and column) in the
+message, the row's regex, no traceback, no "internal error", no raw control characters. A
+handful run as real subprocesses to cover the ``validate`` console script.
 
 Files that are too big or too deep to keep in git (``gen/``: 10,000 nested ``(and``, a 5 MB
 problem) are written by :func:`generate` into a temporary copy of ``tests/malformed``.
@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from planning_core.cli import main, validate_main
+from planning_core.cli.validate import validate_main
+from planning_core.console import main
 
 MALFORMED = Path(__file__).resolve().parents[1] / "malformed"
 MANIFEST = MALFORMED / "MANIFEST.tsv"

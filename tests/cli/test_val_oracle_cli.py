@@ -12,7 +12,7 @@ import json
 import pytest
 from conftest import SHARED_DATA, require_shared
 
-from planning_core.cli import validate_main
+from planning_core.cli.validate import validate_main
 
 CASES_FILE = SHARED_DATA / "val_oracle" / "ipc_cases.jsonl"
 

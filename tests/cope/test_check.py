@@ -93,7 +93,7 @@ def test_unlabelled_pair_is_a_defect(mini):
 
 
 def test_unknown_is_reported_as_such(mini, monkeypatch):
-    from planning_core.search.result import SolveResult, Status
+    from planning_core.result import SolveResult, Status
     import planning_core.validators.cope.check as module
 
     monkeypatch.setattr(module, "solve_task", lambda d, p, time_limit: SolveResult(

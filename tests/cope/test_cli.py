@@ -8,8 +8,8 @@ import pytest
 from cope.minicope import DOMAIN, PROBLEM, write_minicope
 from cope.styles import STYLES
 from formalizations.pddl_answers import answer, inject_keyword_typo
-from planning_core.cli import main
-from planning_core.validators.cope.methods import METHODS
+from planning_core.console import main
+from planning_core.validators.formalizations.methods import METHODS
 
 PLAN = ("(unstack c a)", "(putdown c)", "(pickup b)", "(stack b c)", "(pickup a)",
         "(stack a b)")

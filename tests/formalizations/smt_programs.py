@@ -16,7 +16,8 @@ whose preconditions the encoding forgets: a deliberately broken formalization.
 from __future__ import annotations
 
 from planning_core.ground.grounder import ground
-from planning_core.ground.task import Task, bits
+from planning_core.ground.facts import bits
+from planning_core.ground.task import Task
 
 STYLES = ("sexpr", "calls", "tuples", "indexed")
 

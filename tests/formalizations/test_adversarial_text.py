@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from planning_core.validators.acp.answer_types import UnparseableAnswer
-from planning_core.validators.acp.answers import parse_action_list
+from planning_core.validators.acp.answers.values import UnparseableAnswer
+from planning_core.validators.acp.answers.parsers import parse_action_list
 from planning_core.validators.cope.dataset import ActionHead
 from planning_core.validators.cope.plans import normalize_plan
 from planning_core.validators.formalizations.fences import fenced_blocks

@@ -9,8 +9,8 @@ from formalizations.pddl_answers import (answer, cosmetic, inject_keyword_typo,
 from planning_core.validators.cope.dataset import load_dataset
 from planning_core.validators.cope.results import EvalContext
 from planning_core.validators.formalizations.loop import run_pddl_formalizer
-from planning_core.validators.formalizations.model import Model, ScriptedModel, ScriptExhausted
 from planning_core.validators.formalizations.prompts import TEMPLATES, render, template
+from planning_core.validators.models.base import Model, ScriptedModel, ScriptExhausted
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,9 @@ import json
 import pytest
 
 from cope.minicope import write_minicope
-from planning_core.cli import main
-from planning_core.validators.cope.methods import METHODS
+from planning_core.console import main
 from planning_core.validators.formalizations.ltl import LTL_OUTCOMES
+from planning_core.validators.formalizations.methods import METHODS
 
 # (category, problem, constraint) -> (the model's answer, expected outcome)
 ROWS = {

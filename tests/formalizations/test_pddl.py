@@ -8,11 +8,11 @@ import pytest
 from cope.minicope import DOMAIN, PROBLEM, write_minicope
 from formalizations.pddl_answers import (answer, cosmetic, inject_keyword_typo,
                                          inject_undeclared_predicate, inject_wrong_arity)
-from planning_core.search.result import SolveResult, Status
+from planning_core.result import SolveResult, Status
 from planning_core.validators.cope.check import check_pair
 from planning_core.validators.cope.dataset import load_dataset
-from planning_core.validators.cope.methods import METHODS
 from planning_core.validators.cope.results import EvalContext
+from planning_core.validators.formalizations.methods import METHODS
 from planning_core.validators.formalizations.pddl import PDDL_OUTCOMES, evaluate_pddl, judge_pddl
 from conftest import require_shared
 from planning_core.validators.cope.dataset import load_dataset_report

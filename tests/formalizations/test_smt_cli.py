@@ -7,7 +7,7 @@ from conftest import require_shared
 
 from formalizations.sandbox_helpers import needs_namespaces
 from formalizations.smt_programs import bounded_program
-from planning_core.cli import main
+from planning_core.console import main
 from planning_core.pddl.parser import parse_domain_file, parse_problem_file
 from planning_core.validators.cope.dataset import load_dataset
 

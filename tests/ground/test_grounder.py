@@ -9,7 +9,7 @@ import pytest
 
 from planning_core.ground.grounder import GroundingCache, ground
 from planning_core.ground.successor import DecisionTree, KeyedIndex
-from planning_core.ground.task import UnknownAtomError, bits
+from planning_core.ground.facts import UnknownAtomError, bits
 from planning_core.pddl.parser import parse_domain, parse_problem
 
 

@@ -1,7 +1,8 @@
 """Build small ground tasks by hand (STRIPS with costs), independent of the grounder."""
 from __future__ import annotations
 
-from planning_core.ground.task import CondEffect, FactIndex, GroundAction, Task, mask_of
+from planning_core.ground.facts import CondEffect, FactIndex, GroundAction, mask_of
+from planning_core.ground.task import Task
 
 
 def make_task(actions, init, goal, *, goal_neg=(), name="hand", facts=()):

@@ -8,13 +8,13 @@ import pytest
 from heuristics.hand_tasks import make_task
 from shared_files import MISSING, ipc_rows, resolve
 from planning_core.ground.grounder import ground
-from planning_core.heuristics.landmarks import (is_landmark, is_trivial_landmark,
-                                                landmark_check, rhw_landmarks)
+from planning_core.heuristics.landmarks import is_trivial_landmark, rhw_landmarks
 from planning_core.pddl.parser import parse_domain, parse_domain_file, parse_problem, \
     parse_problem_file
 from planning_core.pddl.plans import parse_plan_file
+from planning_core.result import Status
 from planning_core.search.bfs import bfs, reachable_states
-from planning_core.search.result import Status
+from planning_core.search.exact_landmarks import is_landmark, landmark_check
 
 BLOCKS = textwrap.dedent("""
     (define (domain bw) (:requirements :strips)
@@ -99,8 +99,8 @@ def test_limit_gives_none_not_a_guess():
     task = blocks_task()
     assert landmark_check(task, "(on b c)", time_limit=0.0).value in (False, None)
     # the plan search cannot even start with no time, and no pre-check decides this one
-    from planning_core.heuristics import landmarks
-    assert landmarks.landmark_check(task, "(holding c)", time_limit=0.0).value is True
+    from planning_core.search import exact_landmarks
+    assert exact_landmarks.landmark_check(task, "(holding c)", time_limit=0.0).value is True
 
 
 @pytest.mark.parametrize("seed", range(60))

@@ -181,13 +181,13 @@ def _big_problem(extra_init: str = "") -> str:
 
 @pytest.mark.parametrize("extra", ["", "    (= total 5)\n", "    (p ?x)\n"])
 def test_flat_init_fast_path_equals_grammar(monkeypatch, extra):
-    from planning_core.pddl import parser as P
+    from planning_core.pddl import fast_init as P
 
     text = _big_problem(extra)
-    assert len(text) > P._FAST_INIT_MIN
-    assert (P._flat_init(text) is None) == bool(extra)  # anything unusual falls back
+    assert len(text) > P.FAST_INIT_MIN
+    assert (P.flat_init(text) is None) == bool(extra)  # anything unusual falls back
     fast = parse(text)
-    monkeypatch.setattr(P, "_FAST_INIT_MIN", 10 ** 12)
+    monkeypatch.setattr(P, "FAST_INIT_MIN", 10 ** 12)
     slow = parse(text)
     assert fast == slow
     assert [a.pos for a in fast.init] == [a.pos for a in slow.init]

@@ -10,7 +10,7 @@ Two generators, in the spirit of grammar-based and mutation-based fuzzing (Zelle
   the parser gets deep into its states and sometimes succeeds (then the checker runs);
 * *mutations* of the valid files in ``tests/malformed/base``: characters and tokens
   deleted, duplicated, swapped or inserted; each mutant runs through
-  :func:`planning_core.validate.command.run_validate`, which must return 0, 1 or 2.
+  :func:`planning_core.cli.validate.run_validate`, which must return 0, 1 or 2.
 
 Only :class:`planning_core.errors.PlanningError` (or a result) may come out. Examples are
 derandomized so CI sees the same inputs every run.
@@ -25,12 +25,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from planning_core.cli.validate import run_validate
 from planning_core.errors import PlanningError
 from planning_core.pddl import ast as A
 from planning_core.pddl.checker import check_domain, check_problem
 from planning_core.pddl.parser import parse, parse_domain
 from planning_core.pddl.plans import Plan, parse_plan
-from planning_core.validate.command import run_validate
 
 BASE = Path(__file__).resolve().parents[1] / "malformed" / "base"
 DOMAIN_TEXT = (BASE / "domain.pddl").read_text()
@@ -245,7 +245,7 @@ def test_plan_parser_never_raises(text: str) -> None:
 
 # -------------------------------------------------------------- ACPBench answers
 
-acp = pytest.importorskip("planning_core.validators.acp.answers")
+acp = pytest.importorskip("planning_core.validators.acp.answers.parsers")
 answer_words = st.one_of(words, st.sampled_from((
     "Answer:", "answer", "None", "none.", "[]", "[None]", "\\boxed{", "}", "<think>",
     "</think>", "```", "```pddl", "(sail l0 l1)", "sail(l0, l1)", "pick-up a", ",", "and",

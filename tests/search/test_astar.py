@@ -7,9 +7,9 @@ import pytest
 from heuristics.hand_tasks import make_task
 from planning_core.ground.grounder import ground
 from planning_core.pddl.parser import parse_domain, parse_problem
+from planning_core.result import Status
 from planning_core.search.astar import HEURISTICS, astar, choose_heuristic, greedy
 from planning_core.search.bfs import bfs
-from planning_core.search.result import Status
 
 GRIPPER = textwrap.dedent("""
     (define (domain gripper) (:requirements :strips)

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from planning_core.errors import EngineError, InputError
+from planning_core.result import SolveResult, Status
 from planning_core.search import fast_downward as fd
 from planning_core.search.fast_downward import (
     SEARCHES, choose_search, locate_fast_downward, read_plan, run_fast_downward, sas_features,
     translator_only,
 )
 from planning_core.search.features import TaskFeatures
-from planning_core.search.result import SolveResult, Status
 
 # ---------------------------------------------------------------------------- tasks
 

@@ -5,11 +5,11 @@ import textwrap
 import pytest
 
 from shared_files import MISSING, ipc_rows, resolve
-from planning_core.cli_engine import cmd_ground, cmd_landmarks, cmd_reachable, cmd_solve
+from planning_core.cli.engine import cmd_ground, cmd_landmarks, cmd_reachable, cmd_solve
 from planning_core.pddl.parser import parse_domain, parse_domain_file, parse_problem, \
     parse_problem_file
-from planning_core.search.result import Status
-from planning_core.search.solve import solve
+from planning_core.result import Status
+from planning_core.solve import solve
 from planning_core.validate import validate_plan
 from planning_core.validate.report import Verdict
 
@@ -137,7 +137,7 @@ def test_cli_exit_codes(files, capsys):
 
 def test_cli_unknown_on_limit(capsys):
     # a limit of zero seconds cannot prove anything: unknown, exit 3
-    import planning_core.cli_engine as ce
+    import planning_core.cli.engine as ce
     args = Args(resolve("ipc/gripper") / "domain.pddl", resolve("ipc/gripper") / "prob02.pddl",
                 time_limit=0.0)
     assert ce.cmd_solve(args) == 3

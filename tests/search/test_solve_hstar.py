@@ -6,12 +6,12 @@ import pytest
 
 from heuristics.hand_tasks import make_task
 from planning_core.ground.grounder import ground
-from planning_core.heuristics.landmarks import landmark_check
 from planning_core.pddl.parser import parse_domain, parse_problem
+from planning_core.result import Status
 from planning_core.search import hstar
 from planning_core.search.bfs import bfs, reachable_states
+from planning_core.search.exact_landmarks import landmark_check
 from planning_core.search.ground_pddl import ground_pddl, solve_ground
-from planning_core.search.result import Status
 
 DOMAIN = textwrap.dedent("""
     (define (domain lights) (:requirements :strips :negative-preconditions :conditional-effects

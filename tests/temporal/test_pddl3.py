@@ -24,8 +24,8 @@ from planning_core.pddl import ast as A
 from planning_core.pddl.parser import parse_domain_file, parse_problem_file
 from planning_core.pddl.types import objects_by_type
 from planning_core.pddl.writer import write_domain, write_problem
-from planning_core.search.result import Status
-from planning_core.search.solve import solve, solve_fd
+from planning_core.result import Status
+from planning_core.solve import solve, solve_fd
 from planning_core.temporal.check import check_plan
 from planning_core.temporal.pddl3 import constraint_formula
 from planning_core.validate import Verdict, validate_plan

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 from planning_core.ground.grounder import ground
 from planning_core.pddl.parser import parse_domain, parse_problem
-from planning_core.search.result import Status
+from planning_core.result import Status
 from planning_core.temporal import ltl as L
 from planning_core.temporal.check import check_plan, execute, semantic_trace
 from planning_core.temporal.parser import Vocabulary, parse_ltl

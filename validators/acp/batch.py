@@ -21,7 +21,7 @@ from planning_core.errors import PlanningError
 
 from planning_core.validators.acp.dataset import Answer, BadRow, DatasetError, question_index
 from planning_core.validators.acp.records import Question, Score
-from planning_core.validators.acp.scorer_base import DEFAULT_TIME_LIMIT
+from planning_core.validators.acp.scorers.base import DEFAULT_TIME_LIMIT
 from planning_core.validators.acp.scoring import MAX_RESPONSE_BYTES, AnswerScorer
 
 __all__ = ["Job", "match_answers", "result_row", "score_jobs"]

@@ -26,24 +26,21 @@ import json
 import sys
 from pathlib import Path
 
-from planning_core.cli_args import positive_int, seconds
+from planning_core.cli import ArgumentParser, ExitCode
+from planning_core.cli.args import positive_int, seconds
 from planning_core.errors import InputError, PlanningError
 from planning_core.validators.acp.records import MAX_RESPONSE_BYTES
-
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 __all__ = ["register"]
 
 
 def register(subparsers) -> None:
     """Add the ``acp`` command group to ``planning-core``'s subcommands."""
-    from planning_core.cli import _ArgumentParser
-
     acp = subparsers.add_parser("acp", help="score answers to ACPBench Hard questions",
                                 description="ACPBench Hard (Kokel et al. 2025): score model "
                                             "answers and check the dataset's gold answers.")
     sub = acp.add_subparsers(dest="acp_command", metavar="ACP_COMMAND",
-                             parser_class=_ArgumentParser)
+                             parser_class=ArgumentParser)
     sub.required = True
 
     p = sub.add_parser("score", help="score a JSON Lines file of answers")
@@ -157,8 +154,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         heatmap(summary, args.plot)
     if not jobs and not any(r.get("evidence") != "bad-input" for r in rows):
         print(f"error: {args.answers}: no answer could be scored", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    return EXIT_OK
+        return ExitCode.BAD_INPUT
+    return ExitCode.OK
 
 
 def _progress(total: int, disabled: bool):
@@ -209,4 +206,4 @@ def cmd_check_gold(args: argparse.Namespace) -> int:
         print(f"{'all':7s} {total_ok:4d}/{len(questions)}")
         for f in failures:
             print(f"FAIL {f['task']} {f['id']} ({f['domain']}): {f['reason']}")
-    return EXIT_OK if not failures else EXIT_FAILED
+    return ExitCode.OK if not failures else ExitCode.FAILED

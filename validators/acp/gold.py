@@ -12,12 +12,12 @@ scorers and the dataset's consistency together: every gold answer must score 1.
 """
 from __future__ import annotations
 
-from planning_core.validators.acp.answer_types import GroundName
+from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.problem import ProblemCache
 from planning_core.validators.acp.question_text import question_plan
 from planning_core.validators.acp.records import BadQuestion, Question
-from planning_core.validators.acp.scorer_base import ScoreContext
-from planning_core.validators.acp.scorers_plan import simulate
+from planning_core.validators.acp.scorers.base import ScoreContext
+from planning_core.validators.acp.scorers.plan import simulate
 
 __all__ = ["gold_answer"]
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planning_core.validators.acp.answer_types import GroundName
+from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.gold import gold_answer
 from planning_core.validators.acp.problem import ProblemInfo
 from planning_core.validators.acp.question_text import question_plan
 from planning_core.validators.acp.records import Question
-from planning_core.validators.acp.scorers_goal import landmark_verdict
-from planning_core.validators.acp.scorers_plan import first_inapplicable
-from planning_core.validators.acp.scorer_base import ScoreContext
+from planning_core.validators.acp.scorers.base import ScoreContext
+from planning_core.validators.acp.scorers.land import landmark_verdict
+from planning_core.validators.acp.scorers.plan import first_inapplicable
 
 __all__ = ["Perturbation", "perturbations"]
 
@@ -124,7 +124,7 @@ def _land(q: Question, info: ProblemInfo) -> list[Perturbation]:
     goal = sorted(info.goal_atoms or ())
     in_state = sorted(a for a in info.init_atoms if not info.is_static(a[0]))
     out = []
-    # the stored non-landmarks include true landmarks (see scorers_goal): take the first
+    # the stored non-landmarks include true landmarks (see scorers.land): take the first
     # one that the landmark test confirms
     ctx = ScoreContext(info)
     for text in q.answer.get("no") or ():

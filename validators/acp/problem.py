@@ -1,15 +1,16 @@
 """What the scorers need to know about one (domain, problem) pair, computed once.
 
 A question's problem is its current state, so every answer to it is judged on the same
-parsed domain, ground task and type tables. :class:`ProblemInfo` holds them and memoises
-what scorers ask repeatedly (h* of states, solvability, applicable actions);
+parsed domain, ground task and type tables. :class:`ProblemInfo` holds them and, in typed
+tables, what scorers ask repeatedly (h* of states, simulations, verdicts, applicable actions);
 :class:`ProblemCache` keeps the last few by text, so a batch that scores several answers
 per question, or several questions on one problem, parses and grounds each problem once.
 
-Well-formedness follows the PDDL declarations: a ground atom or action is well formed
-when its predicate or action is declared, it has the declared number of arguments, every
-argument is a declared object or constant, and each argument's type fits the parameter's
-type (``either`` types are unions, subtypes fit their supertypes). An ill-typed atom such
+Well-formedness follows the PDDL declarations (:mod:`planning_core.pddl.wellformed`, the
+check the validator makes of plan steps): a ground atom or action is well formed when its
+predicate or action is declared, it has the declared number of arguments, every argument
+is a declared object or constant, and each argument's type fits the parameter's type
+(``either`` types are unions, subtypes fit their supertypes). An ill-typed atom such
 as ``(at l0 c1)`` in a typed domain is not a proposition of the task: the scorers call it
 ill-formed rather than "unreachable".
 """
@@ -21,12 +22,16 @@ from dataclasses import dataclass, field
 
 from planning_core.errors import PlanningError
 from planning_core.ground.grounder import ground
-from planning_core.ground.task import GroundAction, Task
+from planning_core.ground.facts import GroundAction
+from planning_core.ground.task import Task
 from planning_core.pddl import ast as A
 from planning_core.pddl.parser import parse_domain, parse_problem
-from planning_core.pddl.types import TypeHierarchy, object_types
+from planning_core.pddl.types import TypeHierarchy, object_types, objects_by_type
+from planning_core.pddl.wellformed import Fault, ground_faults
+from planning_core.validate.report import ValidationReport
 
-from planning_core.validators.acp.answer_types import GroundName
+from planning_core.validators.acp.answers.values import GroundName
+from planning_core.validators.acp.records import Score
 
 __all__ = ["ProblemCache", "ProblemInfo", "atom_key"]
 
@@ -68,10 +73,18 @@ def _goal_atoms(goal: A.Formula) -> frozenset[tuple[str, ...]] | None:
 
 @dataclass(eq=False)
 class ProblemInfo:
-    """Parsed domain and problem, the ground task of the current state, and memo tables.
+    """Parsed domain and problem, the ground task of the current state, and result tables.
 
     The ground task is built lazily (``task``): questions such as ``val`` and ``just`` are
-    decided by the lifted simulator and never need it.
+    decided by the lifted simulator and never need it. The tables the scorers fill:
+
+    * ``h_stars``: state -> h* (only values found; a search that hit its limit is not kept);
+    * ``simulations``: a step sequence -> its validation report from the state;
+    * ``verdicts``: (task, atom or action) -> a known verdict on it (reach, areach, land);
+    * ``none_verdicts``: task -> the known verdict on a ``None`` answer.
+
+    Unknown verdicts are never stored, so a later answer (perhaps with a longer time limit)
+    tries again.
     """
 
     domain: A.Domain
@@ -81,8 +94,14 @@ class ProblemInfo:
     goal_atoms: frozenset[tuple[str, ...]] | None
     types: dict[str, tuple[str, ...]]
     hierarchy: TypeHierarchy
+    types_of: dict[str, frozenset[str]]  # every object with all the types it belongs to
     _task: Task | None = None
-    memo: dict = field(default_factory=dict)
+    _applicable: frozenset[tuple[str, ...]] | None = None
+    _objects_by_type: dict[str, tuple[str, ...]] | None = None
+    h_stars: dict[int, float] = field(default_factory=dict)
+    simulations: dict[tuple[GroundName, ...], ValidationReport] = field(default_factory=dict)
+    verdicts: dict[tuple[str, object], Score] = field(default_factory=dict)
+    none_verdicts: dict[str, Score] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
@@ -94,8 +113,10 @@ class ProblemInfo:
             _effect_predicates(action.effects, fluent)
         fluent |= {d.head.name for d in domain.derived}
         init = frozenset((a.predicate, *a.args) for a in problem.init)
+        types = object_types(domain, problem)
+        hierarchy = TypeHierarchy.of(domain)
         return cls(domain, problem, frozenset(fluent), init, _goal_atoms(problem.goal),
-                   object_types(domain, problem), TypeHierarchy.of(domain))
+                   types, hierarchy, {o: hierarchy.closure(ts) for o, ts in types.items()})
 
     # ------------------------------------------------------------------ ground task
 
@@ -114,11 +135,18 @@ class ProblemInfo:
 
     def applicable_names(self) -> frozenset[tuple[str, ...]]:
         """Names ``(name, *args)`` of the ground actions applicable in the state."""
-        found = self.memo.get("applicable")
+        found = self._applicable
         if found is None:
             task = self.task
             found = frozenset((a.name, *a.args) for a in task.applicable(task.init))
-            self.memo["applicable"] = found
+            self._applicable = found
+        return found
+
+    def objects_by_type(self) -> dict[str, tuple[str, ...]]:
+        """Type -> sorted objects of that type or a subtype (built once)."""
+        found = self._objects_by_type
+        if found is None:
+            found = self._objects_by_type = objects_by_type(self.domain, self.problem)
         return found
 
     def ground_actions(self, name: GroundName) -> tuple[GroundAction, ...]:
@@ -127,38 +155,35 @@ class ProblemInfo:
 
     # ------------------------------------------------------------------ well-formedness
 
-    def _fits(self, obj: str, types: tuple[str, ...]) -> bool:
-        own = self.types.get(obj)
-        if own is None:
-            return False
-        return any(t in self.hierarchy.ancestors(o) for o in own for t in types)
-
-    def _check_args(self, what: str, name: GroundName,
-                    params: tuple[A.TypedName, ...]) -> str | None:
-        if len(name.args) != len(params):
+    def _problem(self, what: str, name: GroundName,
+                 params: tuple[A.TypedName, ...] | None) -> str | None:
+        """The first fault of ``name`` against its declaration, worded for a reason."""
+        faults = ground_faults(name.args, None if params is None else
+                               tuple(frozenset(p.types) for p in params), self.types_of)
+        if not faults:
+            return None
+        fault = faults[0]
+        if fault.kind is Fault.UNKNOWN_NAME:
+            return f"the domain declares no {what} {name.name}"
+        if fault.kind is Fault.WRONG_ARITY:
             return (f"{what} {name.name} takes {len(params)} argument(s), "
                     f"{len(name.args)} given in {name}")
-        for k, (arg, param) in enumerate(zip(name.args, params)):
-            if arg not in self.types:
-                return f"{arg} in {name} is not an object of the problem"
-            if not self._fits(arg, param.types):
-                return (f"argument {k + 1} of {name} ({arg}: {' '.join(self.types[arg])}) "
-                        f"is not of type {' '.join(param.types)}")
-        return None
+        k = fault.position
+        arg = name.args[k]
+        if fault.kind is Fault.UNKNOWN_OBJECT:
+            return f"{arg} in {name} is not an object of the problem"
+        return (f"argument {k + 1} of {name} ({arg}: {' '.join(self.types[arg])}) "
+                f"is not of type {' '.join(params[k].types)}")
 
     def atom_problem(self, name: GroundName) -> str | None:
         """Why ``name`` is not a well-formed ground atom of the task, or None if it is."""
         pred = self.domain.predicate(name.name)
-        if pred is None:
-            return f"the domain declares no predicate {name.name}"
-        return self._check_args("predicate", name, pred.parameters)
+        return self._problem("predicate", name, None if pred is None else pred.parameters)
 
     def action_problem(self, name: GroundName) -> str | None:
         """Why ``name`` is not a well-formed ground action of the task, or None if it is."""
         action = self.domain.action(name.name)
-        if action is None:
-            return f"the domain declares no action {name.name}"
-        return self._check_args("action", name, action.parameters)
+        return self._problem("action", name, None if action is None else action.parameters)
 
     def is_static(self, predicate: str) -> bool:
         """Whether no action changes the predicate (its atoms keep their initial truth)."""

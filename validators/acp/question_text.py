@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import re
 
-from planning_core.ground.task import GroundAction, Task, bits
+from planning_core.ground.facts import GroundAction, bits
+from planning_core.ground.task import Task
 
-from planning_core.validators.acp.answer_types import GroundName
+from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.records import BadQuestion, Question
 
 __all__ = ["effects_of", "prog_action", "question_plan"]

@@ -16,11 +16,12 @@ from typing import Mapping
 
 from planning_core.validators.acp.problem import ProblemCache
 from planning_core.validators.acp.records import MAX_RESPONSE_BYTES, Question, Score
-from planning_core.validators.acp.scorer_base import DEFAULT_TIME_LIMIT, ScoreContext, Scorer
-from planning_core.validators.acp.scorers_goal import score_land, score_nexta
-from planning_core.validators.acp.scorers_plan import score_just, score_val
-from planning_core.validators.acp.scorers_reach import score_areach, score_reach
-from planning_core.validators.acp.scorers_state import score_app, score_prog
+from planning_core.validators.acp.scorers.base import DEFAULT_TIME_LIMIT, ScoreContext, Scorer
+from planning_core.validators.acp.scorers.land import score_land
+from planning_core.validators.acp.scorers.nexta import score_nexta
+from planning_core.validators.acp.scorers.plan import score_just, score_val
+from planning_core.validators.acp.scorers.reach import score_areach, score_reach
+from planning_core.validators.acp.scorers.state import score_app, score_prog
 
 __all__ = ["MAX_RESPONSE_BYTES", "SCORERS", "AnswerScorer", "as_question", "oversize",
            "score"]

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from planning_core.errors import PlanningError
-from planning_core.search.result import Status
+from planning_core.result import Status
 from planning_core.validate.simulator import validate_plan
 
 from planning_core.validators.cope.dataset import Pair

@@ -6,10 +6,12 @@
     proof). Exit 0 when every pair agrees with its label, 1 when a defect or disagreement
     was found, 3 when the only problems are solver limits, 2 on bad input.
 ``cope eval --dataset DIR --method M --outputs FILE.jsonl --out RESULTS.jsonl [--report MD]``
-    Judge model outputs with method ``M`` (a key of
-    :data:`planning_core.validators.cope.methods.METHODS`), appending one result row per pair to
-    ``--out``; pairs already there are skipped, so an interrupted run resumes. A progress
-    bar goes to stderr. ``--report`` writes the markdown report of everything in ``--out``.
+    Judge model outputs with method ``M`` (a key of the method registry that
+    :mod:`planning_core.console` passes to :func:`register`,
+    :data:`planning_core.validators.formalizations.methods.METHODS`), appending one result
+    row per pair to ``--out``; pairs already there are skipped, so an interrupted run
+    resumes. A progress bar goes to stderr. ``--report`` writes the markdown report of
+    everything in ``--out``.
     Exit 0 when done, 2 on bad input.
 
 Handlers print and return exit codes; everything else is library code. Heavy modules are
@@ -22,21 +24,26 @@ import json
 import multiprocessing
 import sys
 from pathlib import Path
+from typing import Mapping
 
-from planning_core.cli_args import positive_int, seconds
-from planning_core.validators.cope.methods import MAX_RESPONSE_BYTES, METHODS
-
-EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
+from planning_core.cli import ArgumentParser, ExitCode
+from planning_core.cli.args import positive_int, seconds
+from planning_core.validators.cope.evaluate import MAX_RESPONSE_BYTES
 
 __all__ = ["register"]
 
 
-def register(subparsers) -> None:
-    """Add ``cope check`` and ``cope eval`` to ``planning-core``'s subcommands."""
+def register(subparsers, methods: Mapping[str, object]) -> None:
+    """Add ``cope check`` and ``cope eval`` to ``planning-core``'s subcommands.
+
+    ``methods`` is the registry ``cope eval --method`` chooses from (name -> an object with
+    ``name``, ``summary``, ``outcomes`` and ``evaluate(pair, output, context)``); it is
+    passed in because the formalizer methods build on this package, not the other way.
+    """
     cope = subparsers.add_parser("cope", help="CoPE constrained planning: check ground "
                                               "truth, evaluate model outputs")
     sub = cope.add_subparsers(dest="cope_command", metavar="COMMAND",
-                              parser_class=type(cope))
+                              parser_class=ArgumentParser)
     sub.required = True
 
     p = sub.add_parser("check", help="solve and validate every ground-truth pair and compare "
@@ -54,9 +61,9 @@ def register(subparsers) -> None:
     p = sub.add_parser("eval", help="judge model outputs (JSONL) against the ground truth")
     p.add_argument("--dataset", required=True, metavar="DIR",
                    help="a CoPE dataset folder, or a folder holding several")
-    p.add_argument("--method", required=True, choices=tuple(METHODS),
+    p.add_argument("--method", required=True, choices=tuple(methods),
                    help="how the outputs are read: "
-                        + "; ".join(f"{m.name}: {m.summary}" for m in METHODS.values()))
+                        + "; ".join(f"{m.name}: {m.summary}" for m in methods.values()))
     p.add_argument("--outputs", required=True, metavar="FILE",
                    help='JSONL rows {"category", "problem", "constraint", "output"}')
     p.add_argument("--out", required=True, metavar="FILE",
@@ -79,7 +86,7 @@ def register(subparsers) -> None:
                    help="stop at the first unusable output row (not JSON, missing fields, "
                         "an unknown, ambiguous or repeated pair) instead of recording it as "
                         "a bad_input row and going on")
-    p.set_defaults(func=_cmd_eval)
+    p.set_defaults(func=_cmd_eval, methods=methods)
 
 
 def _load(dataset: str):
@@ -112,7 +119,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     loaded = _load(args.dataset)
     if loaded is None:
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     pairs, notes = loaded
     with _bar(len(pairs), args.no_progress, "pair") as bar:
         checks = check_pairs(pairs, time_limit=args.time_limit, workers=args.workers,
@@ -128,49 +135,52 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print(render_check_report(checks, notes), end="")
     verdicts = {c.verdict for c in checks}
     if verdicts & {"defect", "label_disagreement", "engine_disagreement"}:
-        return EXIT_FINDINGS
-    return EXIT_UNKNOWN if "unknown" in verdicts else EXIT_OK
+        return ExitCode.FINDINGS
+    return ExitCode.UNKNOWN if "unknown" in verdicts else ExitCode.OK
 
 
 # --------------------------------------------------------------------------- eval
 
 _CONTEXT = None
+_METHOD = None
 
 
-def _set_context(time_limit: float, label_check: bool, checks: tuple = ()) -> None:
-    """The per-process evaluation context (also each worker's pool initializer)."""
-    global _CONTEXT
+def _set_context(method, time_limit: float, label_check: bool, checks: tuple = ()) -> None:
+    """The per-process method and evaluation context (also each worker's pool initializer)."""
+    global _CONTEXT, _METHOD
     from planning_core.validators.cope.results import EvalContext
 
+    _METHOD = method
     _CONTEXT = EvalContext(time_limit=time_limit, use_oracle=label_check)
     for check in checks:
         _CONTEXT.remember(check)
 
 
-def _eval_one(job: tuple[str, object, str, int]) -> dict:
-    """Evaluate one output (in a worker or in-process) with the process's context."""
+def _eval_one(job: tuple[object, str, int]) -> dict:
+    """Evaluate one output (in a worker or in-process) with the process's method and context."""
     from planning_core.validators.cope.evaluate import judge
 
-    method, pair, output, max_bytes = job
-    return judge(method, pair, output, _CONTEXT, max_bytes)
+    pair, output, max_bytes = job
+    return judge(_METHOD, pair, output, _CONTEXT, max_bytes)
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from planning_core.errors import InputError
-    from planning_core.validators.cope.evaluate import (BAD_INPUT, plan_jobs, read_checks,
-                                                        read_outputs, read_results)
+    from planning_core.validators.cope.evaluate import (BAD_INPUT, BATCH_OUTCOMES, plan_jobs,
+                                                        read_checks, read_outputs,
+                                                        read_results)
     from planning_core.validators.cope.report import render_eval_report
     from planning_core.validators.results_file import append_row, open_results
 
     loaded = _load(args.dataset)
     if loaded is None:
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     pairs, _ = loaded
     try:
         handle, _ = open_results(args.out)   # locked for the run; a torn tail cut off
     except InputError as err:
         print(f"error: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     with handle:
         rows, bad = read_outputs(Path(args.outputs))
         done, done_warnings = read_results(Path(args.out))
@@ -181,7 +191,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             print(f"warning: {warning}", file=sys.stderr)
         if bad and args.strict:
             print(f"error: {bad[0].source}: {bad[0].message}", file=sys.stderr)
-            return EXIT_BAD_INPUT
+            return ExitCode.BAD_INPUT
         recorded = {r.get("source") for r in done if r.get("outcome") == BAD_INPUT}
         new_bad = [b for b in bad if b.source not in recorded]
         for row in new_bad:
@@ -189,10 +199,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                   file=sys.stderr)
         if skipped:
             print(f"{skipped} pair(s) already in {args.out}; skipped", file=sys.stderr)
-        settings = (args.time_limit, not args.no_label_check, checks)
+        settings = (args.methods[args.method], args.time_limit, not args.no_label_check,
+                    checks)
         _set_context(*settings)
-        work = [(args.method, job.pair, job.row.output, args.max_response_bytes)
-                for job in jobs]
+        work = [(job.pair, job.row.output, args.max_response_bytes) for job in jobs]
         written: list[dict] = []
         with _bar(len(work), args.no_progress, "output") as bar:
             def keep(row: dict) -> None:
@@ -221,14 +231,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(f"{len(bad)} output row(s) could not be used (outcome bad_input in "
               f"{args.out})", file=sys.stderr)
     if args.report:
-        order = {name: m.outcomes for name, m in METHODS.items()}
+        order = {name: tuple(m.outcomes) + BATCH_OUTCOMES for name, m in args.methods.items()}
         try:
             Path(args.report).write_text(render_eval_report(all_rows, order), encoding="utf-8")
         except OSError as err:
             print(f"error: {args.report}: cannot write: {err.strerror}", file=sys.stderr)
-            return EXIT_BAD_INPUT
+            return ExitCode.BAD_INPUT
         print(f"report written to {args.report}", file=sys.stderr)
     if not any(r.get("outcome") != BAD_INPUT for r in all_rows):
         print(f"error: {args.outputs}: no output could be evaluated", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    return EXIT_OK
+        return ExitCode.BAD_INPUT
+    return ExitCode.OK

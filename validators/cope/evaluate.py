@@ -28,14 +28,17 @@ from pathlib import Path
 from planning_core.errors import InputError
 
 from planning_core.validators.cope.dataset import Pair
-from planning_core.validators.cope.methods import BATCH_OUTCOMES
 
 __all__ = ["OutputRow", "Job", "BadRow", "BAD_INPUT", "TOO_LARGE", "INTERNAL_ERROR",
+           "BATCH_OUTCOMES", "MAX_RESPONSE_BYTES",
            "read_outputs", "read_results", "read_checks", "plan_jobs", "judge"]
 
 _TEXT_FIELDS = ("category", "problem", "constraint")
 #: Outcomes every method can end with, besides its own (see :func:`judge`).
-TOO_LARGE, INTERNAL_ERROR, BAD_INPUT = BATCH_OUTCOMES
+#: Longest model output read, in UTF-8 bytes (``cope eval --max-response-bytes``).
+MAX_RESPONSE_BYTES = 1_000_000
+TOO_LARGE, INTERNAL_ERROR, BAD_INPUT = "too_large", "internal_error", "bad_input"
+BATCH_OUTCOMES = (TOO_LARGE, INTERNAL_ERROR, BAD_INPUT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,11 +215,10 @@ def _oversize(output: str, limit: int) -> int | None:
     return size if size > limit else None
 
 
-def judge(method: str, pair: Pair, output: str, context, max_response_bytes: int) -> dict:
-    """The result row for one output: ``too_large`` unread when longer than
-    ``max_response_bytes``, ``internal_error`` (with the message) when judging raises,
-    else the method's verdict."""
-    from planning_core.validators.cope.methods import METHODS
+def judge(method, pair: Pair, output: str, context, max_response_bytes: int) -> dict:
+    """The result row for one output by ``method`` (an entry of the method registry):
+    ``too_large`` unread when longer than ``max_response_bytes``, ``internal_error`` (with
+    the message) when judging raises, else the method's verdict."""
     from planning_core.validators.cope.results import EvalResult  # heavy: judged rows only
 
     size = _oversize(output, max_response_bytes)
@@ -226,10 +228,10 @@ def judge(method: str, pair: Pair, output: str, context, max_response_bytes: int
                      f"{max_response_bytes} (--max-response-bytes); it was not read"})
     else:
         try:
-            result = METHODS[method].evaluate(pair, output, context)
+            result = method.evaluate(pair, output, context)
         except Exception as err:  # noqa: BLE001 - one output must never end the batch
             result = EvalResult.for_pair(pair, False, INTERNAL_ERROR, {
                 "error": f"{type(err).__name__}: {err}"})
     row = result.to_json()
-    row["method"] = method
+    row["method"] = method.name
     return row

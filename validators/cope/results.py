@@ -153,7 +153,7 @@ def verdict_before_validation(pair: Pair, context: EvalContext, truth, result) -
     plan to validate: the solver's limit (``unknown``), its proof that no plan exists (right
     iff the pair is labelled unsolvable), or a ground truth that cannot judge a plan.
     None when the plan must be validated under the ground truth."""
-    from planning_core.search.result import Status
+    from planning_core.result import Status
 
     if result.status is Status.UNKNOWN:
         return {"outcome": "unknown", "correct": False}

@@ -26,7 +26,7 @@ from __future__ import annotations
 from math import prod
 
 from planning_core.pddl import ast as A
-from planning_core.search.result import SolveResult, Status
+from planning_core.result import SolveResult, Status
 
 DEFAULT_TIME_LIMIT = 60.0
 #: Largest estimated number of ground actions ground in-process (as ``solve``'s portfolio).
@@ -76,7 +76,7 @@ def _internal(domain: A.Domain, problem: A.Problem, time_limit: float) -> SolveR
 
     from planning_core.errors import UnsupportedFeature
     from planning_core.heuristics.relaxed import goal_relaxed_reachable
-    from planning_core.search.solve import ground_task, internal_search
+    from planning_core.solve import ground_task, internal_search
 
     start = time.perf_counter()
     try:
@@ -103,7 +103,7 @@ def solve_task(domain: A.Domain, problem: A.Problem, *,
     cannot be handed to an engine at all; limits come back as ``Status.UNKNOWN``.
     """
     from planning_core.search.fast_downward import run_fast_downward
-    from planning_core.search.solve import solve
+    from planning_core.solve import solve
 
     if domain.constraints is not None or problem.constraints is not None:
         return solve(domain, problem, optimal=False, time_limit=time_limit)

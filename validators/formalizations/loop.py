@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 from planning_core.validators.cope.dataset import Pair
 from planning_core.validators.cope.results import EvalContext
-from planning_core.validators.formalizations.model import Model
 from planning_core.validators.formalizations.pddl import GROUND_TRUTH_FREE, PddlJudgement, judge_pddl
 from planning_core.validators.formalizations.pddl_text import extract_pddl
 from planning_core.validators.formalizations.prompts import render
+from planning_core.validators.models.base import Model
 
 __all__ = ["MODES", "DEFAULT_REVISE_ON", "Attempt", "Trajectory", "run_pddl_formalizer"]
 

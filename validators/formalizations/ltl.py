@@ -34,8 +34,8 @@ Outcomes (``LTL_OUTCOMES``): ``correct`` (a plan valid under the ground truth, o
 of unsolvability for a pair labelled ``plan_exists: false``), ``syntax_error``,
 ``semantic_error``, ``unsolvable`` (proved, but the pair has a plan), ``unknown`` (limits),
 ``plan_invalid``, ``plan_given`` (a valid plan for a pair labelled unsolvable) and
-``ground_truth_error``. Registering it as CoPE method ``"ltl"``: ``METHODS["ltl"] =
-evaluate_ltl`` (``(pair, output, context) -> EvalResult``, like the PDDL and SMT methods).
+``ground_truth_error``. It is CoPE method ``"ltl"`` in :mod:`.methods`
+(``(pair, output, context) -> EvalResult``, like the PDDL and SMT methods).
 """
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ from planning_core.pddl.parser import (
     parse_problem,
     parse_problem_file,
 )
-from planning_core.search.result import SolveResult
+from planning_core.result import SolveResult
 from planning_core.temporal.ltl import Formula, format_ltl
 from planning_core.temporal.parser import LTLSyntaxError, Vocabulary, parse_ltl
 from planning_core.temporal.product import plan_ltl

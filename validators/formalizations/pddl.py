@@ -39,7 +39,7 @@ from planning_core.errors import PlanningError
 from planning_core.pddl import ast as A
 from planning_core.pddl.checker import check_domain, check_problem, errors_of
 from planning_core.pddl.parser import parse_domain, parse_problem
-from planning_core.search.result import SolveResult
+from planning_core.result import SolveResult
 from planning_core.validate.report import ValidationReport
 from planning_core.validate.simulator import validate_plan
 from planning_core.validators.cope.dataset import Pair

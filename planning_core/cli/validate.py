@@ -1,4 +1,5 @@
-"""The ``validate`` command: files in, reports out, an honest exit code.
+"""The ``validate`` command (also ``planning-core validate``): files in, reports out, an
+honest exit code.
 
 Users type ``validate plan.txt domain.pddl problem.pddl``; VAL's users type
 ``Validate domain.pddl problem.pddl plan1 plan2``. Both work because each file's role is
@@ -8,21 +9,19 @@ file, line and column and gives exit code 2; no input produces a traceback.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import re
+import sys
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, Sequence, TextIO
 
+from planning_core.cli import ArgumentParser, ExitCode, run
 from planning_core.errors import InputError, PlanningError
-from planning_core.pddl import ast as A
-from planning_core.pddl.checker import check_domain, check_problem, errors_of
 from planning_core.pddl.files import read_text
-from planning_core.pddl.parser import parse, parse_domain, parse_problem
-from planning_core.pddl.plans import parse_plan
-from planning_core.validate.render import render_text
-from planning_core.validate.simulator import validate_plan
 
-EXIT_OK, EXIT_INVALID, EXIT_BAD_INPUT = 0, 1, 2
+if TYPE_CHECKING:
+    from planning_core.pddl import ast as A
 
 _DEFINE = re.compile(r"\A(?:\s|;[^\n]*(?:\n|\Z))*\(\s*define\s*\(\s*(domain|problem)\b", re.I)
 
@@ -46,6 +45,8 @@ def _misread_as_plan(path: str, text: str) -> PlanningError | None:
     """
     if not (path.lower().endswith(".pddl") or _LOOKS_LIKE_PDDL.search(text)):
         return None
+    from planning_core.pddl.parser import parse
+
     try:
         parse(text, path)
     except PlanningError as err:
@@ -110,6 +111,9 @@ def _bad_input_json(plans, errors, warnings, out: TextIO) -> None:
 def load_task(domain_path: str, domain_text: str, problem_path: str, problem_text: str
               ) -> tuple[A.Domain, A.Problem, tuple[A.Diagnostic, ...]]:
     """Parse and check; raises the first syntax error, returns semantic diagnostics."""
+    from planning_core.pddl.checker import check_domain, check_problem
+    from planning_core.pddl.parser import parse_domain, parse_problem
+
     domain = parse_domain(domain_text, domain_path)
     problem = parse_problem(problem_text, problem_path)
     return domain, problem, check_domain(domain) + check_problem(domain, problem)
@@ -117,6 +121,16 @@ def load_task(domain_path: str, domain_text: str, problem_path: str, problem_tex
 
 def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warnings: bool,
                  out: TextIO, err: TextIO) -> int:
+    """Validate every plan among ``paths``; print the reports to ``out``, problems to ``err``.
+
+    The parser, checker and simulator are imported here, not at the top, so that
+    registering the command costs ``planning-core``'s other commands nothing.
+    """
+    from planning_core.pddl.checker import errors_of
+    from planning_core.pddl.plans import parse_plan
+    from planning_core.validate.render import render_text
+    from planning_core.validate.simulator import validate_plan
+
     inputs, problems = _sort_roles(paths)
     plan_paths = [p for p, _ in inputs.plans or []]
     if problems:
@@ -124,14 +138,14 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
             _bad_input_json(plan_paths, problems, [], out)
         for p in problems:  # a missing role has no file to name: say just what is missing
             print(f"error: {p if p.file else p.message}", file=err)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     try:
         domain, problem, diags = load_task(*inputs.domain, *inputs.problem)
     except PlanningError as e:
         if as_json:
             _bad_input_json(plan_paths, [e], [], out)
         print(f"error: {e}", file=err)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     errors = errors_of(diags)
     warnings = tuple(d for d in diags if d.severity == "warning")
     if not as_json:
@@ -139,7 +153,7 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
     if errors:
         if as_json:
             _bad_input_json(plan_paths, errors, warnings, out)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     all_valid = True
     for path, text in inputs.plans:
         plan = parse_plan(text, path)
@@ -149,4 +163,40 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
             print(json.dumps(report.to_json(path, (), warnings if show_warnings else ())), file=out)
         else:
             print(render_text(report, path, verbose=verbose), file=out)
-    return EXIT_OK if all_valid else EXIT_INVALID
+    return ExitCode.OK if all_valid else ExitCode.INVALID
+
+
+# ---------------------------------------------------------------- the command line
+
+def _add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="a plan, a domain and a problem in any order (roles are told apart "
+                        "by content); several plans may be given")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="print VAL's per-step trace and the repair advice")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object per plan, one per line")
+    p.add_argument("--no-warnings", action="store_true", help="do not print warnings")
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    return run_validate(args.files, verbose=args.verbose, as_json=args.json,
+                        show_warnings=not args.no_warnings, out=sys.stdout, err=sys.stderr)
+
+
+def register(subparsers) -> None:
+    """Add ``validate`` to ``planning-core``'s subcommands."""
+    p = subparsers.add_parser("validate", help="validate plans (VAL-style)")
+    _add_arguments(p)
+    p.set_defaults(func=cmd_validate)
+
+
+def validate_main(argv: Sequence[str] | None = None) -> int:
+    """The ``validate`` console script."""
+    parser = ArgumentParser(prog="validate",
+                            description="Validate plans against a PDDL domain and problem, "
+                                        "as VAL does. Exit 0: all plans valid; 1: some plan "
+                                        "invalid; 2: bad input.")
+    _add_arguments(parser)
+    args = parser.parse_args(argv)
+    return int(run(cmd_validate, args))

@@ -4,7 +4,7 @@ One LALR(1) parser with three start rules (DeRemer & Pennello's LALR(1) as built
 lark): ``answer`` for answer-shaped text, ``index`` for a lone number and ``scan`` for
 prose with parenthesised actions in it. A stateless :class:`AnswerTransformer` turns
 rules into the small frozen values below; which value a task accepts is decided in
-:mod:`planning_core.validators.acp.answers`.
+:mod:`planning_core.validators.acp.answers.parsers`.
 
 The transformer runs inside the LALR parser (lark's ``transformer=`` option: each rule
 is transformed as it is reduced, no parse tree is built). Measured on a 98 kB answer
@@ -21,7 +21,7 @@ from lark import Token, Transformer
 from lark.exceptions import LarkError, UnexpectedInput
 
 from planning_core.grammar_files import lazy_parser
-from planning_core.validators.acp.answer_types import GroundName, UnparseableAnswer
+from planning_core.validators.acp.answers.values import GroundName, UnparseableAnswer
 
 START_RULES = ("answer", "index", "scan")
 
@@ -166,7 +166,7 @@ class AnswerTransformer(Transformer):
 
     def quoted(self, children) -> tuple[Node, ...]:
         # Quotes make a bare item deliberate ('sail l0 l1' in a JSON list) but it stays
-        # marked bare: the prose-word check in answers.py still applies to it.
+        # marked bare: the prose-word check in parsers.py still applies to it.
         return _flatten(children)
 
     def quoted_none(self, children) -> NoneMark:
@@ -228,7 +228,7 @@ answer_parser = lazy_parser("acp_answer.lark", parser="lalr", start=list(START_R
 
 
 def parse_with(prepared: str, start: str):
-    """Parse text prepared by ``answer_text.for_grammar`` from rule ``start``.
+    """Parse text prepared by ``text.for_grammar`` from rule ``start``.
 
     Lark's errors become :class:`UnparseableAnswer` with the line and column in the
     prepared text (whose first line is the added empty one, so line 2 is the answer's

@@ -16,7 +16,8 @@ from __future__ import annotations
 from planning_core.validators.acp.problem import atom_key
 from planning_core.validators.acp.question_text import effects_of, prog_action
 from planning_core.validators.acp.records import Question, Score
-from planning_core.validators.acp.scorer_base import ScoreContext, listed, parse_or_score, right, wrong
+from planning_core.validators.acp.scorers.base import (ScoreContext, listed, parse_or_score,
+                                                       right, wrong)
 
 __all__ = ["score_app", "score_prog"]
 

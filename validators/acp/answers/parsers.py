@@ -9,15 +9,15 @@ it never raises anything else and never guesses:
   ``(sail l0 l1)`` and call forms ``sail(l0, l1)`` count; an unparenthesised item
   ``sail l0 l1`` counts only when the text (or one paragraph, or the lines above its
   trailing prose) is answer-shaped throughout and the item has no English function
-  word (:data:`answer_text.PROSE_WORDS`).
+  word (:data:`.text.PROSE_WORDS`).
 * A single-answer task (reach, areach, land, nexta) needs one committed answer. The
   text after the last ``Answer:``-style marker is the commitment; several different
   actions, or an action next to an answer that starts "None ...", are ``ambiguous``.
 * None is written ``None`` (any case, ``None.``, ``"None"``, ``[None]``), ``[]`` or, in
   prose with no action at all, "N/A", "null", "nil", "nothing", "no such action",
-  "there is no atom", "no landmarks", ... (:func:`answer_text.says_none`).
+  "there is no atom", "no landmarks", ... (:func:`.text.says_none`).
 
-Each parser reads the regions of :func:`answer_text.answer_regions` in turn (a
+Each parser reads the regions of :func:`.text.answer_regions` in turn (a
 ``\\boxed{}`` answer first) and, in a region, tries: the whole region as answer-shaped
 text; the one answer-shaped paragraph (header lines such as "Applicable actions:"
 dropped), or the lines above its trailing prose ("(a x)" then "This holds because
@@ -27,11 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from planning_core.validators.acp.answer_grammar import Answer, Found, Group, Item, NoneMark, Node, parse_with
-from planning_core.validators.acp.answer_text import (MAX_BARE_WORDS, PROSE_WORDS, answer_regions,
-                                        for_grammar, paragraphs, says_none, split_effects,
-                                        starts_with_none)
-from planning_core.validators.acp.answer_types import GroundName, UnparseableAnswer
+from planning_core.validators.acp.answers.grammar import (Answer, Found, Group, Item, NoneMark,
+                                                          Node, parse_with)
+from planning_core.validators.acp.answers.text import (MAX_BARE_WORDS, PROSE_WORDS,
+                                                       answer_regions, for_grammar, paragraphs,
+                                                       says_none, split_effects,
+                                                       starts_with_none)
+from planning_core.validators.acp.answers.values import GroundName, UnparseableAnswer
 
 __all__ = ["ANSWER_PARSERS", "Effects", "GroundName", "UnparseableAnswer", "parse_action",
            "parse_action_list", "parse_action_or_none", "parse_atom_or_none",

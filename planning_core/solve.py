@@ -1,5 +1,8 @@
 """One entry point for planning: ``solve(domain, problem) -> SolveResult``.
 
+The portfolio sits above both ``search`` (classical engines) and ``temporal`` (PDDL3
+constraints by LTLf product search), which know nothing of each other.
+
 Engines:
 
 * ``internal``: ground in-process, then A* (``optimal=True``; LM-cut, or h_max with
@@ -33,8 +36,8 @@ from planning_core.errors import UnsupportedFeature
 from planning_core.ground.task import Task
 from planning_core.heuristics.relaxed import goal_relaxed_reachable
 from planning_core.pddl import ast as A
+from planning_core.result import SolveResult, Status
 from planning_core.search.astar import SearchOutcome, astar, greedy
-from planning_core.search.result import SolveResult, Status
 
 ENGINES = ("auto", "internal", "fd")
 AUTO_MAX_OBJECTS = 150
@@ -85,14 +88,13 @@ def solve(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
     """Solve a parsed task; see the module docstring. ``task`` reuses a grounding."""
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
-    # --- PDDL3 trajectory constraints (hook owned by planning_core/temporal/pddl3.py): no
-    # engine below honours them, so they are solved by product search with their LTLf
-    # compilation, or refused (engine="fd") with UnsupportedFeature; never ignored.
+    # PDDL3 trajectory constraints: no engine below honours them, so they are solved by
+    # product search with their LTLf compilation (planning_core/temporal/pddl3.py), or
+    # refused (engine="fd") with UnsupportedFeature; never ignored.
     if domain.constraints is not None or problem.constraints is not None:
         from planning_core.temporal.pddl3 import solve_constrained
         return solve_constrained(domain, problem, optimal=optimal, time_limit=time_limit,
                                  engine=engine, task=task)
-    # --- end of the PDDL3 hook
     t0 = time.perf_counter()
     if engine == "fd" or (engine == "auto" and task is None and not _small_lifted(problem)):
         return solve_fd(domain, problem, optimal=optimal, time_limit=time_limit)

@@ -47,7 +47,7 @@ class GroundName:
         """Read the dataset's own spelling, ``"(sail l0 l1)"`` or ``"at a0 l0-2"``.
 
         Only for the strict, machine-written forms in the dataset; a model's answer goes
-        through :mod:`planning_core.validators.acp.answers`.
+        through :mod:`planning_core.validators.acp.answers.parsers`.
         """
         words = text.strip().removeprefix("(").removesuffix(")").split()
         if not words:

@@ -18,22 +18,23 @@ verdict names the one that decided:
 
 ``None`` is right iff no well-formed atom over the fluent predicates (no well-formed ground
 action) is unreachable. A non-empty stored set refutes it; an empty one is checked by a
-witness search (:mod:`none_answers`). The reference scorer accepts None exactly when the
+witness search (:mod:`.witness`). The reference scorer accepts None exactly when the
 stored set is empty and then rejects every atom or action answer; here such answers are
 still judged by computation (see ``docs/acp_semantics.md``).
 """
 from __future__ import annotations
 
-from planning_core.search.result import Status
+from planning_core.result import Status
 
-from planning_core.validators.acp.answer_types import GroundName
-from planning_core.validators.acp.engine import reach_condition
-from planning_core.validators.acp.none_answers import none_verdict
+from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.problem import atom_key
 from planning_core.validators.acp.records import Question, Score
-from planning_core.validators.acp.scorer_base import (ScoreContext, memoized_verdict, parse_or_score, right,
-                                        stored_names, unknown, wrong)
-from planning_core.validators.acp.scorers_plan import simulate
+from planning_core.validators.acp.scorers.base import (ScoreContext, memoized_verdict,
+                                                       parse_or_score, right, stored_names,
+                                                       unknown, wrong)
+from planning_core.validators.acp.scorers.plan import simulate
+from planning_core.validators.acp.scorers.queries import reach_condition
+from planning_core.validators.acp.scorers.witness import none_verdict
 
 __all__ = ["atom_reachability", "action_reachability", "score_areach", "score_reach"]
 
@@ -81,7 +82,7 @@ def _score_claim(task: str, noun: str, q: Question, response: object, ctx: Score
         return failed
     stored = stored_names(q.answer)
     if answer is None:
-        return none_verdict(task, ctx, stored, noun)
+        return none_verdict(task, ctx, stored, noun, decide)
     if answer in stored:
         return right(f"{answer} is a known {noun}", "stored-yes")
     problem = problem_of(answer)

@@ -1,8 +1,9 @@
 """The engine subcommands of ``planning-core``: ground, reachable, landmarks, solve.
 
-``cli.py`` owns argument parsing and calls ``cmd_<name>(args)``; each function prints to
-stdout and returns the exit code. ``args`` carries ``domain``, ``problem``, ``json`` and,
-per command, ``dump`` (ground), ``optimal``, ``time_limit`` and ``engine`` (solve).
+:func:`register` adds them to ``planning-core``'s parser with ``cmd_<name>`` as each one's
+handler; each handler prints to stdout and returns the exit code. ``args`` carries
+``domain``, ``problem``, ``json`` and, per command, ``dump`` (ground), ``optimal``,
+``time_limit`` and ``engine`` (solve).
 
 Exit codes:
 
@@ -21,13 +22,14 @@ exactly ``{"status", "plan", "cost", "engine", "time_s"}``.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
 
+from planning_core.cli import ExitCode
+from planning_core.cli.args import seconds
 from planning_core.errors import PlanningError
-
-EXIT_OK, EXIT_UNSOLVABLE, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 
 
 class _BadInput(Exception):
@@ -70,10 +72,10 @@ def _guarded(func):
         try:
             return func(args)
         except _BadInput:
-            return EXIT_BAD_INPUT
+            return ExitCode.BAD_INPUT
         except PlanningError as err:
             print(str(err), file=sys.stderr)
-            return EXIT_BAD_INPUT
+            return ExitCode.BAD_INPUT
     run.__name__ = func.__name__
     run.__doc__ = func.__doc__
     return run
@@ -99,7 +101,7 @@ def cmd_ground(args) -> int:
         if getattr(args, "dump", False):
             data["task"] = dump_task(task)
         _out(json.dumps(data, sort_keys=True))
-        return EXIT_OK
+        return ExitCode.OK
     _out(f"facts: {counts['facts']}\nactions: {counts['actions']}\naxioms: {counts['axioms']}\n"
          f"time: {elapsed:.3f} s")
     if getattr(args, "dump", False):
@@ -115,12 +117,12 @@ def cmd_ground(args) -> int:
                      f"del {' '.join(ce['del'])}".rstrip())
         for ax in d["axioms"]:
             _out(f"axiom {ax['head']} <- {' '.join(ax['body'])}")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def dump_task(task) -> dict:
     """The ground task as plain data (atoms printed, negations as ``(not ...)``)."""
-    from planning_core.ground.task import atom_str, bits
+    from planning_core.ground.facts import atom_str, bits
     atoms = task.facts.atoms
 
     def lits(pos: int, neg: int = 0) -> list[str]:
@@ -143,7 +145,7 @@ def dump_task(task) -> dict:
 @_guarded
 def cmd_reachable(args) -> int:
     """Atoms and actions reachable in the delete relaxation from the initial state."""
-    from planning_core.ground.task import atom_str
+    from planning_core.ground.facts import atom_str
     from planning_core.heuristics.relaxed import reachable
     domain, problem = _load(args)
     task = _ground(domain, problem)
@@ -163,7 +165,7 @@ def cmd_reachable(args) -> int:
         for t in action_texts:
             _out(t)
         _out(f"; goal relaxed-reachable: {'yes' if goal_ok else 'no'}")
-    return EXIT_OK if goal_ok else EXIT_UNSOLVABLE
+    return ExitCode.OK if goal_ok else ExitCode.UNSOLVABLE
 
 
 @_guarded
@@ -186,7 +188,7 @@ def cmd_landmarks(args) -> int:
         _out(f"; {len(graph.landmarks)} landmarks, {len(graph.orderings)} orderings")
         for line in graph.lines():
             _out(line)
-    return EXIT_OK if goal_ok else EXIT_UNSOLVABLE
+    return ExitCode.OK if goal_ok else ExitCode.UNSOLVABLE
 
 
 def _time_limit(args) -> float:
@@ -197,8 +199,8 @@ def _time_limit(args) -> float:
 @_guarded
 def cmd_solve(args) -> int:
     """Find a plan (optimal with --optimal) and print it in VAL's plan format."""
-    from planning_core.search.result import Status
-    from planning_core.search.solve import solve
+    from planning_core.result import Status
+    from planning_core.solve import solve
     domain, problem = _load(args)
     result = solve(domain, problem, optimal=bool(getattr(args, "optimal", False)),
                    time_limit=_time_limit(args),
@@ -214,5 +216,38 @@ def cmd_solve(args) -> int:
         if result.status is Status.SOLVED:
             _out(f"; cost = {_number(result.cost)}")
         _out(f"; status = {result.status.value}" + (f" ({result.reason})" if result.reason else ""))
-    return {Status.SOLVED: EXIT_OK, Status.UNSOLVABLE: EXIT_UNSOLVABLE,
-            Status.UNKNOWN: EXIT_UNKNOWN}[result.status]
+    return {Status.SOLVED: ExitCode.OK, Status.UNSOLVABLE: ExitCode.UNSOLVABLE,
+            Status.UNKNOWN: ExitCode.UNKNOWN}[result.status]
+
+
+# ---------------------------------------------------------------- the command line
+
+def _add_task_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("domain", help="domain file")
+    p.add_argument("problem", help="problem file")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def register(subparsers) -> None:
+    """Add ``ground``, ``reachable``, ``landmarks`` and ``solve`` to ``planning-core``."""
+    p = subparsers.add_parser("ground", help="ground a task and print its size")
+    _add_task_arguments(p)
+    p.add_argument("--dump", action="store_true", help="print the ground task")
+    p.set_defaults(func=cmd_ground)
+
+    p = subparsers.add_parser("reachable", help="relaxed-reachable atoms and actions")
+    _add_task_arguments(p)
+    p.set_defaults(func=cmd_reachable)
+
+    p = subparsers.add_parser("landmarks", help="RHW fact landmarks and their orderings")
+    _add_task_arguments(p)
+    p.set_defaults(func=cmd_landmarks)
+
+    p = subparsers.add_parser("solve", help="find a plan (optimal with --optimal)")
+    _add_task_arguments(p)
+    p.add_argument("--optimal", action="store_true", help="find a cost-optimal plan")
+    p.add_argument("--time-limit", type=seconds, default=60.0, metavar="S",
+                   help="seconds before answering unknown (default 60)")
+    p.add_argument("--engine", choices=("auto", "internal", "fd"), default="auto",
+                   help="in-process search, Fast Downward, or chosen by task size")
+    p.set_defaults(func=cmd_solve)

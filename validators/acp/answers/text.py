@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from planning_core.validators.acp.answer_types import UnparseableAnswer
+from planning_core.validators.acp.answers.values import UnparseableAnswer
 
 #: Longest answer region (after reasoning and text before the last answer marker are
 #: dropped) handed to the grammar. The dev set's gold answers, written out, are at most

@@ -12,32 +12,34 @@ robot must stand on every unvisited place, confirmed by brute-force search).
 The witness search enumerates the candidates in sorted order, runs the cheap proofs over
 all of them first (statics, the delete relaxation) and the searches last, so a witness is
 usually found without search; when there is none, every candidate needs its search. The
-result is memoised per problem.
+search for one candidate is the scorer's own decision for it, passed in as ``decide`` (this
+module imports no scorer). The result is memoised per problem.
 """
 from __future__ import annotations
 
 import itertools
-from typing import Iterator
+from typing import Callable, Iterator
 
 from planning_core.heuristics.relaxed import goal_relaxed_reachable
 from planning_core.pddl import ast as A
-from planning_core.pddl.types import objects_by_type
-from planning_core.search.result import Status
+from planning_core.result import Status
 
-from planning_core.validators.acp.answer_types import GroundName
-from planning_core.validators.acp.engine import reach_condition
+from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.problem import ProblemInfo
 from planning_core.validators.acp.records import Score
-from planning_core.validators.acp.scorer_base import ScoreContext, right, unknown, wrong
+from planning_core.validators.acp.scorers.base import ScoreContext, right, unknown, wrong
+from planning_core.validators.acp.scorers.queries import reach_condition
 
-__all__ = ["candidate_actions", "candidate_atoms", "none_verdict"]
+__all__ = ["Decide", "candidate_actions", "candidate_atoms", "none_verdict"]
+
+Decide = Callable[[ScoreContext, GroundName], Score]
+"""A scorer's verdict on one candidate answer (reach: an atom, areach: an action, land: an
+atom); right (1) means the candidate is a witness against ``None``."""
 
 
 def _ground(info: ProblemInfo, name: str, params: tuple[A.TypedName, ...]
             ) -> Iterator[GroundName]:
-    by_type = info.memo.get("objects_by_type")
-    if by_type is None:
-        by_type = info.memo["objects_by_type"] = objects_by_type(info.domain, info.problem)
+    by_type = info.objects_by_type()
     domains = [sorted(set().union(*(by_type.get(t, ()) for t in p.types))) for p in params]
     for args in itertools.product(*domains):
         yield GroundName(name, args)
@@ -61,34 +63,28 @@ def candidate_actions(info: ProblemInfo) -> tuple[GroundName, ...]:
     return tuple(out)
 
 
-def _reach_witness(ctx: ScoreContext) -> Score:
-    from planning_core.validators.acp.scorers_reach import atom_reachability
-
+def _reach_witness(ctx: ScoreContext, decide: Decide) -> Score:
     info, task = ctx.info, ctx.info.task
     atoms = candidate_atoms(info)
     for atom in atoms:  # cheap proofs first
         fact = (atom.name, *atom.args)
         if not task.holds_statically(fact) and task.never_true(fact):
             return wrong(f"{atom} can never hold (delete relaxation)", "relaxed-unreachable")
-    return _search_each(ctx, atoms, atom_reachability, "atom",
+    return _search_each(ctx, atoms, decide, "atom",
                         "every well-formed atom over the fluent predicates is reachable")
 
 
-def _areach_witness(ctx: ScoreContext) -> Score:
-    from planning_core.validators.acp.scorers_reach import action_reachability
-
+def _areach_witness(ctx: ScoreContext, decide: Decide) -> Score:
     actions = candidate_actions(ctx.info)
     for action in actions:
         if not ctx.info.ground_actions(action):
             return wrong(f"{action} can never be applied (delete relaxation or a false "
                          "static precondition)", "relaxed-unreachable")
-    return _search_each(ctx, actions, action_reachability, "action",
+    return _search_each(ctx, actions, decide, "action",
                         "every well-formed ground action can become applicable")
 
 
-def _land_witness(ctx: ScoreContext) -> Score:
-    from planning_core.validators.acp.scorers_goal import landmark_verdict
-
+def _land_witness(ctx: ScoreContext, decide: Decide) -> Score:
     info, task = ctx.info, ctx.info.task
     status = reach_condition(task, task.init, task.goal_pos, task.goal_neg,
                              time_limit=ctx.time_limit)
@@ -110,11 +106,11 @@ def _land_witness(ctx: ScoreContext) -> Score:
             return wrong(f"{atom} is a landmark: without it the goal is unreachable even in "
                          "the delete relaxation", "landmark-test")
         facts.append(atom)
-    return _search_each(ctx, tuple(facts), lambda c, a: landmark_verdict(c, (a.name, *a.args)),
-                        "atom", "no non-trivial atom is a landmark")
+    return _search_each(ctx, tuple(facts), decide, "atom", "no non-trivial atom is a landmark")
 
 
-def _search_each(ctx: ScoreContext, candidates, decide, what: str, all_clear: str) -> Score:
+def _search_each(ctx: ScoreContext, candidates, decide: Decide, what: str,
+                 all_clear: str) -> Score:
     limited = 0
     for candidate in candidates:
         verdict = decide(ctx, candidate)
@@ -132,17 +128,17 @@ _WITNESS = {"reach": _reach_witness, "areach": _areach_witness, "land": _land_wi
 
 
 def none_verdict(task_name: str, ctx: ScoreContext, stored: frozenset[GroundName],
-                 what: str) -> Score:
-    """The verdict on a None answer to a reach, areach or land question."""
+                 what: str, decide: Decide) -> Score:
+    """The verdict on a None answer to a reach, areach or land question; ``decide(ctx,
+    candidate)`` is the task's verdict on one candidate answer (right = a witness)."""
     if stored:
         first = sorted(stored)[0]
         return wrong(f"there is a right answer, e.g. the stored {first}", "stored-none")
     if ctx.trust_stored_none:
         return right(f"the dataset stores no {what}: None (trusted)", "stored-none")
-    key = ("none", task_name)
-    found = ctx.info.memo.get(key)
+    found = ctx.info.none_verdicts.get(task_name)
     if found is None:
-        found = _WITNESS[task_name](ctx)
+        found = _WITNESS[task_name](ctx, decide)
         if found.known:
-            ctx.info.memo[key] = found
+            ctx.info.none_verdicts[task_name] = found
     return found

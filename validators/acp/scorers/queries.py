@@ -12,7 +12,7 @@
 * :func:`is_landmark` -- does every plan from ``state`` make the fact true? The exact
   test of Kokel et al. (ACPBench Hard, "Answer Evaluation"): the fact is a landmark iff the
   task with the fact forbidden (it may never become true) has no plan; planning_core's
-  ``heuristics.landmarks.is_landmark`` (relaxation first, then search).
+  ``search.exact_landmarks.is_landmark`` (relaxation first, then search).
 * :func:`h_star` -- the optimal plan cost from ``state`` (``math.inf`` for a dead end):
   ``search.hstar.h_star`` (in-process A*, Fast Downward past its budget; cached per state).
 
@@ -24,11 +24,11 @@ import dataclasses
 import time
 
 from planning_core.ground.task import Task
-from planning_core.heuristics.landmarks import is_landmark as _engine_is_landmark
+from planning_core.result import Status
 from planning_core.search.astar import greedy
 from planning_core.search.bfs import bfs
+from planning_core.search.exact_landmarks import is_landmark as _engine_is_landmark
 from planning_core.search.hstar import h_star as _engine_h_star
-from planning_core.search.result import Status
 
 __all__ = ["GREEDY_NODES", "h_star", "is_landmark", "reach_condition", "with_goal"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from planning_core.validators.acp.answer_types import GroundName, UnparseableAnswer
-from planning_core.validators.acp.answers import ANSWER_PARSERS
+from planning_core.validators.acp.answers.parsers import ANSWER_PARSERS
+from planning_core.validators.acp.answers.values import GroundName, UnparseableAnswer
 from planning_core.validators.acp.problem import ProblemInfo
 from planning_core.validators.acp.records import Question, Score
 
@@ -68,13 +68,15 @@ def stored_names(items) -> frozenset[GroundName]:
     return frozenset(GroundName.from_text(str(x)) for x in items or () if str(x).strip())
 
 
-def memoized_verdict(ctx: "ScoreContext", key: tuple, compute: Callable[[], Score]) -> Score:
-    """A verdict cached per problem under ``key``; unknown verdicts are not cached, so a
-    later answer (perhaps with a longer time limit) tries again."""
-    memo = ctx.info.memo
-    found = memo.get(key)
+def memoized_verdict(ctx: "ScoreContext", key: tuple[str, object],
+                     compute: Callable[[], Score]) -> Score:
+    """A verdict kept per problem under ``key`` = (task, atom or action) in
+    ``ProblemInfo.verdicts``; unknown verdicts are not kept, so a later answer (perhaps with a
+    longer time limit) tries again."""
+    verdicts = ctx.info.verdicts
+    found = verdicts.get(key)
     if found is None:
         found = compute()
         if found.known:
-            memo[key] = found
+            verdicts[key] = found
     return found

@@ -20,12 +20,12 @@ from planning_core.pddl.plans import Plan, PlanStep
 from planning_core.validate.report import ValidationReport, Verdict
 from planning_core.validate.simulator import validate_plan
 
-from planning_core.validators.acp.answer_text import says_none
-from planning_core.validators.acp.answer_types import GroundName, UnparseableAnswer
-from planning_core.validators.acp.answers import parse_index
+from planning_core.validators.acp.answers.parsers import parse_index
+from planning_core.validators.acp.answers.text import says_none
+from planning_core.validators.acp.answers.values import GroundName, UnparseableAnswer
 from planning_core.validators.acp.question_text import question_plan
 from planning_core.validators.acp.records import Question, Score
-from planning_core.validators.acp.scorer_base import ScoreContext, parse_or_score, right, wrong
+from planning_core.validators.acp.scorers.base import ScoreContext, parse_or_score, right, wrong
 
 __all__ = ["first_inapplicable", "is_subsequence", "score_just", "score_val", "simulate"]
 
@@ -35,13 +35,12 @@ _STEP_FAILURES = frozenset({Verdict.PRECONDITION_FAILED, Verdict.UNKNOWN_ACTION,
 
 def simulate(ctx: ScoreContext, steps: tuple[GroundName, ...]) -> ValidationReport:
     """Validate ``steps`` from the question's state (memoised per problem)."""
-    key = ("simulate", steps)
-    found = ctx.info.memo.get(key)
+    found = ctx.info.simulations.get(steps)
     if found is None:
         plan = Plan(tuple(PlanStep(s.name, s.args, k + 1, 1, str(s))
                           for k, s in enumerate(steps)))
         found = validate_plan(ctx.info.domain, ctx.info.problem, plan)
-        ctx.info.memo[key] = found
+        ctx.info.simulations[steps] = found
     return found
 
 

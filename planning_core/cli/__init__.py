@@ -1,0 +1,104 @@
+"""The command-line layer: one argument parser, one set of exit codes, a command registry.
+
+This package is the only part of the engine that prints or exits. Exit codes (documented in
+the README), one :class:`ExitCode` for every command:
+
+==== ==============================================================================
+0    success: every plan valid / task solved / command done
+1    the answer is no: a plan is invalid (validate), the task is proved unsolvable
+     (solve), a finding (cope check), a gold answer that does not score 1 (acp check-gold)
+2    bad input: missing or unreadable file, syntax or semantic error, bad arguments
+3    unknown: a solver hit its time or memory limit (solve, landmarks)
+4    internal error (a bug in planning_core: please report it; no traceback is shown
+     unless PLANNING_CORE_DEBUG=1)
+130  interrupted
+==== ==============================================================================
+
+Command groups plug in from outside: a group is a ``register(subparsers)`` function, and
+:func:`build_parser` adds exactly the groups it is given, in order. The engine's own
+groups are :func:`planning_core.cli.validate.register` and
+:func:`planning_core.cli.engine.register`; :mod:`planning_core.console` (the console-script
+entry point) assembles them with the validators' groups, so the engine never imports the
+validators. Heavy modules (the grounder, search, unified-planning, the ACP and CoPE
+validators) are imported inside the command that needs them, so ``validate`` starts in a
+fraction of a second.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from enum import IntEnum
+from typing import Callable, Sequence
+
+from planning_core.errors import PlanningError
+
+__all__ = ["ArgumentParser", "CommandGroup", "ExitCode", "build_parser", "main", "run"]
+
+
+class ExitCode(IntEnum):
+    """The process exit code of every ``planning-core`` and ``validate`` command."""
+
+    OK = 0
+    NEGATIVE = 1        # the command's answer is no; the aliases below name it per command
+    BAD_INPUT = 2
+    UNKNOWN = 3
+    INTERNAL = 4
+    INTERRUPTED = 130
+    INVALID = 1         # validate: a plan is invalid
+    UNSOLVABLE = 1      # solve: proved unsolvable; reachable/landmarks: goal unreachable
+    FINDINGS = 1        # cope check: a defect or a label disagreement
+    FAILED = 1          # acp check-gold: a gold answer did not score 1
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse that exits with :attr:`ExitCode.BAD_INPUT` (2 is also argparse's own)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+CommandGroup = Callable[[argparse._SubParsersAction], None]
+"""Adds its commands to ``planning-core``'s subparsers; each sets ``func=handler(args) -> int``."""
+
+
+def build_parser(groups: Sequence[CommandGroup]) -> ArgumentParser:
+    """``planning-core``'s parser with the commands of ``groups``, in order."""
+    parser = ArgumentParser(prog="planning-core",
+                            description="A symbolic planning engine with a PDDL toolchain.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
+    sub.required = True
+    for register in groups:
+        register(sub)
+    return parser
+
+
+def run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """``func(args)`` with every failure turned into a message and an exit code."""
+    try:
+        return func(args)
+    except PlanningError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    except BrokenPipeError:
+        return ExitCode.OK
+    except Exception as err:  # noqa: BLE001 - the promise is: no traceback for any input
+        if os.environ.get("PLANNING_CORE_DEBUG") == "1":
+            raise
+        print(f"internal error: {type(err).__name__}: {err}\n"
+              "This is a bug in planning_core; rerun with PLANNING_CORE_DEBUG=1 for details.",
+              file=sys.stderr)
+        return ExitCode.INTERNAL
+
+
+def main(argv: Sequence[str] | None, groups: Sequence[CommandGroup]) -> int:
+    """Parse ``argv`` against the commands of ``groups`` and run the chosen one."""
+    parser = build_parser(groups)
+    args = parser.parse_args(argv)
+    code = run(args.func, args)
+    sys.stdout.flush()
+    return int(code)

@@ -1,0 +1,74 @@
+"""The next-action scorer (nexta).
+
+Semantics of Kokel et al., "ACPBench Hard" (arXiv 2503.24378), "Answer Evaluation": an
+action is right iff it is applicable and on an optimal plan: ``h*(s) = cost(a) + h*(s')``
+with ``s'`` the successor (cost 1 in the unit-cost domains of the benchmark). The stored
+``opt`` is h*(s) when present; h* values are memoised per state, so several answers to one
+question share the searches.
+"""
+from __future__ import annotations
+
+import math
+
+from planning_core.validators.acp.records import Question, Score
+from planning_core.validators.acp.scorers.base import (ScoreContext, parse_or_score, right,
+                                                       stored_names, unknown, wrong)
+from planning_core.validators.acp.scorers.queries import h_star
+
+__all__ = ["cached_h_star", "score_nexta"]
+
+
+def cached_h_star(ctx: ScoreContext, state: int) -> float | None:
+    """h*(state), memoised per problem; None when the search hit its limit."""
+    table = ctx.info.h_stars
+    if state in table:
+        return table[state]
+    value = h_star(ctx.info.task, state, time_limit=ctx.time_limit)
+    if value is not None:
+        table[state] = value
+    return value
+
+
+def _stored_opt(q: Question) -> float | None:
+    opt = q.answer.get("opt")
+    if opt is None or (isinstance(opt, str) and not opt.strip()):
+        return None
+    try:
+        return float(opt)
+    except (TypeError, ValueError):
+        return None
+
+
+def score_nexta(q: Question, response: object, ctx: ScoreContext) -> Score:
+    answer, failed = parse_or_score("nexta", response)
+    if failed:
+        return failed
+    if answer in stored_names(q.answer.get("yes")):
+        return right(f"{answer} is a known optimal next action", "stored-yes")
+    if answer in stored_names(q.answer.get("no")):
+        return wrong(f"{answer} is known not to be on an optimal plan", "stored-no")
+    problem = ctx.info.action_problem(answer)
+    if problem is not None:
+        return wrong(problem, "ill-formed")
+    task = ctx.info.task
+    state = task.init
+    applicable = [a for a in ctx.info.ground_actions(answer) if a.applicable(state)]
+    if not applicable:
+        return wrong(f"{answer} is not applicable in the current state", "not-applicable")
+    action = applicable[0]
+    here = _stored_opt(q)
+    if here is None:
+        here = cached_h_star(ctx, state)
+        if here is None:
+            return unknown(f"computing h* of the state hit the {ctx.time_limit:g} s limit")
+    if math.isinf(here):
+        return wrong("no plan reaches the goal from the state", "h-star")
+    after = cached_h_star(ctx, task.progress(state, action))
+    if after is None:
+        return unknown(f"computing h* after {answer} hit the {ctx.time_limit:g} s limit")
+    if math.isclose(after + action.cost, here):
+        return right(f"h* drops from {here:g} to {after:g} after {answer}", "h-star")
+    if math.isinf(after):
+        return wrong(f"{answer} leads to a dead end", "h-star")
+    return wrong(f"h* is {here:g} before and {after:g} after {answer}: not on an optimal "
+                 "plan", "h-star")
