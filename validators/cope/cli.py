@@ -1,18 +1,25 @@
 """``planning-core cope ...``: check CoPE ground truth and evaluate model outputs.
 
-``cope check --dataset DIR [--json] [--time-limit S] [--workers N]``
+``cope check --dataset DIR [--json] [--out FILE] [--time-limit S] [--workers N]``
     Solve and validate every ground-truth pair, compare with ``plan_exists``, and list
     ground-truth defects (with positions) and label disagreements (with the plan or the
-    proof). Exit 0 when every pair agrees with its label, 1 when a defect or disagreement
-    was found, 3 when the only problems are solver limits, 2 on bad input.
+    proof). ``DIR`` is a dataset, a folder of datasets, or the release's ``data/`` root.
+    ``--out`` streams one row per pair to a file as it finishes and resumes from it; the
+    time limit is CPU time (:mod:`planning_core.validators.cope.solving`). Exit 0 when
+    every pair agrees with its label, 1 when a defect or disagreement was found, 3 when
+    the only problems are solver limits, 2 on bad input.
 ``cope eval --dataset DIR --method M --outputs FILE.jsonl --out RESULTS.jsonl [--report MD]``
     Judge model outputs with method ``M`` (a key of the method registry that
     :mod:`planning_core.console` passes to :func:`register`,
     :data:`planning_core.validators.formalizations.methods.METHODS`), appending one result
     row per pair to ``--out``; pairs already there are skipped, so an interrupted run
-    resumes. A progress bar goes to stderr. ``--report`` writes the markdown report of
-    everything in ``--out``.
-    Exit 0 when done, 2 on bad input.
+    resumes (the file is locked for the run and a torn last line cut off). Rows are written
+    as they finish. An unusable output row is recorded as ``bad_input`` and the run goes
+    on (``--strict``: stop instead); an output over ``--max-response-bytes`` is
+    ``too_large``, unread; an exception while judging one output is its
+    ``internal_error``. A progress bar goes to stderr. ``--report`` writes the markdown
+    report of everything in ``--out``.
+    Exit 0 when done, 2 on bad input (also when no output at all could be evaluated).
 
 Handlers print and return exit codes; everything else is library code. Heavy modules are
 imported by the handlers, so registering the commands costs nothing at start-up.
@@ -51,8 +58,11 @@ def register(subparsers, methods: Mapping[str, object]) -> None:
     p.add_argument("--dataset", required=True, metavar="DIR",
                    help="a CoPE dataset folder, or a folder holding several")
     p.add_argument("--json", action="store_true", help="one JSON object per pair per line")
+    p.add_argument("--out", metavar="FILE",
+                   help="also append one JSON row per pair to FILE as each pair finishes; "
+                        "pairs already there are skipped, so an interrupted check resumes")
     p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
-                   help="seconds per pair before answering unknown (default 30)")
+                   help="CPU seconds per pair before answering unknown (default 30)")
     p.add_argument("--workers", type=positive_int, default=1, metavar="N",
                    help="worker processes (default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -121,9 +131,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if loaded is None:
         return ExitCode.BAD_INPUT
     pairs, notes = loaded
-    with _bar(len(pairs), args.no_progress, "pair") as bar:
-        checks = check_pairs(pairs, time_limit=args.time_limit, workers=args.workers,
-                             on_result=lambda _: bar.update())
+    if args.out:
+        checks = _check_into(args, pairs)
+        if checks is None:
+            return ExitCode.BAD_INPUT
+    else:
+        with _bar(len(pairs), args.no_progress, "pair") as bar:
+            checks = check_pairs(pairs, time_limit=args.time_limit, workers=args.workers,
+                                 on_result=lambda _: bar.update())
     if args.json:
         for check in checks:
             print(json.dumps(check.to_json()))
@@ -137,6 +152,39 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if verdicts & {"defect", "label_disagreement", "engine_disagreement"}:
         return ExitCode.FINDINGS
     return ExitCode.UNKNOWN if "unknown" in verdicts else ExitCode.OK
+
+
+def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
+    """``cope check --out``: rows streamed to the file as pairs finish, pairs already
+    there skipped (resume); all checks of ``pairs`` in dataset order, or None on an error."""
+    from planning_core.errors import InputError
+    from planning_core.validators.cope.check import check_pairs
+    from planning_core.validators.cope.evaluate import read_checks
+    from planning_core.validators.results_file import append_row, open_results
+
+    try:
+        handle, _ = open_results(args.out)   # locked for the run; a torn tail cut off
+    except InputError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return None
+    with handle:
+        done, warnings = read_checks(Path(args.out))
+        for warning in warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        known = {check.key: check for check in done}
+        todo = [pair for pair in pairs if pair.key not in known]
+        if len(todo) < len(pairs):
+            print(f"{len(pairs) - len(todo)} pair(s) already in {args.out}; skipped",
+                  file=sys.stderr)
+        with _bar(len(todo), args.no_progress, "pair") as bar:
+            def keep(check) -> None:
+                append_row(handle, check.to_json())
+                bar.update()
+
+            new = check_pairs(todo, time_limit=args.time_limit, workers=args.workers,
+                              on_result=keep)
+    known.update((check.key, check) for check in new)
+    return tuple(known[pair.key] for pair in pairs)
 
 
 # --------------------------------------------------------------------------- eval
@@ -186,7 +234,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         done, done_warnings = read_results(Path(args.out))
         checks, check_warnings = read_checks(Path(args.checks)) if args.checks else ((), ())
         jobs, job_bad, skipped = plan_jobs(rows, pairs, done)
-        bad = bad + job_bad
+        bad = sorted(bad + job_bad, key=lambda b: b.line)   # file order
         for warning in done_warnings + check_warnings:
             print(f"warning: {warning}", file=sys.stderr)
         if bad and args.strict:

@@ -49,6 +49,12 @@ class BadRow:
     message: str
     key: tuple[str | None, str | None, str | None, str | None] = (None, None, None, None)
 
+    @property
+    def line(self) -> int:
+        """The line number in ``source`` (0 when it has none)."""
+        number = self.source.rsplit(":", 1)[-1]
+        return int(number) if number.isdigit() else 0
+
     def to_row(self, method: str) -> dict:
         dataset, category, problem, constraint = self.key
         return {"dataset": dataset, "category": category, "problem": problem,
