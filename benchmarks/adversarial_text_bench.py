@@ -119,6 +119,9 @@ def main() -> None:
     parser.add_argument("--cpu-limit", type=int, default=60)
     parser.add_argument("--label", default="after")
     parser.add_argument("--json", metavar="FILE", help="also write the numbers as JSON")
+    parser.add_argument("--before", metavar="FILE",
+                        help="the --json of a run on the code before the fix: write the "
+                             "Markdown table with both columns")
     args = parser.parse_args()
     rows = []
     for index, (name, _, _) in enumerate(CASES):
@@ -127,6 +130,19 @@ def main() -> None:
         print(f"{name:48s} {cpu:>8s} s  {outcome}", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps({"label": args.label, "rows": rows}, indent=1))
+    if args.before:
+        before = {name: (cpu, outcome) for name, cpu, outcome in
+                  json.loads(Path(args.before).read_text())["rows"]}
+        lines = ["# Readers of model text on adversarial inputs", "",
+                 "CPU seconds of one call (child process, `RLIMIT_CPU` "
+                 f"{args.cpu_limit} s: `>N` = killed at the limit). Before: the code at "
+                 "issue 9; after: this tree. Shared machine (2 cores, other jobs running); "
+                 "CPU time, not wall time.", "",
+                 "| input | before (s) | outcome | after (s) | outcome |", "|---|---:|---|---:|---|"]
+        for name, cpu, outcome in rows:
+            old_cpu, old_outcome = before.get(name, ("-", "-"))
+            lines.append(f"| {name} | {old_cpu} | {old_outcome} | {cpu} | {outcome} |")
+        RESULTS.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
