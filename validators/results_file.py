@@ -27,7 +27,7 @@ from typing import IO
 
 from planning_core.errors import InputError
 
-__all__ = ["ResultsLocked", "open_results", "append_row"]
+__all__ = ["ResultsLocked", "open_results", "append_row", "add_bad_row_options"]
 
 
 class ResultsLocked(InputError):
@@ -92,3 +92,20 @@ def append_row(handle: IO[str], row: dict) -> None:
     """Write one row as one line and flush it to the operating system."""
     handle.write(json.dumps(row) + "\n")
     handle.flush()
+
+
+def add_bad_row_options(parser, *, default_bytes: int, too_large: str, bad_row: str,
+                        bad_rows: str) -> None:
+    """The two options every batch command shares: the response size cap and ``--strict``.
+
+    ``too_large`` names what an oversized response becomes, ``bad_row`` the error row's
+    name, ``bad_rows`` what makes an input row unusable (for the help texts).
+    """
+    from planning_core.cli.args import positive_int
+
+    parser.add_argument("--max-response-bytes", type=positive_int, default=default_bytes,
+                        metavar="N", help=f"longest response read; a longer one is "
+                                          f"{too_large}, unread (default {default_bytes})")
+    parser.add_argument("--strict", action="store_true",
+                        help=f"stop at the first unusable input row ({bad_rows}) instead "
+                             f"of recording it as a {bad_row} row and going on")

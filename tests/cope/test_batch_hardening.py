@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
 from planning_core.console import main
 from planning_core.validators.cope.dataset import load_dataset_report
 from planning_core.validators.results_file import open_results
 
-from tests.cope.minicope import write_minicope
-
-
-@pytest.fixture(scope="module")
-def dataset(tmp_path_factory):
-    return write_minicope(tmp_path_factory.mktemp("cope"))
-
-
-def outputs(path, rows):
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
+from tests.cope.minicope import write_minicope, write_outputs
 
 
 def row(category, problem, constraint, output):
@@ -51,7 +40,7 @@ def test_nested_brackets_and_a_failing_method_do_not_end_the_batch(dataset, tmp_
         return real(pair, output, context)
 
     monkeypatch.setattr(planner, "evaluate_planner", flaky)
-    src = outputs(tmp_path / "o.jsonl", [
+    src = write_outputs(tmp_path / "o.jsonl", [
         row("baseline", "p01", "constraint1", "[" * 2000),     # RecursionError before
         row("goal", "p01", "constraint2", "boom"),
         row("action", "p01", "constraint3", "x" * 5000),
@@ -75,7 +64,7 @@ def test_resume_after_a_torn_last_line_loses_no_row(dataset, tmp_path, capsys):
     rows = [row("baseline", "p01", "constraint1", PLAN),
             row("state", "p01", "constraint4", PLAN),
             row("goal", "p01", "constraint2", "no plan exists")]
-    src = outputs(tmp_path / "o.jsonl", rows)
+    src = write_outputs(tmp_path / "o.jsonl", rows)
     out = tmp_path / "r.jsonl"
     base = ["cope", "eval", "--dataset", str(dataset), "--method", "planner", "--outputs",
             str(src), "--out", str(out), "--no-progress", "--no-label-check"]
@@ -90,7 +79,7 @@ def test_resume_after_a_torn_last_line_loses_no_row(dataset, tmp_path, capsys):
 
 
 def test_a_second_run_on_the_same_results_file_refuses(dataset, tmp_path, capsys):
-    src = outputs(tmp_path / "o.jsonl", [row("baseline", "p01", "constraint1", PLAN)])
+    src = write_outputs(tmp_path / "o.jsonl", [row("baseline", "p01", "constraint1", PLAN)])
     out = tmp_path / "r.jsonl"
     handle, _ = open_results(out)       # the first run, still going
     try:

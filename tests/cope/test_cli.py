@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from cope.minicope import DOMAIN, PROBLEM, write_minicope
+from cope.minicope import DOMAIN, PROBLEM, write_minicope, write_outputs
 from cope.styles import STYLES
 from formalizations.pddl_answers import answer, inject_keyword_typo
 from planning_core.console import main
@@ -13,16 +13,6 @@ from planning_core.validators.formalizations.methods import METHODS
 
 PLAN = ("(unstack c a)", "(putdown c)", "(pickup b)", "(stack b c)", "(pickup a)",
         "(stack a b)")
-
-
-@pytest.fixture(scope="module")
-def dataset(tmp_path_factory):
-    return write_minicope(tmp_path_factory.mktemp("cope"))
-
-
-def write_outputs(path, rows):
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
 
 
 def test_check_text_report_and_exit_code(dataset, capsys):

@@ -30,6 +30,7 @@ from planning_core.cli import ArgumentParser, ExitCode
 from planning_core.cli.args import positive_int, seconds
 from planning_core.errors import InputError, PlanningError
 from planning_core.validators.acp.records import MAX_RESPONSE_BYTES
+from planning_core.validators.results_file import add_bad_row_options
 
 __all__ = ["register"]
 
@@ -59,13 +60,9 @@ def register(subparsers) -> None:
     p.add_argument("--workers", type=positive_int, default=1, metavar="N",
                    help="worker processes (default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--max-response-bytes", type=positive_int, default=MAX_RESPONSE_BYTES,
-                   metavar="N", help="longest response read; a longer one is scored unknown "
-                                     f"(too-large) unread (default {MAX_RESPONSE_BYTES})")
-    p.add_argument("--strict", action="store_true",
-                   help="stop at the first unusable answer row (not JSON, no id, a "
-                        "repeated or unknown id) instead of recording it as a bad-input "
-                        "row and going on")
+    add_bad_row_options(p, default_bytes=MAX_RESPONSE_BYTES,
+                        too_large="scored unknown (too-large)", bad_row="bad-input",
+                        bad_rows="not JSON, no id, a repeated or unknown id")
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("check-gold", help="score every question's stored gold answer")

@@ -36,6 +36,7 @@ from typing import Mapping
 from planning_core.cli import ArgumentParser, ExitCode
 from planning_core.cli.args import positive_int, seconds
 from planning_core.validators.cope.evaluate import MAX_RESPONSE_BYTES
+from planning_core.validators.results_file import add_bad_row_options
 
 __all__ = ["register"]
 
@@ -89,13 +90,9 @@ def register(subparsers, methods: Mapping[str, object]) -> None:
     p.add_argument("--workers", type=positive_int, default=1, metavar="N",
                    help="worker processes (default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--max-response-bytes", type=positive_int, default=MAX_RESPONSE_BYTES,
-                   metavar="N", help="longest output read; a longer one is recorded as "
-                                     f"too_large, unread (default {MAX_RESPONSE_BYTES})")
-    p.add_argument("--strict", action="store_true",
-                   help="stop at the first unusable output row (not JSON, missing fields, "
-                        "an unknown, ambiguous or repeated pair) instead of recording it as "
-                        "a bad_input row and going on")
+    add_bad_row_options(p, default_bytes=MAX_RESPONSE_BYTES, too_large="recorded as too_large",
+                        bad_row="bad_input", bad_rows="not JSON, missing fields, an unknown, "
+                                                   "ambiguous or repeated pair")
     p.set_defaults(func=_cmd_eval, methods=methods)
 
 
