@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 
-
 from planning_core.console import main
 from planning_core.validators.cope.dataset import load_dataset_report
 from planning_core.validators.results_file import open_results
