@@ -29,8 +29,9 @@ def test_z3_program_runs_and_prints():
     assert result.stdout == "7 3\n"
     assert result.returncode == 0 and result.limit is None
     assert result.cpu_s > 0 and result.peak_rss_kb > 0
-    assert "read-only root" in result.isolation
+    assert "read-only root" in result.isolation and "bubblewrap" in result.isolation
     assert f"uid {result.uid}" in result.isolation
+    assert result.memory_limit_mechanism in ("cgroup v2", "cgroup v1", "rlimits+seccomp")
 
 
 @needs_namespaces
@@ -117,10 +118,13 @@ def test_rlimits_mode_blocks_sockets_in_python():
     assert "network access is not allowed" in result.stderr_tail
 
 
-def test_refuses_without_isolation(monkeypatch):
-    monkeypatch.setattr(sandbox, "isolation_available", lambda: None)
-    with pytest.raises(SandboxError, match="isolation='rlimits'"):
+def test_refuses_without_bubblewrap(monkeypatch, tmp_path):
+    """Fail closed: no bwrap (here a configured path that does not exist) is an error,
+    never a run with less isolation; the rlimits mode must be asked for."""
+    monkeypatch.setenv(sandbox.BWRAP_ENV, str(tmp_path / "no-such-bwrap"))
+    with pytest.raises(SandboxError, match="bubblewrap.*was not found.*not run"):
         run_program("print(1)", LIMITS)
+    assert run_program("print(1)", LIMITS, isolation="rlimits").stdout == "1\n"
     with pytest.raises(ValueError, match="isolation must be"):
         run_program("print(1)", LIMITS, isolation="none")
     with pytest.raises(SandboxError, match="exceeds"):

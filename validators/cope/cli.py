@@ -93,6 +93,11 @@ def register(subparsers, methods: Mapping[str, object]) -> None:
     add_bad_row_options(p, default_bytes=MAX_RESPONSE_BYTES, too_large="recorded as too_large",
                         bad_row="bad_input", bad_rows="not JSON, missing fields, an unknown, "
                                                    "ambiguous or repeated pair")
+    p.add_argument("--unsafe-no-sandbox", action="store_true",
+                   help="method smt: run model-written programs with resource limits only, "
+                        "without the bubblewrap sandbox (they can then read, write and "
+                        "connect to whatever this user can); without this flag a missing "
+                        "sandbox makes every row sandbox_unavailable")
     p.set_defaults(func=_cmd_eval, methods=methods)
 
 
@@ -190,13 +195,34 @@ _CONTEXT = None
 _METHOD = None
 
 
-def _set_context(method, time_limit: float, label_check: bool, checks: tuple = ()) -> None:
-    """The per-process method and evaluation context (also each worker's pool initializer)."""
+def _die_with_parent() -> None:
+    """Have the kernel kill this worker (SIGKILL) when the evaluator dies.
+
+    The SMT method's sandboxes die with the process that started them (bwrap's
+    ``--die-with-parent``), so killing the evaluator in any way ends every worker's
+    sandbox at once instead of letting it finish its current program (docs/sandbox.md).
+    """
+    import ctypes
+    import os
+    import signal
+
+    parent = os.getppid()
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the evaluator died before the request took effect
+        os._exit(1)
+
+
+def _set_context(method, time_limit: float, label_check: bool, checks: tuple = (),
+                 sandbox: str = "bwrap", worker: bool = False) -> None:
+    """The per-process method and evaluation context (also each worker's pool initializer:
+    a worker dies with the evaluator)."""
     global _CONTEXT, _METHOD
     from planning_core.validators.cope.results import EvalContext
 
+    if worker:
+        _die_with_parent()
     _METHOD = method
-    _CONTEXT = EvalContext(time_limit=time_limit, use_oracle=label_check)
+    _CONTEXT = EvalContext(time_limit=time_limit, use_oracle=label_check, sandbox=sandbox)
     for check in checks:
         _CONTEXT.remember(check)
 
@@ -245,7 +271,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         if skipped:
             print(f"{skipped} pair(s) already in {args.out}; skipped", file=sys.stderr)
         settings = (args.methods[args.method], args.time_limit, not args.no_label_check,
-                    checks)
+                    checks, "rlimits" if args.unsafe_no_sandbox else "bwrap")
+        if args.unsafe_no_sandbox and args.method == "smt":
+            print("warning: --unsafe-no-sandbox: model-written programs run without "
+                  "isolation", file=sys.stderr)
         _set_context(*settings)
         work = [(job.pair, job.row.output, args.max_response_bytes) for job in jobs]
         written: list[dict] = []
@@ -261,7 +290,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                 context = multiprocessing.get_context(
                     "fork" if "fork" in multiprocessing.get_all_start_methods() else None)
                 with context.Pool(args.workers, initializer=_set_context,
-                                  initargs=settings) as pool:
+                                  initargs=(*settings, True)) as pool:
                     # rows are written as they finish; the report sorts them
                     for row in pool.imap_unordered(_eval_one, work, chunksize=1):
                         keep(row)

@@ -77,10 +77,13 @@ class EvalContext:
     """Ground truth, limits and the label oracle shared by the evaluations of one run."""
 
     def __init__(self, *, time_limit: float = DEFAULT_TIME_LIMIT,
-                 cache: GroundTruthCache | None = None, use_oracle: bool = True) -> None:
+                 cache: GroundTruthCache | None = None, use_oracle: bool = True,
+                 sandbox: str = "bwrap") -> None:
         self.time_limit = time_limit
         self.cache = cache or GroundTruthCache()
         self.use_oracle = use_oracle
+        # how model-written programs run: "bwrap", or "rlimits" (--unsafe-no-sandbox)
+        self.sandbox = sandbox
         self._checks: dict[tuple, object] = {}
 
     def truth(self, pair: Pair) -> GroundTruth:

@@ -5,65 +5,66 @@ program runs in a separate process under the limits of :class:`SandboxLimits`, a
 it does outlives the run or reaches outside it. docs/sandbox.md says precisely how each
 limit is enforced on Linux and what is not guaranteed; in short:
 
-* ``namespaces`` isolation (root and util-linux ``unshare``: CI and the project's machines):
-  new PID, mount, network, IPC and UTS namespaces; the root mount is read-only and the
-  world-writable directories are fresh private tmpfs mounts; the program runs under a uid
-  and gid of its own that owns no file and no other process, so ``RLIMIT_NPROC`` really
-  counts its processes (the kernel does not enforce that limit for uid 0); every process
-  of the run dies with the namespace.
-* ``rlimits`` isolation (anything else, only when asked for with ``allow_weak=True``): the
-  same resource limits and a child subreaper, but the program shares the file system,
+* ``bwrap`` isolation (the default): bubblewrap builds new user, PID, network, IPC, UTS
+  and cgroup namespaces with nothing but the Python runtime and the z3 package bound
+  read-only and a private size-limited tmpfs as the only writable place
+  (:mod:`.sandbox_bwrap`); the run's total memory is bounded by a cgroup where the machine
+  allows one (:mod:`.sandbox_cgroup`), else by rlimits with the allocations that escape
+  them refused by seccomp. ``SandboxResult.memory_limit_mechanism`` says which. When
+  any of this cannot be set up, :func:`run_program` raises :class:`SandboxError` (the SMT
+  pipeline records ``sandbox_unavailable``): it never runs the program with less.
+* ``rlimits`` isolation (only when asked for, ``--unsafe-no-sandbox`` on the command line):
+  the same resource limits and a child subreaper, but the program shares the file system,
   network and process table with the caller.
 
 Both read the program's stdout and stderr incrementally from pipes, keep at most a cap of
-each and kill the run when a cap is passed, so a program printing without end costs
-neither memory nor disk. A wall-clock limit kills the whole process group.
-
-The first process inside the sandbox is the script ``sandbox_init.py`` next to this file,
-started with ``python -I -S``; it reports how the program ended through a status pipe.
+each and kill the run when a cap is passed. How the run ended is reported by the sandbox's
+first process (``sandbox_init.py``) on a descriptor the program never holds, never parsed
+from the program's own output or exit status; CPU time is the ``wait4`` usage of the whole
+process tree, children the program forked and left behind included.
 """
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import os
 import selectors
 import shutil
 import signal
-import site
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from enum import Enum
-from pathlib import Path
 
 from planning_core.errors import EngineError
+from planning_core.validators.formalizations.sandbox_bwrap import INIT_SCRIPT, SITE_INSIDE, \
+    WORKDIR, bwrap_command, runtime, seccomp_filter
+from planning_core.validators.formalizations.sandbox_cgroup import RunGroup, create_group
 
-__all__ = ["Outcome", "SandboxError", "SandboxLimits", "SandboxResult", "isolation_available",
-           "run_program"]
+__all__ = ["ISOLATIONS", "Outcome", "SandboxError", "SandboxLimits", "SandboxResult",
+           "bwrap_path", "isolation_available", "run_program"]
 
-INIT_SCRIPT = Path(__file__).with_name("sandbox_init.py")
-UNSHARE_FLAGS = ("--mount", "--pid", "--net", "--ipc", "--uts", "--fork", "--kill-child",
-                 "--mount-proc", "--propagation", "private")
-# uids far above any account or container mapping; one per run (see _sandbox_uid)
+ISOLATIONS = ("bwrap", "rlimits")
+BWRAP_ENV = "PLANNING_CORE_BWRAP"  # the bwrap executable to use (default: bwrap on PATH)
+# uids inside the sandbox's user namespace; one per run (see _sandbox_uid)
 UID_BASE, UID_SPAN = 1_500_000_000, 50_000_000
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
 MAX_PROGRAM_BYTES = 4 << 20
 STDERR_TAIL_BYTES = 8 << 10
 KILL_DRAIN_S = 2.0
-# The first process inside enforces the wall limit itself (and still reports CPU time); the
-# caller kills the whole process group only this much later, if that report never comes.
+# The first process inside enforces the wall limit itself; the caller kills the sandbox
+# only this much later, if that report never comes.
 WALL_BACKSTOP_S = 1.5
 _MEMORY_MARKERS = ("MemoryError", "out of memory", "bad_alloc", "Cannot allocate memory")
 
-# Run in the program's interpreter before its code: a socket guard for the rlimits mode (in
-# namespace mode there is no network to reach anyway), then main.py as __main__.
+# Run in the program's interpreter before its code: the z3 folder on sys.path (bwrap mode),
+# a socket guard (in bwrap mode there is no network and no Unix socket to reach anyway),
+# then main.py as __main__.
 BOOTSTRAP = """\
 import sys
-def _guard(event, args):
+{path}def _guard(event, args):
     if event == "socket.__new__" and args[1] != 1:
         raise PermissionError("sandbox: network access is not allowed")
     if event in ("socket.connect", "socket.bind", "socket.getaddrinfo", "socket.sendto"):
@@ -73,7 +74,7 @@ del _guard
 with open("main.py", "rb") as _f:
     _code = compile(_f.read(), "main.py", "exec")
 del _f
-exec(_code, {"__name__": "__main__", "__file__": "main.py", "__builtins__": __builtins__})
+exec(_code, {{"__name__": "__main__", "__file__": "main.py", "__builtins__": __builtins__}})
 """
 
 
@@ -91,11 +92,12 @@ class Outcome(str, Enum):
 
 @dataclass(frozen=True, slots=True)
 class SandboxLimits:
-    """Limits of one run. Memory, CPU and file size are per process (see docs/sandbox.md).
+    """Limits of one run (see docs/sandbox.md).
 
-    ``processes`` counts processes *and threads* of the run's uid; ``tmpfs_mb`` bounds all
-    files the program writes in namespace mode. Output beyond ``stdout_bytes`` or
-    ``stderr_bytes`` ends the run as ``output_exceeded``.
+    ``memory_mb`` bounds the whole run where a cgroup is available and every process's
+    address space in any case; ``processes`` bounds the run's processes and threads (a
+    cgroup's ``pids.max``); ``tmpfs_mb`` bounds all files the program writes. Output
+    beyond ``stdout_bytes`` or ``stderr_bytes`` ends the run as ``output_exceeded``.
     """
 
     cpu_s: int = 10
@@ -113,8 +115,15 @@ class SandboxLimits:
 class SandboxResult:
     """How a run ended. ``limit`` names the limit that ended it (cpu, wall, memory, output).
 
+    ``limit="processes"``: the run was killed for having more than ``processes`` processes
+    (counted by PID 1 when no cgroup's ``pids.max`` does).
     ``returncode`` is the program's exit status, negative for a signal (as in subprocess),
-    None when the run was killed from outside. ``isolation`` lists what was in force.
+    None when the run was killed from outside. ``cpu_s`` and ``peak_rss_kb`` cover every
+    process of the run. ``isolation`` lists what was in force; ``memory_limit_mechanism``
+    is ``cgroup v2``, ``cgroup v1``, ``rlimits+seccomp`` or ``rlimits`` (unsafe mode);
+    ``memory_peak_kb`` is the cgroup's peak (shared memory and tmpfs files included), or
+    the largest process's peak RSS without a cgroup. ``pid_namespace`` is the inode
+    number of the run's PID namespace, ``oom_kills`` what the cgroup's OOM killer did.
     """
 
     outcome: Outcome
@@ -128,6 +137,10 @@ class SandboxResult:
     stdout_truncated: bool = False
     isolation: tuple[str, ...] = field(default=())
     uid: int | None = None
+    memory_limit_mechanism: str = ""
+    pid_namespace: int | None = None
+    oom_kills: int = 0
+    memory_peak_kb: int = 0
 
     @property
     def signal_name(self) -> str | None:
@@ -139,72 +152,49 @@ class SandboxResult:
             return f"signal {-self.returncode}"
 
 
-@functools.lru_cache(maxsize=1)
-def isolation_available() -> str | None:
-    """``"namespaces"`` when this process may build the namespace sandbox, else None.
+def bwrap_path() -> str | None:
+    """The bubblewrap executable: ``$PLANNING_CORE_BWRAP`` if set, else ``bwrap`` on PATH."""
+    configured = os.environ.get(BWRAP_ENV)
+    if configured:
+        return configured if os.access(configured, os.X_OK) else None
+    return shutil.which("bwrap")
 
-    Needs root (namespaces, mounts, and a uid change) and ``unshare``; probed once by
-    running the real flags on ``true``, since containers may forbid namespaces.
-    """
-    unshare = shutil.which("unshare")
-    if os.geteuid() != 0 or unshare is None or sys.platform != "linux":
-        return None
-    try:
-        done = subprocess.run([unshare, *UNSHARE_FLAGS, "true"], capture_output=True,
-                              timeout=10, env=ENV)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return "namespaces" if done.returncode == 0 else None
+
+_available: dict[str, str | None] = {}
+
+
+def isolation_available() -> str | None:
+    """``"bwrap"`` when a trivial program runs in the bubblewrap sandbox here, else None
+    (probed once per bwrap executable)."""
+    path = bwrap_path()
+    if path not in _available:
+        try:
+            ok = run_program("print('ok')", SandboxLimits(cpu_s=5, wall_s=30.0)).stdout
+            _available[path] = "bwrap" if ok == "ok\n" else None
+        except SandboxError:
+            _available[path] = None
+    return _available[path]
 
 
 _counter = itertools.count()
 
 
 def _sandbox_uid() -> int:
-    """A uid (and gid) for one run, distinct across concurrent runs of this machine's tests.
-
-    Derived from the process id and a per-process counter, so parallel workers (pytest -n)
-    never share one; no account needs to exist for it.
-    """
+    """The program's uid inside its user namespace, distinct across concurrent runs."""
     return UID_BASE + (os.getpid() * 997 + next(_counter)) % UID_SPAN
 
 
-def _runtime_paths(python: str) -> list[str]:
-    """Directories the program's interpreter needs: its prefix and site-packages."""
-    paths = {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(python))}
-    paths.update(site.getsitepackages())
-    return sorted(p for p in paths if os.path.isdir(p))
-
-
-def _reachable_by_others(paths: list[str]) -> bool:
-    for path in paths:
-        current = "/"
-        for part in os.path.realpath(path).strip("/").split("/"):
-            current = os.path.join(current, part)
-            if not os.stat(current).st_mode & 0o005 == 0o005:
-                return False
-    return True
-
-
-def _config(limits: SandboxLimits, mode: str, python: str, workdir: str | None,
-            status_fd: int) -> dict:
-    runtime = _runtime_paths(python)
-    uid = None
-    if os.geteuid() == 0 and (mode == "namespaces" or _reachable_by_others(runtime)):
-        uid = _sandbox_uid()
-    env = dict(ENV, HOME="/tmp/sandbox" if mode == "namespaces" else workdir,
-               TMPDIR="/tmp" if mode == "namespaces" else workdir)
+def _config(limits: SandboxLimits, *, python: str, workdir: str, status_fd: int,
+            pid_one: bool, site: str | None, uid: int | None) -> dict:
     return {
-        "namespaces": mode == "namespaces",
+        "pid_one": pid_one,
         "uid": uid,
         "workdir": workdir,
         "python": python,
-        "runtime_paths": runtime,
-        "tmpfs_mb": limits.tmpfs_mb,
         "status_fd": status_fd,
-        "bootstrap": BOOTSTRAP,
+        "bootstrap": BOOTSTRAP.format(path=f"sys.path.append({site!r})\n" if site else ""),
         "wall_s": float(limits.wall_s),
-        "env": env,
+        "env": dict(ENV, HOME=workdir, TMPDIR="/tmp" if pid_one else workdir),
         "limits": {
             "cpu_s": max(1, int(limits.cpu_s)),
             "as": limits.memory_mb << 20,
@@ -215,53 +205,101 @@ def _config(limits: SandboxLimits, mode: str, python: str, workdir: str | None,
     }
 
 
-ISOLATIONS = ("namespaces", "rlimits", "auto")
-
-
 def run_program(text: str, limits: SandboxLimits = SandboxLimits(), *,
-                python: str | None = None, isolation: str = "namespaces") -> SandboxResult:
+                python: str | None = None, isolation: str = "bwrap",
+                cgroups: bool = True) -> SandboxResult:
     """Run the Python program ``text`` in the sandbox and say how it ended.
 
-    ``isolation`` is ``"namespaces"`` (the default: refuse to run without it), ``"rlimits"``
-    (resource limits only: the program can read and write what the caller can) or
-    ``"auto"`` (namespaces when available, else rlimits). ``python`` is the interpreter for
-    the program (default: this one, whose site-packages provide z3).
+    ``isolation`` is ``"bwrap"`` (the default: refuse to run without it) or ``"rlimits"``
+    (resource limits only: the program can read and write what the caller can).
+    ``python`` is the interpreter whose runtime and z3 the program gets (default: this
+    one). ``cgroups=False`` skips the memory cgroup (then rlimits and seccomp bound memory).
 
-    Raises :class:`SandboxError` when the isolation asked for is unavailable or the sandbox
-    cannot be set up; a program that misbehaves in any way is a result, never an exception.
+    Raises :class:`SandboxError` when the isolation asked for cannot be set up; a program
+    that misbehaves in any way is a result, never an exception.
     """
     if isolation not in ISOLATIONS:
         raise ValueError(f"isolation must be one of {ISOLATIONS}, not {isolation!r}")
     data = text.encode("utf-8", errors="replace")
     if len(data) > MAX_PROGRAM_BYTES:
         raise SandboxError(f"program of {len(data)} bytes exceeds {MAX_PROGRAM_BYTES}")
-    mode = None if isolation == "rlimits" else isolation_available()
-    if mode is None and isolation == "namespaces":
-        raise SandboxError("namespace isolation needs root and util-linux 'unshare'; "
-                           "use isolation='rlimits' to run with resource limits only")
     python = python or sys.executable
-    workdir = None if mode == "namespaces" else tempfile.mkdtemp(prefix="sandbox-")
+    if isolation == "rlimits":
+        return _run_rlimits(data, limits, python)
+    return _run_bwrap(data, limits, python, cgroups)
+
+
+def _run_rlimits(data: bytes, limits: SandboxLimits, python: str) -> SandboxResult:
+    workdir = tempfile.mkdtemp(prefix="sandbox-")
     status_r, status_w = os.pipe()
     try:
-        config = _config(limits, mode or "rlimits", python, workdir, status_w)
-        if workdir is not None and config["uid"] is not None:
-            os.chmod(workdir, 0o700)
-        cmd = [sys.executable, "-I", "-S", str(INIT_SCRIPT), json.dumps(config)]
-        if mode == "namespaces":
-            cmd = [shutil.which("unshare") or "unshare", *UNSHARE_FLAGS, *cmd]
-        return _supervise(cmd, data, limits, status_r, status_w, config["uid"])
+        config = _config(limits, python=python, workdir=workdir, status_fd=status_w,
+                         pid_one=False, site=None, uid=None)
+        cmd = [sys.executable, "-I", "-S", "-B", str(INIT_SCRIPT), json.dumps(config)]
+        owned = [status_w]
+        run = _supervise(cmd, data, limits, owned, status_r, None, None)
+        return _result(run, limits, "rlimits", ("rlimits only (unsafe)",), None, None)
     finally:
-        for fd in (status_r, status_w):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        if workdir is not None:
-            shutil.rmtree(workdir, ignore_errors=True)
+        _close(status_r, *owned)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _run_bwrap(data: bytes, limits: SandboxLimits, python: str,
+               cgroups: bool) -> SandboxResult:
+    bwrap = bwrap_path()
+    if bwrap is None or sys.platform != "linux":
+        raise SandboxError("bubblewrap ('bwrap', Debian package bubblewrap) was not found"
+                           + (f" at ${BWRAP_ENV}" if os.environ.get(BWRAP_ENV) else "")
+                           + "; the program was not run (--unsafe-no-sandbox runs it with "
+                             "resource limits only)")
+    try:
+        rt = runtime(python)
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        raise SandboxError(f"cannot prepare the sandbox's runtime: {exc}") from exc
+    group = create_group((limits.memory_mb << 20), limits.processes) if cgroups else None
+    mechanism = group.mechanism if group is not None else "rlimits+seccomp"
+    uid = _sandbox_uid()
+    status_r, status_w = os.pipe()
+    json_r, json_w = os.pipe()
+    owned = [status_w, json_w]  # write ends: closed as soon as the sandbox holds them
+    bpf = None
+    try:
+        try:
+            bpf = seccomp_filter(block_shared_memory=group is None)
+        except (ImportError, OSError) as exc:
+            raise SandboxError(f"cannot build the seccomp filter (pyseccomp and libseccomp "
+                               f"are needed): {exc}") from exc
+        config = _config(limits, python=rt.executable, workdir=WORKDIR, status_fd=status_w,
+                         pid_one=True, site=SITE_INSIDE if rt.z3 else None, uid=uid)
+        if group is None or not group.counts_processes:
+            config["count_processes"] = limits.processes
+        cmd = bwrap_command(bwrap, rt, seccomp_fd=bpf.fileno(), status_fd=status_w,
+                            json_fd=json_w, tmpfs_mb=limits.tmpfs_mb, config=config)
+        run = _supervise(cmd, data, limits, owned, status_r, json_r,
+                         group.join if group is not None else None, extra_fds=(bpf.fileno(),))
+        notes = ("bubblewrap", "namespaces: user pid net ipc uts cgroup", "read-only root",
+                 f"uid {uid}", f"memory: {mechanism}",
+                 "seccomp: no unix sockets, no io_uring"
+                 + ("" if group else ", no memfd, no SysV shm"))
+        return _result(run, limits, mechanism, notes, uid, group)
+    finally:
+        _close(status_r, json_r, *owned)
+        if bpf is not None:
+            bpf.close()
+        if group is not None:
+            group.remove()
+
+
+def _close(*fds: int) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 class _Streams:
-    """Incremental reading of stdout (capped), stderr (tail kept) and the status pipe."""
+    """Incremental reading of stdout (capped), stderr (tail kept) and the status pipes."""
 
     def __init__(self, limits: SandboxLimits) -> None:
         self.limits = limits
@@ -270,6 +308,7 @@ class _Streams:
         self.stderr_tail = bytearray()
         self.stderr_total = 0
         self.status = bytearray()
+        self.json = bytearray()
 
     def take(self, name: str, chunk: bytes) -> bool:
         """Store a chunk; False when a cap is passed."""
@@ -282,44 +321,110 @@ class _Streams:
             self.stderr_total += len(chunk)
             self.stderr_tail = (self.stderr_tail + chunk)[-STDERR_TAIL_BYTES:]
             return self.stderr_total <= self.limits.stderr_bytes
-        if len(self.status) < 1 << 16:
-            self.status += chunk
+        buffer = self.status if name == "status" else self.json
+        if len(buffer) < 1 << 16:
+            buffer += chunk
         return True
 
+    @staticmethod
+    def lines(buffer: bytearray) -> list[dict]:
+        found = []
+        for line in bytes(buffer).decode(errors="replace").splitlines():
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(value, dict):
+                found.append(value)
+        return found
 
-def _kill(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+
+@dataclass
+class _Run:
+    streams: _Streams
+    killed_for: str | None
+    wall_s: float
+    rusage: object | None
 
 
-def _supervise(cmd: list[str], data: bytes, limits: SandboxLimits, status_r: int,
-               status_w: int, uid: int | None) -> SandboxResult:
+def _init_pid(streams: _Streams) -> int | None:
+    """The host pid of the sandbox's first process (bwrap's ``child-pid``) while it is
+    still that process (checked by its PID namespace, so a reused pid is never hit)."""
+    for line in _Streams.lines(streams.json):
+        pid, namespace = line.get("child-pid"), line.get("pid-namespace")
+        if isinstance(pid, int) and isinstance(namespace, int):
+            try:
+                if os.readlink(f"/proc/{pid}/ns/pid") == f"pid:[{namespace}]":
+                    return pid
+            except OSError:
+                return None
+    return None
+
+
+def _kill(proc: subprocess.Popen, streams: _Streams) -> None:
+    """Kill bwrap's process group and the sandbox's PID 1, whose death ends every process
+    of its namespace."""
+    targets = [(os.killpg, proc.pid)]
+    init = _init_pid(streams)
+    if init is not None:
+        targets.append((os.kill, init))
+    for kill, pid in targets:
+        try:
+            kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _await_namespace_end(streams: _Streams, timeout: float = 10.0) -> None:
+    """Wait until the sandbox's PID 1 is gone or a zombie: the kernel turns it into one
+    only after every other process of its namespace has been killed and reaped."""
+    pid = _init_pid(streams)
+    end = time.monotonic() + timeout
+    while pid is not None and time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                if handle.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X"):
+                    return
+        except (OSError, IndexError):
+            return
+        time.sleep(0.01)
+
+
+def _supervise(cmd: list[str], data: bytes, limits: SandboxLimits, owned: list[int],
+               status_r: int, json_r: int | None, preexec, extra_fds: tuple = ()) -> _Run:
+    """Start ``cmd`` with the descriptors ``owned`` (closed here once the sandbox holds
+    them, and removed from the list), feed it the program, read its output under the caps,
+    and reap it."""
     start = time.monotonic()
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, pass_fds=(status_w,), cwd="/",
-                                env=ENV, start_new_session=True, close_fds=True)
-    except OSError as exc:
+                                stderr=subprocess.PIPE, pass_fds=(*owned, *extra_fds),
+                                cwd="/", env=ENV, start_new_session=True, close_fds=True,
+                                preexec_fn=preexec)
+    except (OSError, subprocess.SubprocessError) as exc:
         raise SandboxError(f"cannot start the sandbox: {exc}") from exc
-    os.close(status_w)
+    _close(*owned)  # the write ends now belong to the sandbox alone
+    owned.clear()
     streams = _Streams(limits)
     killed_for = None
     sel = selectors.DefaultSelector()
-    for name, fd in (("stdout", proc.stdout), ("stderr", proc.stderr), ("status", status_r)):
+    channels = [("stdout", proc.stdout), ("stderr", proc.stderr), ("status", status_r)]
+    if json_r is not None:
+        channels.append(("json", json_r))
+    for name, fd in channels:
         os.set_blocking(fd if isinstance(fd, int) else fd.fileno(), False)
         sel.register(fd, selectors.EVENT_READ, name)
     pending = memoryview(data)
     os.set_blocking(proc.stdin.fileno(), False)
     sel.register(proc.stdin, selectors.EVENT_WRITE, "stdin")
     deadline = start + limits.wall_s + WALL_BACKSTOP_S
+    rusage = None
     try:
         while sel.get_map():
             now = time.monotonic()
             if killed_for is None and now >= deadline:
                 killed_for = "wall"
-                _kill(proc)
+                _kill(proc, streams)
                 deadline = now + KILL_DRAIN_S
             elif killed_for is not None and now >= deadline:
                 break
@@ -345,69 +450,103 @@ def _supervise(cmd: list[str], data: bytes, limits: SandboxLimits, status_r: int
                     continue
                 if not streams.take(key.data, chunk) and killed_for is None:
                     killed_for = "output"
-                    _kill(proc)
+                    _kill(proc, streams)
                     deadline = time.monotonic() + KILL_DRAIN_S
+    except BaseException:  # interrupted (Ctrl-C, a signal turned exception): end it now
+        killed_for = killed_for or "interrupted"
+        raise
     finally:
         sel.close()
-        if killed_for is None and proc.poll() is None:
-            try:
-                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
+        if killed_for is None:
+            rusage = _wait4(proc, max(0.1, deadline - time.monotonic()))
+            if rusage is None:
                 killed_for = "wall"
-        _kill(proc)
-        proc.wait()
+        if rusage is None:
+            _kill(proc, streams)
+            rusage = _wait4(proc, None)
+        _await_namespace_end(streams)
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None and not stream.closed:
                 stream.close()
-    return _result(streams, limits, killed_for, time.monotonic() - start, uid)
+    return _Run(streams, killed_for, time.monotonic() - start, rusage)
 
 
-def _result(streams: _Streams, limits: SandboxLimits, killed_for: str | None,
-            wall_s: float, uid: int | None) -> SandboxResult:
-    report: dict = {}
-    line = bytes(streams.status).decode(errors="replace").strip()
-    if line:
-        try:
-            report = json.loads(line.splitlines()[-1])
-        except json.JSONDecodeError:
-            report = {}
-    stderr = bytes(streams.stderr_tail).decode(errors="replace")
-    if "setup_error" in report:
-        raise SandboxError(f"sandbox setup failed: {report['setup_error']}")
-    if killed_for is None and not report:
-        raise SandboxError("the sandbox ended without a report: " + stderr[-500:])
+def _wait4(proc: subprocess.Popen, timeout: float | None):
+    """Reap the sandbox with ``wait4`` (whose rusage covers its whole process tree);
+    None if it is still running after ``timeout`` seconds."""
+    end = None if timeout is None else time.monotonic() + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG if end is not None else 0)
+        if pid == proc.pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return usage
+        if end is not None and time.monotonic() >= end:
+            return None
+        time.sleep(0.01)
+
+
+def _result(run: _Run, limits: SandboxLimits, mechanism: str, notes: tuple,
+            uid: int | None, group: RunGroup | None) -> SandboxResult:
+    status = _Streams.lines(run.streams.status)
+    stderr = bytes(run.streams.stderr_tail).decode(errors="replace")
+    for line in status:
+        if "setup_error" in line:
+            raise SandboxError(f"sandbox setup failed: {line['setup_error']}")
+    if not any(line.get("started") for line in status):
+        raise SandboxError("the sandbox could not be set up: "
+                           + (stderr.strip()[-500:] or "no report from its first process"))
+    report = next((line for line in status if "exit" in line), {})
     returncode = None
     if report.get("signal") is not None:
         returncode = -int(report["signal"])
     elif report.get("exit") is not None:
         returncode = int(report["exit"])
-    if killed_for is None and returncode == 71 and "sandbox: cannot start" in stderr:
-        raise SandboxError(stderr.strip().splitlines()[-1])
-    cpu_s = float(report.get("cpu_s", 0.0))
-    outcome, limit = _classify(returncode, killed_for, bool(report.get("wall_killed")),
-                              stderr, cpu_s, limits)
+    usage = run.rusage
+    cpu_s = usage.ru_utime + usage.ru_stime if usage is not None else 0.0
+    oom_kills = group.oom_kills() if group is not None else 0
+    outcome, limit = _classify(returncode, run.killed_for, bool(report.get("wall_killed")),
+                               stderr, cpu_s, limits, oom_kills)
+    if report.get("process_limit") and outcome is not Outcome.OUTPUT_EXCEEDED:
+        outcome, limit = Outcome.CRASHED, "processes"
+    namespace = next((line.get("pid-namespace") for line in _Streams.lines(run.streams.json)
+                      if "pid-namespace" in line), None)
     return SandboxResult(
         outcome=outcome,
         returncode=returncode,
-        stdout=bytes(streams.stdout).decode(errors="replace"),
+        stdout=bytes(run.streams.stdout).decode(errors="replace"),
         stderr_tail=stderr,
         cpu_s=cpu_s,
-        wall_s=wall_s,
-        peak_rss_kb=int(report.get("maxrss_kb", 0)),
+        wall_s=run.wall_s,
+        peak_rss_kb=usage.ru_maxrss if usage is not None else 0,
         limit=limit,
-        stdout_truncated=streams.stdout_total > len(streams.stdout),
-        isolation=tuple(report.get("notes", ())),
+        stdout_truncated=run.streams.stdout_total > len(run.streams.stdout),
+        isolation=tuple(notes) + tuple(next((l.get("notes", ()) for l in status
+                                             if "started" in l), ())),
         uid=uid,
+        memory_limit_mechanism=mechanism,
+        pid_namespace=namespace,
+        oom_kills=oom_kills,
+        memory_peak_kb=(group.peak_bytes() >> 10 if group is not None else 0)
+        or (usage.ru_maxrss if usage is not None else 0),
     )
 
 
 def _classify(returncode: int | None, killed_for: str | None, wall_killed: bool, stderr: str,
-              cpu_s: float, limits: SandboxLimits) -> tuple[Outcome, str | None]:
-    """The outcome, and the limit that caused it. Memory exhaustion is recognised by what
-    the program says (Python's MemoryError, z3's "out of memory", C++ bad_alloc): the
-    kernel only makes allocations fail, it does not report which limit was reached."""
+              cpu_s: float, limits: SandboxLimits,
+              oom_kills: int = 0) -> tuple[Outcome, str | None]:
+    """The outcome, and the limit that caused it.
+
+    Memory comes before time, and is read from the kernel where possible: the cgroup's
+    OOM-kill counter, else what a program says when an allocation failed under its
+    rlimit (Python's MemoryError, z3's "out of memory", C++ bad_alloc). A run that died
+    of its memory limit is ``memory_exceeded`` however long it took on a loaded machine.
+    """
     if killed_for == "output":
         return Outcome.OUTPUT_EXCEEDED, "output"
+    ended_itself = killed_for is None and not wall_killed and returncode != 0
+    if ended_itself and (oom_kills > 0 or (returncode is not None and any(
+            marker in stderr[-2000:] for marker in _MEMORY_MARKERS))):
+        return Outcome.MEMORY_EXCEEDED, "memory"
     if killed_for == "wall" or wall_killed:
         return Outcome.TIMED_OUT, "wall"
     if returncode == -signal.SIGXCPU or (returncode == -signal.SIGKILL
@@ -415,9 +554,6 @@ def _classify(returncode: int | None, killed_for: str | None, wall_killed: bool,
         return Outcome.TIMED_OUT, "cpu"
     if returncode == 0:
         return Outcome.OK, None
-    tail = stderr[-2000:]
-    if any(marker in tail for marker in _MEMORY_MARKERS):
-        return Outcome.MEMORY_EXCEEDED, "memory"
     if returncode == -signal.SIGXFSZ:
         return Outcome.CRASHED, "file_size"
     return Outcome.CRASHED, None

@@ -1,111 +1,41 @@
-"""The sandbox's first process: builds the child's world, runs the program, reports how it ended.
+"""The sandbox's first process: writes the program, runs it under rlimits, reports how it ended.
 
-This file is executed as a script (``python -I -S sandbox_init.py CONFIG``) by
-:mod:`planning_core.validators.formalizations.sandbox`, never imported, so it uses the standard library only
-and reads no environment. It runs as root, and in namespace mode it is PID 1 of fresh PID,
-mount, network, IPC and UTS namespaces made by ``unshare`` (util-linux). Its steps:
+Executed as a script (``python -I -S -B sandbox_init.py CONFIG``), never imported: it uses
+the standard library only and reads no environment. With bubblewrap it is PID 1 of the
+sandbox's PID namespace (``bwrap --as-pid-1``; bound at ``/sandbox/init.py``), so the
+program cannot kill it and every process of the run dies when it exits; in the unsafe
+``rlimits`` mode it runs on the host as a child subreaper.
 
-1. Read the program text from standard input (the parent closes it after writing).
-2. Namespace mode only: remount ``/`` read-only and ``nosuid`` (a per-mount flag of this
-   namespace's copy; the host's mount is untouched), put fresh size-limited tmpfs mounts over
-   the world-writable directories (``/tmp``, ``/var/tmp``, ``/run/lock``, ``/dev/shm``), and
-   over every directory that hides the Python runtime from an unprivileged user (``/root``
-   when Python lives in ``/root/.pyenv``) a tmpfs into which only the runtime's directories are
-   bound back. The working directory is ``/tmp/sandbox`` in the fresh ``/tmp``: it disappears
-   with the namespace.
-3. Fork the program's process: set the resource limits, leave every group, switch to the
-   sandbox's own unused uid/gid (which drops every capability), set ``no_new_privs`` (setuid
-   binaries stay unprivileged), stdin from ``/dev/null``, close every other descriptor, and
-   exec ``python -I -B -c BOOTSTRAP``; the bootstrap installs an audit hook refusing sockets
-   and runs ``main.py``.
-4. Reap every process until the program's own process ends (or kill it when the wall-clock
-   limit passes, so that its CPU time is still measured); then (outside namespace mode)
-   kill whatever it left behind, and write one JSON line to the status descriptor: exit code
-   or signal, CPU time and peak memory of every reaped process. In namespace mode the
-   kernel kills every remaining process of the namespace when this process exits.
+Its report goes to a status descriptor that only it holds (close-on-exec, so the program
+never has it) and that the program cannot reach through ``/proc`` either: this process
+makes itself non-dumpable, and the program has no capability to override that. That is
+the out-of-band channel of issue 9, item 4: nothing the program prints or returns can pass
+for a setup failure. Lines written, each one JSON object:
 
-Setup failures are written as ``{"setup_error": ...}`` and end with exit status 70.
+* ``{"setup_error": ...}`` when the program could not be started (then exit status 70);
+* ``{"started": true, "notes": [...]}`` once the program's file is written, just before
+  the program's process is forked: from here on, whatever happens is the program's doing;
+* ``{"exit": ..., "signal": ..., "wall_killed": ..., "process_limit": ...}`` when the
+  program's own process
+  ended, after every other process of the run was killed and reaped (so that the caller's
+  ``wait4`` rusage of the whole tree includes them all).
 """
 import ctypes
 import json
 import os
 import resource
 import signal
-import stat
 import sys
+import time
 
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC = 1, 2, 4, 32, 4096, 16384
-PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
-HIDDEN_WRITABLE = ("/tmp", "/var/tmp", "/run/lock", "/dev/shm")
-WORKDIR = "/tmp/sandbox"
-
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.mount.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
-                        ctypes.c_char_p)
-_libc.prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong,
-                        ctypes.c_ulong)
-
-
-def _encode(value):
-    return None if value is None else os.fsencode(value)
-
-
-def mount(source, target, fstype, flags, data=None):
-    if _libc.mount(_encode(source), _encode(target), _encode(fstype), flags,
-                   _encode(data)) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"mount {source} on {target}: {os.strerror(err)}")
+PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
 
 
 def prctl(option, value):
-    if _libc.prctl(option, value, 0, 0, 0) != 0:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"prctl({option}): {os.strerror(err)}")
-
-
-def blocked_ancestor(path):
-    """The outermost directory on ``path`` that an unrelated user cannot enter, or None."""
-    current = "/"
-    for part in path.strip("/").split("/"):
-        current = os.path.join(current, part)
-        mode = os.stat(current).st_mode
-        if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH:
-            return current
-    return None
-
-
-def build_mounts(config, notes):
-    """Namespace mode: read-only root, private writable tmpfs mounts, runtime made reachable."""
-    runtime = sorted({os.path.realpath(p) for p in config["runtime_paths"] if os.path.isdir(p)})
-    hide = {}
-    for path in runtime:
-        ancestor = blocked_ancestor(path)
-        if ancestor is not None:
-            hide.setdefault(ancestor, "mode=0755,size=1m")
-    for path in HIDDEN_WRITABLE:
-        if os.path.isdir(path) and not os.path.islink(path):
-            size = f"{config['tmpfs_mb']}m" if path == "/tmp" else "1m"
-            hide[path] = f"mode=1777,size={size}"
-    outer = [h for h in sorted(hide)
-             if not any(h != o and h.startswith(o.rstrip("/") + "/") for o in hide)]
-    rebind = [p for p in runtime
-              if any(p == h or p.startswith(h.rstrip("/") + "/") for h in outer)]
-    held = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in rebind}
-
-    mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
-    notes.append("read-only root")
-    for path in outer:
-        mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, hide[path])
-    notes.append("private tmpfs: " + " ".join(outer))
-    for path in rebind:
-        os.makedirs(path, exist_ok=True)
-        mount(f"/proc/self/fd/{held[path]}", path, None, MS_BIND | MS_REC)
-        mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
-        os.close(held[path])
-    if rebind:
-        notes.append("runtime bound back read-only: " + " ".join(rebind))
-    os.makedirs(WORKDIR, mode=0o700)
-    return WORKDIR
 
 
 def set_limits(limits):
@@ -119,31 +49,37 @@ def set_limits(limits):
             resource.setrlimit(which, (value, value))
 
 
-def run_child(config, workdir, program_path):
-    """In the forked child: limits, identity, descriptors, then exec the interpreter."""
+def write_status(fd, report):
+    os.write(fd, (json.dumps(report) + "\n").encode())
+
+
+def run_child(config, workdir, status_fd):
+    """In the forked child: limits and descriptors, then exec the program's interpreter."""
     try:
-        uid = config["uid"]
-        if uid is not None:
-            os.chown(workdir, uid, uid)
-            os.chown(program_path, uid, uid)
         os.chdir(workdir)
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
-        os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+        for fd in range(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0]):
+            if fd != status_fd:  # close-on-exec: kept only to report a failed exec
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        try:  # the program, not this process, is the OOM killer's first choice
+            with open("/proc/self/oom_score_adj", "w") as handle:
+                handle.write("1000")
+        except OSError:
+            pass
         set_limits(config["limits"])
-        if uid is not None:
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after setuid, which clears it
-        prctl(PR_SET_NO_NEW_PRIVS, 1)
-        for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGXCPU):
+        for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGXCPU, signal.SIGALRM):
             signal.signal(sig, signal.SIG_DFL)
         python = config["python"]
         os.execve(python, [python, "-I", "-B", "-c", config["bootstrap"]], config["env"])
-    except BaseException as exc:  # anything here is a setup failure, told through stderr
-        os.write(2, f"sandbox: cannot start the program: {exc}\n".encode())
-    os._exit(71)
+    except BaseException as exc:  # exec failed: a setup failure, said out of band
+        try:
+            write_status(status_fd, {"setup_error": f"cannot start the program: {exc}"})
+        finally:
+            os._exit(71)
 
 
 def _children():
@@ -171,51 +107,61 @@ def _drain():
             continue
 
 
-def reap(child, namespaces, uid):
-    """Wait for ``child``, reaping orphans meanwhile; then end what it left; its wait status.
+def end_everything(pid_one):
+    """Kill and reap every other process of the run, so their CPU time is counted.
 
-    In namespace mode this process is PID 1 and its exit kills the namespace, so nothing is
-    waited for. Otherwise it is a child subreaper: with a sandbox uid, ``kill(-1, SIGKILL)``
-    sent as that uid reaches exactly the program's processes; without one, children are
-    killed until none is left (orphaned grandchildren are re-parented here one by one).
+    As PID 1 of the namespace, ``kill(-1)`` reaches every process of the run at once;
+    as a subreaper (rlimits mode), orphans are re-parented here one by one.
     """
-    status = None
-    while status is None:
-        try:
-            pid, st = os.waitpid(-1, 0)
-        except ChildProcessError:
-            break
-        except InterruptedError:
-            continue
-        if pid == child:
-            status = st
-    if namespaces:
-        return status
-    if uid is not None:
-        killer = os.fork()
-        if killer == 0:
-            try:
-                os.setresuid(uid, uid, uid)
-                os.kill(-1, signal.SIGKILL)
-            finally:
-                os._exit(0)
-        _drain()
-        return status
     for _ in range(1000):
+        if pid_one:
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                return _drain()
+            _drain()
+            continue
         left = _children()
         if not left:
-            break
+            return _drain()
         for pid in left:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        _drain()
+
+
+def _process_count():
+    return sum(1 for entry in os.listdir("/proc") if entry.isdigit())
+
+
+def wait_for(child, max_processes):
+    """Reap every process until ``child`` ends; its wait status, and whether the run had
+    to be ended for having more than ``max_processes`` processes.
+
+    ``max_processes`` is set only when no cgroup counts the run's processes (the kernel
+    does not apply ``RLIMIT_NPROC`` to a sandbox that is uid 0 outside): then the
+    namespace's processes are counted every few milliseconds, and a run with too many is
+    killed whole, so a fork bomb stays within a few hundred processes of the limit.
+    """
+    exceeded = False
+    while True:
+        watching = max_processes is not None and not exceeded
         try:
-            os.waitpid(-1, 0)
+            pid, status = os.waitpid(-1, os.WNOHANG if watching else 0)
         except ChildProcessError:
-            pass
-    _drain()
-    return status
+            return None, exceeded
+        except InterruptedError:
+            continue
+        if pid == child:
+            return status, exceeded
+        if pid == 0:
+            if _process_count() > max_processes + 1:  # this process is one of them
+                exceeded = True
+                os.kill(-1, signal.SIGKILL)
+            else:
+                time.sleep(0.005)
 
 
 def main():
@@ -223,48 +169,50 @@ def main():
     status_fd = config["status_fd"]
     notes = []
     try:
+        os.set_inheritable(status_fd, False)
+        prctl(PR_SET_DUMPABLE, 0)
         program = sys.stdin.buffer.read()
-        if config["namespaces"]:
-            workdir = build_mounts(config, notes)
+        workdir = config["workdir"]
+        if config["pid_one"]:
+            os.makedirs(workdir, mode=0o700)
         else:
-            workdir = config["workdir"]
             prctl(PR_SET_CHILD_SUBREAPER, 1)
             notes.append("child subreaper")
-        program_path = os.path.join(workdir, "main.py")
-        with open(program_path, "wb") as handle:
+        with open(os.path.join(workdir, "main.py"), "wb") as handle:
             handle.write(program)
-        if config["uid"] is not None:
-            notes.append(f"uid {config['uid']}")
     except BaseException as exc:
-        os.write(status_fd, json.dumps({"setup_error": str(exc), "notes": notes}).encode())
+        write_status(status_fd, {"setup_error": str(exc), "notes": notes})
         os._exit(70)
+    write_status(status_fd, {"started": True, "notes": notes})
+    start = time.monotonic()
     child = os.fork()
     if child == 0:
-        run_child(config, workdir, program_path)
+        run_child(config, workdir, status_fd)
     os.close(0)
     timed_out = []
 
-    def on_alarm(signum, frame):  # the wall-clock limit: waitpid below then sees the kill
-        timed_out.append(True)
-        try:
-            os.kill(child, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    def on_alarm(signum, frame):
+        # the wall-clock limit; a SIGALRM the program sends early changes nothing
+        if time.monotonic() - start >= config["wall_s"] - 0.05:
+            timed_out.append(True)
+            try:
+                os.kill(child, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        else:
+            signal.setitimer(signal.ITIMER_REAL, config["wall_s"] - (time.monotonic() - start))
 
     signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, config["wall_s"])
-    status = reap(child, config["namespaces"], config["uid"])
+    status, too_many = wait_for(child, config.get("count_processes"))
     signal.setitimer(signal.ITIMER_REAL, 0)
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    report = {
+    end_everything(config["pid_one"])
+    write_status(status_fd, {
         "exit": os.WEXITSTATUS(status) if status is not None and os.WIFEXITED(status) else None,
         "signal": os.WTERMSIG(status) if status is not None and os.WIFSIGNALED(status) else None,
         "wall_killed": bool(timed_out),
-        "cpu_s": usage.ru_utime + usage.ru_stime,
-        "maxrss_kb": usage.ru_maxrss,
-        "notes": notes,
-    }
-    os.write(status_fd, (json.dumps(report) + "\n").encode())
+        "process_limit": too_many,
+    })
     os._exit(0)
 
 

@@ -32,7 +32,13 @@ Outcomes (``SmtEvaluation.outcome``):
 ``timed_out``        the CPU or wall-clock limit (``detail["limit"]``) ended the program
 ``memory_exceeded``  allocation failed under the memory limit
 ``output_exceeded``  the program printed more than the output cap
+``sandbox_unavailable`` the sandbox could not be set up (no bubblewrap, no namespaces):
+                     the program was not run; ``detail["error"]`` says why
 ``ground_truth_error`` the pair's ground truth cannot be parsed: nothing can be judged
+
+Every row that ran a program has ``detail["isolation"]`` (``bwrap``, or ``none`` under
+``--unsafe-no-sandbox``) and ``detail["memory_limit_mechanism"]`` (``cgroup v2``,
+``cgroup v1``, ``rlimits+seccomp`` or ``rlimits``), see docs/sandbox.md.
 
 Registering it as CoPE evaluation method ``"smt"``: :func:`evaluate_smt_result` has the
 call and result of :func:`planning_core.validators.cope.planner.evaluate_planner` (``(pair, output,
@@ -60,16 +66,18 @@ from planning_core.validators.cope.results import (
 from planning_core.validators.formalizations.fences import fenced_blocks
 from planning_core.validators.formalizations.sandbox import (
     Outcome,
+    SandboxError,
     SandboxLimits,
     SandboxResult,
     run_program,
 )
 
-__all__ = ["SMT_LIMITS", "SMT_OUTCOMES", "SmtEvaluation", "evaluate_smt", "evaluate_smt_result",
+__all__ = ["SANDBOX_UNAVAILABLE", "SMT_LIMITS", "SMT_OUTCOMES", "SmtEvaluation", "evaluate_smt", "evaluate_smt_result",
            "evaluate_smt_row", "extract_program", "plan_from_output"]
 
+SANDBOX_UNAVAILABLE = "sandbox_unavailable"
 SMT_OUTCOMES = ("correct", "plan_invalid", "plan_given", "no_plan", "crashed", "timed_out",
-                "memory_exceeded", "output_exceeded", GROUND_TRUTH_ERROR)
+                "memory_exceeded", "output_exceeded", SANDBOX_UNAVAILABLE, GROUND_TRUTH_ERROR)
 SMT_LIMITS = SandboxLimits(cpu_s=60, wall_s=90.0, memory_mb=2048, processes=16)
 STDERR_LINES = 15
 
@@ -165,26 +173,36 @@ def _tail(text: str, count: int = STDERR_LINES) -> str:
     return "\n".join(text.rstrip().splitlines()[-count:])
 
 
-def _run_failure(run: SandboxResult) -> tuple[str, dict] | None:
+def _sandbox_detail(run: SandboxResult, isolation: str) -> dict:
+    return {"isolation": "bwrap" if isolation == "bwrap" else "none",
+            "memory_limit_mechanism": run.memory_limit_mechanism}
+
+
+def _run_failure(run: SandboxResult, isolation: str) -> tuple[str, dict] | None:
     if run.outcome is Outcome.OK:
         return None
     detail = {"returncode": run.returncode, "signal": run.signal_name, "limit": run.limit,
               "cpu_s": round(run.cpu_s, 3), "wall_s": round(run.wall_s, 3),
-              "stderr": _tail(run.stderr_tail), "stdout_tail": _tail(run.stdout, 5)}
+              "stderr": _tail(run.stderr_tail), "stdout_tail": _tail(run.stdout, 5),
+              **_sandbox_detail(run, isolation)}
     return run.outcome.value, detail
 
 
-def evaluate_smt(response_text: str, pair: Pair, *, limits: SandboxLimits = SMT_LIMITS,
-                 isolation: str = "namespaces",
+def evaluate_smt(response_text: str, pair: Pair, *, limits: SandboxLimits | None = None,
+                 isolation: str | None = None,
                  context: EvalContext | None = None) -> SmtEvaluation:
     """Run the response's z3 program in the sandbox and judge the plan it prints.
 
     ``context`` supplies the memoised ground truth and the label oracle shared with the
-    other CoPE methods (:mod:`planning_core.validators.cope.results`). Raises
-    :class:`planning_core.validators.formalizations.sandbox.SandboxError` only when the sandbox itself
-    cannot run; everything the program does is an outcome.
+    other CoPE methods (:mod:`planning_core.validators.cope.results`), and the sandbox's
+    isolation (``context.sandbox``: ``"bwrap"``, or ``"rlimits"`` when the user passed
+    ``--unsafe-no-sandbox``) unless ``isolation`` is given. When the sandbox cannot be set
+    up the outcome is ``sandbox_unavailable`` and the program is not run (fail closed);
+    everything the program does is an outcome.
     """
     context = context or _default_context()
+    isolation = isolation or getattr(context, "sandbox", "bwrap")
+    limits = limits or SMT_LIMITS
     truth = context.truth(pair)
     issues = issues_json(truth.errors)
     if not truth.parsed:
@@ -195,15 +213,21 @@ def evaluate_smt(response_text: str, pair: Pair, *, limits: SandboxLimits = SMT_
     if not program.strip():
         return SmtEvaluation("no_plan", False, {"reason": "no program in the response",
                                                 "no_plan_claim": False}, program=program)
-    run = run_program(program, limits, isolation=isolation)
-    failure = _run_failure(run)
+    try:
+        run = run_program(program, limits, isolation=isolation)
+    except SandboxError as exc:
+        return SmtEvaluation(SANDBOX_UNAVAILABLE, False,
+                             {"error": exc.message,
+                              "isolation": isolation}, program=program)
+    failure = _run_failure(run, isolation)
     if failure is not None:
         outcome, detail = failure
         detail["program"] = found
         return SmtEvaluation(outcome, False, detail, program=program, run=run)
     normalized = plan_from_output(run.stdout, pair)
     base = {"program": found, "cpu_s": round(run.cpu_s, 3), "wall_s": round(run.wall_s, 3),
-            "plan_exists": pair.plan_exists, "ground_truth_issues": issues}
+            "plan_exists": pair.plan_exists, "ground_truth_issues": issues,
+            **_sandbox_detail(run, isolation)}
     steps = normalized.steps
     claim = normalized.no_plan_claim or (not steps and bool(_UNSAT.search(run.stdout)))
     if not steps and (claim or not validate_plan(truth.domain, truth.problem, "").valid):

@@ -1,0 +1,167 @@
+"""The bubblewrap command line of one sandbox run, and the seccomp filter it loads.
+
+bubblewrap (``bwrap``, Debian package ``bubblewrap``) builds the sandbox: new user, PID,
+network, IPC, UTS and cgroup namespaces (``--unshare-all``, with ``--unshare-user`` made
+explicit and further user namespaces disabled), every capability dropped, an empty
+environment, a new session (no terminal to push input into), and death with its parent.
+The file system is an empty tmpfs root, remounted read-only, into which only this is bound
+read-only:
+
+* the interpreter's executable and its standard library (the base ``site-packages`` inside
+  it is covered by an empty read-only tmpfs, so no installed package is visible);
+* the ``z3`` package alone, at ``/sandbox/site/z3`` (the program's ``sys.path`` gets
+  ``/sandbox/site``);
+* the shared libraries these need, as the dynamic loader resolves them (``ldd`` of the
+  interpreter, ``libz3`` and the standard library's extension modules), file by file;
+* the sandbox's first process (``sandbox_init.py``) at ``/sandbox/init.py``.
+
+Nothing else: no ``/etc`` (Python starts without it; ``getpwuid`` simply finds no
+account), no home directory, no project file, no host socket. The writable places are a
+size-limited ``/tmp`` and ``/dev/shm``. A tiny seccomp filter (compiled by libseccomp
+through ``pyseccomp``) refuses Unix-domain sockets and ``io_uring`` (which could create
+them unseen by the filter): a path-based socket on a bound file system would otherwise be
+reachable, since connecting to a socket does not need a writable mount. Without a memory
+cgroup it also refuses ``memfd_create`` and SysV ``shmget``, whose memory no rlimit counts.
+"""
+from __future__ import annotations
+
+import errno
+import functools
+import glob
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+__all__ = ["Runtime", "bwrap_command", "runtime", "seccomp_filter"]
+
+INIT_SCRIPT = Path(__file__).with_name("sandbox_init.py")
+INIT_INSIDE = "/sandbox/init.py"
+SITE_INSIDE = "/sandbox/site"
+WORKDIR = "/tmp/sandbox"
+TOP_LEVEL_LINKS = ("/lib", "/lib32", "/lib64", "/libx32")
+AF_UNIX = 1
+_PROBE = """\
+import importlib.util, json, os, sys, sysconfig
+spec = importlib.util.find_spec("z3")
+base = {"base": sys.base_prefix, "platbase": sys.base_prefix,
+        "installed_base": sys.base_prefix, "installed_platbase": sys.base_prefix}
+path = lambda name: sysconfig.get_path(name, vars=base)
+print(json.dumps({
+    "executable": os.path.realpath(getattr(sys, "_base_executable", sys.executable)),
+    "stdlib": path("stdlib"), "platstdlib": path("platstdlib"),
+    "site": sorted({path("purelib"), path("platlib")}),
+    "dynload": os.path.join(path("platstdlib"), "lib-dynload"),
+    "z3": os.path.dirname(spec.origin) if spec and spec.origin else None,
+}))
+"""
+
+
+class Runtime:
+    """What to bind for one interpreter (found once per interpreter and cached)."""
+
+    def __init__(self, info: dict, libraries: list[str]) -> None:
+        self.executable: str = info["executable"]
+        self.stdlib = sorted({os.path.realpath(info["stdlib"]),
+                              os.path.realpath(info["platstdlib"])})
+        self.hidden_site = sorted(os.path.realpath(p) for p in info["site"]
+                                  if os.path.isdir(p)
+                                  and any(os.path.realpath(p).startswith(s + "/")
+                                          for s in self.stdlib))
+        self.z3 = os.path.realpath(info["z3"]) if info["z3"] else None
+        self.libraries = libraries
+
+
+def _libraries(files: list[str]) -> list[str]:
+    """Shared libraries that ``files`` need, as ``ldd`` (the dynamic loader) resolves them."""
+    ldd = shutil.which("ldd")
+    if ldd is None:
+        raise OSError("ldd (libc-bin) not found: cannot tell which libraries to bind")
+    found = set()
+    for start in range(0, len(files), 64):
+        done = subprocess.run([ldd, *files[start:start + 64]], capture_output=True, text=True,
+                              timeout=60, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})
+        for line in done.stdout.splitlines():
+            for word in line.split():
+                if word.startswith("/") and not word.endswith(":") and os.path.exists(word):
+                    found.add(word)
+    return sorted(found - set(files))
+
+
+@functools.lru_cache(maxsize=4)
+def runtime(python: str) -> Runtime:
+    """The runtime of ``python``: its real executable, standard library, z3, libraries."""
+    done = subprocess.run([python, "-I", "-c", _PROBE], capture_output=True, text=True,
+                          timeout=60, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"})
+    if done.returncode != 0:
+        raise OSError(f"cannot inspect {python}: {done.stderr.strip()[-300:]}")
+    info = json.loads(done.stdout)
+    files = [info["executable"], *sorted(glob.glob(os.path.join(info["dynload"], "*.so")))]
+    if info["z3"]:
+        files += sorted(glob.glob(os.path.join(info["z3"], "lib", "*.so*")))
+    return Runtime(info, _libraries(files))
+
+
+def seccomp_filter(block_shared_memory: bool):
+    """A temporary file holding the filter as BPF, for ``bwrap --seccomp FD``."""
+    import pyseccomp
+
+    rules = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+    for name in ("socket", "socketpair"):
+        rules.add_rule(pyseccomp.ERRNO(errno.EACCES), name,
+                       pyseccomp.Arg(0, pyseccomp.EQ, AF_UNIX))
+    # io_uring can create sockets past this filter; the rest have no use in a z3 program
+    # and widen what a process that is uid 0 outside its namespace can reach
+    names = ["io_uring_setup", "io_uring_enter", "io_uring_register", "keyctl", "add_key",
+             "request_key", "bpf", "perf_event_open", "userfaultfd", "kexec_load",
+             "kexec_file_load", "init_module", "finit_module", "delete_module", "acct",
+             "swapon", "swapoff", "syslog", "mount", "umount2", "pivot_root", "setns",
+             "unshare"]
+    if block_shared_memory:
+        names += ["memfd_create", "memfd_secret", "shmget"]
+    for name in names:
+        rules.add_rule(pyseccomp.ERRNO(errno.EPERM), name)
+    handle = tempfile.TemporaryFile()
+    rules.export_bpf(handle)
+    handle.flush()
+    handle.seek(0)
+    return handle
+
+
+def _bind(source: str, dest: str) -> list[str]:
+    return ["--ro-bind", source, dest]
+
+
+def bwrap_command(bwrap: str, rt: Runtime, *, seccomp_fd: int, status_fd: int,
+                  json_fd: int, tmpfs_mb: int, config: dict) -> list[str]:
+    """The full command: bwrap's options, then the sandbox's first process."""
+    uid = str(config["uid"])
+    cmd = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+           "--new-session", "--cap-drop", "ALL", "--clearenv", "--as-pid-1",
+           "--uid", uid, "--gid", uid, "--hostname", "sandbox",
+           "--json-status-fd", str(json_fd), "--seccomp", str(seccomp_fd)]
+    for link in TOP_LEVEL_LINKS:
+        if os.path.islink(link):
+            cmd += ["--symlink", os.readlink(link), link]
+    cmd += _bind(rt.executable, rt.executable)
+    for path in rt.stdlib:
+        cmd += _bind(path, path)
+    for path in rt.hidden_site:
+        cmd += ["--size", "4096", "--tmpfs", path, "--remount-ro", path]
+    if rt.z3:
+        cmd += _bind(rt.z3, f"{SITE_INSIDE}/z3")
+    for lib in rt.libraries:
+        dest = os.path.join(os.path.realpath(os.path.dirname(lib)), os.path.basename(lib))
+        cmd += _bind(os.path.realpath(lib), dest)
+    cmd += _bind(str(INIT_SCRIPT), INIT_INSIDE)
+    # bwrap covers /proc/sys only when the directory itself is writable; its files are
+    # writable by owner bits, and the sandbox's uid is the caller's outside (root here)
+    cmd += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
+            "--size", str(1 << 20), "--perms", "1777", "--tmpfs", "/dev/shm",
+            "--remount-ro", "/dev",
+            "--size", str(tmpfs_mb << 20), "--perms", "1777", "--tmpfs", "/tmp",
+            "--remount-ro", "/", "--chdir", "/tmp",
+            "--", rt.executable, "-I", "-S", "-B", INIT_INSIDE, json.dumps(config)]
+    return cmd
