@@ -8,20 +8,27 @@ Engines:
 * ``internal``: ground in-process, then A* (``optimal=True``; LM-cut, or h_max with
   conditional effects/axioms) or greedy best-first search with h_FF.
 * ``fd``: Fast Downward as a subprocess on the PDDL that ``pddl/writer.py`` prints.
-* ``auto`` (default): a two-step portfolio, set from measurements. A Fast Downward run
-  costs ~0.35 s before it searches (interpreter start and translation; median 359 ms on
-  ACPBench states, ``benchmarks/results/hstar.md``), while in-process search answers most
-  ACPBench-sized and small IPC tasks well within that (median 50 ms, parse and grounding
-  included). So ``auto`` grounds in-process when the lifted problem is small
-  (``AUTO_MAX_OBJECTS``, ``AUTO_MAX_INIT``) and the ground task has at most
+* ``auto`` (default): a portfolio, set from measurements (``benchmarks/results/
+  solve_portfolio.md``, ``ground.md``). A Fast Downward run costs ~0.35 s before it searches
+  (interpreter start and translation; median 359 ms on ACPBench states,
+  ``benchmarks/results/hstar.md``), while in-process search answers most ACPBench-sized and
+  small IPC tasks well within that. So ``auto`` grounds in-process when the lifted problem
+  is small (``AUTO_MAX_OBJECTS``, ``AUTO_MAX_INIT``) and the ground task has at most
   ``AUTO_MAX_ACTIONS`` actions, searches in-process for at most ``AUTO_INTERNAL_BUDGET_S``
   seconds, and hands the rest of the time limit to Fast Downward when that search neither
   found a plan nor proved unsolvability. Every MANIFEST task with a known optimal cost is
-  solved this way within 10 s (``tests/search/test_solve.py``). Bigger tasks go to Fast
-  Downward directly: in-process grounding is then still faster than FD's translator
-  (satellite p36 59 s vs 178 s, rovers p40 6 s vs 57 s, airport p50 14 s vs 242 s), but one
-  LM-cut evaluation on tens of thousands of ground actions takes seconds in Python (on
-  parking p03-011, 4332 actions, 256 A* expansions took 358 s), where FD's C++ search wins.
+  solved this way within 10 s (``tests/search/test_solve.py``).
+
+  Bigger tasks: one h_FF or LM-cut evaluation on tens of thousands of ground actions takes
+  milliseconds to seconds in Python (parking p03-011, 4332 actions: 256 A* expansions took
+  358 s), where FD's C++ search wins, so a big STRIPS task goes to Fast Downward directly.
+  But FD's translator grounds quantified and conditional (ADL) domains slowly: on
+  airport-adl it needs 92 s of CPU on p50 where ours grounds in 2.3 s, and on airport-adl
+  p21 ``auto`` used to spend 95 s in Fast Downward on a task the internal search solves in
+  4.7 s (issue 9). So a big lifted task whose domain has quantifiers, conditional effects,
+  disjunctions or derived predicates (``ADL_FEATURES``, read from the domain as
+  ``features.py`` does) is ground in-process and searched there for
+  ``AUTO_ADL_SHARE`` of the time limit before Fast Downward gets the rest.
 
 ``UNSOLVABLE`` is reported only with a proof: the goal is relaxed-unreachable, a complete
 search with a safe heuristic exhausted the state space, or Fast Downward proved it. Any limit
@@ -32,9 +39,10 @@ from __future__ import annotations
 
 import time
 
-from planning_core.errors import UnsupportedFeature
+from planning_core.errors import EngineError, UnsupportedFeature
 from planning_core.ground.task import Task
 from planning_core.heuristics.relaxed import goal_relaxed_reachable
+from planning_core.limits import Budget, LimitReached, Limits
 from planning_core.pddl import ast as A
 from planning_core.result import SolveResult, Status
 from planning_core.search.astar import SearchOutcome, astar, greedy
@@ -44,20 +52,26 @@ AUTO_MAX_OBJECTS = 150
 AUTO_MAX_INIT = 2000
 AUTO_MAX_ACTIONS = 3000
 AUTO_INTERNAL_BUDGET_S = 1.0
+AUTO_ADL_SHARE = 0.5
+ADL_FEATURES = frozenset({"conditional_effects", "quantifiers", "disjunctions",
+                          "derived_predicates"})
 
 
-def ground_task(domain: A.Domain, problem: A.Problem) -> Task:
+def ground_task(domain: A.Domain, problem: A.Problem, budget: Budget | None = None) -> Task:
     """The ground task (the grounder's ``ground``; imported late to keep start-up cheap)."""
     from planning_core.ground.grounder import ground
-    return ground(domain, problem)
+    return ground(domain, problem, budget=budget)
 
 
 def internal_search(task: Task, *, optimal: bool = True, time_limit: float = 60.0,
-                    state: int | None = None, node_limit: int | None = None) -> SearchOutcome:
+                    state: int | None = None, node_limit: int | None = None,
+                    budget: Budget | None = None) -> SearchOutcome:
     """A* with the feature-chosen admissible heuristic, or greedy best-first with h_FF."""
     if optimal:
-        return astar(task, state=state, time_limit=time_limit, node_limit=node_limit)
-    return greedy(task, state=state, time_limit=time_limit, node_limit=node_limit)
+        return astar(task, state=state, time_limit=time_limit, node_limit=node_limit,
+                     budget=budget)
+    return greedy(task, state=state, time_limit=time_limit, node_limit=node_limit,
+                  budget=budget)
 
 
 def _from_outcome(out: SearchOutcome, t0: float, extra: dict) -> SolveResult:
@@ -68,6 +82,22 @@ def _from_outcome(out: SearchOutcome, t0: float, extra: dict) -> SolveResult:
 
 def _small_lifted(problem: A.Problem) -> bool:
     return len(problem.objects) <= AUTO_MAX_OBJECTS and len(problem.init) <= AUTO_MAX_INIT
+
+
+def _adl_domain(domain: A.Domain) -> bool:
+    """Whether the domain uses a feature FD's translator grounds slowly (``ADL_FEATURES``)."""
+    from planning_core.pddl.writer import write_domain
+    from planning_core.search.features import features_from_text
+    return bool(ADL_FEATURES & set(features_from_text(write_domain(domain)).names()))
+
+
+def auto_route(domain: A.Domain, problem: A.Problem) -> str:
+    """The first step of ``engine="auto"`` for a task: ``"internal"`` (ground in-process,
+    search briefly, then Fast Downward), ``"internal-long"`` (ground in-process, search for
+    ``AUTO_ADL_SHARE`` of the time) or ``"fd"`` (Fast Downward on the lifted task)."""
+    if _small_lifted(problem):
+        return "internal"
+    return "internal-long" if _adl_domain(domain) else "fd"
 
 
 def solve_fd(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
@@ -84,8 +114,15 @@ def solve_fd(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
 
 
 def solve(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
-          time_limit: float = 60.0, engine: str = "auto", task: Task | None = None) -> SolveResult:
-    """Solve a parsed task; see the module docstring. ``task`` reuses a grounding."""
+          time_limit: float = 60.0, engine: str = "auto", task: Task | None = None,
+          budget: Budget | None = None) -> SolveResult:
+    """Solve a parsed task; see the module docstring. ``task`` reuses a grounding.
+
+    ``time_limit`` is CPU seconds for the in-process work (grounding and search) and the
+    limit handed to Fast Downward; ``budget`` (``planning_core.limits``), when given,
+    replaces it and adds a memory limit (and the command line's wall-clock guard). Any limit
+    gives ``UNKNOWN`` with the limit named in ``reason``.
+    """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
     # PDDL3 trajectory constraints: no engine below honours them, so they are solved by
@@ -96,30 +133,49 @@ def solve(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
         return solve_constrained(domain, problem, optimal=optimal, time_limit=time_limit,
                                  engine=engine, task=task)
     t0 = time.perf_counter()
-    if engine == "fd" or (engine == "auto" and task is None and not _small_lifted(problem)):
-        return solve_fd(domain, problem, optimal=optimal, time_limit=time_limit)
+    budget = budget if budget is not None else Budget(Limits(time_s=time_limit))
+
+    def left() -> float:
+        remaining = budget.remaining_s()
+        return time_limit - (time.perf_counter() - t0) if remaining is None else remaining
+
+    def unknown(err: LimitReached, extra: dict) -> SolveResult:
+        stats = dict(extra, limit_detail=err.detail)
+        return SolveResult(Status.UNKNOWN, None, None, "internal", time.perf_counter() - t0,
+                           tuple(sorted(stats.items())), err.limit)
+
+    route = auto_route(domain, problem) if engine == "auto" else engine
+    if engine == "fd" or (task is None and route == "fd"):
+        return solve_fd(domain, problem, optimal=optimal, time_limit=left())
     try:
         if task is None:
-            task = ground_task(domain, problem)
-    except UnsupportedFeature:
+            task = ground_task(domain, problem, budget)
+    except UnsupportedFeature as unsupported:
         if engine == "internal":
             raise
-        return solve_fd(domain, problem, optimal=optimal, time_limit=time_limit - (time.perf_counter() - t0))
+        try:
+            return solve_fd(domain, problem, optimal=optimal, time_limit=left())
+        except EngineError:               # FD refuses it too: the feature is the answer
+            raise unsupported from None
+    except LimitReached as err:
+        return unknown(err, {"phase": "grounding"})
     ground_s = time.perf_counter() - t0
     extra = {"ground_s": round(ground_s, 4), "facts": len(task.facts), "actions": len(task.actions)}
     if not goal_relaxed_reachable(task):
         return SolveResult(Status.UNSOLVABLE, None, None, "internal", time.perf_counter() - t0,
                            tuple(sorted(extra.items())), "relaxed unreachable")
-    remaining = time_limit - (time.perf_counter() - t0)
-    if engine == "auto" and len(task.actions) > AUTO_MAX_ACTIONS:
-        return solve_fd(domain, problem, optimal=optimal, time_limit=remaining)
-    budget = remaining if engine == "internal" else min(remaining, AUTO_INTERNAL_BUDGET_S)
-    out = internal_search(task, optimal=optimal, time_limit=budget)
+    if route == "internal-long":
+        share = left() * AUTO_ADL_SHARE
+    elif engine == "auto" and len(task.actions) > AUTO_MAX_ACTIONS:
+        return solve_fd(domain, problem, optimal=optimal, time_limit=left())
+    else:
+        share = AUTO_INTERNAL_BUDGET_S
+    stage = budget if engine == "internal" else budget.sub(share)
+    out = internal_search(task, optimal=optimal, budget=stage)
     if out.status is not Status.UNKNOWN or engine == "internal":
         return _from_outcome(out, t0, extra)
-    remaining = time_limit - (time.perf_counter() - t0)
-    if remaining <= 0.05:
+    if out.reason == "memory limit" or left() <= 0.05:
         return _from_outcome(out, t0, extra)
-    res = solve_fd(domain, problem, optimal=optimal, time_limit=remaining)
+    res = solve_fd(domain, problem, optimal=optimal, time_limit=left())
     return SolveResult(res.status, res.plan, res.cost, res.engine, time.perf_counter() - t0,
                        res.stats, res.reason)

@@ -136,7 +136,10 @@ def _up_readable(plans: tuple[Path, ...]) -> tuple[Path, ...]:
 
 # Folders of nested fixture sets with their own README and tests (not one domain each):
 # pddl3/ holds PDDL3 trajectory-constraint domains, checked by tests/temporal/test_pddl3.py.
-NESTED = ("pddl3",)
+# household/ (generated problems, no stored plans) and profiles/ (adaptive-planning profiles)
+# are checked by tests/adaptive/; toolplans/ holds tool-use tasks (JSON), checked by
+# tests/toolplans/test_dataset.py.
+NESTED = ("pddl3", "household", "profiles", "toolplans")
 
 
 def test_every_domain_is_present_and_listed_in_readme():

@@ -4,7 +4,8 @@
 ``pddl`` only; ``validators`` build on the engine, never the other way; ``console`` (the
 ``planning-core`` entry point) sits on top and is the one module that knows both. Inside
 ``validators`` the rooms point one way too: ``formalizations`` build on ``cope`` and
-``models``; ``acp``, ``cope`` and ``models`` import no other room, and ``acp.answers``
+``models``, ``acp`` on ``models`` (``acp run`` asks a model), ``toolplans`` on ``acp`` (its
+JSON Lines results I/O); ``cope`` and ``models`` import no other room, and ``acp.answers``
 (text -> parsed answer) imports nothing else of ``acp``. ``docs/architecture.md`` draws the
 same picture.
 
@@ -27,6 +28,7 @@ LAYER_OF = {
     "planning_core.grammar_files": "base",
     "planning_core.grammars": "base",
     "planning_core.result": "base",
+    "planning_core.limits": "base",
     "planning_core.pddl": "pddl",
     "planning_core.validate": "validate",
     "planning_core.ground": "ground",
@@ -37,6 +39,7 @@ LAYER_OF = {
     "planning_core.cli": "cli",
     "planning_core.validators": "validators",
     "planning_core.console": "console",
+    "planning_core.up_engine": "cli",
 }
 ENGINE = {"base", "pddl", "validate", "ground", "heuristics", "search", "temporal", "solve",
           "cli"}
@@ -61,13 +64,17 @@ ROOM_OF = {
     "planning_core.validators.cope": "cope",
     "planning_core.validators.formalizations": "formalizations",
     "planning_core.validators.models": "models",
+    "planning_core.validators.adaptive": "adaptive",
+    "planning_core.validators.toolplans": "toolplans",
 }
 ROOM_MAY_IMPORT = {
     "acp.answers": {"acp.answers"},
-    "acp": {"acp", "acp.answers"},
+    "acp": {"acp", "acp.answers", "models"},
     "cope": {"cope"},
     "formalizations": {"formalizations", "cope", "models"},
     "models": {"models"},
+    "adaptive": {"adaptive", "models"},
+    "toolplans": {"toolplans", "acp"},   # the batch command reuses acp's JSON Lines I/O
 }
 
 

@@ -8,7 +8,8 @@ the README), one :class:`ExitCode` for every command:
 1    the answer is no: a plan is invalid (validate), the task is proved unsolvable
      (solve), a finding (cope check), a gold answer that does not score 1 (acp check-gold)
 2    bad input: missing or unreadable file, syntax or semantic error, bad arguments
-3    unknown: a solver hit its time or memory limit (solve, landmarks)
+3    unknown: a time or memory limit ran out before an answer (validate, solve, ground,
+     reachable, landmarks)
 4    internal error (a bug in planning_core: please report it; no traceback is shown
      unless PLANNING_CORE_DEBUG=1)
 130  interrupted
@@ -33,7 +34,14 @@ from typing import Callable, Sequence
 
 from planning_core.errors import PlanningError
 
-__all__ = ["ArgumentParser", "CommandGroup", "ExitCode", "build_parser", "main", "run"]
+__all__ = ["ArgumentParser", "CommandGroup", "ExitCode", "add_version", "build_parser", "main",
+           "run", "version"]
+
+
+#: Set by :func:`main` when it reads ``sys.argv`` (the console script): only a process of
+#: our own may get a process-wide RLIMIT_AS (``engine.budget_of``), not one that calls
+#: ``main([...])`` from inside (tests, notebooks).
+CAP_ADDRESS_SPACE = False
 
 
 class ExitCode(IntEnum):
@@ -71,7 +79,33 @@ def build_parser(groups: Sequence[CommandGroup]) -> ArgumentParser:
     sub.required = True
     for register in groups:
         register(sub)
+    add_version(parser)
+    for command in sub.choices.values():
+        add_version(command)
     return parser
+
+
+def version() -> str:
+    """The installed distribution's version (``planning-core --version``)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+    try:
+        return dist_version("planning-core")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def add_version(parser: argparse.ArgumentParser) -> None:
+    """``--version`` on ``parser`` (every command has one, as VAL's users expect)."""
+    if "--version" not in parser._option_string_actions:
+        parser.add_argument("--version", action="version",
+                            version=f"{parser.prog} (planning-core) {version()}")
+
+
+def error_line(err: PlanningError) -> str:
+    """``file:line:col: error: message``: the one error-line format of every command (the
+    format compilers print, which editors and CI logs turn into links)."""
+    return f"{err.location()}: error: {err.message}" if err.file else f"error: {err.message}"
 
 
 def run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
@@ -79,7 +113,7 @@ def run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> 
     try:
         return func(args)
     except PlanningError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -99,6 +133,9 @@ def main(argv: Sequence[str] | None, groups: Sequence[CommandGroup]) -> int:
     """Parse ``argv`` against the commands of ``groups`` and run the chosen one."""
     parser = build_parser(groups)
     args = parser.parse_args(argv)
+    if argv is None:  # the console script, a process of our own: RLIMIT_AS as a last resort
+        global CAP_ADDRESS_SPACE
+        CAP_ADDRESS_SPACE = True
     code = run(args.func, args)
     sys.stdout.flush()
     return int(code)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["MAX_SECONDS", "seconds", "positive_int"]
+__all__ = ["MAX_SECONDS", "seconds", "positive_int", "non_negative_int", "non_negative_float"]
 
 MAX_SECONDS = 1_000_000.0  # about 11.5 days: far beyond any real run, far below time_t limits
 
@@ -25,11 +25,29 @@ def seconds(text: str) -> float:
     return value
 
 
-def positive_int(text: str) -> int:
+def _whole_number(text: str, least: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be at least {least}: {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    return _whole_number(text, 1)
+
+
+def non_negative_int(text: str) -> int:
+    return _whole_number(text, 0)
+
+
+def non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0: {text!r}")
     return value

@@ -2,8 +2,10 @@
 
 :func:`register` adds them to ``planning-core``'s parser with ``cmd_<name>`` as each one's
 handler; each handler prints to stdout and returns the exit code. ``args`` carries
-``domain``, ``problem``, ``json`` and, per command, ``dump`` (ground), ``optimal``,
-``time_limit`` and ``engine`` (solve).
+``domain``, ``problem`` (the two files in either order: their roles are told apart by
+content, as ``validate`` does), ``json``, ``time_limit`` (seconds: CPU time for the
+verdict, and wall-clock time as a guard for the user), ``memory_limit`` (MB; default half
+the machine) and, per command, ``dump`` (ground), ``optimal`` and ``engine`` (solve).
 
 Exit codes:
 
@@ -13,7 +15,8 @@ Exit codes:
       relaxed-unreachable, so no plan exists (the output is still printed)
 2     bad input: a file that cannot be read or parsed, or semantic errors (undeclared
       names, arity, types); every error is printed to stderr as ``file:line:col: message``
-3     unknown: a time limit ran out before an answer (``solve``)
+3     unknown: the time or memory limit ran out before an answer (every command; the
+      limit is named on stderr, and ``solve`` prints ``; status = unknown (time limit)``)
 ====  ==================================================================================
 
 Output: ``solve`` prints the plan in VAL's plan format (one ``(action args)`` per line),
@@ -27,7 +30,8 @@ import json
 import sys
 import time
 
-from planning_core.cli import ExitCode
+from planning_core import cli
+from planning_core.cli import ExitCode, error_line
 from planning_core.cli.args import seconds
 from planning_core.errors import PlanningError
 
@@ -36,29 +40,72 @@ class _BadInput(Exception):
     """Carries the diagnostics already printed; becomes exit code 2."""
 
 
+def _roles(first: str, second: str) -> tuple[str, str]:
+    """(domain path, problem path) of two files given in either order (by content)."""
+    from planning_core.pddl.files import read_text
+    from planning_core.cli.validate import classify
+    try:
+        if classify(read_text(first)) == "problem" and classify(read_text(second)) == "domain":
+            return second, first
+    except PlanningError:
+        pass                          # the parser below reports the unreadable file
+    return first, second
+
+
 def _load(args):
     """Parse and check both files; print every error as file:line:col and raise _BadInput."""
     from planning_core.pddl.checker import check, errors_of
     from planning_core.pddl.parser import parse_domain_file, parse_problem_file
+    args.domain, args.problem = _roles(args.domain, args.problem)
     try:
         domain = parse_domain_file(args.domain)
         problem = parse_problem_file(args.problem)
     except PlanningError as err:
-        print(str(err), file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         raise _BadInput() from None
-    errors = errors_of(check(domain, problem))
+    diags = check(domain, problem)
+    if not getattr(args, "no_warnings", False):
+        for d in diags:
+            if d.severity == "warning":
+                print(str(d), file=sys.stderr)
+    errors = errors_of(diags)
     if errors:
         for d in errors:
-            loc = ":".join(str(x) for x in (d.file or args.domain, d.line, d.column)
-                           if x is not None)
-            print(f"{loc}: {d.message}", file=sys.stderr)
+            print(str(d) if d.file else f"{args.domain}: error: {d.message}", file=sys.stderr)
         raise _BadInput()
     return domain, problem
 
 
-def _ground(domain, problem):
+def budget_of(args):
+    """The ``Budget`` of a command: ``--time-limit`` CPU seconds (and as many wall-clock
+    seconds, to give the user their prompt back on a busy machine), ``--memory-limit`` MB."""
+    from planning_core.limits import Budget, Limits
+    seconds = getattr(args, "time_limit", None)
+    memory = getattr(args, "memory_limit", None)
+    budget = Budget(Limits(time_s=seconds, memory_mb=memory, wall_s=seconds))
+    if cli.CAP_ADDRESS_SPACE and budget.memory_mb is not None:
+        _cap_address_space(budget.memory_mb)
+    return budget
+
+
+
+def _cap_address_space(memory_mb: float) -> None:
+    """The last resort behind the estimates: a soft RLIMIT_AS of twice the memory limit
+    (address space runs ahead of resident memory), so an allocation the meters did not see
+    fails with ``MemoryError`` instead of swapping the machine. Only the soft limit: Fast
+    Downward children set their own (``limited_process``)."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = int(max(2 * memory_mb, memory_mb + 1024) * 2**20)
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    if soft == resource.RLIM_INFINITY or soft > cap:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+
+
+def _ground(domain, problem, budget):
     from planning_core.ground.grounder import ground
-    return ground(domain, problem)
+    return ground(domain, problem, budget=budget)
 
 
 def _number(x: float | None):
@@ -68,13 +115,19 @@ def _number(x: float | None):
 
 
 def _guarded(func):
+    from planning_core.limits import LimitReached
+
     def run(args) -> int:
         try:
             return func(args)
         except _BadInput:
             return ExitCode.BAD_INPUT
+        except LimitReached as err:
+            return _unknown(args, err.limit, err.detail)
+        except MemoryError:           # RLIMIT_AS, the command line's last resort
+            return _unknown(args, "memory limit", "out of memory")
         except PlanningError as err:
-            print(str(err), file=sys.stderr)
+            print(error_line(err), file=sys.stderr)
             return ExitCode.BAD_INPUT
     run.__name__ = func.__name__
     run.__doc__ = func.__doc__
@@ -85,6 +138,15 @@ def _out(text: str) -> None:
     sys.stdout.write(text + "\n")
 
 
+def _unknown(args, limit: str, detail: str) -> int:
+    if getattr(args, "json", False):
+        _out(json.dumps({"status": "unknown", "reason": limit, "detail": detail}))
+    else:
+        _out(f"; status = unknown ({limit})")
+    print(f"unknown: {limit}: {detail}", file=sys.stderr)
+    return ExitCode.UNKNOWN
+
+
 # ------------------------------------------------------------------------ commands
 
 @_guarded
@@ -92,7 +154,7 @@ def cmd_ground(args) -> int:
     """Counts of the ground task (and with --dump the task itself)."""
     domain, problem = _load(args)
     t0 = time.perf_counter()
-    task = _ground(domain, problem)
+    task = _ground(domain, problem, budget_of(args))
     elapsed = time.perf_counter() - t0
     counts = {"facts": len(task.facts), "actions": len(task.actions),
               "axioms": len(task.axioms), "time_s": round(elapsed, 6)}
@@ -148,7 +210,7 @@ def cmd_reachable(args) -> int:
     from planning_core.ground.facts import atom_str
     from planning_core.heuristics.relaxed import reachable
     domain, problem = _load(args)
-    task = _ground(domain, problem)
+    task = _ground(domain, problem, budget_of(args))
     r = reachable(task)
     atoms = sorted(set(task.atoms_of(r.facts)) | set(task.static_atoms))
     atom_texts = [atom_str(a) for a in atoms]
@@ -174,8 +236,9 @@ def cmd_landmarks(args) -> int:
     from planning_core.heuristics.landmarks import rhw_landmarks
     from planning_core.heuristics.relaxed import goal_relaxed_reachable
     domain, problem = _load(args)
-    task = _ground(domain, problem)
-    graph = rhw_landmarks(task)
+    budget = budget_of(args)
+    task = _ground(domain, problem, budget)
+    graph = rhw_landmarks(task, budget=budget)
     goal_ok = goal_relaxed_reachable(task)
     if getattr(args, "json", False):
         lms = [{"landmark": str(lm), "goal": lm.is_goal, "initial": lm.is_true}
@@ -204,7 +267,7 @@ def cmd_solve(args) -> int:
     domain, problem = _load(args)
     result = solve(domain, problem, optimal=bool(getattr(args, "optimal", False)),
                    time_limit=_time_limit(args),
-                   engine=getattr(args, "engine", "auto") or "auto")
+                   engine=getattr(args, "engine", "auto") or "auto", budget=budget_of(args))
     if getattr(args, "json", False):
         _out(json.dumps({"status": result.status.value,
                          "plan": list(result.plan) if result.plan is not None else [],
@@ -223,9 +286,16 @@ def cmd_solve(args) -> int:
 # ---------------------------------------------------------------- the command line
 
 def _add_task_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("domain", help="domain file")
+    p.add_argument("domain", help="domain file (the two files may come in either order)")
     p.add_argument("problem", help="problem file")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--time-limit", type=seconds, default=60.0, metavar="S",
+                   help="CPU seconds (also wall-clock seconds) before answering unknown, "
+                        "exit 3 (default 60)")
+    p.add_argument("--memory-limit", type=seconds, default=None, metavar="MB",
+                   help="megabytes before answering unknown, exit 3 (default: half the "
+                        "machine's memory, or $PLANNING_CORE_MEMORY_LIMIT_MB)")
+    p.add_argument("--no-warnings", action="store_true", help="do not print warnings")
 
 
 def register(subparsers) -> None:
@@ -246,8 +316,6 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("solve", help="find a plan (optimal with --optimal)")
     _add_task_arguments(p)
     p.add_argument("--optimal", action="store_true", help="find a cost-optimal plan")
-    p.add_argument("--time-limit", type=seconds, default=60.0, metavar="S",
-                   help="seconds before answering unknown (default 60)")
     p.add_argument("--engine", choices=("auto", "internal", "fd"), default="auto",
                    help="in-process search, Fast Downward, or chosen by task size")
     p.set_defaults(func=cmd_solve)

@@ -6,6 +6,19 @@ Users type ``validate plan.txt domain.pddl problem.pddl``; VAL's users type
 told apart by its content: a ``(define (domain ...``, a ``(define (problem ...``, and
 everything else is a plan. Every failure to read or understand an input is reported with
 file, line and column and gives exit code 2; no input produces a traceback.
+
+VAL compatibility: the flags VAL's users pass in scripts are accepted: ``-v`` (per-step
+trace), ``-t TOLERANCE`` (VAL's tolerance for comparing times; classical plans have no
+durations, so it changes nothing here), ``-s`` (silent: only failed plans are reported),
+``-S`` (one line per plan: its value, or ``failed``), ``-c`` (VAL's option to go on after
+an error; each plan here always gets its own verdict, so it changes nothing). After the
+reports comes VAL's summary, ``Successful plans:`` (``Value: V`` and `` PLAN V`` per plan)
+and ``Failed plans:`` (`` PLAN`` per plan), which scripts grep for.
+
+Validation has a time budget (``--time-limit``, CPU seconds, default
+``DEFAULT_TIME_LIMIT_S``): nested quantifiers in derived predicates can take minutes per
+plan, and a plan that hits the limit is reported ``unknown`` (exit code 3 when no plan is
+invalid), never valid or invalid.
 """
 from __future__ import annotations
 
@@ -16,12 +29,15 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence, TextIO
 
-from planning_core.cli import ArgumentParser, ExitCode, run
+from planning_core.cli import ArgumentParser, ExitCode, add_version, error_line, run
+from planning_core.cli.args import seconds
 from planning_core.errors import InputError, PlanningError
 from planning_core.pddl.files import read_text
 
 if TYPE_CHECKING:
     from planning_core.pddl import ast as A
+
+DEFAULT_TIME_LIMIT_S = 60.0
 
 _DEFINE = re.compile(r"\A(?:\s|;[^\n]*(?:\n|\Z))*\(\s*define\s*\(\s*(domain|problem)\b", re.I)
 
@@ -120,15 +136,18 @@ def load_task(domain_path: str, domain_text: str, problem_path: str, problem_tex
 
 
 def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warnings: bool,
-                 out: TextIO, err: TextIO) -> int:
+                 out: TextIO, err: TextIO, time_limit: float | None = DEFAULT_TIME_LIMIT_S,
+                 silent: str = "") -> int:
     """Validate every plan among ``paths``; print the reports to ``out``, problems to ``err``.
 
     The parser, checker and simulator are imported here, not at the top, so that
     registering the command costs ``planning-core``'s other commands nothing.
     """
+    from planning_core.limits import Limits
     from planning_core.pddl.checker import errors_of
     from planning_core.pddl.plans import parse_plan
     from planning_core.validate.render import render_text
+    from planning_core.validate.report import Verdict
     from planning_core.validate.simulator import validate_plan
 
     inputs, problems = _sort_roles(paths)
@@ -137,14 +156,14 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
         if as_json:
             _bad_input_json(plan_paths, problems, [], out)
         for p in problems:  # a missing role has no file to name: say just what is missing
-            print(f"error: {p if p.file else p.message}", file=err)
+            print(error_line(p), file=err)
         return ExitCode.BAD_INPUT
     try:
         domain, problem, diags = load_task(*inputs.domain, *inputs.problem)
     except PlanningError as e:
         if as_json:
             _bad_input_json(plan_paths, [e], [], out)
-        print(f"error: {e}", file=err)
+        print(error_line(e), file=err)
         return ExitCode.BAD_INPUT
     errors = errors_of(diags)
     warnings = tuple(d for d in diags if d.severity == "warning")
@@ -154,16 +173,50 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
         if as_json:
             _bad_input_json(plan_paths, errors, warnings, out)
         return ExitCode.BAD_INPUT
-    all_valid = True
+    reports = []
     for path, text in inputs.plans:
         plan = parse_plan(text, path)
-        report = validate_plan(domain, problem, plan, trace=verbose)
-        all_valid &= report.valid
+        budget = Limits(time_s=time_limit, wall_s=time_limit).budget()
+        report = validate_plan(domain, problem, plan, trace=verbose, budget=budget)
+        reports.append((path, report))
         if as_json:
             print(json.dumps(report.to_json(path, (), warnings if show_warnings else ())), file=out)
-        else:
+        elif silent == "values":
+            print(_value(report.cost) if report.valid
+                  else "unknown" if report.verdict is Verdict.UNKNOWN else "failed", file=out)
+        elif not (silent == "errors" and report.valid):
             print(render_text(report, path, verbose=verbose), file=out)
-    return ExitCode.OK if all_valid else ExitCode.INVALID
+    if not as_json and not silent:
+        print(_summary(reports, Verdict.UNKNOWN), file=out)
+    if all(r.valid for _, r in reports):
+        return ExitCode.OK
+    if any(not r.valid and r.verdict is not Verdict.UNKNOWN for _, r in reports):
+        return ExitCode.INVALID
+    return ExitCode.UNKNOWN
+
+
+def _value(cost) -> str:
+    return "0" if cost is None else f"{cost:g}"
+
+
+def _summary(reports, unknown) -> str:
+    """VAL's closing summary: ``Successful plans:`` and ``Failed plans:`` (and, where VAL has
+    no verdict to give, the plans that stopped at the time limit)."""
+    lines = []
+    good = [(p, r) for p, r in reports if r.valid]
+    bad = [p for p, r in reports if not r.valid and r.verdict is not unknown]
+    open_ = [p for p, r in reports if r.verdict is unknown]
+    if good:
+        lines.append("\nSuccessful plans:")
+        for path, report in good:
+            lines += [f"Value: {_value(report.cost)}", f" {path} {_value(report.cost)}"]
+    if bad:
+        lines.append("\nFailed plans:")
+        lines += [f" {path}" for path in bad]
+    if open_:
+        lines.append("\nPlans without a verdict (time or memory limit):")
+        lines += [f" {path}" for path in open_]
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- the command line
@@ -177,11 +230,25 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true",
                    help="print one JSON object per plan, one per line")
     p.add_argument("--no-warnings", action="store_true", help="do not print warnings")
+    p.add_argument("--time-limit", type=seconds, default=DEFAULT_TIME_LIMIT_S, metavar="S",
+                   help="CPU seconds (also wall-clock seconds) per plan before its verdict is "
+                        f"unknown, exit 3 (default {DEFAULT_TIME_LIMIT_S:g})")
+    p.add_argument("-t", dest="tolerance", type=float, default=None, metavar="TOLERANCE",
+                   help="VAL's time tolerance; accepted, and without effect on classical "
+                        "plans (they have no durations)")
+    p.add_argument("-s", dest="silent", action="store_const", const="errors", default="",
+                   help="silent, as VAL: report only plans that are not valid")
+    p.add_argument("-S", dest="silent", action="store_const", const="values",
+                   help="silent, as VAL: one line per plan, its value or 'failed'")
+    p.add_argument("-c", dest="continue_", action="store_true",
+                   help="VAL's 'continue after errors'; accepted (every plan gets its own "
+                        "verdict anyway)")
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     return run_validate(args.files, verbose=args.verbose, as_json=args.json,
-                        show_warnings=not args.no_warnings, out=sys.stdout, err=sys.stderr)
+                        show_warnings=not args.no_warnings, out=sys.stdout, err=sys.stderr,
+                        time_limit=args.time_limit, silent=args.silent)
 
 
 def register(subparsers) -> None:
@@ -196,7 +263,9 @@ def validate_main(argv: Sequence[str] | None = None) -> int:
     parser = ArgumentParser(prog="validate",
                             description="Validate plans against a PDDL domain and problem, "
                                         "as VAL does. Exit 0: all plans valid; 1: some plan "
-                                        "invalid; 2: bad input.")
+                                        "invalid; 2: bad input; 3: a plan hit the time "
+                                        "limit (unknown).")
     _add_arguments(parser)
+    add_version(parser)
     args = parser.parse_args(argv)
     return int(run(cmd_validate, args))

@@ -36,6 +36,11 @@ blocks 17-0               0.04      0.24        27        29       612 /     578
 
 FD has fewer actions where its mutex invariants prove a precondition contradictory; ours
 are all relaxed-reachable (``tests/ground/test_ipc.py`` checks the atoms against FD's).
+
+Limits: ``ground(..., budget=...)`` meters the fixpoint and instantiation (CPU time and
+estimated memory, ``planning_core.limits``); without a budget the default memory limit
+(half the machine) still holds. Hitting a limit raises ``LimitReached``: a task that
+grounds to millions of actions ends UNKNOWN at the limit instead of filling the machine.
 """
 from __future__ import annotations
 
@@ -49,6 +54,7 @@ from planning_core.ground.instantiate import instantiate
 from planning_core.ground.reachability import Datalog, Rule
 from planning_core.ground.facts import parse_atom
 from planning_core.ground.task import Task
+from planning_core.limits import Budget
 from planning_core.pddl import ast as A
 
 
@@ -216,7 +222,8 @@ def build_plan(domain: A.Domain, problem: A.Problem) -> _Plan:
 
 
 def ground(domain: A.Domain, problem: A.Problem, *, init_atoms: Iterable | None = None,
-           ignore_constraints: bool = False, _plan: _Plan | None = None) -> Task:
+           ignore_constraints: bool = False, budget: Budget | None = None,
+           _plan: _Plan | None = None) -> Task:
     """Ground ``problem`` (or the state ``init_atoms``, which replaces ``:init``) to a Task.
 
     ``init_atoms`` is a complete state, static atoms included, as ``:init`` would list it
@@ -224,6 +231,8 @@ def ground(domain: A.Domain, problem: A.Problem, *, init_atoms: Iterable | None 
     reachable in the delete relaxation from that state are grounded, so the Task is exact for
     that state and its successors, not for states outside them. Measured on ACPBench Hard
     tasks: about 5 ms CPU per grounding, 3.4 ms through ``GroundingCache`` for another state.
+    ``budget`` (``planning_core.limits.Budget``) bounds CPU time and memory; at a limit
+    ``LimitReached`` is raised.
     """
     if not ignore_constraints and (domain.constraints is not None or problem.constraints is not None):
         # a Task has no place for trajectory constraints: a search on it would return plans
@@ -238,11 +247,14 @@ def ground(domain: A.Domain, problem: A.Problem, *, init_atoms: Iterable | None 
     else:
         init = {parse_atom(a) for a in init_atoms}
     _reset(plan)
-    dl = Datalog(plan.rules, plan.static, plan.derived)
-    dl.run(sorted(a for a in init if a[0] not in plan.derived))
-    task = instantiate(plan, dl, init, problem.name)
-    _reset(plan)                       # compiled joins hold the run's indexes: let them go
-    return task
+    budget = budget if budget is not None else Budget()
+    try:
+        dl = Datalog(plan.rules, plan.static, plan.derived, budget)
+        dl.run(sorted(a for a in init if a[0] not in plan.derived))
+        budget.check(rss=True)
+        return instantiate(plan, dl, init, problem.name, budget)
+    finally:
+        _reset(plan)                   # compiled joins hold the run's indexes: let them go
 
 
 def _reset(plan: _Plan) -> None:

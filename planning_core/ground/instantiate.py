@@ -15,6 +15,11 @@ ground actions:
 
 Ground actions are sorted by (name, args, variant order), facts by atom, axioms by layer and
 head, which makes two groundings of one task identical.
+
+Every proto action ticks the run's ``Budget`` and every new bit mask is charged its size
+(an int mask over ``n`` facts takes ``n / 8`` bytes, so a task with many facts and many
+actions needs memory quadratic in its size: 262,144 actions over as many facts need ~8 GB),
+so instantiation stops with ``LimitReached`` at the time or memory limit.
 """
 from __future__ import annotations
 
@@ -27,8 +32,13 @@ from planning_core.ground.normalize import (DNF_LIMIT, FALSE, _Context, _free_va
 from planning_core.ground.reachability import Datalog
 from planning_core.ground.residual import AND, ResidualCompiler, _fold, dnf, to_ast
 from planning_core.ground.task import Task
+from planning_core.limits import Budget
 from planning_core.pddl import ast as A
 
+#: Estimated bytes of one proto action (its key, literal lists and tuple) and of one
+#: GroundAction (object, id tuples); a mask's own bytes are charged separately.
+PROTO_BYTES = 600
+ACTION_BYTES = 400
 UNSATISFIABLE = ("__unsatisfiable-goal",)
 GOAL = ("__goal",)
 
@@ -46,7 +56,7 @@ def _maker(pred: str, tmpl: tuple):
     return lambda b: (pred,) + tuple([b[t] if type(t) is int else t for t in tmpl])
 
 
-def _num(expr, b, slots, values: dict, where: str) -> float:
+def _num(expr, b, slots, values: dict, where: str, file: str | None = None) -> float:
     if expr is None:
         return 0
     if isinstance(expr, A.Number):
@@ -54,11 +64,15 @@ def _num(expr, b, slots, values: dict, where: str) -> float:
     if isinstance(expr, A.FunctionTerm):
         key = (expr.name,) + tuple(b[slots[t]] if A.is_variable(t) else t for t in expr.args)
         if key not in values:
-            raise SemanticError(f"no value for ({' '.join(key)}) in :init ({where})")
+            # as VAL, which refuses a plan using such an action: never a silent cost of 0
+            pos = getattr(expr, "pos", None)
+            raise SemanticError(f"the cost ({' '.join(key)}) of {where} has no value in the "
+                                f"problem's :init", file=file, line=pos and pos.line,
+                                column=pos and pos.column)
         return values[key]
     if isinstance(expr, A.BinaryOp):
-        x = _num(expr.left, b, slots, values, where)
-        y = _num(expr.right, b, slots, values, where)
+        x = _num(expr.left, b, slots, values, where, file)
+        y = _num(expr.right, b, slots, values, where, file)
         if expr.op == "/":
             if not y:
                 raise SemanticError(f"division by zero in the cost of {where}")
@@ -162,10 +176,12 @@ def _effects(g: _Grounding, b: tuple, effects, adds, dels, conds) -> None:
                     conds.append((tuple(sorted(set(p))), tuple(sorted(set(n))), e.delete, ground))
 
 
-def _protos(g: _Grounding) -> tuple[list, list]:
+def _protos(g: _Grounding, budget: Budget) -> tuple[list, list]:
     """Proto actions ``(key, pre_pos, pre_neg, adds, dels, conds, cost)`` and proto axioms
     ``(head, pos, neg)``, all as atom tuples."""
     plan, nt = g.plan, g.plan.nt
+    budget.phase(PROTO_BYTES)
+    tick = budget.tick
     values = {(ni.fluent.name,) + ni.fluent.args: ni.value for ni in nt.problem.numeric_init}
     protos = []
     for av, head, sch, effects in plan.actions:
@@ -198,7 +214,11 @@ def _protos(g: _Grounding) -> tuple[list, list]:
             conds: list = []
             if complex_effects:
                 _effects(g, b, complex_effects, adds, dels, conds)
-            cost = _num(av.cost, b, sch.slots, values, where) if nt.uses_costs else 1
+            cost = (_num(av.cost, b, sch.slots, values,
+                         "action (" + " ".join((av.name,) + tuple(b[:n])) + ")",
+                         nt.domain.filename)
+                    if nt.uses_costs else 1)
+            tick(len(alts))
             for k, (apos, aneg) in enumerate(alts):
                 key = (av.name, b[:n], av.variant, k, b[n:])
                 protos.append((key, pre_pos + apos, pre_neg + aneg, adds, dels, conds, cost))
@@ -208,6 +228,7 @@ def _protos(g: _Grounding) -> tuple[list, list]:
         pos_makers = [_maker(p, t) for p, t in sch.pos if p not in g.static]
         neg_makers = [_maker(p, t) for p, t in sch.neg]
         for b in sorted(set(g.dl.records.get(id(rule), ()))):
+            tick()
             neg = [x for x in (m(b) for m in neg_makers) if g.reachable(x)]
             for apos, aneg in g.alternatives(sch.residual, sch.slots, b) or ():
                 axioms.append((head_maker(b), [m(b) for m in pos_makers] + apos, neg + aneg))
@@ -246,19 +267,23 @@ def _layers(plan, axioms: list) -> dict:
     return level
 
 
-def instantiate(plan, dl: Datalog, init: set, name: str) -> Task:
+def instantiate(plan, dl: Datalog, init: set, name: str, budget: Budget | None = None) -> Task:
     """Build the ground Task from a finished fixpoint ``dl`` (see module docstring)."""
+    budget = budget if budget is not None else Budget()
     g = _Grounding(plan, dl, init)
     goal_axioms: list = []
     goal_pos, goal_neg = _goal(g, goal_axioms)
-    protos, axioms = _protos(g)
+    protos, axioms = _protos(g, budget)
     axioms += goal_axioms + g.fresh_axioms()
     g.release()
     layers = _layers(plan, axioms)
     derived_preds = set(layers)
 
+    budget.phase(0)                  # the passes below build little: count time only
+    tick = budget.tick
     touched: set = set()
     for _, _, _, adds, dels, conds, _ in protos:
+        tick()
         touched.update(adds)
         touched.update(dels)
         touched.update(c[3] for c in conds)
@@ -270,10 +295,13 @@ def instantiate(plan, dl: Datalog, init: set, name: str) -> Task:
     gneg = [a for a in goal_neg if a in fluent]
     if any(a in static for a in goal_neg):
         gpos.append(UNSATISFIABLE)
+    budget.check(rss=True)
     facts = FactIndex(fluent | set(gpos))     # unreachable goal atoms stay, never true
+    budget.check(rss=True)
     ids = facts._ids
 
     interned: dict = {}
+    charge = budget.charge
 
     def mask(atoms) -> tuple[int, tuple[int, ...]]:
         # identical masks are shared: a mask over thousands of facts is a big int, and many
@@ -281,6 +309,8 @@ def instantiate(plan, dl: Datalog, init: set, name: str) -> Task:
         fs = tuple(sorted(set(map(ids.__getitem__, atoms))))
         found = interned.get(fs)
         if found is None:
+            if fs:
+                charge(fs[-1] >> 3)   # before building it: the int takes highest bit / 8 bytes
             m = 0
             for f in fs:
                 m |= 1 << f
@@ -288,11 +318,15 @@ def instantiate(plan, dl: Datalog, init: set, name: str) -> Task:
         return found
 
     protos.sort(key=lambda pr: pr[0])
+    budget.check(rss=True)
+    budget.phase(ACTION_BYTES)
+    tick = budget.tick
     actions: list[GroundAction] = []
     group_key = None
     group: set = set()
     for i, (key, pre_pos, pre_neg, adds, dels, conds, cost) in enumerate(protos):
         protos[i] = None                          # free as we go
+        tick()
         if any(a in static for a in pre_neg):
             continue                              # needs a forever-true atom to be false
         pp, ppi = mask(a for a in pre_pos if a not in static)

@@ -440,6 +440,9 @@ def normalize(domain: A.Domain, problem: A.Problem) -> NormalTask:
     for d in domain.derived:
         axioms += normalize_derived(d, ctx)
     goal = normalize_formula(problem.goal)
-    uses_costs = problem.metric is not None and problem.metric.direction == "minimize"
+    # (:metric minimize (total-time)) in a classical problem: every action takes one time
+    # unit, so the cost is the plan length (unit costs), as VAL reports it
+    uses_costs = (problem.metric is not None and problem.metric.direction == "minimize"
+                  and str(problem.metric.expression) != "(total-time)")
     return NormalTask(domain, problem, objects, tuple(actions), tuple(axioms + ctx.axioms),
                       goal, uses_costs)

@@ -39,6 +39,7 @@ from typing import Sequence
 from planning_core.ground.facts import AtomLike, GroundAtom, atom_str, bits, parse_atom
 from planning_core.ground.task import Task
 from planning_core.heuristics.relaxed import _explore, relaxed_task
+from planning_core.limits import Budget
 
 MAX_DISJUNCTION = 4
 
@@ -91,8 +92,12 @@ class LandmarkGraph:
         return tuple(out)
 
 
-def rhw_landmarks(task: Task, state: int | None = None, *, disjunctive: bool = False) -> LandmarkGraph:
-    """The RHW landmark graph of ``state`` (default: the initial state); see the module doc."""
+def rhw_landmarks(task: Task, state: int | None = None, *, disjunctive: bool = False,
+                  budget: Budget | None = None) -> LandmarkGraph:
+    """The RHW landmark graph of ``state`` (default: the initial state); see the module doc.
+    Each landmark costs a relaxed exploration; ``budget`` is checked before each one and
+    raises ``LimitReached`` at its limit."""
+    budget = budget if budget is not None else Budget()
     rt = relaxed_task(task)
     s = task.init if state is None else state
     achievers: dict[int, list[int]] = {}
@@ -118,6 +123,7 @@ def rhw_landmarks(task: Task, state: int | None = None, *, disjunctive: bool = F
         queue.append(k)
     fact_lms = {g for g in bits(task.goal_pos)}
     while queue:
+        budget.check(rss=True)
         k = queue.pop(0)
         facts = keys[k]
         if any(s >> f & 1 for f in facts):
@@ -161,6 +167,7 @@ def rhw_landmarks(task: Task, state: int | None = None, *, disjunctive: bool = F
     # natural orderings: L strictly before L' when L' is unreachable without L and no
     # operator that could add L' first adds L at the same time
     for k, facts in enumerate(keys):
+        budget.check()
         reached = reach_without.get(facts)
         if reached is None:
             continue

@@ -347,6 +347,9 @@ class Problem:
     constraints: Constraint | None = None
     pos: Pos | None = _pos()
     filename: str | None = field(default=None, compare=False, repr=False)
+    # ``(not (p))`` in :init: accepted as FD and VAL do (the closed world already makes an
+    # unlisted atom false), kept only so that the checker can warn about each
+    negated_init: tuple[Atom, ...] = ()
 
 
 # ----------------------------------------------------------------------- diagnostics

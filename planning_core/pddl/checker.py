@@ -339,6 +339,19 @@ def _duplicates(items, what: str, report: _Report) -> None:
         seen.add(item.name)
 
 
+def _duplicate_types(types, report: _Report) -> None:
+    """A type declared twice is a warning (IPC-2006 storage declares ``area`` under
+    ``object`` and again under ``surface``; FD and VAL accept it): its supertypes are
+    combined, as ``TypeHierarchy`` does."""
+    parents: dict[str, list[str]] = {}
+    for item in types:
+        if item.name in parents:
+            combined = dict.fromkeys(parents[item.name] + list(item.types))
+            report.warning(f"type '{item.name}' is declared twice; its supertypes are "
+                           f"combined: {', '.join(combined)}", item.pos)
+        parents.setdefault(item.name, []).extend(item.types)
+
+
 def check_domain(domain: A.Domain) -> tuple[A.Diagnostic, ...]:
     report = _Report(domain.filename)
     ctx = _Context(domain, None, report)
@@ -346,7 +359,7 @@ def check_domain(domain: A.Domain) -> tuple[A.Diagnostic, ...]:
     for t in ctx.types.cycles():
         where = next((d.pos for d in domain.types if d.name == t), domain.pos)
         report.error(f"type '{t}' is its own supertype (cycle in :types)", where)
-    _duplicates(domain.types, "type", report)
+    _duplicate_types(domain.types, report)
     ctx.check_typed(domain.constants, "constant")
     _duplicates(domain.predicates, "predicate", report)
     _duplicates(domain.functions, "function", report)
@@ -371,6 +384,14 @@ def check_domain(domain: A.Domain) -> tuple[A.Diagnostic, ...]:
     return report.finish()
 
 
+def _atom_text(atom: A.Atom) -> str:
+    return "(" + " ".join((atom.predicate,) + tuple(atom.args)) + ")"
+
+
+def _is_total_time(expr) -> bool:
+    return isinstance(expr, A.FunctionTerm) and expr.name == "total-time" and not expr.args
+
+
 def check_problem(domain: A.Domain, problem: A.Problem) -> tuple[A.Diagnostic, ...]:
     report = _Report(problem.filename)
     ctx = _Context(domain, problem, report)
@@ -387,10 +408,20 @@ def check_problem(domain: A.Domain, problem: A.Problem) -> tuple[A.Diagnostic, .
         ctx.atom(atom, {}, ":init")
         if atom.predicate in ctx.derived:
             report.error(f"derived predicate '{atom.predicate}' cannot appear in :init", atom.pos)
+    positive = set(problem.init)
+    for atom in problem.negated_init:
+        ctx.atom(atom, {}, ":init")
+        also = " (it is also listed as true, and stays true)" if atom in positive else ""
+        report.warning(f"negative literal (not {_atom_text(atom)}) in :init has no effect: "
+                       f"atoms not listed are false (closed world){also}", atom.pos)
     for n in problem.numeric_init:
         ctx.fluent(n.fluent, {}, ":init")
     ctx.formula(problem.goal, {}, ":goal")
-    if problem.metric is not None:
+    if problem.metric is not None and _is_total_time(problem.metric.expression) \
+            and "total-time" not in ctx.functions:
+        report.warning("(:metric ... (total-time)) in a problem without durative actions: "
+                       "the plan's value is its length", problem.metric.pos)
+    elif problem.metric is not None:
         ctx.numeric(problem.metric.expression, {}, ":metric")
     if problem.constraints is not None:
         ctx.constraint(problem.constraints, {}, ":constraints")

@@ -34,6 +34,27 @@ __all__ = ["parse", "parse_domain", "parse_problem", "parse_domain_file", "parse
 
 # ------------------------------------------------------------------- transformer
 
+def _find_function(expr, name: str):
+    """The first ``FunctionTerm`` called ``name`` inside a numeric expression, or None."""
+    todo = [expr]
+    while todo:
+        e = todo.pop()
+        if isinstance(e, A.FunctionTerm) and e.name == name:
+            return e
+        if isinstance(e, A.BinaryOp):
+            todo += [e.right, e.left]
+    return None
+
+
+class _NegatedInit:
+    """``(not (p ...))`` in :init (collected into ``Problem.negated_init``)."""
+
+    __slots__ = ("atom",)
+
+    def __init__(self, atom: A.Atom) -> None:
+        self.atom = atom
+
+
 class _Section:
     """A tagged top-level item of a domain or problem, dispatched on ``kind``."""
 
@@ -287,6 +308,9 @@ class _ToAst(Transformer):
         fluent, value = c
         return A.NumericInit(fluent, float(value), fluent.pos)
 
+    def negated_init(self, c):
+        return _NegatedInit(c[0])
+
     def init_def(self, c):
         return _Section("init", tuple(c))
 
@@ -295,6 +319,12 @@ class _ToAst(Transformer):
 
     def metric_def(self, c):
         direction, expr = c
+        violated = _find_function(expr, "is-violated")
+        if violated is not None:
+            pos = violated.pos
+            raise UnsupportedFeature("'is-violated' is not supported: preferences (PDDL3) in "
+                                     "the metric", line=pos and pos.line,
+                                     column=pos and pos.column)
         return _Section("metric", A.Metric(str(direction), expr, _pos(direction)), _pos(direction))
 
     def problem(self, c):
@@ -303,12 +333,15 @@ class _ToAst(Transformer):
         if len(inits) or any(s.kind == "init" for s in sections):
             atoms = tuple(x for x in inits if isinstance(x, A.Atom))
             numeric = tuple(x for x in inits if isinstance(x, A.NumericInit))
+            negated = tuple(x.atom for x in inits if isinstance(x, _NegatedInit))
             sections = [s for s in sections if s.kind != "init"]
             sections += [_Section("init", atoms), _Section("numeric_init", numeric)]
+            if negated:
+                sections.append(_Section("negated_init", negated))
         return _build(A.Problem, str(name), _pos(name), sections, {
             "domain_name": "domain_name", "requirements": "requirements", "objects": "objects",
             "init": "init", "numeric_init": "numeric_init", "goal": "goal", "metric": "metric",
-            "constraints": "constraints"},
+            "constraints": "constraints", "negated_init": "negated_init"},
             lists={})
 
 

@@ -71,14 +71,21 @@ _NUMERIC_EFFECT = re.compile(r"\(\s*(decrease|assign|scale-up|scale-down)\s*$", 
 _COMPARISON = re.compile(r"\(\s*$")
 
 
+_PREFERENCE = re.compile(r"\(\s*preference(?![\w-])[^()]*$", re.I)
+
+
 def _numeric_feature(text: str, pos: int | None) -> str | None:
     """Name the numeric-fluent construct a syntax error stopped at, if it is one.
 
     The grammar knows only action costs, so ``(> (fuel) 1)`` or ``(decrease (fuel) 1)``
-    would otherwise read as a stray character or a malformed atom."""
+    would otherwise read as a stray character or a malformed atom. A PDDL3 preference
+    ``(preference name (at a))`` reads as an atom ``(preference name`` followed by a stray
+    ``(``; it is named too."""
     if pos is None or pos >= len(text):
         return None
     before = text[max(0, pos - 40):pos]
+    if _PREFERENCE.search(before):
+        return "preference"
     if text[pos] in "<>" and _COMPARISON.search(before):
         return f"the numeric comparison '{text[pos]}'"
     m = _NUMERIC_EFFECT.search(before)
@@ -94,6 +101,10 @@ def explain_syntax_error(text: str, err: UnexpectedInput, filename: str | None,
     numeric = _numeric_feature(text, getattr(err, "pos_in_stream", None)
                                if isinstance(err, UnexpectedCharacters)
                                else getattr(getattr(err, "token", None), "start_pos", None))
+    if numeric == "preference":
+        return UnsupportedFeature(f"'preference' is not supported: "
+                                  f"{UNSUPPORTED_SECTIONS['preference']}",
+                                  file=filename, line=line, column=column)
     if numeric is not None:
         return UnsupportedFeature(f"{numeric} needs numeric fluents, which are not supported "
                                   "(only action costs: increase of total-cost)",

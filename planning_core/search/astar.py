@@ -8,10 +8,13 @@ state re-opens it, which keeps A* optimal with admissible heuristics that are no
 every heuristic offered here is a delete relaxation, whose infinity is a proof of a dead end,
 so a search that empties its open list has proved the task unsolvable.
 
-Limits: ``node_limit`` counts expansions, ``time_limit`` is wall-clock seconds checked before
+Limits: ``node_limit`` counts expansions, ``time_limit`` is CPU seconds of the searching
+thread (``planning_core.limits``: a verdict must not depend on machine load) checked before
 every expansion and every heuristic evaluation (one LM-cut evaluation on a task with
-thousands of actions can take a good fraction of a second); hitting either gives
-``UNKNOWN``, never ``UNSOLVABLE``.
+thousands of actions can take a good fraction of a second); a ``budget`` shared with the
+caller (e.g. ``solve``, which grounded under the same one) replaces ``time_limit``. Stored
+states are charged to the budget's memory estimate (``STATE_BYTES`` plus the state's own
+bits). Hitting any limit gives ``UNKNOWN`` with the limit as reason, never ``UNSOLVABLE``.
 
 ``forbidden`` prunes every successor in which a fact of the mask holds. It implements the
 landmark test of ACPBench Hard (Kokel et al. 2025) without building a new task: a plan that
@@ -32,9 +35,13 @@ from planning_core.ground.facts import GroundAction
 from planning_core.ground.task import Task
 from planning_core.heuristics.lmcut import lmcut_for
 from planning_core.heuristics.relaxed import h_add, h_ff, h_max
+from planning_core.limits import Budget, LimitReached
 from planning_core.result import Status
 
 INF = math.inf
+#: Estimated bytes per stored search state besides its bits (dict slots, parent tuple, heap
+#: entry, cached heuristic value).
+STATE_BYTES = 300
 Heuristic = Callable[[int], float]
 
 
@@ -105,80 +112,93 @@ def _plan(parent: dict, state: int) -> tuple[GroundAction, ...]:
 
 def best_first(task: Task, *, state: int | None = None, heuristic: str | Heuristic | None = None,
                greedy: bool = False, forbidden: int = 0, time_limit: float | None = None,
-               node_limit: int | None = None) -> SearchOutcome:
+               node_limit: int | None = None, budget: Budget | None = None) -> SearchOutcome:
     """A* (``greedy=False``) or greedy best-first search (``greedy=True``, ordered by h, then
     g) from ``state`` (default: the initial state)."""
     t0 = time.perf_counter()
+    budget = Budget.of(budget, time_limit=time_limit)
     start = task.init if state is None else state
     if heuristic is None:
         heuristic = choose_heuristic(task)
     name = heuristic if isinstance(heuristic, str) else getattr(heuristic, "__name__", "custom")
     h = HEURISTICS[heuristic](task, forbidden) if isinstance(heuristic, str) else heuristic
-    deadline = None if time_limit is None else t0 + time_limit
+    counts = [0, 0]                                    # expanded, generated
 
     def outcome(status, actions=None, cost=None, reason=""):
-        return SearchOutcome(status, actions, cost, expanded, generated,
+        return SearchOutcome(status, actions, cost, counts[0], counts[1],
                              time.perf_counter() - t0, reason, name)
 
-    expanded = generated = 0
     if start & forbidden:
         return outcome(Status.UNSOLVABLE, reason="start state has a forbidden fact")
-    h0 = h(start)
-    if h0 == INF:
-        return outcome(Status.UNSOLVABLE, reason="relaxed unreachable")
+    budget.phase(STATE_BYTES + len(task.facts) // 8)
+    try:
+        h0 = h(start)
+        if h0 == INF:
+            return outcome(Status.UNSOLVABLE, reason="relaxed unreachable")
+        return _search(task, start, h, h0, greedy, forbidden, node_limit, budget, counts,
+                       outcome)
+    except LimitReached as err:
+        return outcome(Status.UNKNOWN, reason=err.limit)
+
+
+def _search(task, start, h, h0, greedy, forbidden, node_limit, budget, counts, outcome):
+    """The open-list loop of ``best_first``; ``counts`` receives expansions and generations."""
     best_g: dict[int, float] = {start: 0}
     parent: dict[int, tuple | None] = {start: None}
     hcache: dict[int, float] = {start: h0}
-    counter = 0
+    counter = expanded = generated = 0
     heap = [((h0, 0) if greedy else (h0, h0), 0, 0, start)]
     pop, push = heapq.heappop, heapq.heappush
     is_goal, applicable, progress = task.is_goal, task.applicable, task.progress
-    while heap:
-        _, _, g, s = pop(heap)
-        if g > best_g[s]:
-            continue
-        if is_goal(s):
-            return outcome(Status.SOLVED, _plan(parent, s), g)
-        expanded += 1
-        if deadline is not None and time.perf_counter() > deadline:
-            return outcome(Status.UNKNOWN, reason="time limit")
-        if node_limit is not None and expanded > node_limit:
-            return outcome(Status.UNKNOWN, reason="node limit")
-        for a in applicable(s):
-            t = progress(s, a)
-            if t & forbidden:
+    check, tick = budget.check, budget.tick
+    try:
+        while heap:
+            _, _, g, s = pop(heap)
+            if g > best_g[s]:
                 continue
-            ng = g + a.cost
-            old = best_g.get(t)
-            if old is not None and old <= ng:
-                continue
-            generated += 1
-            ht = hcache.get(t)
-            if ht is None:
-                if deadline is not None and time.perf_counter() > deadline:
-                    return outcome(Status.UNKNOWN, reason="time limit")
-                ht = h(t)
-                hcache[t] = ht
-            if ht == INF:
-                continue
-            best_g[t] = ng
-            parent[t] = (s, a)
-            counter += 1
-            push(heap, ((ht, ng) if greedy else (ng + ht, ht), counter, ng, t))
-    return outcome(Status.UNSOLVABLE, reason="search exhausted")
+            if is_goal(s):
+                return outcome(Status.SOLVED, _plan(parent, s), g)
+            expanded += 1
+            check()
+            if node_limit is not None and expanded > node_limit:
+                return outcome(Status.UNKNOWN, reason="node limit")
+            for a in applicable(s):
+                t = progress(s, a)
+                if t & forbidden:
+                    continue
+                ng = g + a.cost
+                old = best_g.get(t)
+                if old is not None and old <= ng:
+                    continue
+                generated += 1
+                ht = hcache.get(t)
+                if ht is None:
+                    check()
+                    ht = h(t)
+                    hcache[t] = ht
+                    tick()
+                if ht == INF:
+                    continue
+                best_g[t] = ng
+                parent[t] = (s, a)
+                counter += 1
+                push(heap, ((ht, ng) if greedy else (ng + ht, ht), counter, ng, t))
+        return outcome(Status.UNSOLVABLE, reason="search exhausted")
+    finally:
+        counts[0], counts[1] = expanded, generated
 
 
 def astar(task: Task, *, state: int | None = None, heuristic: str | Heuristic | None = None,
           forbidden: int = 0, time_limit: float | None = None,
-          node_limit: int | None = None) -> SearchOutcome:
+          node_limit: int | None = None, budget: Budget | None = None) -> SearchOutcome:
     """Optimal A* search; the heuristic must be admissible (``ADMISSIBLE`` or your own)."""
     return best_first(task, state=state, heuristic=heuristic, forbidden=forbidden,
-                      time_limit=time_limit, node_limit=node_limit)
+                      time_limit=time_limit, node_limit=node_limit, budget=budget)
 
 
 def greedy(task: Task, *, state: int | None = None, heuristic: str | Heuristic = "ff",
            forbidden: int = 0, time_limit: float | None = None,
-           node_limit: int | None = None) -> SearchOutcome:
+           node_limit: int | None = None, budget: Budget | None = None) -> SearchOutcome:
     """Greedy best-first search (h_FF by default): fast, complete, not optimal."""
     return best_first(task, state=state, heuristic=heuristic, greedy=True, forbidden=forbidden,
-                      time_limit=time_limit, node_limit=node_limit)
+                      time_limit=time_limit, node_limit=node_limit, budget=budget)

@@ -7,7 +7,8 @@ A* and of the landmark test compare against, and ``reachable_states`` enumerates
 state space outright.
 
 ``forbidden`` prunes successors in which a fact of the mask holds, as in ``astar.py``.
-Limits give ``UNKNOWN``; an exhausted search proves ``UNSOLVABLE``.
+Limits (``time_limit`` in CPU seconds, or a shared ``budget``: ``planning_core.limits``)
+give ``UNKNOWN``; an exhausted search proves ``UNSOLVABLE``.
 """
 from __future__ import annotations
 
@@ -15,18 +16,22 @@ import time
 from collections import deque
 
 from planning_core.ground.task import Task
+from planning_core.limits import Budget, LimitReached
 from planning_core.result import Status
-from planning_core.search.astar import SearchOutcome, _plan
+from planning_core.search.astar import STATE_BYTES, SearchOutcome, _plan
 
 CHECK_EVERY = 512
 
 
 def bfs(task: Task, *, state: int | None = None, forbidden: int = 0,
-        time_limit: float | None = None, node_limit: int | None = None) -> SearchOutcome:
+        time_limit: float | None = None, node_limit: int | None = None,
+        budget: Budget | None = None) -> SearchOutcome:
     """Breadth-first search from ``state`` (default: initial state)."""
     t0 = time.perf_counter()
     start = task.init if state is None else state
-    deadline = None if time_limit is None else t0 + time_limit
+    budget = Budget.of(budget, time_limit=time_limit)
+    budget.phase(STATE_BYTES + len(task.facts) // 8)
+    tick = budget.tick
     expanded = generated = 0
 
     def outcome(status, actions=None, reason=""):
@@ -44,9 +49,10 @@ def bfs(task: Task, *, state: int | None = None, forbidden: int = 0,
     while queue:
         s = queue.popleft()
         expanded += 1
-        if expanded % CHECK_EVERY == 0 and deadline is not None \
-                and time.perf_counter() > deadline:
-            return outcome(Status.UNKNOWN, reason="time limit")
+        if expanded % CHECK_EVERY == 0:
+            err = budget.exceeded(rss=False)
+            if err is not None:
+                return outcome(Status.UNKNOWN, reason=err.limit)
         if node_limit is not None and expanded > node_limit:
             return outcome(Status.UNKNOWN, reason="node limit")
         for a in applicable(s):
@@ -55,6 +61,10 @@ def bfs(task: Task, *, state: int | None = None, forbidden: int = 0,
                 continue
             generated += 1
             parent[t] = (s, a)
+            try:
+                tick()
+            except LimitReached as err:
+                return outcome(Status.UNKNOWN, reason=err.limit)
             if is_goal(t):
                 return outcome(Status.SOLVED, _plan(parent, t))
             queue.append(t)

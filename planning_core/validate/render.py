@@ -76,6 +76,8 @@ def render_text(report: ValidationReport, plan_path: str | None = None,
         lines.append("Bad plan file!")
         lines += [str(e) for e in report.plan_errors] or [report.message]
         lines.append("Plan invalid")
+    elif verdict is Verdict.UNKNOWN:
+        lines += ["Plan validation stopped without a verdict", report.message]
     else:  # unknown action, wrong arity, unknown object, type error
         lines += ["Bad plan description!", report.message, "", "Plan failed to execute",
                   "", "Plan invalid"]

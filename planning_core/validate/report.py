@@ -26,6 +26,8 @@ class Verdict(Enum):
     TYPE_ERROR = "type_error"
     PLAN_SYNTAX_ERROR = "plan_syntax_error"
     CONSTRAINT_VIOLATED = "constraint_violated"
+    UNDEFINED_VALUE = "undefined_value"      # a step's cost (increase) has no value: VAL refuses
+    UNKNOWN = "unknown"                      # the time limit ran out before a verdict
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,10 @@ object; :func:`validate_plan` keeps the last few of both, keyed by identity.
 """
 from __future__ import annotations
 
+from copy import copy
 from dataclasses import replace
 
+from planning_core.limits import Budget, LimitReached
 from planning_core.pddl import ast as A
 from planning_core.pddl.identity_cache import IdentityCache
 from planning_core.pddl.plans import Plan, PlanStep, parse_plan
@@ -92,8 +94,24 @@ class Validator:
         derived = self.compiled.derived
         return derived.close(base, self.universe) if derived else base
 
-    def validate(self, plan: Plan | str, trace: bool = False) -> ValidationReport:
-        """Simulate ``plan`` from the initial state; ``trace`` records each step's changes."""
+    def validate(self, plan: Plan | str, trace: bool = False,
+                 budget: Budget | None = None) -> ValidationReport:
+        """Simulate ``plan`` from the initial state; ``trace`` records each step's changes.
+
+        ``budget`` (``planning_core.limits``) bounds the CPU time and memory of quantifier
+        and derived-predicate evaluation; at its limit the verdict is ``UNKNOWN``, naming it.
+        """
+        if budget is None:
+            return self._validate(plan, trace)
+        metered = copy(self)
+        metered.universe = self.universe.metered(budget)
+        try:
+            return metered._validate(plan, trace)
+        except LimitReached as err:
+            return ValidationReport(Verdict.UNKNOWN, message=f"validation stopped at the "
+                                    f"{err.limit} ({err.detail}); no verdict")
+
+    def _validate(self, plan: Plan | str, trace: bool) -> ValidationReport:
         if isinstance(plan, str):
             plan = parse_plan(plan)
         if plan.errors:
@@ -118,6 +136,14 @@ class Validator:
             dels: list = []
             incs: list = []
             act.effects(full, binding, universe, fluents, adds, dels, incs)
+            undefined = next((a for _, a in incs if isinstance(a, UndefinedValue)), None)
+            if undefined is not None:
+                return replace(self._fail(
+                    Verdict.UNDEFINED_VALUE, index, step,
+                    f"step {index} {step} (line {step.line}): the value of {undefined.fluent}, "
+                    f"which the step increases a fluent by, is not defined in the problem's "
+                    f":init (VAL refuses such a plan)"), trace=tuple(steps),
+                    warnings=tuple(warnings))
             state.difference_update(dels)
             state.update(adds)
             updates = self._increase(incs, fluents, warnings) if incs else ()
@@ -286,6 +312,6 @@ def validator_for(domain: A.Domain, problem: A.Problem) -> Validator:
 
 
 def validate_plan(domain: A.Domain, problem: A.Problem, plan: Plan | str,
-                  trace: bool = False) -> ValidationReport:
+                  trace: bool = False, budget: Budget | None = None) -> ValidationReport:
     """Validate ``plan`` (parsed, or plan-file text) like VAL; see :class:`Validator`."""
-    return validator_for(domain, problem).validate(plan, trace=trace)
+    return validator_for(domain, problem).validate(plan, trace=trace, budget=budget)

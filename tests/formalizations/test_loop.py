@@ -36,7 +36,7 @@ def test_templates_render_every_field(mini):
     pair = goal_pair(mini)
     for name in TEMPLATES:
         prompt = render(name, pair, domain_file="DOMAIN-TEXT", problem_file="PROBLEM-TEXT",
-                        error="ERROR-TEXT")
+                        error="ERROR-TEXT", program="PROGRAM", formula="FORMULA")
         assert "$" not in prompt, name
     generate = render("pddl_generate", pair)
     order = [generate.index(part) for part in (pair.domain_description,

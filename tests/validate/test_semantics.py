@@ -247,10 +247,12 @@ def test_without_a_metric_the_cost_is_the_plan_length():
     assert r.valid and r.cost == 3
 
 
-def test_an_undefined_cost_is_a_warning_not_a_crash():
+def test_an_undefined_cost_refuses_the_plan_at_its_step():
+    """VAL refuses a plan whose action cost has no value (issue 9, item 13); counting the
+    cost as 0 silently gave a valid plan with a wrong value."""
     r = run(ROADS, roads_problem(lengths="(= (length x y) 5)"), "(drive x y)\n(drive y z)")
-    assert r.valid and r.cost == 5
-    assert any("(length y z)" in w for w in r.warnings)
+    assert not r.valid and r.verdict is Verdict.UNDEFINED_VALUE
+    assert r.step == 2 and r.line == 2 and "(length y z)" in r.message
 
 
 def test_invalid_plans_have_no_cost():

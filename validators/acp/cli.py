@@ -72,6 +72,9 @@ def register(subparsers) -> None:
     _common(p)
     p.set_defaults(func=cmd_check_gold)
 
+    from planning_core.validators.acp.run_cli import add_run_commands
+    add_run_commands(sub)
+
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--time-limit", type=seconds, default=10.0, metavar="S",
@@ -84,27 +87,21 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 # ------------------------------------------------------------------------ score
 
-PLOT_FORMATS = (".png", ".pdf", ".svg")
-
-
-def _check_plot_path(path: str) -> None:
-    p = Path(path)
-    if p.is_dir():
-        raise InputError("is a directory; expected a file name for the plot", file=path)
-    if p.suffix.lower() not in PLOT_FORMATS:
-        raise InputError(f"the plot is written as {', '.join(PLOT_FORMATS)}; "
-                         f"got '{p.suffix or 'no extension'}'", file=path)
-
-
 def cmd_score(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.batch import match_answers, score_jobs
     from planning_core.validators.acp.dataset import done_keys, load_answers, load_questions, read_results
-    from planning_core.validators.acp.report import heatmap, markdown_report, summarize, text_table
+    from planning_core.validators.acp.report import (
+        check_plot_path,
+        heatmap,
+        markdown_report,
+        summarize,
+        text_table,
+    )
     from planning_core.validators.results_file import append_row, open_results
 
     out = Path(args.out)
     if args.plot:
-        _check_plot_path(args.plot)  # before scoring, not after minutes of work
+        check_plot_path(args.plot)  # before scoring, not after minutes of work
     if not out.parent.exists():
         raise InputError("the folder does not exist", file=str(out.parent))
     questions = load_questions(args.questions)

@@ -29,6 +29,7 @@ from planning_core.errors import InputError, PlanningError
 from planning_core.validators.acp.records import GROUPS, TASKS, BadQuestion, Question
 
 __all__ = ["Answer", "BadRow", "DatasetError", "done_keys", "load_answers", "load_questions",
+           "prepare_out",
            "question_index", "read_results"]
 
 _SUFFIXES = (".json", ".jsonl", ".parquet")
@@ -271,3 +272,17 @@ def done_keys(rows: Iterable[dict]) -> set[tuple[str, str]]:
     recorded bad answer row, so that it is not recorded twice."""
     return {(BAD_INPUT, str(r.get("source"))) if r.get("evidence") == BAD_INPUT
             else (str(r.get("task")), str(r.get("id"))) for r in rows}
+
+
+def prepare_out(path: Path) -> None:
+    """Make ``path`` appendable: its folder exists, a torn last line is cut off."""
+    if path.is_dir():
+        raise InputError("is a folder, not a file", file=str(path))
+    if not path.parent.exists():
+        raise InputError("the folder does not exist", file=str(path.parent))
+    if path.exists():
+        data = path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            cut = data.rfind(b"\n") + 1
+            with open(path, "r+b") as f:
+                f.truncate(cut)

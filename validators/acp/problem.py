@@ -24,6 +24,7 @@ from planning_core.errors import PlanningError
 from planning_core.ground.grounder import ground
 from planning_core.ground.facts import GroundAction
 from planning_core.ground.task import Task
+from planning_core.limits import LimitReached, Limits
 from planning_core.pddl import ast as A
 from planning_core.pddl.parser import parse_domain, parse_problem
 from planning_core.pddl.types import TypeHierarchy, object_types, objects_by_type
@@ -33,7 +34,13 @@ from planning_core.validate.report import ValidationReport
 from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.records import Score
 
-__all__ = ["ProblemCache", "ProblemInfo", "atom_key"]
+__all__ = ["GROUND_TIME_LIMIT_S", "ProblemCache", "ProblemInfo", "atom_key"]
+
+#: CPU seconds (and the default memory limit) for grounding one question's problem: an
+#: ACPBench problem grounds in milliseconds, a hostile one must not run on. A limit is
+#: remembered (the budget is CPU time, so the same problem hits it again) and every answer
+#: to the question is then scored unknown.
+GROUND_TIME_LIMIT_S = 60.0
 
 
 def atom_key(name: GroundName) -> tuple[str, ...]:
@@ -95,7 +102,7 @@ class ProblemInfo:
     types: dict[str, tuple[str, ...]]
     hierarchy: TypeHierarchy
     types_of: dict[str, frozenset[str]]  # every object with all the types it belongs to
-    _task: Task | None = None
+    _task: Task | LimitReached | None = None
     _applicable: frozenset[tuple[str, ...]] | None = None
     _objects_by_type: dict[str, tuple[str, ...]] | None = None
     h_stars: dict[int, float] = field(default_factory=dict)
@@ -122,11 +129,18 @@ class ProblemInfo:
 
     @property
     def task(self) -> Task:
-        """The ground task whose initial state is the question's state (built once)."""
+        """The ground task whose initial state is the question's state (built once); raises
+        ``LimitReached`` when grounding hits ``GROUND_TIME_LIMIT_S`` or the memory limit."""
         if self._task is None:
             with self._lock:
                 if self._task is None:
-                    self._task = ground(self.domain, self.problem)
+                    try:
+                        self._task = ground(self.domain, self.problem,
+                                            budget=Limits(time_s=GROUND_TIME_LIMIT_S).budget())
+                    except LimitReached as err:
+                        self._task = err
+        if isinstance(self._task, LimitReached):
+            raise self._task
         return self._task
 
     @property

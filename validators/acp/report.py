@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from planning_core.errors import PlanningError
+from planning_core.errors import InputError, PlanningError
 
 from planning_core.validators.acp.records import TASKS
 
-__all__ = ["Cell", "Summary", "heatmap", "markdown_report", "summarize", "text_table"]
+__all__ = ["PLOT_FORMATS", "Cell", "Summary", "check_plot_path", "heatmap", "markdown_report",
+           "summarize", "text_table"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,3 +169,16 @@ def heatmap(s: Summary, path: str | Path) -> None:
                             file=str(path)) from None
     finally:
         plt.close(fig)
+
+
+PLOT_FORMATS = (".png", ".pdf", ".svg")
+
+
+def check_plot_path(path: str) -> None:
+    """Refuse a plot path that cannot be written (before minutes of work, not after)."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError("is a directory; expected a file name for the plot", file=path)
+    if p.suffix.lower() not in PLOT_FORMATS:
+        raise InputError(f"the plot is written as {', '.join(PLOT_FORMATS)}; "
+                         f"got '{p.suffix or 'no extension'}'", file=path)

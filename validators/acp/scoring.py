@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from planning_core.limits import LimitReached
 from planning_core.validators.acp.problem import ProblemCache
 from planning_core.validators.acp.records import MAX_RESPONSE_BYTES, Question, Score
-from planning_core.validators.acp.scorers.base import DEFAULT_TIME_LIMIT, ScoreContext, Scorer
+from planning_core.validators.acp.scorers.base import (DEFAULT_TIME_LIMIT, ScoreContext, Scorer,
+                                                      unknown)
 from planning_core.validators.acp.scorers.land import score_land
 from planning_core.validators.acp.scorers.nexta import score_nexta
 from planning_core.validators.acp.scorers.plan import score_just, score_val
@@ -79,7 +81,16 @@ class AnswerScorer:
         too_large = oversize(response, self.max_response_bytes)
         if too_large is not None:
             return too_large
-        return SCORERS[q.task](q, response, self.context(q))
+        return _judged(q, response, self.context(q))
+
+
+def _judged(q: Question, response: object, ctx: ScoreContext) -> Score:
+    """The scorer's verdict, or unknown when the engine hit a limit outside a search
+    (grounding the problem: ``ProblemInfo.task``)."""
+    try:
+        return SCORERS[q.task](q, response, ctx)
+    except LimitReached as err:
+        return unknown(f"grounding the problem hit the {err.limit} ({err.detail})")
 
 
 _DEFAULT = AnswerScorer()
@@ -100,4 +111,4 @@ def score(record: Question | Mapping, response_text: object, *,
     if too_large is not None:
         return too_large
     info = _DEFAULT.cache.get(q.domain_text, q.problem_text)
-    return SCORERS[q.task](q, response_text, ScoreContext(info, time_limit))
+    return _judged(q, response_text, ScoreContext(info, time_limit))

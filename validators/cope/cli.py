@@ -31,7 +31,7 @@ import json
 import multiprocessing
 import sys
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping, Sequence
 
 from planning_core.cli import ArgumentParser, ExitCode
 from planning_core.cli.args import positive_int, seconds
@@ -41,12 +41,15 @@ from planning_core.validators.results_file import add_bad_row_options
 __all__ = ["register"]
 
 
-def register(subparsers, methods: Mapping[str, object]) -> None:
+def register(subparsers, methods: Mapping[str, object],
+             extra: Sequence[Callable[[object], None]] = ()) -> None:
     """Add ``cope check`` and ``cope eval`` to ``planning-core``'s subcommands.
 
     ``methods`` is the registry ``cope eval --method`` chooses from (name -> an object with
     ``name``, ``summary``, ``outcomes`` and ``evaluate(pair, output, context)``); it is
     passed in because the formalizer methods build on this package, not the other way.
+    Each of ``extra`` adds more subcommands to the group (``cope run``, which drives the
+    formalizers, for the same reason).
     """
     cope = subparsers.add_parser("cope", help="CoPE constrained planning: check ground "
                                               "truth, evaluate model outputs")
@@ -99,6 +102,8 @@ def register(subparsers, methods: Mapping[str, object]) -> None:
                         "connect to whatever this user can); without this flag a missing "
                         "sandbox makes every row sandbox_unavailable")
     p.set_defaults(func=_cmd_eval, methods=methods)
+    for add in extra:
+        add(sub)
 
 
 def _load(dataset: str):

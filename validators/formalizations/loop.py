@@ -31,7 +31,7 @@ from planning_core.validators.models.base import Model
 __all__ = ["MODES", "DEFAULT_REVISE_ON", "Attempt", "Trajectory", "run_pddl_formalizer"]
 
 MODES = ("generate", "edit")
-DEFAULT_REVISE_ON = frozenset({"syntax_error", "semantic_error", "unknown"})
+DEFAULT_REVISE_ON = frozenset({"syntax_error", "unsupported_feature", "semantic_error", "unknown"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,9 @@ output. Here every stage runs locally on planning_core and yields data:
 Error taxonomy (``PDDL_OUTCOMES``), after the paper's error analysis:
 
 ``syntax_error``       no domain/problem found, or a file does not parse
+``unsupported_feature`` the files use PDDL the engine does not implement (preferences and
+                       ``is-violated``, numeric fluents beyond action costs, durative
+                       actions): named with line and column, not called a syntax error
 ``semantic_error``     the files parse but name undeclared predicates, types, objects or
                        break arity or types (or the engine rejects them)
 ``unsolvable``         the solver proves the model's task has no plan, but one exists
@@ -35,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planning_core.errors import PlanningError
+from planning_core.errors import PlanningError, UnsupportedFeature
 from planning_core.pddl import ast as A
 from planning_core.pddl.checker import check_domain, check_problem, errors_of
 from planning_core.pddl.parser import parse_domain, parse_problem
@@ -67,11 +70,12 @@ from planning_core.validators.formalizations.pddl_text import (
 __all__ = ["PDDL_OUTCOMES", "GROUND_TRUTH_FREE", "PddlJudgement", "judge_pddl",
            "evaluate_pddl"]
 
-PDDL_OUTCOMES = ("correct", "syntax_error", "semantic_error", "unsolvable", "unknown",
-                 "plan_invalid", "plan_given", GROUND_TRUTH_ERROR)
+PDDL_OUTCOMES = ("correct", "syntax_error", "unsupported_feature", "semantic_error",
+                 "unsolvable", "unknown", "plan_invalid", "plan_given", GROUND_TRUTH_ERROR)
 # Outcomes decided from the model's files alone, before the ground truth is consulted: the
 # only ones a revision loop may react to (see planning_core.validators.formalizations.loop).
-GROUND_TRUTH_FREE = frozenset({"syntax_error", "semantic_error", "unknown", "unsolvable"})
+GROUND_TRUTH_FREE = frozenset({"syntax_error", "unsupported_feature", "semantic_error",
+                               "unknown", "unsolvable"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +95,7 @@ class PddlJudgement:
     @property
     def feedback(self) -> str:
         """The revision message: errors of the model's files, with line and column."""
-        if self.outcome in ("syntax_error", "semantic_error"):
+        if self.outcome in ("syntax_error", "unsupported_feature", "semantic_error"):
             return "\n".join(str(issue) for issue in self.issues)
         if self.outcome == "unknown" and self.solve is not None:
             return f"the planner found no plan within its limits ({self.solve.reason})"
@@ -115,6 +119,11 @@ class PddlJudgement:
         }
 
 
+def _issue(err: PlanningError) -> Issue:
+    return issue_from_error(err, "unsupported" if isinstance(err, UnsupportedFeature)
+                            else "syntax")
+
+
 def _read(files: PddlFiles) -> tuple[A.Domain | None, A.Problem | None, list[Issue]]:
     issues = [Issue("syntax", message) for message in files.missing()]
     domain = problem = None
@@ -122,13 +131,20 @@ def _read(files: PddlFiles) -> tuple[A.Domain | None, A.Problem | None, list[Iss
         try:
             domain = parse_domain(files.domain, DOMAIN_FILE)
         except PlanningError as err:
-            issues.append(issue_from_error(err))
+            issues.append(_issue(err))
     if files.problem is not None:
         try:
             problem = parse_problem(files.problem, PROBLEM_FILE)
         except PlanningError as err:
-            issues.append(issue_from_error(err))
+            issues.append(_issue(err))
     return domain, problem, issues
+
+
+def _read_outcome(issues: list[Issue]) -> str:
+    """``unsupported_feature`` when every problem is a named unsupported feature."""
+    if all(issue.kind == "unsupported" for issue in issues):
+        return "unsupported_feature"
+    return "syntax_error"
 
 
 def judge_pddl(pair: Pair, response: str, context: EvalContext | None = None
@@ -140,13 +156,16 @@ def judge_pddl(pair: Pair, response: str, context: EvalContext | None = None
     domain, problem, issues = _read(files)
     base = dict(files=files, ground_truth_issues=truth.errors)
     if issues:
-        return PddlJudgement("syntax_error", False, issues=tuple(issues), **base)
+        return PddlJudgement(_read_outcome(issues), False, issues=tuple(issues), **base)
     semantic = errors_of(check_domain(domain) + check_problem(domain, problem))
     if semantic:
         return PddlJudgement("semantic_error", False, issues=tuple(
             Issue("semantic", d.message, d.file, d.line, d.column) for d in semantic), **base)
     try:
         result = solve_task(domain, problem, time_limit=context.time_limit)
+    except UnsupportedFeature as err:   # e.g. (increase (fuel) 1): a numeric fluent
+        return PddlJudgement("unsupported_feature", False, issues=(
+            Issue("unsupported", err.message, err.file, err.line, err.column),), **base)
     except PlanningError as err:
         return PddlJudgement("semantic_error", False, issues=(
             Issue("semantic", f"the planner rejected the files: {err.message}", err.file,

@@ -7,7 +7,10 @@ task, the available action heads, and the answer format (a JSON object with a ``
 or with ``domain file`` and ``problem file``). The editing formalizer is two prompts: first
 the unconstrained task (``pddl_edit_original``), then "change these files so that they also
 enforce" the constraint (``pddl_edit``). A revision shows the error and the current files
-(``pddl_revise``).
+(``pddl_revise``). The SMT formalizer is asked for a z3 Python program that prints the plan
+(``smt_generate``, revised with ``smt_revise``), the LTL formalizer for the constraint as an
+LTLf formula over the unconstrained task's PDDL, which it is shown (``ltl_generate``,
+``ltl_revise``).
 
 Templates are :class:`string.Template` texts (``$name``), so the JSON braces in them need no
 escaping; a missing value raises ``KeyError`` rather than leaving a hole in a prompt.
@@ -23,7 +26,8 @@ from planning_core.validators.cope.dataset import Pair
 
 __all__ = ["TEMPLATES", "template", "render", "pair_fields"]
 
-TEMPLATES = ("planner", "pddl_generate", "pddl_edit_original", "pddl_edit", "pddl_revise")
+TEMPLATES = ("planner", "pddl_generate", "pddl_edit_original", "pddl_edit", "pddl_revise",
+             "smt_generate", "smt_revise", "ltl_generate", "ltl_revise")
 
 
 @lru_cache(maxsize=None)
@@ -45,6 +49,16 @@ def _base_heads(pair: Pair) -> str:
     return (pair.action_heads_text or "").strip()
 
 
+def _base_file(path: Path | None) -> str:
+    """The unconstrained task's PDDL (the LTL prompt's vocabulary; not the ground truth)."""
+    if path is None:
+        return ""
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+
+
 def pair_fields(pair: Pair) -> dict[str, str]:
     """Values every template may use, taken from the pair as the model is shown it."""
     heads = (pair.action_heads_text or "").strip()
@@ -57,6 +71,8 @@ def pair_fields(pair: Pair) -> dict[str, str]:
         "action_heads": heads,
         "base_action_heads": _base_heads(pair),
         "example": example,
+        "base_domain": _base_file(pair.base_domain_path),
+        "base_problem": _base_file(pair.base_problem_path),
     }
 
 

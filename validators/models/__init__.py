@@ -2,5 +2,10 @@
 
 :mod:`.base` holds the one-method :class:`~.base.Model` protocol and the offline
 :class:`~.base.ScriptedModel`; real clients live beside it and depend on nothing but
-``base`` and ``planning_core.errors``, so the pipelines and their tests stay offline.
+``base``, this room's own modules and ``planning_core.errors``, so the pipelines and their
+tests stay offline. The clients (:mod:`.openai_chat` for OpenAI-compatible chat APIs,
+:mod:`.command` for a user's program) add what a real endpoint needs around the call:
+retries with backoff (:mod:`.retry`), a response cache on disk (:mod:`.cache`), and a
+:class:`~.completion.Completion` record of every response (model, parameters, token usage,
+latency, cache hit) for the result rows.
 """

@@ -1,0 +1,247 @@
+"""``acp run`` end to end: the real openai client against a scripted local server.
+
+The server answers from the dev questions' gold answers (:func:`gold_answer`), so a model
+that is always right must score 100%, one that is always wrong 0%, and one that is
+rate-limited twice per question must still lose nothing.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("openai")
+
+from planning_core.console import main
+from planning_core.validators.acp.dataset import load_questions, read_results
+from planning_core.validators.acp.gold import gold_answer
+from planning_core.validators.acp.prompts import INSTRUCTIONS, question_text
+from planning_core.validators.acp.records import TASKS
+from planning_core.validators.acp.run import latest_rows, plan_items
+
+from tests.conftest import require_shared
+from tests.models.chat_server import ChatServer, answer, error
+
+PER_TASK = 2
+
+
+@pytest.fixture(scope="module")
+def dev():
+    """The dev questions and the gold answer of each one's zero-shot prompt."""
+    folder = require_shared() / "acpbench_hard"
+    questions = load_questions(folder)
+    gold = {}
+    for q in questions:
+        gold[question_text(q)] = gold_answer(q)
+    return folder, gold
+
+
+def _gold_reply(gold):
+    def script(request, n):
+        prompt = ChatServer.prompt_of(request)
+        last = prompt.split("\n\n")[-1]  # the asked question follows the examples
+        return answer(gold[last])
+    return script
+
+
+def _run(capsys, server, folder, out, *extra):
+    code = main(["acp", "run", "--model", "scripted", "--base-url", server.base_url,
+                 "--questions", str(folder), "--out", str(out), "--limit", str(PER_TASK),
+                 "--no-cache", "--backoff", "0.001", "--timeout", "5", "--no-progress",
+                 *extra])
+    return code, capsys.readouterr()
+
+
+def test_gold_answers_score_100_percent(dev, tmp_path, capsys):
+    folder, gold = dev
+    out, report = tmp_path / "r.jsonl", tmp_path / "r.md"
+    with ChatServer(_gold_reply(gold)) as server:
+        code, io = _run(capsys, server, folder, out, "--report", str(report),
+                        "--concurrency", "4")
+    assert code == 0, io.err
+    rows = read_results(out)
+    assert len(rows) == PER_TASK * len(TASKS)
+    assert {r["task"] for r in rows} == set(TASKS)
+    assert all(r["score"] == 1 for r in rows), [r for r in rows if r["score"] != 1]
+    row = rows[0]
+    assert row["model"] == "scripted" and row["usage"]["total_tokens"] == 18
+    assert row["cache_hit"] is False and row["params"]["temperature"] == 0.0
+    assert row["response"] == gold[question_text(next(
+        q for q in load_questions(folder) if q.id == row["id"] and q.task == row["task"]))]
+    text = report.read_text()
+    assert "100.0" in io.out and "ACPBench Hard scores: scripted" in text
+    assert f"{len(rows)} answers (0 from the cache); tokens: {11 * len(rows)} prompt" in text
+    prompts = [ChatServer.prompt_of(r) for r in server.requests]
+    assert all(p.startswith("**Question**: ") and p.endswith("**Final Answer**:")
+               for p in prompts)
+    assert any(INSTRUCTIONS["val"] in p for p in prompts)
+
+
+def test_wrong_answers_score_0_percent(dev, tmp_path, capsys):
+    folder, _ = dev
+    out = tmp_path / "r.jsonl"
+    with ChatServer(lambda req, n: answer("I do not know.")) as server:
+        code, _ = _run(capsys, server, folder, out)
+    rows = read_results(out)
+    assert code == 0 and len(rows) == PER_TASK * len(TASKS)
+    assert all(r["score"] == 0 for r in rows)
+
+
+def test_rate_limited_twice_per_question_loses_nothing(dev, tmp_path, capsys):
+    folder, gold = dev
+    seen: dict[str, int] = {}
+    reply = _gold_reply(gold)
+
+    def script(request, n):
+        prompt = ChatServer.prompt_of(request)
+        seen[prompt] = seen.get(prompt, 0) + 1
+        if seen[prompt] <= 2:
+            return error(429, "rate limited", {"Retry-After": "0"})
+        return reply(request, n)
+
+    out = tmp_path / "r.jsonl"
+    with ChatServer(script) as server:
+        code, io = _run(capsys, server, folder, out, "--concurrency", "8")
+    rows = read_results(out)
+    assert code == 0, io.err
+    assert len(rows) == PER_TASK * len(TASKS) and all(r["score"] == 1 for r in rows)
+    assert all(r["attempts"] == 3 for r in rows)
+    assert len(server.requests) == 3 * len(rows)
+
+
+def test_failures_are_recorded_and_a_rerun_fills_them_in(dev, tmp_path, capsys):
+    folder, gold = dev
+    out = tmp_path / "r.jsonl"
+    healthy = _gold_reply(gold)
+
+    def flaky(request, n):  # every val question fails, always
+        if "first inapplicable action" in ChatServer.prompt_of(request):
+            return error(500, "internal")
+        return healthy(request, n)
+
+    with ChatServer(flaky) as server:
+        code, io = _run(capsys, server, folder, out, "--retries", "1")
+    assert code == 1 and "have no answer" in io.err and "Traceback" not in io.err
+    failed = [r for r in read_results(out) if "error" in r]
+    assert len(failed) == PER_TASK and {r["task"] for r in failed} == {"val"}
+    assert "HTTP 500" in failed[0]["error"]
+    # a torn last line, as a kill in the middle of a write leaves it
+    with open(out, "a", encoding="utf-8") as f:
+        f.write('{"id": "torn", "task": "app", "respo')
+    with ChatServer(healthy) as server:
+        code, io = _run(capsys, server, folder, out)
+    assert code == 0, io.err
+    assert len(server.requests) == PER_TASK  # only the failed ones were asked again
+    rows = read_results(out)
+    successes = [r for r in rows if "error" not in r]
+    keys = [(r["task"], r["id"], r["prompt_hash"]) for r in successes]
+    assert len(keys) == len(set(keys)) == PER_TASK * len(TASKS)  # no duplicates
+    assert all(r["score"] == 1 for r in latest_rows(rows))
+
+
+def test_rerun_with_cache_asks_nothing_and_the_key_is_never_written(dev, tmp_path, capsys,
+                                                                    monkeypatch):
+    folder, gold = dev
+    cache = tmp_path / "cache.sqlite"
+    monkeypatch.setenv("PC_TEST_KEY", "sk-unique-secret-4711")
+    with ChatServer(_gold_reply(gold)) as server:
+        for k in range(2):
+            code = main(["acp", "run", "--model", "scripted", "--base-url", server.base_url,
+                         "--questions", str(folder), "--out", str(tmp_path / f"r{k}.jsonl"),
+                         "--limit", "1", "--tasks", "app,val", "--cache", str(cache),
+                         "--api-key-env", "PC_TEST_KEY", "--report", str(tmp_path / "r.md"),
+                         "--no-progress"])
+            assert code == 0
+    assert len(server.requests) == 2
+    assert all(r["cache_hit"] for r in read_results(tmp_path / "r1.jsonl"))
+    io = capsys.readouterr()
+    for blob in [p.read_bytes() for p in tmp_path.iterdir() if p.is_file()] + [
+            (io.out + io.err).encode()]:
+        assert b"sk-unique-secret-4711" not in blob
+
+
+def test_few_shot_prompts(dev, tmp_path, capsys):
+    folder, gold = dev
+    questions = load_questions(folder)
+    items = plan_items([q for q in questions if q.task == "prog"][:3], 2, questions)
+    for item in items:
+        blocks = item.prompt.split("\n\n")
+        assert len(blocks) == 3 and blocks[-1] == question_text(item.question)
+        assert item.question.question not in "".join(blocks[:2])
+        assert blocks[0].count("**Final Answer**: [") == 1  # an answered example
+    zero = plan_items(questions[:1], 0)[0]
+    assert zero.prompt_hash != plan_items(questions[:1], 2, questions)[0].prompt_hash
+
+
+@pytest.mark.parametrize("status,message", [(401, "refused the API key"),
+                                            (404, "unknown model")])
+def test_unusable_endpoint_is_one_line_exit_2(dev, tmp_path, capsys, status, message):
+    folder, _ = dev
+    with ChatServer(lambda req, n: error(status, "nope")) as server:
+        code, io = _run(capsys, server, folder, tmp_path / "r.jsonl")
+    assert code == 2 and message in io.err and "Traceback" not in io.err
+    assert len(io.err.strip().splitlines()) == 1
+
+
+def test_missing_model_option(tmp_path, capsys):
+    code = main(["acp", "run", "--questions", str(tmp_path), "--out", str(tmp_path / "o")])
+    assert code == 2 and "--model" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_killed_run_loses_nothing_and_duplicates_nothing(dev, tmp_path):
+    """SIGKILL in the middle of a run, then the same command: every question answered
+    once, and responses received before the kill come from the cache."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    folder, gold = dev
+    out, cache = tmp_path / "r.jsonl", tmp_path / "cache.sqlite"
+    slow = _gold_reply(gold)
+
+    def script(request, n):
+        reply = slow(request, n)
+        return type(reply)(reply.status, reply.body, reply.headers, 0.3)
+
+    with ChatServer(script) as server:
+        argv = ["acp", "run", "--model", "scripted", "--base-url", server.base_url,
+                "--questions", str(folder), "--out", str(out), "--limit", str(PER_TASK),
+                "--cache", str(cache), "--concurrency", "2", "--no-progress"]
+        child = subprocess.Popen([sys.executable, "-m", "planning_core.console", *argv],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and child.poll() is None:
+            if out.exists() and out.read_text().count("\n") >= 4:
+                break
+            time.sleep(0.05)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        before = len(server.requests)
+        assert before < PER_TASK * len(TASKS)  # killed mid-run
+        assert main(argv) == 0
+    rows = read_results(out)
+    keys = [(r["task"], r["id"]) for r in rows]
+    assert len(keys) == len(set(keys)) == PER_TASK * len(TASKS)
+    assert all(r["score"] == 1 for r in rows)
+    assert len(server.requests) <= PER_TASK * len(TASKS) + 2  # at most the two in flight
+
+
+def test_a_command_as_the_model(dev, tmp_path, capsys):
+    """--command: the prompt goes to a program's stdin, its stdout is the answer."""
+    import shlex
+    import sys
+
+    folder, _ = dev
+    program = ("import sys; p = sys.stdin.read(); "
+               "print('0' if p.startswith('**Question**') else 'no prompt')")
+    out = tmp_path / "r.jsonl"
+    code = main(["acp", "run", "--command", f"{shlex.quote(sys.executable)} -c "
+                 f"{shlex.quote(program)}", "--questions", str(folder), "--out", str(out),
+                 "--tasks", "val", "--limit", "2", "--no-cache", "--no-progress"])
+    assert code == 0, capsys.readouterr().err
+    rows = read_results(out)
+    assert [r["response"] for r in rows] == ["0\n", "0\n"]
+    assert all(r["model"].startswith("command:") and r["score"] in (0, 1) for r in rows)

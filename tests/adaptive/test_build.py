@@ -1,0 +1,122 @@
+"""Profile construction: deterministic, every tier proved solvable, reference plans satisfy
+their tiers; every committed profile likewise; unsolvable tasks refused with the proof."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planning_core.pddl.parser import parse_domain_file, parse_problem_file, parse_problem
+from planning_core.validators.adaptive.build import build_profile, candidates, conflict
+from planning_core.validators.adaptive.check import ConstraintChecker
+from planning_core.validators.adaptive.compile import prove_solvable
+from planning_core.validators.adaptive.profile import Constraint, ProfileUnsolvable, \
+    dump_profile
+from planning_core.validators.adaptive.tasks import find_profiles, load_task
+
+from tests.adaptive.conftest import HOUSEHOLD, ROOT
+
+PROFILES = find_profiles([ROOT / "domains" / "profiles"])
+
+
+def _build(name: str, seed: int = 0, method: str = "iterated"):
+    d = parse_domain_file(HOUSEHOLD / "domain.pddl")
+    p = parse_problem_file(HOUSEHOLD / f"{name}.pddl")
+    return d, p, build_profile(d, p, domain_path="d", problem_path="p", seed=seed,
+                               method=method)
+
+
+def _assert_tiers_proved(domain, problem, profile):
+    sizes = []
+    for tier in profile.tiers:
+        cs = profile.tier_constraints(tier.name)
+        sizes.append(len(cs))
+        checker = ConstraintChecker(domain, problem, profile, cs)
+        ref = checker.check("\n".join(tier.reference_plan))
+        assert ref.solves_task and not ref.violations, (profile.filename, tier.name)
+        result = prove_solvable(domain, problem, profile, tier.name)
+        fresh = checker.check("\n".join(result.plan))
+        assert fresh.solves_task and not fresh.violations
+    assert sizes == sorted(sizes)          # tiers nest: rounds only add
+
+
+@pytest.mark.slow
+def test_build_is_deterministic_and_proved():
+    d, p, first = _build("p12")
+    _, _, again = _build("p12")
+    assert dump_profile(first) == dump_profile(again)
+    assert [len(t.constraints) for t in first.tiers][-1] >= 2
+    _assert_tiers_proved(d, p, first)
+    _, _, other = _build("p12", seed=1)
+    assert dump_profile(other) != dump_profile(first)
+
+
+def test_base_plan_violates_every_non_empty_tier():
+    d, p, prof = _build("p20")
+    checker = ConstraintChecker(d, p, prof, prof.constraints)
+    broken = set(checker.check("\n".join(prof.base_plan)).violated)
+    for tier in prof.tiers:
+        if tier.constraints:
+            assert broken & set(tier.constraints)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", PROFILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_committed_profiles_are_proved(path):
+    profile, domain, problem = load_task(path)
+    _assert_tiers_proved(domain, problem, profile)
+
+
+def test_every_household_problem_has_a_profile():
+    problems = sorted(HOUSEHOLD.glob("p*.pddl"))
+    assert len(problems) >= 30
+    names = {p.stem for p in PROFILES if p.parent.name == "household"}
+    assert names == {p.stem for p in problems}
+
+
+def test_generator_reproduces_the_committed_problems():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("gen", HOUSEHOLD / "generate.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    for n in (1, 17, 32):
+        assert gen.problem(n) == (HOUSEHOLD / f"p{n:02d}.pddl").read_text()
+        parse_problem(gen.problem(n))
+
+
+def test_unsolvable_task_refused_with_proof():
+    d = parse_domain_file(HOUSEHOLD / "domain.pddl")
+    text = (HOUSEHOLD / "p01.pddl").read_text().replace("(can-clean cloth window)", "") \
+        .replace("(can-clean sponge window)", "").replace("(can-clean vacuum window)", "")
+    p = parse_problem(text)
+    with pytest.raises(ProfileUnsolvable) as err:
+        build_profile(d, p, domain_path="d", problem_path="p")
+    assert err.value.proof["status"] == "unsolvable"
+
+
+def test_conflicts_are_detected():
+    d = parse_domain_file(HOUSEHOLD / "domain.pddl")
+    p = parse_problem_file(HOUSEHOLD / "p01.pddl")
+    a_then_b = Constraint("u1", "order", first="(a)", then="(b)", formal="x1")
+    b_then_a = Constraint("u2", "order", first="(b)", then="(a)", formal="x2")
+    assert conflict(b_then_a, [a_then_b], p, {}, d).startswith("contradictory")
+    avoid_a = Constraint("u3", "avoid_fact", fact="(a)", formal="x3")
+    assert conflict(avoid_a, [a_then_b], p, {}, d).startswith("contradictory")
+    hot = Constraint("u4", "avoid_attribute", attribute="hot", predicate="holding", formal="h")
+    cold = Constraint("u5", "avoid_attribute", attribute="cold", predicate="holding",
+                      formal="c")
+    attrs = {"hot": ("cloth", "sponge"), "cold": ("vacuum",)}
+    assert conflict(cold, [hot], p, attrs, d).startswith("jointly exhaustive")
+    assert conflict(cold, [hot], p, {"hot": ("cloth",), "cold": ("vacuum",)}, d) is None
+
+
+def test_candidates_are_violated_by_their_plan():
+    import random
+    d = parse_domain_file(HOUSEHOLD / "domain.pddl")
+    p = parse_problem_file(HOUSEHOLD / "p01.pddl")
+    plan = ("(move kitchen hall)", "(pick-up sponge hall)", "(move hall kitchen)",
+            "(clean sponge window kitchen)")
+    world, user = candidates(d, p, plan, random.Random(0), ["hot"])
+    kinds = {c.kind for c in world} | {c.kind for c, _ in user}
+    assert kinds == {"object_unavailable", "action_unusable", "limited_use", "avoid_fact",
+                     "order", "at_most_once", "avoid_attribute"}

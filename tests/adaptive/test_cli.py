@@ -1,0 +1,114 @@
+"""``planning-core adaptive build|play|run|report`` end to end, and the shared CoPE tasks."""
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import pytest
+
+from planning_core.console import main
+from planning_core.validators.adaptive.metrics import read_episodes
+from planning_core.validators.adaptive.tasks import load_task
+from planning_core.validators.adaptive.compile import prove_solvable
+
+from tests.adaptive.conftest import HOUSEHOLD, PLAN_CLOTH, PLAN_VACUUM, profile_json
+from tests.conftest import require_shared
+
+
+@pytest.fixture
+def hand_profile(tmp_path):
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(profile_json()))
+    return path
+
+
+def test_build_run_report(tmp_path, capsys):
+    out = tmp_path / "profiles"
+    assert main(["adaptive", "build", str(HOUSEHOLD / "p03.pddl"), "--out", str(out),
+                 "--diverse", "iterated"]) == 0
+    built = out / "household" / "p03.json"
+    profile, domain, problem = load_task(built)         # relative paths resolve
+    assert [t.name for t in profile.tiers] == ["low", "mid", "high"]
+    runs = tmp_path / "runs.jsonl"
+    assert main(["adaptive", "run", str(out), "--agent", "oracle", "--out", str(runs)]) == 0
+    assert main(["adaptive", "run", str(out), "--agent", "oracle", "--out", str(runs)]) == 0
+    assert "3 already in" in capsys.readouterr().out       # resumed: nothing run twice
+    assert len(read_episodes(runs)) == 3
+    md, png = tmp_path / "r.md", tmp_path / "r.png"
+    assert main(["adaptive", "report", str(runs), "--out", str(md), "--plot", str(png)]) == 0
+    assert "| overall | 3 | 100.0" in md.read_text()
+    assert png.stat().st_size > 1000
+
+
+def test_play_session(hand_profile, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(PLAN_VACUUM + "\n\n" + PLAN_CLOTH + "\n\n"))
+    assert main(["adaptive", "play", str(hand_profile), "--tier", "main"]) == 0
+    out = capsys.readouterr().out
+    assert "Newly revealed world constraint(s):" in out and "outcome: success" in out
+
+
+def test_play_ends_at_end_of_input(hand_profile, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("(((\n\n"))
+    assert main(["adaptive", "play", str(hand_profile), "--tier", "main"]) == 0
+    out = capsys.readouterr().out
+    assert "cannot be read" in out and "session over" in out
+
+
+def test_model_agent_through_a_command_model(hand_profile, tmp_path):
+    script = tmp_path / "model.py"
+    script.write_text("import sys\nsys.stdin.read()\nprint('Plan:')\nprint('```')\n"
+                      + "".join(f"print({line!r})\n" for line in PLAN_CLOTH.splitlines())
+                      + "print('```')\n")
+    runs = tmp_path / "m.jsonl"
+    assert main(["adaptive", "run", str(hand_profile), "--tiers", "main", "--agent", "model",
+                 "--command", f"{sys.executable} {script}", "--no-cache",
+                 "--out", str(runs)]) == 0
+    (ep,) = read_episodes(runs)
+    assert ep.success and len(ep.turns) == 1
+
+
+def test_model_agent_from_python(task, profile):
+    from planning_core.validators.adaptive.agents import ModelAgent, run_episode
+    from planning_core.validators.adaptive.env import AdaptiveEnv
+    from planning_core.validators.models.base import ScriptedModel
+
+    model = ScriptedModel([PLAN_VACUUM, "```\n" + PLAN_CLOTH + "\n```"])
+    ep = run_episode(AdaptiveEnv(*task, profile, "main"), ModelAgent(model))
+    assert ep.success and len(ep.turns) == 2
+    assert "[w1] The vacuum is not available" in model.prompts[1]
+
+
+def test_bad_input_exit_codes(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": 3')
+    assert main(["adaptive", "play", str(bad)]) == 2
+    assert "bad.json:1:" in capsys.readouterr().err
+    assert main(["adaptive", "build", str(tmp_path / "none"), "--out", str(tmp_path)]) == 2
+    assert main(["adaptive", "run", str(bad), "--agent", "model", "--no-cache", "--out",
+                 str(tmp_path / "x.jsonl")]) == 2       # no --model and no --command
+    runs = tmp_path / "failed.jsonl"
+    assert main(["adaptive", "run", str(bad), "--out", str(runs)]) == 0
+    assert "error" in json.loads(runs.read_text().splitlines()[0])
+
+
+@pytest.mark.slow
+@pytest.mark.shared
+@pytest.mark.parametrize("dataset,problems", [("BlocksWorld-100", ("p01", "p02")),
+                                              ("CoinCollector-100", ("p01", "p10"))])
+def test_cope_profiles_built_from_shared_data(dataset, problems, tmp_path):
+    folder = require_shared() / "cope" / dataset / "pddl"
+    out = tmp_path / "profiles"
+    assert main(["adaptive", "build", *(str(folder / f"{p}.pddl") for p in problems),
+                 "--out", str(out)]) == 0
+    built = sorted(out.rglob("*.json"))
+    assert len(built) == 2
+    with_constraints = 0
+    for path in built:
+        profile, domain, problem = load_task(path)
+        # BlocksWorld p01's goal holds initially, CoinCollector p01's map has one way to
+        # the coin: nothing can be forbidden there; the second problem of each has detours
+        with_constraints += bool(profile.tiers[-1].constraints)
+        for tier in profile.tiers:
+            prove_solvable(domain, problem, profile, tier.name)
+    assert with_constraints

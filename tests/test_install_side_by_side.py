@@ -1,0 +1,63 @@
+"""The installed wheel does not collide with the PyPI library ``validators`` (issue 9, item 15).
+
+planning-core used to install a top-level package ``validators``: installing it overwrote
+the popular PyPI library of that name (``validators.url`` gone), and uninstalling it removed
+the library's files too. The folder now installs as ``planning_core.validators``. This test
+builds our wheel, downloads the PyPI package's wheel, installs both with ``--no-deps`` into a
+fresh plain venv (``--system-site-packages`` would let an outer ``validators`` hide the
+collision), and checks both imports, then uninstalls planning-core and checks again. Our
+runtime dependencies come from the test's own environment through a ``.pth`` line, which
+puts them after the venv's own site-packages, so the venv's copies of ``validators`` and
+``planning_core`` are the ones imported.
+"""
+from __future__ import annotations
+
+import os
+import site
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(cmd, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+
+
+@pytest.mark.slow
+def test_planning_core_and_pypi_validators_install_side_by_side(tmp_path):
+    wheels = tmp_path / "wheels"
+    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, ROOT])
+    assert built.returncode == 0, built.stderr[-2000:]
+    got = _run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                "-q", "-d", wheels, "validators"])
+    if got.returncode != 0:
+        if os.environ.get("PLANNING_CORE_REQUIRE_SHARED") == "1":    # CI: must run
+            pytest.fail(f"pip download validators failed: {got.stderr[-500:]}")
+        pytest.skip(f"the package registry is not reachable: {got.stderr[-300:]}")
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True, clear=True)
+    python = env_dir / "bin" / "python"
+    ours = next(wheels.glob("planning_core-*.whl"))
+    theirs = next(wheels.glob("validators-*.whl"))
+    installed = _run([python, "-m", "pip", "install", "--no-deps", "-q", ours, theirs])
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    purelib = _run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+    outer = [p for p in site.getsitepackages() if Path(p).is_dir()]
+    (Path(purelib.stdout.strip()) / "zz_outer_dependencies.pth").write_text("\n".join(outer))
+
+    check = ("import validators, planning_core, planning_core.validators.acp\n"
+             "assert validators.url('https://example.org') is True\n"
+             "assert 'venv' in planning_core.__file__, planning_core.__file__\n"
+             "assert 'venv' in validators.__file__, validators.__file__\n")
+    both = _run([python, "-c", check], cwd=tmp_path)
+    assert both.returncode == 0, both.stderr[-2000:]
+    removed = _run([python, "-m", "pip", "uninstall", "-y", "-q", "planning-core"])
+    assert removed.returncode == 0, removed.stderr[-2000:]
+    after = _run([python, "-c", "import validators; assert validators.url('https://example.org')"
+                  " is True"], cwd=tmp_path)
+    assert after.returncode == 0, after.stderr[-2000:]

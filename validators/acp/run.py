@@ -1,0 +1,146 @@
+"""``acp run``: ask a model every question, score each answer as it arrives, keep every row.
+
+Each question becomes a prompt (:mod:`planning_core.validators.acp.prompts`), the prompts go
+to the model ``concurrency`` at a time (threads: the work is waiting on the network), and
+every response is scored in the calling thread by the ordinary scorers the moment it
+arrives. :func:`run_questions` yields one row per question, in completion order:
+
+* a success row: ``id, task, domain, prompt_hash, shots, response``, the
+  :class:`~planning_core.validators.models.completion.Completion` fields (model, base URL,
+  parameters, token usage, latency, cache hit, attempts) and the score (``score, reason,
+  evidence``, as ``acp score`` writes them);
+* a failure row: the same keys up to ``shots``, then ``error`` (one line). A request that
+  failed after its retries is recorded and the run goes on.
+
+Resuming: a question counts as done when a success row with its ``(task, id,
+prompt_hash)`` exists, so a rerun asks only what failed or was never asked, and a changed
+prompt (other shots) is asked again. Rows are appended and flushed one at a time by the
+caller, and the response cache holds every response before its row is written, so killing a
+run loses no completed response and a rerun duplicates none. :func:`latest_rows` reduces a
+results file to one row per question (a success beats a failure, a later row an earlier).
+
+A :class:`~planning_core.validators.models.completion.ModelUnavailable` error (bad key,
+unknown model, server unreachable) stops the run: pending requests are cancelled, the
+answers already received are still yielded, then the error is raised.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator, Sequence
+
+from planning_core.errors import PlanningError
+from planning_core.validators.acp.batch import result_row
+from planning_core.validators.acp.problem import ProblemCache
+from planning_core.validators.acp.prompts import build_prompt, choose_shots, prompt_hash
+from planning_core.validators.acp.records import Question, Score
+from planning_core.validators.acp.scoring import AnswerScorer
+from planning_core.validators.models.client import ask
+from planning_core.validators.models.completion import (
+    Completion,
+    ModelError,
+    ModelUnavailable,
+)
+
+__all__ = ["RunItem", "plan_items", "pending_items", "run_questions", "latest_rows"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunItem:
+    question: Question
+    prompt: str
+    prompt_hash: str
+    shots: int
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.question.task, self.question.id, self.prompt_hash)
+
+
+def plan_items(questions: Sequence[Question], shots: int = 0,
+               pool: Sequence[Question] | None = None) -> list[RunItem]:
+    """One item per question; examples for few-shot prompts come from ``pool``
+    (default: the questions themselves)."""
+    pool = questions if pool is None else pool
+    cache = ProblemCache(16)
+    items = []
+    for q in questions:
+        examples = choose_shots(q, pool, shots)
+        prompt = build_prompt(q, examples, cache)
+        items.append(RunItem(q, prompt, prompt_hash(prompt), len(examples)))
+    return items
+
+
+def _row_key(row: dict) -> tuple[str, str, str]:
+    return (str(row.get("task")), str(row.get("id")), str(row.get("prompt_hash")))
+
+
+def pending_items(items: Iterable[RunItem], rows: Iterable[dict]) -> list[RunItem]:
+    done = {_row_key(r) for r in rows if "error" not in r}
+    return [item for item in items if item.key not in done]
+
+
+def latest_rows(rows: Iterable[dict]) -> list[dict]:
+    """One row per ``(task, id, prompt_hash)``: the last success, else the last failure."""
+    best: dict[tuple[str, str, str], dict] = {}
+    for row in rows:
+        key = _row_key(row)
+        old = best.get(key)
+        if old is None or "error" in row and "error" in old or "error" not in row:
+            best[key] = row
+    return list(best.values())
+
+
+def _head(item: RunItem) -> dict:
+    q = item.question
+    return {"id": q.id, "task": q.task, "domain": q.domain_name,
+            "prompt_hash": item.prompt_hash, "shots": item.shots}
+
+
+def _scored(item: RunItem, completion: Completion, scorer: AnswerScorer) -> dict:
+    try:
+        s = scorer(item.question, completion.text)
+    except PlanningError as err:
+        s = Score(None, f"the question cannot be used: {err}", "bad-question")
+    row = _head(item)
+    row["response"] = completion.text
+    row.update(completion.to_json())
+    scored = result_row(item.question, s)
+    row.update({k: scored[k] for k in ("score", "reason", "evidence")})
+    return row
+
+
+def run_questions(model, items: Sequence[RunItem], *, scorer: AnswerScorer | None = None,
+                  concurrency: int = 4) -> Iterator[dict]:
+    """Ask and score every item; yield rows as they complete (see the module doc)."""
+    scorer = scorer or AnswerScorer()
+    fatal: ModelUnavailable | None = None
+    with cf.ThreadPoolExecutor(max_workers=max(1, concurrency),
+                               thread_name_prefix="acp-run") as pool:
+        futures = {pool.submit(ask, model, item.prompt): item for item in items}
+        try:
+            for fut in cf.as_completed(futures):
+                if fut.cancelled():
+                    continue
+                item = futures[fut]
+                try:
+                    completion = fut.result()
+                except ModelUnavailable as err:
+                    if fatal is None:
+                        fatal = err
+                        for other in futures:
+                            other.cancel()
+                    continue
+                except ModelError as err:
+                    yield {**_head(item), "model": getattr(model, "name", None),
+                           "error": str(err)}
+                    continue
+                yield _scored(item, completion, scorer)
+        except BaseException:
+            for other in futures:
+                other.cancel()
+            raise
+    if fatal is not None:
+        raise fatal
+
+

@@ -1,0 +1,175 @@
+"""``planning-core acp run`` and ``acp lm-eval-tasks`` (registered by ``acp``'s ``register``).
+
+``acp run --model NAME [--base-url URL] --questions Q --out R.jsonl [--report R.md]
+[--plot H.png] [--shots N]`` asks the model every question of ``Q`` with the paper's prompt,
+scores each answer as it arrives, appends one row per question to ``R.jsonl`` (see
+:mod:`planning_core.validators.acp.run`) and prints the same table as ``acp score``.
+Rerunning the same command asks only what is missing or failed. Exit 0 when every question
+has an answer, 1 when some requests failed (their rows say why; rerun to fill them in), 2
+on bad input or an unusable endpoint (bad key, unknown model, server down).
+
+``acp lm-eval-tasks`` prints the folder of the lm-evaluation-harness task package, for
+``lm_eval --include_path``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from planning_core.cli import ExitCode
+from planning_core.cli.args import non_negative_int, positive_int, seconds
+
+__all__ = ["add_run_commands"]
+
+
+def add_run_commands(sub) -> None:
+    from planning_core.validators.models.options import add_model_arguments
+
+    p = sub.add_parser("run", help="ask a model every question and score its answers",
+                       description="Ask a model (OpenAI-compatible endpoint or a command) "
+                                   "the ACPBench Hard questions with the paper's prompts, "
+                                   "score every answer, write rows, report and heatmap.")
+    p.add_argument("--questions", required=True, metavar="FILE",
+                   help="questions: JSON list, JSON Lines, parquet, or a folder of them")
+    p.add_argument("--out", required=True, metavar="FILE",
+                   help="results, JSON Lines (appended; questions already answered with the "
+                        "same prompt are skipped, failed ones asked again)")
+    p.add_argument("--report", metavar="FILE", help="also write a Markdown summary")
+    p.add_argument("--plot", metavar="FILE",
+                   help="also write a domain x task heatmap (.png, .pdf or .svg)")
+    p.add_argument("--shots", type=non_negative_int, default=0, metavar="N",
+                   help="solved examples in front of each question (0: zero-shot, the "
+                        "default; the paper's few-shot setting is 2)")
+    p.add_argument("--tasks", metavar="T,T",
+                   help="only these tasks (comma-separated, e.g. app,prog)")
+    p.add_argument("--limit", type=positive_int, metavar="N",
+                   help="only the first N questions of each task")
+    p.add_argument("--time-limit", type=seconds, default=10.0, metavar="S",
+                   help="seconds per scoring search before a verdict is unknown (default 10)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_model_arguments(p, max_tokens=1000)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("lm-eval-tasks",
+                       help="print the lm-evaluation-harness task folder (--include_path)")
+    p.set_defaults(func=cmd_lm_eval_tasks)
+
+
+def _select(questions, tasks: str | None, limit: int | None):
+    from planning_core.errors import InputError
+    from planning_core.validators.acp.records import TASKS
+
+    if tasks:
+        wanted = [t.strip() for t in tasks.split(",") if t.strip()]
+        unknown = [t for t in wanted if t not in TASKS]
+        if unknown:
+            raise InputError(f"unknown task(s) {', '.join(unknown)}; known: {', '.join(TASKS)}")
+        questions = [q for q in questions if q.task in wanted]
+    if limit:
+        seen: dict[str, int] = {}
+        kept = []
+        for q in questions:
+            seen[q.task] = seen.get(q.task, 0) + 1
+            if seen[q.task] <= limit:
+                kept.append(q)
+        questions = kept
+    return questions
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from planning_core.errors import InputError
+    from planning_core.validators.acp.dataset import load_questions, prepare_out, read_results
+    from planning_core.validators.acp.report import (
+        check_plot_path,
+        heatmap,
+        markdown_report,
+        summarize,
+        text_table,
+    )
+    from planning_core.validators.acp.run import latest_rows, pending_items, plan_items, run_questions
+    from planning_core.validators.acp.scoring import AnswerScorer
+    from planning_core.validators.models.options import model_from_args
+
+    out = Path(args.out)
+    if args.plot:
+        check_plot_path(args.plot)
+    model = model_from_args(args)
+    pool = load_questions(args.questions)
+    questions = _select(pool, args.tasks, args.limit)
+    items = plan_items(questions, args.shots, pool)
+    prepare_out(out)
+    todo = pending_items(items, read_results(out))
+    if len(items) > len(todo):
+        print(f"{len(items) - len(todo)} question(s) already answered in {out}: skipped",
+              file=sys.stderr)
+    bar = None
+    if not args.no_progress and todo:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(todo), unit="question", file=sys.stderr, dynamic_ncols=True,
+                   disable=None)
+    right = known = failed = 0
+    scorer = AnswerScorer(time_limit=args.time_limit)
+    try:
+        with open(out, "a", encoding="utf-8") as f:
+            for row in run_questions(model, todo, scorer=scorer, concurrency=args.concurrency):
+                f.write(json.dumps(row) + "\n")
+                f.flush()
+                if "error" in row:
+                    failed += 1
+                elif row["score"] is not None:
+                    known += 1
+                    right += row["score"]
+                if bar is not None:
+                    bar.set_postfix_str(f"acc {right / known:.1%}" if known else "acc -")
+                    bar.update(1)
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    rows = latest_rows(read_results(out))
+    answered = [r for r in rows if "error" not in r]
+    errors = [r for r in rows if "error" in r]
+    summary = summarize(answered)
+    print(text_table(summary))
+    if errors:
+        print(f"{len(errors)} question(s) have no answer (request failed, see \"error\" in "
+              f"{out}); run the same command again to ask them again", file=sys.stderr)
+    if args.report:
+        from planning_core.validators.models.options import describe
+
+        text = markdown_report(summary, title=f"ACPBench Hard scores: {describe(model)['model']}")
+        text += _usage_note(answered)
+        if errors:
+            text += f"\n{len(errors)} question(s) failed to get an answer and are not counted.\n"
+        try:
+            Path(args.report).write_text(text, encoding="utf-8")
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror or err}", file=args.report) from None
+    if args.plot:
+        heatmap(summary, args.plot)
+    return ExitCode.NEGATIVE if errors else ExitCode.OK
+
+
+def _usage_note(rows: list[dict]) -> str:
+    """Requests, cache hits, tokens and latency of the answered rows, for the report."""
+    if not rows:
+        return ""
+    hits = sum(1 for r in rows if r.get("cache_hit"))
+    tokens = {k: sum((r.get("usage") or {}).get(k, 0) for r in rows)
+              for k in ("prompt_tokens", "completion_tokens")}
+    asked = [r.get("latency_s") or 0.0 for r in rows if not r.get("cache_hit")]
+    latency = f"{sum(asked) / len(asked):.2f} s" if asked else "-"
+    return (f"\n{len(rows)} answers ({hits} from the cache); tokens: "
+            f"{tokens['prompt_tokens']} prompt, {tokens['completion_tokens']} completion; "
+            f"mean latency of a request: {latency}.\n")
+
+
+def cmd_lm_eval_tasks(args: argparse.Namespace) -> int:
+    from planning_core.validators.acp.lm_eval_tasks import task_folder
+
+    print(task_folder())
+    return ExitCode.OK

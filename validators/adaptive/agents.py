@@ -1,0 +1,93 @@
+"""Agents that drive the environment, and the loop that runs one episode.
+
+Scripted agents are the yardsticks the tests order the metrics by:
+
+* ``same``: proposes the same plan every turn (the profile's base plan, made without any
+  constraint): it triggers what that plan breaks and then stalls into the early stop;
+* ``oracle``: plans with the solver under every constraint revealed so far (the revealed
+  constraints are exactly what the feedback told it), so it never repeats a violation and
+  succeeds within ``#constraints + 1`` turns;
+* ``oracle-no-user``: the same, but ignores revealed user constraints (an agent that takes
+  the world seriously and the user not).
+
+:class:`ModelAgent` puts a language model (the :class:`Model` protocol: prompt text in,
+response text out) in the loop: the prompt is the task, the revealed constraints and the
+last feedback; the plan is the response's last fenced code block, or the whole response.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from planning_core.result import Status
+from planning_core.validators.adaptive.compile import DEFAULT_NODE_LIMIT, solve_under
+from planning_core.validators.adaptive.env import AdaptiveEnv, Episode
+
+__all__ = ["AGENTS", "SamePlanAgent", "OracleAgent", "ModelAgent", "run_episode",
+           "extract_plan"]
+
+
+class SamePlanAgent:
+    def __init__(self, plan: tuple[str, ...] | None = None) -> None:
+        self.plan = plan
+
+    def __call__(self, env: AdaptiveEnv, observation: str, feedback: str | None) -> str:
+        return "\n".join(self.plan if self.plan is not None else env.profile.base_plan)
+
+
+class OracleAgent:
+    def __init__(self, ignore_user: bool = False, node_limit: int = DEFAULT_NODE_LIMIT) -> None:
+        self.ignore_user = ignore_user
+        self.node_limit = node_limit
+
+    def __call__(self, env: AdaptiveEnv, observation: str, feedback: str | None) -> str:
+        known = tuple(c for c in env.revealed if not (self.ignore_user and c.type == "user"))
+        result = solve_under(env.domain, env.problem, env.profile, known,
+                             node_limit=self.node_limit)
+        if result.status is not Status.SOLVED:
+            return ""  # nothing known to work: an empty answer is a recorded turn
+        return "\n".join(result.plan)
+
+
+_FENCE = re.compile(r"```[a-zA-Z]*\n(.*?)```", re.S)
+
+
+def extract_plan(response: str) -> str:
+    """The last fenced code block of a model's response, else the whole response."""
+    blocks = _FENCE.findall(response or "")
+    return blocks[-1] if blocks else (response or "")
+
+
+class ModelAgent:
+    """A :class:`Model` (``prompt -> response``) as an agent."""
+
+    def __init__(self, model: Callable[[str], str]) -> None:
+        self.model = model
+
+    def __call__(self, env: AdaptiveEnv, observation: str, feedback: str | None) -> str:
+        parts = [observation]
+        if env.revealed:
+            parts.append("Constraints revealed so far:\n" + "\n".join(
+                f"- [{c.id}] {c.text}" for c in env.revealed))
+        if feedback:
+            parts.append("Feedback on your last plan:\n" + feedback)
+        parts.append("Answer with the plan in a ``` code block, one action per line.")
+        return extract_plan(self.model("\n\n".join(parts)))
+
+
+AGENTS = {
+    "same": lambda: SamePlanAgent(),
+    "oracle": lambda: OracleAgent(),
+    "oracle-no-user": lambda: OracleAgent(ignore_user=True),
+}
+
+
+def run_episode(env: AdaptiveEnv, agent) -> Episode:
+    """Reset ``env`` and let ``agent`` propose plans until the episode ends."""
+    observation = env.reset()
+    feedback = None
+    done = False
+    while not done:
+        plan = agent(env, observation, feedback)
+        feedback, done, _ = env.step(plan)
+    return env.episode()

@@ -1,0 +1,285 @@
+"""Profile construction: AdaPlanBench's pipeline, with proofs instead of LLM judgements.
+
+For ``rounds`` rounds (3: the paper's low, mid and high tiers):
+
+1. solve the task under the constraints kept so far (the round's plan), and sample diverse
+   plans under them (:mod:`.diverse`);
+2. turn what those plans do into candidates (:func:`candidates`): every object a plan
+   uses (``object_unavailable``; ``limited_use`` with one use fewer than the plan needs),
+   every action schema (``action_unusable``); every fact a plan makes true that is neither
+   initial nor a goal (``avoid_fact``; ``avoid_attribute`` with a fresh attribute declared
+   on the object, and on a second object of its type by a seeded coin), every pair of
+   such facts in plan order (``order``: the later one must come first), every fact made
+   true twice (``at_most_once``). Only candidates the plan they come from violates are kept,
+   so each one bites;
+3. in a seeded order, candidates violated by the round's plan first, accept a world and a
+   user candidate (``world_per_round``, ``user_per_round``) when they are neither
+   contradictory with nor jointly exhaustive over the kept user constraints
+   (:func:`conflict`), and the solver *proves* the task still solvable with everything kept
+   (SOLVED under all constraints, PDDL3 included; UNSOLVABLE and UNKNOWN both reject).
+
+Tier ``r`` holds the constraints of rounds 1..r, and its reference plan is the solver's plan
+for exactly those constraints. Everything is deterministic given the seed: candidate order
+comes from ``random.Random(f"{seed}:{problem name}")`` and the solver has an expansion
+budget, not a time limit.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from planning_core.pddl import ast as A
+from planning_core.pddl.types import object_types
+from planning_core.result import Status
+from planning_core.validate import Validator
+from planning_core.validators.adaptive.check import ConstraintChecker
+from planning_core.validators.adaptive.compile import proof_of, solve_under
+from planning_core.validators.adaptive.diverse import _atoms, diverse_plans
+from planning_core.validators.adaptive.profile import Constraint, Profile, \
+    ProfileUnsolvable, Tier, render_text, world_formal
+
+__all__ = ["TIER_NAMES", "ATTRIBUTES", "build_profile", "candidates", "conflict"]
+
+TIER_NAMES = ("low", "mid", "high")
+MAX_LIMIT = 3          # limited_use candidates allow 1..3 uses: a resource, not a formality
+BUILD_NODE_LIMIT = 1_500
+MAX_UNKNOWN = 2        # candidates per type and round the budget may leave open before giving up
+ATTRIBUTES = ("hot", "sharp", "noisy", "fragile", "heavy", "expensive", "electric", "messy",
+              "wet", "old", "borrowed", "smelly")
+
+
+def _parse_step(step: str) -> tuple[str, tuple[str, ...]]:
+    words = step.strip("() ").split()
+    return words[0], tuple(words[1:])
+
+
+def _fact_text(atom: tuple) -> str:
+    return "(" + " ".join(atom) + ")"
+
+
+def _trajectory_adds(domain: A.Domain, problem: A.Problem, plan: tuple[str, ...]):
+    """(step, fact text) for every fact each step adds (from the validator's trace)."""
+    report = Validator(domain, problem).validate("\n".join(plan), trace=True)
+    return [(t.step, a) for t in report.trace for a in t.added]
+
+
+def _finish(c: Constraint) -> Constraint:
+    if c.type == "world":
+        c = replace(c, formal=world_formal(c))
+    return replace(c, text=render_text(c))
+
+
+def candidates(domain: A.Domain, problem: A.Problem, plan: tuple[str, ...],
+               rng: random.Random, free_attributes: list[str],
+               detours: tuple[str, ...] = ()) -> tuple[list, list]:
+    """World and user candidates from one plan: ``(world, [(constraint, attribute
+    assignment or None)])``; see the module docstring. ``detours`` are facts other plans
+    reach and this one does not: ``order`` candidates that ask for them first."""
+    goal = {_fact_text((a.predicate,) + a.args) for a in _atoms(problem.goal)}
+    goal_objects = {t for a in _atoms(problem.goal) for t in a.args}
+    init = {_fact_text((a.predicate,) + a.args) for a in problem.init}
+    types = object_types(domain, problem)
+    world: list[Constraint] = []
+    uses: dict[str, int] = {}
+    for step in plan:
+        name, args = _parse_step(step)
+        for obj in dict.fromkeys(args):
+            uses[obj] = uses.get(obj, 0) + 1
+        c = Constraint(f"action_unusable:{name}", "action_unusable", action=name)
+        if c not in world:
+            world.append(c)
+    for obj, n in uses.items():
+        if obj in goal_objects:
+            continue
+        world.append(Constraint(f"object_unavailable:{obj}", "object_unavailable", object=obj))
+        if 2 <= n <= MAX_LIMIT + 1:
+            world.append(Constraint(f"limited_use:{obj}", "limited_use", object=obj,
+                                    limit=n - 1))
+    user: list[tuple[Constraint, tuple | None]] = []
+    all_adds = _trajectory_adds(domain, problem, plan)
+    adds = [(i, f) for i, f in all_adds if f not in goal and f not in init]
+    seen: dict[str, int] = {f: 1 for f in init}  # an initial fact has had its first run
+    for i, fact in all_adds:
+        if fact in goal:
+            continue
+        seen[fact] = seen.get(fact, 0) + 1
+        if seen[fact] == 2:
+            user.append((Constraint(f"at_most_once:{fact}", "at_most_once", fact=fact,
+                                    formal=f"(at-most-once {fact})"), None))
+    firsts: dict[str, int] = {}
+    for i, fact in adds:
+        firsts.setdefault(fact, i)
+    ordered = sorted(firsts.items(), key=lambda kv: (kv[1], kv[0]))
+    for fact, _ in ordered:
+        user.append((Constraint(f"avoid_fact:{fact}", "avoid_fact", fact=fact,
+                                formal=f"(always (not {fact}))"), None))
+    for a, (fa, ia) in enumerate(ordered):
+        for fb, ib in ordered[a + 1:a + 3]:
+            if ib > ia:
+                user.append((Constraint(f"order:{fb}<{fa}", "order", first=fb, then=fa,
+                                        formal=f"(sometime-before {fa} {fb})"), None))
+    for extra in detours:
+        for fact, _ in ordered[:3]:
+            user.append((Constraint(f"order:{extra}<{fact}", "order", first=extra, then=fact,
+                                    formal=f"(sometime-before {fact} {extra})"), None))
+    for fact, _ in ordered:
+        pred, *args = fact.strip("()").split()
+        if not args or len(args) > 2 or not free_attributes:
+            continue
+        pos = rng.randrange(len(args))
+        obj = args[pos]
+        if obj in goal_objects:
+            continue
+        attr = free_attributes[rng.randrange(len(free_attributes))]
+        same = sorted(o for o, ts in types.items() if ts == types.get(obj) and o != obj)
+        holders = (obj,) + ((rng.choice(same),) if same and rng.random() < 0.5 else ())
+        variables = [f"?a{k}" for k in range(len(args))]
+        variables[pos] = "?x"
+        others = [v for v in variables if v != "?x"]
+        body = f"({pred} {' '.join(variables)})"
+        if others:
+            body = f"(exists ({' '.join(others)}) {body})"
+        formal = f"(always (forall (?x) (imply ({attr} ?x) (not {body}))))"
+        user.append((Constraint(f"avoid_attribute:{attr}:{pred}", "avoid_attribute",
+                                attribute=attr, predicate=pred, formal=formal),
+                     (attr, tuple(sorted(holders)))))
+    return [_finish(c) for c in world], [(_finish(c), a) for c, a in user]
+
+
+def conflict(c: Constraint, kept: list[Constraint], problem: A.Problem,
+             attributes: dict[str, tuple[str, ...]], domain: A.Domain) -> str | None:
+    """Why ``c`` cannot join ``kept`` user constraints without the solver: a cycle of
+    ``order`` constraints (contradictory), an ``avoid_fact`` of a fact an ``order`` needs
+    first, or ``avoid_attribute`` constraints on one predicate whose attributes together
+    cover every object of a type (jointly exhaustive). None when there is no such reason."""
+    before = {(k.first, k.then) for k in kept if k.kind == "order"}
+    avoided = {k.fact for k in kept if k.kind == "avoid_fact"}
+    if c.kind == "order":
+        if _reaches(before, c.then, c.first):
+            return f"contradictory: {c.then} is already required before {c.first}"
+        if c.first in avoided:
+            return f"contradictory: {c.first} is to be avoided, but ordered first"
+    if c.kind == "avoid_fact" and any(first == c.fact for first, _ in before):
+        return f"contradictory: {c.fact} is required first by an order constraint"
+    if c.kind == "avoid_attribute":
+        covered = set(attributes.get(c.attribute, ()))
+        for k in kept:
+            if k.kind == "avoid_attribute" and k.predicate == c.predicate:
+                covered |= set(attributes.get(k.attribute, ()))
+        types = object_types(domain, problem)
+        for t in {ts for o, ts in types.items() if o in covered}:
+            members = {o for o, ts in types.items() if ts == t}
+            if members and members <= covered:
+                return (f"jointly exhaustive: the attributes avoided in '{c.predicate}' "
+                        f"cover every object of type {' '.join(sorted(t))}")
+    if any(k.formal == c.formal for k in kept):
+        return "duplicate"
+    return None
+
+
+def _reaches(edges: set, src: str, dst: str) -> bool:
+    frontier, seen = [src], {src}
+    while frontier:
+        node = frontier.pop()
+        if node == dst:
+            return True
+        for a, b in edges:
+            if a == node and b not in seen:
+                seen.add(b)
+                frontier.append(b)
+    return False
+
+
+def build_profile(domain: A.Domain, problem: A.Problem, *, domain_path: str,
+                  problem_path: str, seed: int = 0, rounds: int = 3, world_per_round: int = 1,
+                  user_per_round: int = 1, k: int = 4, method: str = "auto",
+                  node_limit: int = BUILD_NODE_LIMIT, max_tries: int = 30) -> Profile:
+    """Build a profile with ``rounds`` tiers (module docstring). Raises
+    :class:`ProfileUnsolvable` with the proof when the task itself has no plan."""
+    rng = random.Random(f"{seed}:{problem.name}")
+    profile = Profile(domain_path, problem_path, (), (), seed=seed)
+    base = solve_under(domain, problem, profile, (), node_limit=node_limit)
+    if base.status is not Status.SOLVED:
+        raise ProfileUnsolvable(f"the task has no plan to build a profile on: {base.reason}",
+                                proof=proof_of(base), file=problem.filename)
+    kept: list[Constraint] = []
+    attributes: dict[str, tuple[str, ...]] = {}
+    tiers: list[Tier] = []
+    current = base
+    for r in range(rounds):
+        name = TIER_NAMES[r] if r < len(TIER_NAMES) else f"round{r + 1}"
+        prof = _profile(profile, kept, attributes)
+        pool = [current.plan] + [p for p in diverse_plans(
+            domain, problem, prof, tuple(kept), k=k, method=method, rng=rng,
+            node_limit=node_limit) if p != current.plan]
+        free = [a for a in ATTRIBUTES if a not in attributes]
+        for wanted, is_world in ((world_per_round, True), (user_per_round, False)):
+            free = [a for a in ATTRIBUTES if a not in attributes]
+            cands: list = []
+            reached = {p_: {f for _, f in _trajectory_adds(domain, problem, p_)}
+                       for p_ in pool + [current.plan]}
+            detours = tuple(sorted(set().union(*reached.values()) - reached[current.plan]))[:6]
+            for plan in pool + [current.plan]:
+                w, u = candidates(domain, problem, plan, rng, free,
+                                  detours if plan == current.plan else ())
+                for cu in ([(c, None) for c in w] if is_world else u):
+                    if cu[0].id not in {x[0].id for x in cands}:
+                        cands.append(cu)
+            prof = _profile(profile, kept, attributes)
+            cands = _order(domain, problem, prof, current.plan, cands, kept, rng)
+            taken = unknown = 0
+            for cand, assignment in cands[:max_tries]:
+                if taken >= wanted or unknown >= MAX_UNKNOWN:
+                    break
+                attrs = dict(attributes)
+                if assignment is not None:
+                    if assignment[0] in attrs:
+                        continue
+                    attrs[assignment[0]] = assignment[1]
+                if cand.type == "user" and conflict(
+                        cand, [x for x in kept if x.type == "user"], problem, attrs, domain):
+                    continue
+                cand = replace(cand, id=f"{'w' if is_world else 'u'}{len(kept) + 1}")
+                trial = _profile(profile, kept + [cand], attrs)
+                if not _violates(domain, problem, trial, cand, current.plan):
+                    continue  # redundant with what is kept: the current plan respects it
+                result = solve_under(domain, problem, trial, tuple(kept) + (cand,),
+                                     node_limit=node_limit)
+                unknown += result.status is Status.UNKNOWN
+                if result.status is Status.SOLVED:
+                    kept.append(cand)
+                    attributes = attrs
+                    current = result
+                    taken += 1
+        tiers.append(Tier(name, tuple(c.id for c in kept), tuple(current.plan),
+                          tuple(sorted(proof_of(current).items()))))
+    return replace(_profile(profile, kept, attributes), tiers=tuple(tiers),
+                   base_plan=tuple(base.plan))
+
+
+def _profile(base: Profile, kept: list[Constraint], attributes: dict) -> Profile:
+    return replace(base, constraints=tuple(kept),
+                   attributes=tuple(sorted(attributes.items())))
+
+
+def _violates(domain, problem, profile: Profile, c: Constraint, plan) -> bool:
+    check = ConstraintChecker(domain, problem, profile, (c,)).check("\n".join(plan))
+    return bool(check.violations)
+
+
+def _order(domain, problem, prof, plan, cands, kept, rng):
+    """The candidates the round's current plan violates, in a seeded order."""
+    cands = [cu for cu in cands if cu[0].formal not in {k.formal for k in kept}
+             and cu[0].id not in {k.id for k in kept}]
+    rng.shuffle(cands)
+    if not cands:
+        return []
+    attrs = dict(prof.attributes)
+    for c, a in cands:
+        if a is not None and a[0] not in attrs:
+            attrs[a[0]] = a[1]
+    probe = replace(prof, attributes=tuple(sorted(attrs.items())))
+    cs = tuple(replace(c, id=f"cand{i}") for i, (c, _) in enumerate(cands))
+    check = ConstraintChecker(domain, problem, probe, cs).check("\n".join(plan))
+    violated = set(check.violated)
+    return [cu for i, cu in enumerate(cands) if f"cand{i}" in violated]

@@ -1,0 +1,174 @@
+"""``planning-core adaptive ...``: build profiles, play, run agents, report metrics.
+
+* ``adaptive build TASKS... --out DIR``: a profile (three tiers) per task found under the
+  given files or folders; a task that cannot be built is reported and skipped (exit 1).
+* ``adaptive play PROFILE [--tier T]``: an interactive session; type a plan, end it with
+  an empty line; the environment answers with the feedback. End of input ends the session.
+* ``adaptive run PROFILES... --agent A --out R.jsonl``: episodes of a scripted agent
+  (``same``, ``oracle``, ``oracle-no-user``) or of a model (``--agent model`` with the
+  shared model options: ``--model NAME [--base-url URL]`` for an OpenAI-compatible endpoint,
+  or ``--command CMD``), one JSON line per episode; episodes already in ``R.jsonl`` are
+  skipped. From Python, any ``Model`` (prompt in, response out) drives
+  ``agents.ModelAgent``.
+* ``adaptive report R.jsonl [--out R.md] [--plot P.png]``: the metrics per tier.
+
+Exit codes: 0 done; 1 some task could not be built; 2 bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from planning_core.cli import ArgumentParser, ExitCode
+from planning_core.cli.args import positive_int
+from planning_core.errors import InputError
+from planning_core.validators.models.options import add_model_arguments
+
+__all__ = ["register"]
+
+
+def register(subparsers) -> None:
+    """Add the ``adaptive`` command group to ``planning-core``'s subcommands."""
+    top = subparsers.add_parser("adaptive", help="adaptive planning under revealed constraints",
+                                description="AdaPlanBench-style environment: hidden world and "
+                                            "user constraints revealed on violation.")
+    sub = top.add_subparsers(dest="adaptive_command", metavar="ADAPTIVE_COMMAND",
+                             parser_class=ArgumentParser)
+    sub.required = True
+
+    p = sub.add_parser("build", help="build constraint profiles for tasks")
+    p.add_argument("tasks", nargs="+", metavar="PATH", help="problem files or folders")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the profiles")
+    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--rounds", type=positive_int, default=3, help="tiers (default 3)")
+    p.add_argument("--limit", type=positive_int, metavar="N",
+                   help="at most N problems per folder")
+    p.add_argument("--diverse", choices=("auto", "kstar", "iterated"), default="auto",
+                   help="diverse plans from K* (kstar-planner) or iterated solving")
+    p.add_argument("--json", action="store_true", help="one JSON line per task")
+    p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("play", help="play a task in the terminal (you are the agent)")
+    p.add_argument("profile", help="profile file")
+    _episode_args(p)
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("run", help="run an agent on profiles")
+    p.add_argument("profiles", nargs="+", metavar="PATH", help="profile files or folders")
+    p.add_argument("--agent", choices=("same", "oracle", "oracle-no-user", "model"),
+                   default="oracle", help="a scripted agent, or 'model' with the model options")
+    p.add_argument("--tiers", default="low,mid,high", help="comma-separated tier names")
+    p.add_argument("--out", required=True, metavar="FILE", help="episodes, JSON Lines")
+    _episode_args(p, tier=False)
+    add_model_arguments(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("report", help="metrics per tier from episodes")
+    p.add_argument("results", help="episodes, JSON Lines (from adaptive run)")
+    p.add_argument("--out", metavar="FILE", help="also write the Markdown table")
+    p.add_argument("--plot", metavar="FILE", help="also write the per-turn plot (.png/.pdf/.svg)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_report)
+
+
+def _episode_args(p, tier: bool = True) -> None:
+    if tier:
+        p.add_argument("--tier", default="low", help="tier name (default low)")
+    p.add_argument("--max-turns", type=positive_int, default=10, metavar="N",
+                   help="turn budget (default 10)")
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from planning_core.validators.adaptive.tasks import build_many, find_tasks
+
+    tasks = find_tasks(args.tasks, limit=args.limit)
+    if not tasks:
+        raise InputError("no problem with a domain.pddl beside it", file=args.tasks[0])
+
+    def show(row: dict) -> None:
+        if args.json:
+            print(json.dumps(row))
+        elif "error" in row:
+            print(f"{row['task']}: FAILED: {row['error']}")
+        else:
+            sizes = " ".join(f"{k}={v}" for k, v in row["tiers"].items())
+            print(f"{row['task']}: {sizes} -> {row['profile']}")
+        sys.stdout.flush()
+
+    rows = build_many(tasks, Path(args.out), seed=args.seed, rounds=args.rounds,
+                      method=args.diverse, on_done=show)
+    failed = sum("error" in r for r in rows)
+    if not args.json:
+        print(f"{len(rows) - failed} profile(s) built, {failed} failed")
+    return ExitCode.FAILED if failed else ExitCode.OK
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from planning_core.validators.adaptive.env import AdaptiveEnv
+    from planning_core.validators.adaptive.tasks import load_task
+
+    profile, domain, problem = load_task(args.profile)
+    env = AdaptiveEnv(domain, problem, profile, args.tier, max_turns=args.max_turns)
+    print(env.reset())
+    print("Type a plan, one action per line; an empty line submits it.")
+    done = False
+    while not done:
+        lines = []
+        for line in sys.stdin:
+            if not line.strip():
+                break
+            lines.append(line)
+        else:
+            if not lines:
+                print("end of input: session over")
+                return ExitCode.OK
+        feedback, done, _ = env.step("".join(lines))
+        print(feedback)
+    print(f"outcome: {env.outcome}")
+    return ExitCode.OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from planning_core.validators.adaptive.agents import AGENTS, ModelAgent
+    from planning_core.validators.adaptive.runner import run_profiles
+    from planning_core.validators.adaptive.tasks import find_profiles
+
+    if args.agent == "model":
+        from planning_core.validators.models.options import model_from_args
+
+        model = model_from_args(args)
+        make = lambda: ModelAgent(model)  # noqa: E731
+    else:
+        make = AGENTS[args.agent]
+    tiers = [t.strip() for t in args.tiers.split(",") if t.strip()]
+    out = Path(args.out)
+    counts = run_profiles(find_profiles(args.profiles), make, tiers, out,
+                          max_turns=args.max_turns, agent_name=args.agent)
+    print(f"{counts['run']} episode(s) run, {counts['skipped']} already in {out}, "
+          f"{counts['failed']} failed")
+    return ExitCode.OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from planning_core.validators.adaptive.metrics import metrics_by_tier, plot_degradation, \
+        read_episodes, render_markdown
+
+    episodes = read_episodes(args.results)
+    if args.json:
+        table = metrics_by_tier(episodes)
+        print(json.dumps({t: {m: e.to_json() for m, e in row.items()}
+                          for t, row in table.items()}))
+    else:
+        print(render_markdown(episodes), end="")
+    if args.out:
+        try:
+            Path(args.out).write_text(render_markdown(episodes), encoding="utf-8")
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror or err}", file=args.out) from None
+    if args.plot:
+        if Path(args.plot).suffix.lower() not in (".png", ".pdf", ".svg"):
+            raise InputError("the plot is written as .png, .pdf or .svg", file=args.plot)
+        plot_degradation(episodes, args.plot)
+    return ExitCode.OK

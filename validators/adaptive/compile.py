@@ -1,0 +1,223 @@
+"""A profile's constraints as PDDL: the constrained task the solver proves solvable.
+
+World constraints are compiled into the domain, so the grounder prunes what they forbid:
+
+* ``object_unavailable o``: a static predicate ``(adaptive-unavailable ?x)`` true of the
+  unavailable objects, and ``(not (adaptive-unavailable ?p))`` for every parameter of every
+  action: no ground action takes ``o`` as an argument.
+* ``action_unusable a``: the schema ``a`` is removed.
+* ``limited_use o k``: a counter of nullary facts ``(adaptive-count-N-0..k)``; a step that
+  takes ``o`` (the static ``(adaptive-mark-N o)``) needs the counter below ``k`` and moves
+  it one up by conditional effects evaluated in the pre-state.
+
+User constraints are already PDDL3; they become the problem's ``:constraints`` (conjoined
+with the task's own), and the profile's attributes become static facts of new predicates.
+Solving (:func:`solve_under`) grounds that task and searches the product with the LTLf
+compilation of every constraint (:func:`planning_core.temporal.pddl3.constraint_formula`,
+:func:`planning_core.temporal.product.plan_ltl`), as ``planning_core.search.solve.solve``
+does for PDDL3 tasks, but with a deterministic expansion budget instead of a wall-clock
+one, so that which constraints construction keeps does not depend on machine load.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from planning_core.pddl import ast as A
+from planning_core.pddl.checker import check
+from planning_core.pddl.parser import parse_problem
+from planning_core.errors import PlanningError
+from planning_core.result import SolveResult, Status
+from planning_core.validators.adaptive.profile import Constraint, Profile, ProfileError, \
+    ProfileUnsolvable, USER_OPERATOR
+
+__all__ = ["UNAVAILABLE", "parse_formal", "check_profile", "constrained_task", "solve_under",
+           "prove_solvable", "DEFAULT_NODE_LIMIT"]
+
+UNAVAILABLE = "adaptive-unavailable"
+DEFAULT_NODE_LIMIT = 200_000
+_OPERATOR = {A.Always: "always", A.SometimeBefore: "sometime-before",
+             A.AtMostOnce: "at-most-once", A.Sometime: "sometime",
+             A.SometimeAfter: "sometime-after", A.AtEnd: "at end"}
+_PREFIX = "(define (problem adaptive-formal) (:domain {}) (:constraints "
+
+
+def _wrapper(domain: A.Domain, formal: str) -> tuple[str, int]:
+    prefix = _PREFIX.format(domain.name)
+    return prefix + formal + "))", len(prefix)
+
+
+def _located(err: PlanningError | A.Diagnostic, path: str, file: str | None,
+             prefix_len: int) -> ProfileError:
+    """An error inside the wrapper problem, moved to the formal string of the profile."""
+    line, column = err.line, err.column
+    if line == 1 and column is not None:
+        column = max(1, column - prefix_len)
+    where = f" (line {line} of the formal form, column {column})" if line else ""
+    return ProfileError(f"{path}.formal: {err.message}{where}", file=file)
+
+
+def parse_formal(domain: A.Domain, formal: str, path: str = "formal",
+                 file: str | None = None) -> A.Constraint:
+    """A PDDL3 constraint from its text; errors name the JSON path and the column."""
+    text, prefix_len = _wrapper(domain, formal)
+    try:
+        problem = parse_problem(text)
+    except PlanningError as err:
+        raise _located(err, path, file, prefix_len) from None
+    if problem.constraints is None:
+        raise ProfileError(f"{path}.formal: no constraint in {formal!r}", file=file)
+    return problem.constraints
+
+
+def _attribute_predicates(domain: A.Domain, profile: Profile) -> tuple[A.PredicateDef, ...]:
+    return tuple(A.PredicateDef(name, (A.TypedName("?x"),)) for name, _ in profile.attributes)
+
+
+def _with_attributes(domain: A.Domain, problem: A.Problem, profile: Profile):
+    if not profile.attributes:
+        return domain, problem
+    facts = tuple(A.Atom(name, (obj,)) for name, objs in profile.attributes for obj in objs)
+    domain = replace(domain, predicates=domain.predicates + _attribute_predicates(domain, profile))
+    return domain, replace(problem, init=problem.init + facts)
+
+
+def check_profile(domain: A.Domain, problem: A.Problem, profile: Profile) -> None:
+    """Check a profile against its task: objects, actions, attributes and every formal
+    form (names, arity, types, the PDDL3 operator of its kind). Raises ProfileError."""
+    file = profile.filename
+    objects = {o.name for o in problem.objects} | {c.name for c in domain.constants}
+    predicates = {p.name for p in domain.predicates}
+    for name, objs in profile.attributes:
+        if name in predicates:
+            raise ProfileError(f"attributes.{name}: the domain already has a predicate "
+                               f"'{name}'; choose another attribute name", file=file)
+        if not re.fullmatch(r"[a-z][a-z0-9_-]*", name):
+            raise ProfileError(f"attributes.{name}: not a PDDL name", file=file)
+        for obj in objs:
+            if obj not in objects:
+                raise ProfileError(f"attributes.{name}: unknown object '{obj}'", file=file)
+    dom, prob = _with_attributes(domain, problem, profile)
+    for i, c in enumerate(profile.constraints):
+        path = f"constraints[{i}]"
+        if c.kind in ("object_unavailable", "limited_use") and c.object not in objects:
+            raise ProfileError(f"{path}.object: the task has no object '{c.object}'", file=file)
+        if c.kind == "action_unusable" and domain.action(c.action) is None:
+            raise ProfileError(f"{path}.action: the domain has no action '{c.action}'",
+                               file=file)
+        if c.type != "user":
+            continue
+        parsed = parse_formal(dom, c.formal, path, file)
+        top = _OPERATOR.get(type(parsed), type(parsed).__name__)
+        if top != USER_OPERATOR[c.kind]:
+            raise ProfileError(f"{path}.formal: a {c.kind} constraint is written with "
+                               f"({USER_OPERATOR[c.kind]} ...), not ({top} ...)", file=file)
+        text, prefix_len = _wrapper(dom, c.formal)
+        wrapped = parse_problem(text)
+        wrapped = replace(prob, constraints=wrapped.constraints)
+        errors = [d for d in check(dom, wrapped) if d.severity == "error"]
+        if errors:
+            raise _located(errors[0], path, file, prefix_len)
+
+
+def _counter(k: int, i: int) -> str:
+    return f"adaptive-count-{k}-{i}"
+
+
+def _compile_world(domain: A.Domain, problem: A.Problem, world: list[Constraint]):
+    unavailable = sorted({c.object for c in world if c.kind == "object_unavailable"})
+    unusable = {c.action for c in world if c.kind == "action_unusable"}
+    limited = [c for c in world if c.kind == "limited_use"]
+    predicates = list(domain.predicates)
+    init = list(problem.init)
+    if unavailable:
+        predicates.append(A.PredicateDef(UNAVAILABLE, (A.TypedName("?x"),)))
+        init.extend(A.Atom(UNAVAILABLE, (o,)) for o in unavailable)
+    for k, c in enumerate(limited):
+        predicates.append(A.PredicateDef(f"adaptive-mark-{k}", (A.TypedName("?x"),)))
+        predicates.extend(A.PredicateDef(_counter(k, i)) for i in range(c.limit + 1))
+        init.append(A.Atom(f"adaptive-mark-{k}", (c.object,)))
+        init.append(A.Atom(_counter(k, 0)))
+    actions = []
+    for action in domain.actions:
+        if action.name in unusable:
+            continue
+        params = [p.name for p in action.parameters]
+        pre = [action.precondition]
+        effects = list(action.effects)
+        if unavailable:
+            pre.extend(A.Not(A.Atom(UNAVAILABLE, (p,))) for p in params)
+        for k, c in enumerate(limited):
+            if not params:
+                continue
+            uses = A.Or(tuple(A.Atom(f"adaptive-mark-{k}", (p,)) for p in params))
+            pre.append(A.Imply(uses, A.Not(A.Atom(_counter(k, c.limit)))))
+            effects.extend(A.When(A.And((uses, A.Atom(_counter(k, i)))),
+                                  (A.Delete(A.Atom(_counter(k, i))),
+                                   A.Add(A.Atom(_counter(k, i + 1)))))
+                           for i in range(c.limit))
+        if len(pre) > 1:
+            action = replace(action, precondition=A.And(tuple(pre)), effects=tuple(effects))
+        actions.append(action)
+    return (replace(domain, predicates=tuple(predicates), actions=tuple(actions)),
+            replace(problem, init=tuple(init)))
+
+
+_REQUIREMENTS = (":negative-preconditions", ":disjunctive-preconditions",
+                 ":conditional-effects", ":constraints")
+
+
+def constrained_task(domain: A.Domain, problem: A.Problem, profile: Profile,
+                     constraints) -> tuple[A.Domain, A.Problem]:
+    """The task with ``constraints`` (of ``profile``) compiled in (module docstring)."""
+    domain, problem = _with_attributes(domain, problem, profile)
+    world = [c for c in constraints if c.type == "world"]
+    user = [c for c in constraints if c.type == "user"]
+    if world:
+        domain, problem = _compile_world(domain, problem, world)
+    if user:
+        parts = [parse_formal(domain, c.formal) for c in user]
+        if problem.constraints is not None:
+            parts.insert(0, problem.constraints)
+        problem = replace(problem, constraints=parts[0] if len(parts) == 1
+                          else A.ConstraintAnd(tuple(parts)))
+    needed = (_REQUIREMENTS[:3] if world else ()) + (_REQUIREMENTS[3:] if user else ())
+    extra = tuple(r for r in needed if r not in domain.requirements)
+    return replace(domain, requirements=domain.requirements + extra), problem
+
+
+def solve_under(domain: A.Domain, problem: A.Problem, profile: Profile, constraints, *,
+                node_limit: int = DEFAULT_NODE_LIMIT, time_limit: float = 300.0) -> SolveResult:
+    """Solve the task under ``constraints``: SOLVED with a plan, UNSOLVABLE with a proof,
+    UNKNOWN at the expansion budget (or the wall-clock guard that only protects the user)."""
+    from planning_core.ground.grounder import ground
+    from planning_core.temporal.pddl3 import constraint_formula
+    from planning_core.temporal.product import plan_ltl
+
+    dom, prob = constrained_task(domain, problem, profile, constraints)
+    task = ground(dom, prob, ignore_constraints=True)
+    formula = constraint_formula(dom, prob)
+    return plan_ltl(task, formula, search="greedy", node_limit=node_limit,
+                    time_limit=time_limit)
+
+
+def proof_of(result: SolveResult) -> dict:
+    """What a solver run proved, as JSON: status, reason and search statistics."""
+    return {"status": result.status.value, "reason": result.reason, "engine": result.engine,
+            **{k: v for k, v in result.stats}}
+
+
+def prove_solvable(domain: A.Domain, problem: A.Problem, profile: Profile, tier: str, *,
+                   node_limit: int = DEFAULT_NODE_LIMIT) -> SolveResult:
+    """Solve ``tier`` of ``profile``; raise :class:`ProfileUnsolvable` with the proof when
+    the solver proves it has no plan, ProfileError when the budget leaves it open."""
+    result = solve_under(domain, problem, profile, profile.tier_constraints(tier),
+                         node_limit=node_limit)
+    if result.status is Status.UNSOLVABLE:
+        raise ProfileUnsolvable(f"tier {tier!r} leaves the task without a plan: "
+                                f"{result.reason}", proof=proof_of(result),
+                                file=profile.filename)
+    if result.status is Status.UNKNOWN:
+        raise ProfileError(f"tier {tier!r}: solvability not settled within the budget "
+                           f"({result.reason})", file=profile.filename)
+    return result

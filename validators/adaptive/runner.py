@@ -1,0 +1,66 @@
+"""Batch runs: every profile x tier with one agent, one JSON line per episode.
+
+Rows already in the output (same task, tier and agent) are skipped, so an interrupted run
+resumes. A profile that cannot be loaded, or a tier the profile lacks, becomes a failure row
+(``{"task", "tier", "agent", "error"}``) and the batch goes on.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from planning_core.errors import InputError, PlanningError
+from planning_core.validators.adaptive.agents import run_episode
+from planning_core.validators.adaptive.env import AdaptiveEnv
+from planning_core.validators.adaptive.tasks import load_task
+
+__all__ = ["run_profiles"]
+
+
+def _done(out: Path) -> set:
+    if not out.exists():
+        return set()
+    keys = set()
+    for line in out.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+            keys.add((row["task"], row["tier"], row.get("agent")))
+        except (json.JSONDecodeError, KeyError, TypeError):
+            continue
+    return keys
+
+
+def run_profiles(profiles: list[Path], make_agent, tiers: list[str], out: Path, *,
+                 max_turns: int = 10, agent_name: str = "agent") -> dict:
+    done = _done(out)
+    counts = {"run": 0, "skipped": 0, "failed": 0}
+    try:
+        f = open(out, "a", encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
+    with f:
+        for path in profiles:
+            try:
+                profile, domain, problem = load_task(path)
+            except PlanningError as err:
+                f.write(json.dumps({"task": str(path), "tier": None, "agent": agent_name,
+                                    "error": str(err)}) + "\n")
+                counts["failed"] += 1
+                continue
+            task_id = str(path)
+            for tier in tiers:
+                if (task_id, tier, agent_name) in done:
+                    counts["skipped"] += 1
+                    continue
+                try:
+                    env = AdaptiveEnv(domain, problem, profile, tier, max_turns=max_turns,
+                                      task_id=task_id)
+                    row = dict(run_episode(env, make_agent()).to_json(), agent=agent_name)
+                    counts["run"] += 1
+                except PlanningError as err:
+                    row = {"task": task_id, "tier": tier, "agent": agent_name,
+                           "error": str(err)}
+                    counts["failed"] += 1
+                f.write(json.dumps(row) + "\n")
+                f.flush()
+    return counts

@@ -1,0 +1,155 @@
+"""``planning-core cope run``: added to the ``cope`` command group by the console script.
+
+It lives here, not in ``cope``, because it drives the formalizer pipelines, which build on
+``cope``; :mod:`planning_core.console` hands :func:`add_run_command` to ``cope``'s
+``register``.
+
+``cope run --method planner|pddl|smt|ltl --model NAME [--base-url URL] --dataset D
+--out R.jsonl [--revisions K] [--mode generate|edit] [--report R.md]`` prompts the model for
+every pair of ``D`` (:mod:`planning_core.validators.formalizations.live`), runs the revision loop with
+the solver's or validator's feedback, judges the final answer against the ground truth and
+appends one row per pair (with every turn's prompt and response). Pairs already in
+``R.jsonl`` without an error are skipped; failed ones are asked again. ``--report`` writes
+the paper's correctness table. Exit 0 done, 1 some requests failed (rerun to fill them in),
+2 bad input or an unusable endpoint.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from planning_core.cli import ExitCode
+from planning_core.cli.args import positive_int, seconds
+
+__all__ = ["add_run_command"]
+
+
+def _revisions(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 0 <= value <= 20:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 20: {text!r}")
+    return value
+
+
+def add_run_command(sub) -> None:
+    from planning_core.validators.formalizations.live import LIVE_METHODS
+    from planning_core.validators.models.options import add_model_arguments
+
+    p = sub.add_parser("run", help="prompt a model on every pair, revise with feedback, "
+                                   "judge against the ground truth")
+    p.add_argument("--method", required=True, choices=LIVE_METHODS,
+                   help="planner: the model writes the plan; pddl/smt/ltl: the model "
+                        "formalizes and our solver plans")
+    p.add_argument("--dataset", required=True, metavar="DIR",
+                   help="a CoPE dataset folder, or a folder holding several")
+    p.add_argument("--out", required=True, metavar="FILE",
+                   help="results JSONL; appended to, pairs already answered are skipped")
+    p.add_argument("--report", metavar="FILE", help="write the markdown report here")
+    p.add_argument("--revisions", type=_revisions, default=0, metavar="K",
+                   help="revise up to K times on errors the model can see without the "
+                        "ground truth (pddl, smt, ltl; the paper uses 3)")
+    p.add_argument("--mode", choices=("generate", "edit"), default="generate",
+                   help="pddl only: write both files at once, or first the unconstrained "
+                        "task then edit it")
+    p.add_argument("--categories", metavar="C,C",
+                   help="only these constraint categories (baseline, initial, goal, action, "
+                        "state)")
+    p.add_argument("--limit", type=positive_int, metavar="N",
+                   help="only the first N pairs (after --categories)")
+    p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
+                   help="solver seconds per judgement (default 30)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_model_arguments(p)
+    p.set_defaults(func=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import concurrent.futures as cf
+
+    from planning_core.errors import InputError
+    from planning_core.validators.cope.cli import _bar, _load
+    from planning_core.validators.cope.evaluate import read_results
+    from planning_core.validators.formalizations.live import done_keys, row_key, run_pair
+    from planning_core.validators.formalizations.methods import METHODS
+    from planning_core.validators.cope.report import render_eval_report
+    from planning_core.validators.cope.results import EvalContext
+    from planning_core.validators.models.completion import ModelUnavailable
+    from planning_core.validators.models.options import model_from_args
+
+    if args.method == "planner" and args.revisions:
+        print("note: the planner method is not revised (its only judge is the ground "
+              "truth); --revisions is ignored", file=sys.stderr)
+    model = model_from_args(args)
+    loaded = _load(args.dataset)
+    if loaded is None:
+        return ExitCode.BAD_INPUT
+    pairs, _ = loaded
+    if args.categories:
+        wanted = {c.strip() for c in args.categories.split(",") if c.strip()}
+        pairs = [p for p in pairs if p.category in wanted]
+    if args.limit:
+        pairs = pairs[:args.limit]
+    out = Path(args.out)
+    done_rows, warnings = read_results(out)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    done = done_keys(done_rows)
+    todo = [p for p in pairs if (*p.key, args.method) not in done]
+    if len(pairs) > len(todo):
+        print(f"{len(pairs) - len(todo)} pair(s) already in {out}; skipped", file=sys.stderr)
+    context = EvalContext(time_limit=args.time_limit)
+    correct = failed = 0
+    fatal = None
+    try:
+        f = open(out, "a", encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
+    with f, _bar(len(todo), args.no_progress, "pair") as bar, \
+            cf.ThreadPoolExecutor(max_workers=args.concurrency) as pool:
+        futures = [pool.submit(run_pair, model, pair, args.method, revisions=args.revisions,
+                               mode=args.mode, context=context) for pair in todo]
+        for fut in cf.as_completed(futures):
+            if fut.cancelled():
+                continue
+            try:
+                row = fut.result()
+            except ModelUnavailable as err:
+                fatal = fatal or err
+                for other in futures:
+                    other.cancel()
+                continue
+            f.write(json.dumps(row) + "\n")
+            f.flush()
+            failed += "error" in row
+            correct += row.get("correct") is True
+            bar.set_postfix_str(f"correct {correct}")
+            bar.update()
+    if fatal is not None:
+        raise fatal
+    rows, _ = read_results(out)
+    latest: dict[tuple, dict] = {}
+    for row in rows:
+        key = row_key(row)
+        if key not in latest or "error" not in row or "error" in latest[key]:
+            latest[key] = row
+    judged = [r for r in latest.values() if "error" not in r]
+    errors = len(latest) - len(judged)
+    print(f"{len(todo)} pair(s) run with {args.method}: {correct} correct, {failed} failed "
+          f"requests; results in {out}", file=sys.stderr)
+    if errors:
+        print(f"{errors} pair(s) have no answer (request failed); run the same command "
+              "again to ask them again", file=sys.stderr)
+    if args.report:
+        order = {name: m.outcomes for name, m in METHODS.items()}
+        text = render_eval_report(judged, order, title=f"CoPE run: {model.name}")
+        try:
+            Path(args.report).write_text(text, encoding="utf-8")
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror or err}",
+                             file=args.report) from None
+    return ExitCode.NEGATIVE if errors else ExitCode.OK

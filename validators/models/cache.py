@@ -1,0 +1,111 @@
+"""A response cache on disk (SQLite): a rerun costs nothing, a crashed run resumes.
+
+The key is a SHA-256 of everything that determines a response: the model, the base URL,
+the full message list and the sampling parameters (temperature, max tokens, seed, stop
+sequences, ...), serialised as canonical JSON. Only successful responses are stored, so a
+failed request is asked again on the next run.
+
+Concurrent writers are safe: the database is in WAL mode (readers never block the writer),
+every thread and every process opens its own connection (SQLite connections must not cross
+threads or ``fork``), writes are single ``INSERT OR IGNORE`` statements in their own
+transaction, and a busy database is waited for (``busy_timeout``) rather than failed on.
+Two runs asking the same question at once both pay for it, and the first answer stored wins.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from planning_core.errors import InputError
+from planning_core.validators.models.completion import Completion
+
+__all__ = ["ResponseCache", "cache_key", "default_cache_path"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key        TEXT PRIMARY KEY,
+    model      TEXT NOT NULL,
+    base_url   TEXT,
+    messages   TEXT NOT NULL,
+    params     TEXT NOT NULL,
+    text       TEXT NOT NULL,
+    usage      TEXT,
+    latency_s  REAL,
+    created    REAL NOT NULL
+)
+"""
+
+
+def default_cache_path() -> Path:
+    """``$PLANNING_CORE_CACHE``, else ``~/.cache/planning-core/responses.sqlite``."""
+    env = os.environ.get("PLANNING_CORE_CACHE")
+    if env:
+        return Path(env)
+    return Path.home() / ".cache" / "planning-core" / "responses.sqlite"
+
+
+def cache_key(model: str, base_url: str | None, messages: Sequence[Mapping[str, Any]],
+              params: Mapping[str, Any]) -> str:
+    blob = json.dumps({"model": model, "base_url": base_url, "messages": list(messages),
+                       "params": dict(params)}, sort_keys=True, ensure_ascii=False,
+                      separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """Get and put :class:`Completion` records by :func:`cache_key`."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if self.path.is_dir():
+            raise InputError("is a folder; the cache is a file", file=str(self.path))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise InputError(f"cannot create the cache folder: {err.strerror or err}",
+                             file=str(self.path.parent)) from None
+        self._local = threading.local()
+        self._connect()  # fail early on an unusable file
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None and self._local.pid == os.getpid():
+            return conn
+        try:
+            conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=60000")
+            conn.execute(_SCHEMA)
+        except sqlite3.DatabaseError as err:
+            raise InputError(f"not a usable response cache: {err}", file=str(self.path)) from None
+        self._local.conn, self._local.pid = conn, os.getpid()
+        return conn
+
+    def get(self, key: str) -> Completion | None:
+        row = self._connect().execute(
+            "SELECT model, base_url, params, text, usage, latency_s FROM responses "
+            "WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        model, base_url, params, text, usage, latency = row
+        return Completion(text, model, base_url, json.loads(params),
+                          json.loads(usage) if usage else None, latency or 0.0,
+                          cache_hit=True, attempts=0)
+
+    def put(self, key: str, messages: Sequence[Mapping[str, Any]], c: Completion) -> None:
+        self._connect().execute(
+            "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (key, c.model, c.base_url, json.dumps(list(messages), ensure_ascii=False),
+             json.dumps(dict(c.params), sort_keys=True), c.text,
+             json.dumps(dict(c.usage)) if c.usage is not None else None, c.latency_s,
+             time.time()))
+
+    def __len__(self) -> int:
+        return self._connect().execute("SELECT COUNT(*) FROM responses").fetchone()[0]

@@ -1,0 +1,160 @@
+"""An OpenAI-compatible chat-completions client (OpenAI, vLLM, SGLang, Ollama, llama.cpp,
+LM Studio, TGI all serve this API), through the official ``openai`` package.
+
+``pip install 'planning-core[llm]'`` installs it. The key is read from the environment
+variable the user names (``api_key_env``) and is never printed, logged or stored; local
+servers that need no key get a placeholder.
+
+The package's own retries are switched off (``max_retries=0``) and replaced by
+:class:`~.retry.RetryPolicy`: 429, 5xx, timeouts, dropped connections and malformed bodies
+are retried with exponential backoff and full jitter, waiting at least the server's
+``Retry-After``. What cannot succeed on retry becomes a one-line error: a refused key
+(401/403) or an unknown model (404) is :class:`ModelUnavailable` at once, a server that
+stays unreachable is :class:`ModelUnavailable` after the retries, and a request that keeps
+failing is :class:`RequestFailed` (the run records it and goes on).
+"""
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from planning_core.validators.models.cache import ResponseCache
+from planning_core.validators.models.client import Client
+from planning_core.validators.models.completion import (
+    Completion,
+    ModelUnavailable,
+    RequestFailed,
+)
+from planning_core.validators.models.retry import RetryPolicy, parse_retry_after
+
+__all__ = ["ChatSettings", "ChatModel", "NO_KEY"]
+
+NO_KEY = "no-key"  # what local servers that check no key are sent
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSettings:
+    model: str
+    base_url: str | None = None          # None: the package's default (api.openai.com)
+    api_key_env: str | None = None       # None: OPENAI_API_KEY if set, else NO_KEY
+    temperature: float | None = 0.0
+    max_tokens: int | None = None
+    seed: int | None = None
+    stop: tuple[str, ...] = ()
+    system: str | None = None
+    timeout_s: float = 120.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+    def params(self) -> dict[str, Any]:
+        """The sampling parameters (part of the cache key and of every row)."""
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens,
+                "seed": self.seed, "stop": list(self.stop) or None}
+
+
+def _api_key(env: str | None) -> str:
+    if env is not None:
+        value = os.environ.get(env)
+        if not value:
+            raise ModelUnavailable(f"the environment variable {env} (--api-key-env) is not "
+                                   "set or empty")
+        return value
+    return os.environ.get("OPENAI_API_KEY") or NO_KEY
+
+
+def _server_message(err: Exception) -> str:
+    """The server's own error text, one line, without echoing anything we sent."""
+    body = getattr(err, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        text = inner.get("message") if isinstance(inner, dict) else inner
+        if text:
+            return " ".join(str(text).split())[:200]
+    return " ".join(str(getattr(err, "message", "") or type(err).__name__).split())[:200]
+
+
+class ChatModel(Client):
+    """A :class:`~.client.Client` over ``/chat/completions``."""
+
+    def __init__(self, settings: ChatSettings, *, cache: ResponseCache | None = None,
+                 rng: random.Random | None = None) -> None:
+        try:
+            import openai
+        except ImportError:
+            raise ModelUnavailable("the OpenAI-compatible client needs the openai package: "
+                                   "pip install 'planning-core[llm]'") from None
+        super().__init__(system=settings.system, params=settings.params(), cache=cache)
+        self.settings = settings
+        self.name = settings.model
+        self.base_url = settings.base_url
+        self._openai = openai
+        self._client = openai.OpenAI(api_key=_api_key(settings.api_key_env),
+                                     base_url=settings.base_url, max_retries=0,
+                                     timeout=settings.timeout_s)
+        self._rng = rng or random.Random()
+        self._rng_lock = threading.Lock()
+
+    @property
+    def where(self) -> str:
+        return self.base_url or "the OpenAI API"
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        with self._rng_lock:
+            return self.settings.retry.delay(attempt, retry_after, self._rng)
+
+    def _ask(self, messages: Sequence[Mapping[str, str]]) -> Completion:
+        openai = self._openai
+        policy = self.settings.retry
+        last = ""
+        unreachable = False
+        for attempt in range(policy.retries + 1):
+            retry_after = None
+            started = time.perf_counter()
+            try:
+                response = self._client.chat.completions.create(
+                    model=self.settings.model, messages=list(messages), **self.params)
+                text = response.choices[0].message.content
+                if text is None:
+                    raise ValueError("the response has no message content")
+                usage = response.usage.model_dump(exclude_none=True) if response.usage else None
+                usage = {k: v for k, v in (usage or {}).items() if isinstance(v, int)} or None
+                return Completion(text, self.settings.model, self.base_url, self.params,
+                                  usage, time.perf_counter() - started, False, attempt + 1)
+            except (openai.AuthenticationError, openai.PermissionDeniedError) as err:
+                raise ModelUnavailable(f"the server refused the API key (HTTP "
+                                       f"{err.status_code}): {_server_message(err)}",
+                                       file=self.where) from None
+            except openai.NotFoundError as err:
+                raise ModelUnavailable(f"unknown model {self.settings.model!r} or wrong base "
+                                       f"URL (HTTP 404): {_server_message(err)}",
+                                       file=self.where) from None
+            except (openai.RateLimitError, openai.InternalServerError) as err:
+                last = f"HTTP {err.status_code}: {_server_message(err)}"
+                retry_after = parse_retry_after(err.response.headers.get("retry-after"))
+                unreachable = False
+            except openai.APITimeoutError:
+                last = f"no answer within {self.settings.timeout_s:g} s"
+                unreachable = False
+            except openai.APIConnectionError as err:
+                last = f"cannot connect: {_server_message(err.__cause__ or err)}"
+                unreachable = True
+            except openai.APIStatusError as err:
+                if err.status_code in (408, 409) or err.status_code >= 500:
+                    last = f"HTTP {err.status_code}: {_server_message(err)}"
+                    unreachable = False
+                else:  # 400, 413, 422: this request cannot succeed as sent
+                    raise RequestFailed(f"HTTP {err.status_code}: {_server_message(err)}",
+                                        file=self.where) from None
+            except (openai.APIError, ValueError, TypeError, AttributeError, IndexError) as err:
+                last = f"malformed response: {' '.join(str(err).split())[:200]}"
+                unreachable = False
+            if attempt < policy.retries:
+                time.sleep(self._delay(attempt, retry_after))
+        tries = policy.retries + 1
+        if unreachable:
+            raise ModelUnavailable(f"the server cannot be reached ({last}; {tries} "
+                                   "attempt(s))", file=self.where)
+        raise RequestFailed(f"{last} (gave up after {tries} attempt(s))", file=self.where)

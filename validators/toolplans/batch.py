@@ -1,0 +1,208 @@
+"""Batch checking: a JSON Lines file of (tools, task, model output) rows -> result rows.
+
+Each input row is ``{"id", "task": {...}, "tools": [...] (optional when the task has its
+own), "output": text or JSON}``, or for the step-wise setting ``{"id", "task", "prefix",
+"next"}``. Rows of one task share a :class:`TaskContext` (compiled once, solved once). A
+row that cannot be read gives an ``error`` result row naming the fault, and the run goes
+on. Results are yielded in input order; the CLI appends them to a file and skips ids it
+already has, so an interrupted run resumes where it stopped.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+from planning_core.errors import InputError, PlanningError
+from planning_core.validators.toolplans.check import check_output
+from planning_core.validators.toolplans.context import TaskContext
+from planning_core.validators.toolplans.spec import ToolSpecError, parse_task, parse_tools
+from planning_core.validators.toolplans.stepwise import judge_next
+
+__all__ = ["Row", "append_results", "check_rows", "markdown_report", "read_rows", "summarize", "text_table"]
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    id: str
+    line: int
+    data: dict | None
+    error: str | None = None
+
+
+def read_rows(text: str, file: str | None = None) -> list[Row]:
+    """Rows of a JSON Lines file; a bad line becomes a row with ``error`` (located)."""
+    rows = []
+    for no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{file or '<rows>'}:{no}"
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as err:
+            rows.append(Row(f"line-{no}", no, None, f"{where}:{err.colno}: not JSON: {err.msg}"))
+            continue
+        if not isinstance(data, dict):
+            rows.append(Row(f"line-{no}", no, None, f"{where}: a row must be a JSON object"))
+            continue
+        rows.append(Row(str(data.get("id", f"line-{no}")), no, data))
+    ids = Counter(r.id for r in rows)
+    dup = sorted(i for i, n in ids.items() if n > 1)
+    if dup:
+        raise ToolSpecError(f"row id {dup[0]!r} is used {ids[dup[0]]} times; ids must be "
+                            "unique to resume a run", file=file)
+    return rows
+
+
+class _Contexts:
+    def __init__(self) -> None:
+        self.cache: dict[str, TaskContext] = {}
+
+    def get(self, data: dict) -> TaskContext:
+        if "task" not in data:
+            raise ToolSpecError("the row has no 'task'")
+        key = json.dumps([data.get("tools"), data["task"]], sort_keys=True)
+        ctx = self.cache.get(key)
+        if ctx is None:
+            tools = parse_tools(data["tools"]) if data.get("tools") is not None else None
+            ctx = TaskContext(parse_task(data["task"], tools))
+            self.cache[key] = ctx
+        return ctx
+
+
+def _check_row(contexts: _Contexts, row: Row, *, engine: str, time_limit: float) -> dict:
+    if row.error is not None:
+        return {"id": row.id, "verdict": "error", "error": row.error}
+    data = row.data
+    try:
+        ctx = contexts.get(data)
+        if "next" in data:
+            rep = judge_next(ctx, data.get("prefix") or [], data["next"], time_limit=time_limit)
+            return {"id": row.id, "task": ctx.task.id, "setting": "step-wise",
+                    "verdict": {True: "optimal", False: "not_optimal", None: "unknown"}[rep.optimal]
+                    if rep.applicable else ("not_applicable" if rep.applicable is False
+                                            else "bad_prefix"), **rep.to_dict()}
+        if "output" not in data:
+            raise ToolSpecError("the row has no 'output' (nor 'next')")
+        rep = check_output(ctx, data["output"], engine=engine, time_limit=time_limit)
+    except PlanningError as err:
+        return {"id": row.id, "verdict": "error", "error": str(err)}
+    out = {"id": row.id, "task": ctx.task.id, "setting": "holistic", **rep.to_dict()}
+    feas = out.pop("feasibility")
+    out["solvable"] = None if feas is None else {"solved": True, "unsolvable": False}.get(feas["status"])
+    out["infeasibility"] = feas["infeasibility"] if feas else None
+    return out
+
+
+def _group_key(row: Row) -> str:
+    if row.data is None:
+        return f"error:{row.id}"
+    return json.dumps([row.data.get("tools"), row.data.get("task")], sort_keys=True)
+
+
+def _check_group(rows: list[Row], engine: str, time_limit: float) -> list[dict]:
+    contexts = _Contexts()
+    return [_check_row(contexts, row, engine=engine, time_limit=time_limit) for row in rows]
+
+
+def check_rows(rows: list[Row], *, engine: str = "auto", time_limit: float = 60.0,
+               on_done: Callable[[int], object] | None = None,
+               workers: int = 1) -> Iterator[dict]:
+    """Results in the order of ``rows``. With ``workers > 1`` the rows of each task go to
+    one worker process (the task is compiled and solved once there), and results are
+    yielded as soon as every earlier row's result is in, so the output does not depend on
+    the number of workers."""
+    if workers <= 1:
+        contexts = _Contexts()
+        for row in rows:
+            result = _check_row(contexts, row, engine=engine, time_limit=time_limit)
+            if on_done is not None:
+                on_done(1)
+            yield result
+        return
+    import concurrent.futures as cf
+    groups: dict[str, list[int]] = {}
+    for k, row in enumerate(rows):
+        groups.setdefault(_group_key(row), []).append(k)
+    done: dict[int, dict] = {}
+    nxt = 0
+    with cf.ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(_check_group, [rows[k] for k in idx], engine, time_limit): idx
+                   for idx in groups.values()}
+        for fut in cf.as_completed(futures):
+            idx = futures[fut]
+            done.update(zip(idx, fut.result()))
+            if on_done is not None:
+                on_done(len(idx))
+            while nxt in done:
+                yield done.pop(nxt)
+                nxt += 1
+
+
+def append_results(path, results: Iterator[dict]) -> int:
+    """Append each result as one JSON line, flushed at once (a killed run loses at most
+    the line being written, which the resume cuts off); returns how many were written."""
+    written = 0
+    try:
+        with open(path, "a", encoding="utf-8") as f:
+            for result in results:
+                f.write(json.dumps(result) + "\n")
+                f.flush()
+                written += 1
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", file=str(path)) from None
+    return written
+
+
+def summarize(results: list[dict]) -> dict:
+    verdicts = Counter(r.get("verdict") for r in results)
+    classes = Counter(r.get("class") for r in results if r.get("setting") == "holistic"
+                      and r.get("correct") is False and r.get("class"))
+    faults = Counter(r.get("fault") for r in results if r.get("correct") is False and r.get("fault"))
+    holistic = [r for r in results if r.get("setting") == "holistic"]
+    right = sum(1 for r in holistic if r.get("correct") is True)
+    wrong = [r for r in holistic if r.get("correct") is False and not r.get("refused")]
+    valid = [r for r in holistic if r.get("verdict") == "valid" and r.get("excess_cost") is not None]
+    return {
+        "rows": len(results), "verdicts": dict(sorted(verdicts.items(), key=lambda x: str(x[0]))),
+        "holistic": len(holistic), "correct": right,
+        "correct_rate": round(right / len(holistic), 4) if holistic else None,
+        "classes": dict(sorted(classes.items())), "faults": dict(sorted(faults.items())),
+        "mean_outputs_produced_wrong": round(sum(r["outputs_produced"] for r in wrong) / len(wrong), 4)
+        if wrong else None,
+        "mean_valid_prefix_wrong": round(sum(r["valid_prefix"] for r in wrong) / len(wrong), 4)
+        if wrong else None,
+        "optimal_valid": sum(1 for r in valid if r["excess_cost"] == 0),
+        "mean_excess_cost_valid": round(sum(r["excess_cost"] for r in valid) / len(valid), 4)
+        if valid else None,
+    }
+
+
+def text_table(summary: dict) -> str:
+    lines = [f"rows {summary['rows']}, holistic {summary['holistic']}, correct "
+             f"{summary['correct']} ({summary['correct_rate']})"]
+    lines += [f"  {k:16s} {v}" for k, v in summary["verdicts"].items()]
+    if summary["classes"]:
+        lines.append("faults of wrong chains: " + ", ".join(f"{k} {v}" for k, v in summary["classes"].items()))
+    for key in ("mean_outputs_produced_wrong", "mean_valid_prefix_wrong", "optimal_valid",
+                "mean_excess_cost_valid"):
+        if summary[key] is not None:
+            lines.append(f"{key}: {summary[key]}")
+    return "\n".join(lines)
+
+
+def markdown_report(summary: dict) -> str:
+    out = ["# Tool-plan check report", "",
+           f"{summary['rows']} rows; {summary['holistic']} holistic, {summary['correct']} correct "
+           f"(rate {summary['correct_rate']}).", "", "| verdict | rows |", "|---|---:|"]
+    out += [f"| {k} | {v} |" for k, v in summary["verdicts"].items()]
+    out += ["", "| APB class (first fault) | wrong chains |", "|---|---:|"]
+    out += [f"| {k} | {v} |" for k, v in summary["classes"].items()]
+    out += ["", "| fault | rows |", "|---|---:|"]
+    out += [f"| {k} | {v} |" for k, v in summary["faults"].items()]
+    out += ["", "| grade | value |", "|---|---:|"]
+    for key in ("mean_outputs_produced_wrong", "mean_valid_prefix_wrong", "optimal_valid",
+                "mean_excess_cost_valid"):
+        out.append(f"| {key} | {summary[key]} |")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,179 @@
+"""Tool calls -> plan steps of the compiled task, resolving what each argument refers to.
+
+An argument of a data parameter names a data item:
+
+* a literal equal to the value (or the name) of an item the user supplied, preferring an
+  item of the parameter's data type;
+* a reference to an earlier call's output: ``$2.offer`` (output ``offer`` of call 2),
+  ``$2`` (call 2's output of the parameter's type, or its only output),
+  ``$search_flights.offer`` (that tool's output), ``$search_flights`` (as ``$2``, by tool)
+  or ``$offer`` (the latest call making an ``offer``, else any tool that makes one, else a
+  user item of that type); a tool name wins over a type name;
+* the output item's own PDDL name (``offer-of-search_flights``).
+
+What names nothing stays as written, so the core validator reports an unknown object (a
+hallucinated input). Schema faults that PDDL does not see (unknown or missing argument
+names, JSON types, enums, calls of forbidden tools) are found here, per call.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from planning_core.pddl.plans import PlanStep
+from planning_core.validators.toolplans.calls import Call
+from planning_core.validators.toolplans.compile import output_object
+from planning_core.validators.toolplans.context import TaskContext
+from planning_core.validators.toolplans.faults import Fault
+from planning_core.validators.toolplans.spec import Param, Tool
+
+__all__ = ["StepInfo", "to_steps"]
+
+
+@dataclass(frozen=True, slots=True)
+class StepInfo:
+    """How call ``index`` was read: its tool (None: unknown), the object each data argument
+    resolved to (None: nothing), and the JSON-side faults of the call."""
+
+    index: int
+    call: Call
+    tool: Tool | None
+    objects: dict = field(compare=False)
+    faults: tuple[Fault, ...] = ()
+
+
+def _json_type_ok(value, jtype: str | None) -> bool:
+    if jtype is None:
+        return True
+    if jtype == "string":
+        return isinstance(value, str)
+    if jtype == "integer":
+        return (isinstance(value, int) and not isinstance(value, bool)) or \
+            (isinstance(value, float) and value.is_integer())
+    if jtype == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if jtype == "boolean":
+        return isinstance(value, bool)
+    if jtype == "array":
+        return isinstance(value, list)
+    if jtype == "object":
+        return isinstance(value, dict)
+    return value is None
+
+
+def _same(a, b) -> bool:
+    """Values as a user means them: strings ignoring case and surrounding blanks, numbers by
+    value, booleans only as booleans."""
+    if isinstance(a, str) and isinstance(b, str):
+        return a.strip().casefold() == b.strip().casefold()
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    return a == b
+
+
+class _Resolver:
+    def __init__(self, ctx: TaskContext, calls: tuple[Call, ...]) -> None:
+        self.ctx = ctx
+        self.task = ctx.task
+        self.calls = calls
+        self.tools = [ctx.task.tool(c.name.lower()) for c in calls]
+        self.outputs = ctx.pddl3.producers
+
+    def reference(self, ref: str, p: Param, index: int) -> str | None:
+        head, _, tail = ref.strip("{}").partition(".")
+        head, tail = head.lower(), tail.lower()
+        if head.isdigit():
+            k = int(head)
+            tool = self.tools[k - 1] if 1 <= k <= len(self.calls) else None
+        else:
+            tool = self.task.tool(head)
+        if tool is not None:
+            if tail:
+                return output_object(tool.name, tail) if tail in tool.produces else None
+            if p.data_type in tool.produces:
+                return output_object(tool.name, p.data_type)
+            return output_object(tool.name, tool.produces[0]) if len(tool.produces) == 1 else None
+        if tail or head.isdigit():
+            return None
+        # $type: the latest earlier call making it, else a later one, else any maker
+        earlier = [t for t in self.tools[:index - 1] if t is not None and head in t.produces]
+        later = [t for t in self.tools[index:] if t is not None and head in t.produces]
+        anyone = [t for t in self.task.tools if head in t.produces]
+        maker = earlier[-1] if earlier else later[0] if later else anyone[0] if anyone else None
+        if maker is not None:
+            return output_object(maker.name, head)
+        for item in self.task.items:
+            if item.type == head:
+                return item.name
+        return None
+
+    def literal(self, value, p: Param) -> str | None:
+        matches = [i for i in self.task.items if _same(i.value, value)]
+        if not matches and isinstance(value, str):
+            matches = [i for i in self.task.items if i.name == value.strip().lower()]
+            if not matches and value.strip().lower() in self.outputs:
+                return value.strip().lower()
+        for i in matches:
+            if i.type == p.data_type:
+                return i.name
+        return matches[0].name if matches else None
+
+    def resolve(self, value, p: Param, index: int) -> str | None:
+        if isinstance(value, str) and value.startswith("$"):
+            return self.reference(value[1:], p, index)
+        return self.literal(value, p)
+
+    def step(self, index: int) -> tuple[PlanStep, StepInfo]:
+        call, tool = self.calls[index - 1], self.tools[index - 1]
+        line = call.line or index
+        name = call.name.lower()
+        if tool is None:
+            args = tuple(str(v) for v in call.arguments.values())
+            return (PlanStep(name, args, line, 1, call.text()),
+                    StepInfo(index, call, None, {}))
+        faults: list[Fault] = []
+        text = call.text()
+
+        def fault(kind: str, message: str) -> None:
+            faults.append(Fault(kind, index, message, text))
+        if tool.name in self.task.forbidden:
+            fault("forbidden_tool", f"call {index} uses {tool.name}, which the user forbade")
+        known = {p.name for p in tool.params}
+        for key in call.arguments:
+            if key not in known:
+                fault("wrong_arguments", f"call {index}: {tool.name} has no argument {key!r} "
+                                         f"(it takes {', '.join(sorted(known)) or 'none'})")
+        objects: dict[str, str | None] = {}
+        for p in tool.params:
+            if p.name not in call.arguments:
+                if p.required:
+                    fault("wrong_arguments", f"call {index}: {tool.name} needs the argument "
+                                             f"{p.name!r}, which is missing")
+                continue
+            value = call.arguments[p.name]
+            is_ref = isinstance(value, str) and value.startswith("$")
+            if not is_ref and not _json_type_ok(value, p.json_type):
+                fault("wrong_arguments", f"call {index}: argument {p.name}={json.dumps(value)} "
+                                         f"is not of JSON type {p.json_type}")
+            if p.enum is not None and not any(_same(value, e) for e in p.enum):
+                fault("wrong_arguments", f"call {index}: argument {p.name}={json.dumps(value)} "
+                                         f"is not one of {json.dumps(list(p.enum))}")
+            if p.data_type is not None:
+                objects[p.name] = self.resolve(value, p, index)
+        args = []
+        for p in tool.data_params:
+            if p.name in call.arguments:
+                obj = objects[p.name]
+                args.append(obj if obj is not None else _as_text(call.arguments[p.name]))
+        return (PlanStep(tool.name, tuple(args), line, 1, text),
+                StepInfo(index, call, tool, objects, tuple(faults)))
+
+
+def _as_text(value) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def to_steps(ctx: TaskContext, calls: tuple[Call, ...]) -> tuple[tuple[PlanStep, ...], tuple[StepInfo, ...]]:
+    r = _Resolver(ctx, calls)
+    pairs = [r.step(i) for i in range(1, len(calls) + 1)]
+    return tuple(s for s, _ in pairs), tuple(info for _, info in pairs)

@@ -1,0 +1,355 @@
+"""Check a model's tool chain (or refusal) on the compiled task with the core validator.
+
+The chain is turned into plan steps (:mod:`.chain`) and simulated by
+``planning_core.validate`` on the PDDL3 form of the task; each verdict of the validator is
+mapped back to tool-use terms (:mod:`.faults`):
+
+==================== =========================================================
+validator verdict     fault
+==================== =========================================================
+unknown action        ``unknown_tool`` (E5)
+wrong arity, types    ``wrong_arguments`` (E5)
+unknown object        ``hallucinated_input`` (E6)
+precondition failed   ``broken_tool`` (E5) for ``(working-T)``; ``constraint_violated``
+                      (E3) for a call limit; else ``premature_call`` (E4) when the
+                      missing input's maker is called later, ``missing_prerequisite`` (E4)
+                      when it never is
+goal not satisfied    ``incomplete`` (E2)
+constraint violated   ``forbidden_tool`` or ``constraint_violated`` (E3)
+==================== =========================================================
+
+The validator stops at the first failing step and checks trajectory constraints only at
+the end, so the executed prefix is checked again without the goal for a constraint broken
+earlier; the earliest fault is the verdict's ``primary``. Extraneous calls (tools no
+required output depends on, by relevance analysis) and redundant calls (that add nothing)
+are listed but do not make a chain wrong. The grade is numbers, not a scale: the chain's
+cost beside the optimal cost (from the solver) for a correct chain; the longest valid
+prefix and the fraction of required outputs it produces for an incorrect one.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from planning_core.pddl.plans import Plan, PlanStep
+from planning_core.result import Status
+from planning_core.validate import ValidationReport, Validator, Verdict
+from planning_core.validators.toolplans.calls import ModelOutput, parse_output
+from planning_core.validators.toolplans.chain import StepInfo, to_steps
+from planning_core.validators.toolplans.context import TaskContext
+from planning_core.validators.toolplans.faults import Fault
+
+__all__ = ["ChainReport", "check_output", "execute"]
+
+_PRIORITY = {"unknown_tool": 0, "forbidden_tool": 1, "wrong_arguments": 2, "broken_tool": 3,
+             "hallucinated_input": 4, "constraint_violated": 5, "premature_call": 6,
+             "missing_prerequisite": 6, "incomplete": 8, "missed_refusal": 9,
+             "unjustified_refusal": 9, "malformed_output": 9}
+
+
+@dataclass(frozen=True, slots=True)
+class ChainReport:
+    """The verdict on one model output.
+
+    ``correct`` is True/False, or None when the solver hit a limit deciding a refusal.
+    ``faults`` are sorted, the first being the verdict's reason (``primary``).
+    ``valid_prefix`` counts the calls before the first fault; ``outputs_produced`` is the
+    fraction of required outputs that prefix makes available. ``cost`` is the chain's cost
+    when it is valid, ``optimal_cost`` the solver's (None when not graded or unsolvable).
+    """
+
+    correct: bool | None
+    refused: bool
+    calls: int
+    faults: tuple[Fault, ...] = ()
+    valid_prefix: int = 0
+    outputs_produced: float = 0.0
+    cost: float | None = None
+    optimal_cost: float | None = None
+    extraneous: tuple[int, ...] = ()
+    redundant: tuple[int, ...] = ()
+    feasibility: object = field(default=None, compare=False)
+
+    @property
+    def primary(self) -> Fault | None:
+        return self.faults[0] if self.faults else None
+
+    @property
+    def excess_cost(self) -> float | None:
+        if self.cost is None or self.optimal_cost is None:
+            return None
+        return self.cost - self.optimal_cost
+
+    @property
+    def verdict(self) -> str:
+        if self.correct is None:
+            return "unknown"
+        if self.refused:
+            return "right_refusal" if self.correct else "wrong_refusal"
+        return "valid" if self.correct else "invalid"
+
+    def to_dict(self) -> dict:
+        feas = self.feasibility
+        return {"verdict": self.verdict, "correct": self.correct, "refused": self.refused,
+                "calls": self.calls,
+                "class": self.primary.code if self.primary else None,
+                "fault": self.primary.kind if self.primary else None,
+                "step": self.primary.step if self.primary else None,
+                "faults": [f.to_dict() for f in self.faults],
+                "valid_prefix": self.valid_prefix,
+                "outputs_produced": round(self.outputs_produced, 4),
+                "cost": _num(self.cost), "optimal_cost": _num(self.optimal_cost),
+                "excess_cost": _num(self.excess_cost),
+                "extraneous": list(self.extraneous), "redundant": list(self.redundant),
+                "feasibility": feas.to_dict() if feas is not None else None}
+
+
+def _num(x):
+    if x is None:
+        return None
+    return int(x) if float(x).is_integer() else x
+
+
+# ------------------------------------------------------------------ fault mapping
+
+def _called_later(infos: tuple[StepInfo, ...], after: int, tool: str) -> bool:
+    return any(i.tool is not None and i.tool.name == tool for i in infos[after:])
+
+
+def _precondition_fault(ctx: TaskContext, report: ValidationReport,
+                        infos: tuple[StepInfo, ...]) -> Fault:
+    k = report.step
+    info = infos[k - 1]
+    tool = info.tool
+    text = info.call.text()
+    unsat = report.unsatisfied
+    if any(u == f"(working-{tool.name})" for u in unsat):
+        return Fault("broken_tool", k, f"call {k} uses {tool.name}, which is broken: it fails "
+                                       "whatever it is given", text)
+    limit = [u for u in unsat if u.startswith("(not (count-") or u == f"(not (called-{tool.name}))"]
+    if limit:
+        rules = [c.describe() for c in ctx.task.constraints if c.kind == "at_most"
+                 and c.tool in (tool.name, None)]
+        return Fault("constraint_violated", k, f"call {k} of {tool.name} breaks the limit: "
+                                               + "; ".join(rules), text)
+    # a missing input, extra required type or earlier tool
+    needs = []
+    later = False
+    for u in unsat:
+        if u.startswith("(have "):
+            obj = u[6:-1]
+            maker = ctx.pddl3.producers.get(obj)
+            param = next((p for p, o in info.objects.items() if o == obj), None)
+            what = f"argument {param!r} " if param else ""
+            needs.append(f"{what}needs {ctx.pddl3.item_type.get(obj, obj)} from {maker}")
+            later |= maker is not None and _called_later(infos, k, maker)
+        elif u.startswith("(exists "):
+            m = re.search(r"- ([^\s)]+)\)", u)
+            dtype = m.group(1) if m else u
+            needs.append(f"needs a {dtype}")
+            later |= any(_called_later(infos, k, t.name) for t in ctx.task.tools
+                         if dtype in t.produces)
+        elif u.startswith("(called-"):
+            other = u[len("(called-"):-1]
+            needs.append(f"must come after {other}")
+            later |= _called_later(infos, k, other)
+        else:
+            needs.append(u)
+    kind = "premature_call" if later else "missing_prerequisite"
+    why = "before the call it depends on" if later else "without a call it depends on"
+    return Fault(kind, k, f"call {k} {tool.name} comes {why}: {'; '.join(needs)}", text)
+
+
+def _step_fault(ctx: TaskContext, report: ValidationReport, infos: tuple[StepInfo, ...],
+                steps: tuple[PlanStep, ...]) -> Fault | None:
+    v, k = report.verdict, report.step
+    if v is Verdict.PRECONDITION_FAILED:
+        return _precondition_fault(ctx, report, infos)
+    info = infos[k - 1] if k else None
+    text = info.call.text() if info else None
+    if v is Verdict.UNKNOWN_ACTION:
+        names = [t.name for t in ctx.task.tools]
+        close = difflib.get_close_matches(steps[k - 1].name, names, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        return Fault("unknown_tool", k, f"call {k}: there is no tool {info.call.name!r}{hint}", text)
+    if v is Verdict.WRONG_ARITY:
+        if any(f.kind == "wrong_arguments" for f in info.faults):
+            return None  # the missing argument is already named
+        return Fault("wrong_arguments", k, f"call {k}: {report.message}", text)
+    if v is Verdict.UNKNOWN_OBJECT:
+        bad = [(p, info.call.arguments[p]) for p, o in info.objects.items() if o is None]
+        where = ", ".join(f"{p}={v!r}" for p, v in bad) or report.message
+        return Fault("hallucinated_input", k, f"call {k}: {where} is neither a data item the "
+                                              "user supplied nor an output of any call", text)
+    if v is Verdict.TYPE_ERROR:
+        for p in info.tool.data_params:
+            obj = info.objects.get(p.name)
+            if obj is not None and ctx.pddl3.item_type.get(obj) != p.data_type:
+                return Fault("wrong_arguments", k,
+                             f"call {k}: argument {p.name!r} is given {obj} of type "
+                             f"{ctx.pddl3.item_type.get(obj)}, but needs a {p.data_type}", text)
+        return Fault("wrong_arguments", k, f"call {k}: {report.message}", text)
+    if v is Verdict.CONSTRAINT_VIOLATED:
+        c = report.unsatisfied[0] if report.unsatisfied else ""
+        m = re.match(r"\(always \(not \(called-([^\s()]+)\)\)\)", c)
+        if m:
+            return Fault("forbidden_tool", k, f"call {k} uses {m.group(1)}, which the user "
+                                              "forbade", text)
+        m = re.match(r"\(sometime-before \(called-([^\s()]+)\) \(called-([^\s()]+)\)\)", c)
+        if m:
+            return Fault("constraint_violated", k, f"call {k} calls {m.group(1)} before "
+                                                   f"{m.group(2)}, which the user forbade", text)
+        m = re.match(r"\(sometime \(called-([^\s()]+)\)\)", c)
+        if m:
+            return Fault("constraint_violated", None, f"the chain never calls {m.group(1)}, "
+                                                      "which the user asked for")
+        return Fault("constraint_violated", k, report.message, text)
+    return None
+
+
+def _earliest_violation(ctx: TaskContext, steps: tuple[PlanStep, ...], infos, upto: int) -> Fault | None:
+    """The first step-located trajectory-constraint violation within ``steps[:upto]``.
+
+    The validator names the first violated constraint, not the earliest step, so shorter
+    prefixes are tried until none is violated (constraints here break for good once broken).
+    """
+    if ctx.pddl3.problem.constraints is None:
+        return None
+    found = None
+    while upto > 0:
+        rep = ctx.prefix_validator.validate(Plan(steps[:upto]))
+        if rep.verdict is not Verdict.CONSTRAINT_VIOLATED or rep.step is None:
+            break
+        found = _step_fault(ctx, rep, infos, steps)
+        upto = rep.step - 1
+    return found
+
+
+# ------------------------------------------------------------------------ checking
+
+@dataclass(frozen=True, slots=True)
+class Execution:
+    """A chain run through the validator: steps, per-call readings, faults, trace."""
+
+    steps: tuple[PlanStep, ...]
+    infos: tuple[StepInfo, ...]
+    report: ValidationReport
+    faults: tuple[Fault, ...]
+
+
+def execute(ctx: TaskContext, calls, validator: Validator | None = None) -> Execution:
+    """Validate ``calls`` (with the goal, or with ``validator``) and collect every fault."""
+    steps, infos = to_steps(ctx, tuple(calls))
+    report = (validator or ctx.validator).validate(Plan(steps), trace=True)
+    faults = [f for info in infos for f in info.faults]
+    if report.verdict is Verdict.GOAL_NOT_SATISFIED:
+        lacking = report.unsatisfied_goals
+        types = re.findall(r"- ([^\s)]+)\)", " ".join(lacking))
+        faults.append(Fault("incomplete", None, "the chain ends without producing "
+                                                + ", ".join(types or lacking)))
+    else:
+        main = _step_fault(ctx, report, infos, steps)
+        if main is not None:
+            faults.append(main)
+    if report.verdict is not Verdict.VALID:
+        # the calls that executed: all of them, up to a violated constraint's call, or
+        # those before the call that failed
+        if report.step is None:
+            upto = len(steps)
+        elif report.verdict is Verdict.CONSTRAINT_VIOLATED:
+            upto = report.step
+        else:
+            upto = report.step - 1
+        early = _earliest_violation(ctx, steps, infos, upto)
+        if early is not None:
+            faults.append(early)
+    # optional data arguments: checked against the items available at their call
+    have = _have_before(ctx, report, len(steps))
+    for info in infos:
+        if info.tool is None:
+            continue
+        for p in info.tool.params:
+            if p.required or p.data_type is None or p.name not in info.objects:
+                continue
+            obj = info.objects[p.name]
+            text = info.call.text()
+            if obj is None:
+                faults.append(Fault("hallucinated_input", info.index,
+                                    f"call {info.index}: optional argument {p.name!r} is "
+                                    "neither a data item the user supplied nor an output "
+                                    "of any call", text))
+            elif info.index - 1 < len(have) and obj not in have[info.index - 1]:
+                maker = ctx.pddl3.producers.get(obj)
+                kind = "premature_call" if maker and _called_later(infos, info.index, maker) \
+                    else "missing_prerequisite"
+                faults.append(Fault(kind, info.index, f"call {info.index}: optional argument "
+                                                      f"{p.name!r} needs {obj} from {maker}", text))
+    unique = {(f.kind, f.step): f for f in reversed(faults)}  # one fault per kind and step
+    ordered = sorted(unique.values(), key=lambda f: (f.sort_key(), _PRIORITY[f.kind]))
+    return Execution(steps, infos, report, tuple(ordered))
+
+
+def _have_before(ctx: TaskContext, report: ValidationReport, n: int) -> list[set[str]]:
+    """``have[k]``: the items available before call k+1, for the executed steps."""
+    have = {i.name for i in ctx.task.items}
+    out = [set(have)]
+    for st in report.trace:
+        have |= {a[6:-1] for a in st.added if a.startswith("(have ")}
+        out.append(set(have))
+    return out[:n]
+
+
+def _produced(ctx: TaskContext, report: ValidationReport, prefix: int) -> float:
+    types = {i.type for i in ctx.task.items}
+    for st in report.trace[:prefix]:
+        types |= {ctx.pddl3.item_type.get(a[6:-1]) for a in st.added if a.startswith("(have ")}
+    goal = ctx.task.goal
+    return sum(1 for g in goal if g in types) / len(goal)
+
+
+def _extraneous(ctx: TaskContext, infos: tuple[StepInfo, ...]) -> tuple[int, ...]:
+    return tuple(i.index for i in infos if i.tool is not None and i.tool.name not in ctx.relevant)
+
+
+def _redundant(report: ValidationReport) -> tuple[int, ...]:
+    seen: set[str] = set()
+    out = []
+    for st in report.trace:
+        new = {a for a in st.added if not a.startswith("(count-")} - seen
+        if not new:
+            out.append(st.step)
+        seen |= new
+    return tuple(out)
+
+
+def check_output(ctx: TaskContext, output: str | ModelOutput | object, *, grade: bool = True,
+                 engine: str = "auto", time_limit: float = 60.0) -> ChainReport:
+    """The verdict on a model output (text, parsed JSON, or :class:`ModelOutput`)."""
+    parsed = output if isinstance(output, ModelOutput) else parse_output(output)
+    feas = ctx.feasibility(engine=engine, time_limit=time_limit) if (grade or parsed.refused) else None
+    if parsed.error is not None:
+        return ChainReport(False, False, len(parsed.calls),
+                           (Fault("malformed_output", None, parsed.error),), feasibility=feas)
+    if parsed.refused:
+        if feas.status is Status.UNKNOWN:
+            return ChainReport(None, True, 0, feasibility=feas)
+        if feas.status is Status.UNSOLVABLE:
+            return ChainReport(True, True, 0, feasibility=feas)
+        return ChainReport(False, True, 0, (Fault(
+            "unjustified_refusal", None, f"the request is solvable with {_num(feas.cost)} "
+                                         "call(s), but the model refused"),), feasibility=feas)
+    ex = execute(ctx, parsed.calls)
+    faults = list(ex.faults)
+    if feas is not None and feas.status is Status.UNSOLVABLE:
+        faults.append(Fault("missed_refusal", None, f"the request cannot be done "
+                                                    f"({feas.kind}: {feas.detail}); the model "
+                                                    "should have refused"))
+    n = len(parsed.calls)
+    first = next((f.step for f in faults if f.step is not None), None)
+    prefix = n if first is None else first - 1
+    valid = not faults
+    optimal = feas.cost if feas is not None and feas.status is Status.SOLVED else None
+    return ChainReport(valid, False, n, tuple(faults), prefix, _produced(ctx, ex.report, prefix),
+                       ex.report.cost if valid else None, optimal,
+                       _extraneous(ctx, ex.infos), _redundant(ex.report), feas)

@@ -1,0 +1,249 @@
+"""``planning-core toolplans ...``: compile tool-use tasks to PDDL, check chains, solve.
+
+* ``compile TASK [--tools T] [--mode pddl3|folded] [--out-dir D]``: the PDDL domain and
+  problem (printed, or written to ``D/domain.pddl`` and ``D/problem.pddl``).
+* ``check TASK OUTPUT``: the verdict on a model output (a file, or ``-`` for stdin).
+* ``solve TASK``: solvable or not (with the kind of infeasibility), the optimal chain.
+* ``next TASK --prefix P --call C``: the step-wise judgement of one proposed call.
+* ``batch --rows R.jsonl --out O.jsonl``: check every row, append results, resume.
+
+Exit codes: 0 correct / solvable / optimal / done; 1 incorrect / unsolvable / not optimal;
+2 bad input; 3 unknown (a solver limit was hit).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from planning_core.cli import ArgumentParser, ExitCode
+from planning_core.cli.args import positive_int, seconds
+from planning_core.errors import InputError
+
+__all__ = ["register"]
+
+
+def register(subparsers) -> None:
+    """Add the ``toolplans`` command group to ``planning-core``'s subcommands."""
+    group = subparsers.add_parser(
+        "toolplans", help="tool-use plans as planning tasks (compile, check, solve)",
+        description="Agent tool chains judged exactly: tools in OpenAI/MCP JSON-schema "
+                    "format compiled to PDDL, chains checked by the core validator.")
+    sub = group.add_subparsers(dest="toolplans_command", metavar="TOOLPLANS_COMMAND",
+                               parser_class=ArgumentParser)
+    sub.required = True
+
+    def task_args(p):
+        p.add_argument("task", help="task JSON (items, goal, broken, forbidden, constraints"
+                                    "[, tools]), or DATASET.json#ID")
+        p.add_argument("--tools", metavar="FILE", help="tool set JSON (else the task's 'tools')")
+
+    def solver_args(p):
+        p.add_argument("--engine", choices=("auto", "internal", "fd"), default="auto",
+                       help="solver for optimal costs and solvability (default auto)")
+        p.add_argument("--time-limit", type=seconds, default=60.0, metavar="S",
+                       help="seconds per search before an answer is unknown (default 60)")
+
+    p = sub.add_parser("compile", help="write the task as a PDDL domain and problem")
+    task_args(p)
+    p.add_argument("--mode", choices=("pddl3", "folded"), default="pddl3",
+                   help="constraints as PDDL3 (default) or folded into the domain (for "
+                        "planners without PDDL3, such as Fast Downward)")
+    p.add_argument("--out-dir", metavar="DIR", help="write domain.pddl and problem.pddl here")
+    p.add_argument("--json", action="store_true", help="print {domain, problem} as JSON")
+    p.set_defaults(func=cmd_compile)
+
+    p = sub.add_parser("check", help="check a model's tool chain or refusal")
+    task_args(p)
+    p.add_argument("output", help="model output file (JSON calls, tool_calls, or one call "
+                                  "per line), or - for stdin")
+    p.add_argument("--no-grade", action="store_true",
+                   help="skip the solver: no optimal cost, no unsolvability check of chains")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    solver_args(p)
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("solve", help="solvability, infeasibility kind and optimal chain")
+    task_args(p)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    solver_args(p)
+    p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("next", help="judge a proposed next call after a prefix (step-wise)")
+    task_args(p)
+    p.add_argument("--prefix", default="[]", metavar="FILE_OR_TEXT",
+                   help="the calls so far (a file, or the text itself; default none)")
+    p.add_argument("--call", required=True, metavar="FILE_OR_TEXT", help="the proposed call")
+    p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
+                   help="seconds per h* computation (default 30)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_next)
+
+    p = sub.add_parser("batch", help="check a JSON Lines file of (tools, task, output) rows")
+    p.add_argument("--rows", required=True, metavar="FILE",
+                   help='JSON Lines: {"id", "task", ["tools"], "output"} or '
+                        '{"id", "task", "prefix", "next"}')
+    p.add_argument("--out", required=True, metavar="FILE",
+                   help="results, JSON Lines (appended; ids already there are skipped)")
+    p.add_argument("--report", metavar="FILE", help="also write a Markdown summary")
+    p.add_argument("--workers", type=positive_int, default=1, metavar="N",
+                   help="worker processes, one task's rows per worker (default 1)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    solver_args(p)
+    p.set_defaults(func=cmd_batch)
+
+
+def _context(args):
+    """The task of ``args.task``: a task file, or ``DATASET.json#ID`` for one task of a
+    dataset file (``domains/toolplans/travel.json#travel-02``)."""
+    from planning_core.validators.toolplans.context import TaskContext
+    from planning_core.validators.toolplans.spec import ToolSpecError, read_task, read_tools
+
+    path, _, task_id = args.task.partition("#")
+    if task_id:
+        from planning_core.validators.toolplans.dataset import load_domain
+        found = [r.task for r in load_domain(path) if r.id == task_id]
+        if not found:
+            raise ToolSpecError(f"no task {task_id!r} in this file", file=path)
+        return TaskContext(found[0])
+    tools = read_tools(args.tools) if args.tools else None
+    return TaskContext(read_task(args.task, tools))
+
+
+def _text(value: str, *, file_only: bool = False, lenient: bool = False) -> str:
+    """A file's text (``-``: stdin), or ``value`` itself when it names no file. ``lenient``
+    reads bytes that are not UTF-8 as replacement characters: a model's output that is not
+    text gets a verdict (malformed output), not a refusal to read it."""
+    if value == "-":
+        return sys.stdin.read()
+    p = Path(value)
+    if file_only or p.is_file():
+        try:
+            if lenient:
+                return p.read_bytes().decode("utf-8", errors="replace")
+            return p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise InputError(f"cannot read: {getattr(err, 'strerror', None) or err}",
+                             file=value) from None
+    return value
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", file=str(path)) from None
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from planning_core.validators.toolplans.compile import compile_task
+
+    ctx = _context(args)
+    domain, problem = compile_task(ctx.task, args.mode).texts()
+    if args.out_dir:
+        out = Path(args.out_dir)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise InputError(f"cannot make the folder: {err.strerror or err}", file=str(out)) from None
+        _write(out / "domain.pddl", domain)
+        _write(out / "problem.pddl", problem)
+        print(f"wrote {out / 'domain.pddl'} and {out / 'problem.pddl'}")
+    elif args.json:
+        print(json.dumps({"domain": domain, "problem": problem}))
+    else:
+        print(domain)
+        print(problem, end="")
+    return ExitCode.OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from planning_core.validators.toolplans.check import check_output
+
+    ctx = _context(args)
+    output = _text(args.output, file_only=True, lenient=True)
+    rep = check_output(ctx, output, grade=not args.no_grade, engine=args.engine,
+                       time_limit=args.time_limit)
+    if args.json:
+        print(json.dumps(rep.to_dict()))
+    else:
+        print(f"{rep.verdict}: {rep.calls} call(s)")
+        for f in rep.faults:
+            where = f"call {f.step}" if f.step else "chain"
+            print(f"  {f.code or '--'} {f.kind} ({where}): {f.message}")
+        if rep.extraneous:
+            print(f"  extraneous calls: {', '.join(map(str, rep.extraneous))}")
+        if rep.correct and rep.optimal_cost is not None:
+            print(f"  cost {rep.cost:g}, optimal {rep.optimal_cost:g}, excess {rep.excess_cost:g}")
+        elif not rep.refused and rep.correct is False:
+            print(f"  valid prefix {rep.valid_prefix} call(s), required outputs produced "
+                  f"{rep.outputs_produced:.0%}")
+        if rep.refused and rep.feasibility is not None and rep.feasibility.kind:
+            print(f"  unsolvable ({rep.feasibility.kind}): {rep.feasibility.detail}")
+    return {True: ExitCode.OK, False: ExitCode.NEGATIVE, None: ExitCode.UNKNOWN}[rep.correct]
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from planning_core.validators.toolplans.feasibility import plan_calls
+
+    ctx = _context(args)
+    feas = ctx.feasibility(engine=args.engine, time_limit=args.time_limit)
+    calls = plan_calls(ctx, feas.plan) if feas.plan is not None else None
+    if args.json:
+        print(json.dumps({**feas.to_dict(), "optimal_calls": calls}))
+    elif feas.solvable:
+        print(f"solvable: {len(calls)} call(s), optimal cost {feas.cost:g}")
+        for k, c in enumerate(calls, start=1):
+            args_text = ", ".join(f"{a}={json.dumps(v)}" for a, v in c["arguments"].items())
+            print(f"  {k}. {c['name']}({args_text})")
+    elif feas.solvable is False:
+        print(f"unsolvable ({feas.kind}): {feas.detail}")
+    else:
+        print(f"unknown: {feas.reason}")
+    return {True: ExitCode.OK, False: ExitCode.NEGATIVE, None: ExitCode.UNKNOWN}[feas.solvable]
+
+
+def cmd_next(args: argparse.Namespace) -> int:
+    from planning_core.validators.toolplans.stepwise import judge_next
+
+    ctx = _context(args)
+    rep = judge_next(ctx, _text(args.prefix), _text(args.call), time_limit=args.time_limit)
+    if args.json:
+        print(json.dumps(rep.to_dict()))
+    else:
+        state = ("bad prefix" if rep.applicable is None else "not applicable"
+                 if not rep.applicable else {True: "optimal", False: "not optimal",
+                                             None: "unknown"}[rep.optimal])
+        print(f"{state}: {rep.message}")
+    if rep.applicable is None:
+        return ExitCode.BAD_INPUT
+    return {True: ExitCode.OK, False: ExitCode.NEGATIVE, None: ExitCode.UNKNOWN}[rep.optimal if rep.applicable else False]
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    from planning_core.validators.acp.cli import _progress
+    from planning_core.validators.acp.dataset import prepare_out, read_results
+    from planning_core.validators.toolplans.batch import append_results, check_rows, \
+        markdown_report, read_rows, summarize, text_table
+
+    rows = read_rows(_text(args.rows, file_only=True), args.rows)
+    out = Path(args.out)
+    prepare_out(out)
+    done = {str(r.get("id")) for r in read_results(out)}
+    todo = [r for r in rows if r.id not in done]
+    if len(rows) - len(todo):
+        print(f"{len(rows) - len(todo)} row(s) already in {out}: skipped", file=sys.stderr)
+    bar = _progress(len(todo), disabled=args.no_progress)
+    results = check_rows(todo, engine=args.engine, time_limit=args.time_limit,
+                         on_done=bar.update if bar else None, workers=args.workers)
+    try:
+        append_results(out, results)
+    finally:
+        if bar:
+            bar.close()
+    summary = summarize(read_results(out))
+    print(text_table(summary))
+    if args.report:
+        _write(Path(args.report), markdown_report(summary))
+    return ExitCode.OK

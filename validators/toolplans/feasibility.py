@@ -1,0 +1,183 @@
+"""Is the request solvable with this tool set, at what optimal cost, and if not, why not.
+
+Order of work: the delete relaxation first (``goal_relaxed_reachable`` on the folded task:
+if the required outputs are relaxed-unreachable, no chain exists and no search is needed),
+then the core solver (``solve(..., optimal=True)`` on the folded task: in-process A* with an
+admissible heuristic, or Fast Downward), which gives the optimal number (or cost) of calls.
+
+When the request is unsolvable, the kind of infeasibility is named by three nested
+questions, each answered by relaxed reachability. Without user constraints (forbidden
+tools, orders, call limits) the folded task has no deletes and no negative conditions, so
+relaxed reachability is exact there:
+
+1. ``missing_tool``: even if the user supplied an item of every input type (a type no
+   tool makes), the working tools cannot produce the required outputs (no tool, or only
+   broken tools, make something on the way);
+2. ``missing_input``: with the items the user really gave, they cannot (some input that
+   no tool produces was never supplied);
+3. ``contradictory_constraints``: they can, so the user's constraints rule every chain out.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from planning_core.heuristics.relaxed import goal_relaxed_reachable
+from planning_core.result import Status
+from planning_core.solve import solve
+from planning_core.validators.toolplans.compile import compile_task
+from planning_core.validators.toolplans.relevance import relevant_tools
+from planning_core.validators.toolplans.spec import DataItem, ToolTask
+
+__all__ = ["Feasibility", "INFEASIBILITY_KINDS", "analyse", "plan_calls", "relaxed_solvable"]
+
+INFEASIBILITY_KINDS = ("missing_tool", "missing_input", "contradictory_constraints")
+
+
+@dataclass(frozen=True, slots=True)
+class Feasibility:
+    """``status`` SOLVED (with an optimal ``plan`` of PDDL steps and ``cost``), UNSOLVABLE
+    (with ``kind`` and ``detail``) or UNKNOWN (a limit was hit: ``reason``)."""
+
+    status: Status
+    cost: float | None = None
+    plan: tuple[str, ...] | None = None
+    kind: str | None = None
+    detail: str = ""
+    reason: str = ""
+    engine: str = ""
+
+    @property
+    def solvable(self) -> bool | None:
+        return None if self.status is Status.UNKNOWN else self.status is Status.SOLVED
+
+    def to_dict(self) -> dict:
+        return {"status": self.status.value, "optimal_cost": _num(self.cost),
+                "optimal_plan": list(self.plan) if self.plan is not None else None,
+                "infeasibility": self.kind, "detail": self.detail, "reason": self.reason,
+                "engine": self.engine}
+
+
+def _num(x):
+    if x is None or (isinstance(x, float) and math.isinf(x)):
+        return None
+    return int(x) if float(x).is_integer() else x
+
+
+def relaxed_solvable(task: ToolTask) -> bool:
+    """Relaxed reachability of the required outputs on the folded compilation."""
+    from planning_core.ground import ground
+    c = compile_task(task, "folded")
+    return goal_relaxed_reachable(ground(c.domain, c.problem))
+
+
+def _with_every_input(task: ToolTask) -> ToolTask:
+    """``task`` with one item of every *input type*: a type no tool (working or broken)
+    makes and the user does not hold. What a tool should make is never handed out, so a
+    broken or absent maker stays a missing tool."""
+    made = {x for t in task.tools for x in t.produces}
+    held = {i.type for i in task.items}
+    names = {i.name for i in task.items}
+    extra = []
+    for t in task.types:
+        if t in held or t in made or t in task.goal:
+            continue
+        name = f"given-{t}"
+        while name in names:
+            name += "-x"
+        names.add(name)
+        extra.append(DataItem(name, t, name))
+    return replace(task, items=task.items + tuple(extra))
+
+
+def _types_reachable(task: ToolTask) -> set[str]:
+    """Data types the working tools can make available (delete-free closure, for detail)."""
+    have = {i.type for i in task.items}
+    called: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for t in task.tools:
+            if t.name in task.broken or t.name in called:
+                continue
+            if all(p.data_type in have for p in t.data_params) and set(t.requires) <= have \
+                    and set(t.after) <= called:
+                called.add(t.name)
+                have.update(t.produces)
+                changed = True
+    return have
+
+
+def diagnose(task: ToolTask) -> tuple[str, str]:
+    """(kind, detail) of an unsolvable task; see the module docstring."""
+    free = replace(task, forbidden=(), constraints=())
+    open_task = _with_every_input(free)
+    if not relaxed_solvable(open_task):
+        reach = _types_reachable(open_task)
+        needed = set(task.goal)
+        for t in task.tools:  # types on some way to the outputs, broken tools included
+            needed.update(p.data_type for p in t.data_params)
+            needed.update(t.requires)
+        causes = []
+        for x in sorted(needed - reach):
+            makers = sorted(t.name for t in task.tools if x in t.produces)
+            if not makers and x in task.goal:
+                causes.append(f"no tool makes {x}")
+            elif makers and all(m in task.broken for m in makers):
+                causes.append(f"{x} is made only by broken {', '.join(makers)}")
+        return "missing_tool", "; ".join(causes or [f"no working tool chain produces "
+                                                     f"{', '.join(task.goal)}"])
+    if not relaxed_solvable(free):
+        have = _types_reachable(free)
+        wanted: set[str] = set()
+        for name in relevant_tools(free):
+            t = free.tool(name)
+            wanted.update(p.data_type for p in t.data_params)
+            wanted.update(t.requires)
+        lacking = sorted(wanted - have - {x for t in free.tools for x in t.produces
+                                          if t.name not in free.broken})
+        alone = [x for x in lacking if len(lacking) <= 20 and relaxed_solvable(
+            replace(free, items=free.items + (DataItem(f"given-{x}", x, x),)))]
+        if alone:
+            return "missing_input", ("the user never supplied " + " or ".join(alone)
+                                     + " (either one would do)" * (len(alone) > 1))
+        return "missing_input", ("the user never supplied " + ", ".join(lacking) if lacking
+                                 else "required inputs are never available")
+    rules = [f"do not call {t}" for t in task.forbidden] + [c.describe() for c in task.constraints]
+    return "contradictory_constraints", ("the outputs are reachable, but not under: "
+                                         + "; ".join(rules))
+
+
+def analyse(ctx, *, engine: str = "auto", time_limit: float = 60.0) -> Feasibility:
+    """Solvability, optimal cost and infeasibility kind of ``ctx.task`` (``ctx`` a
+    :class:`~planning_core.validators.toolplans.context.TaskContext`, which calls this)."""
+    c = ctx.folded
+    task = ctx.ground if engine != "fd" else None
+    if task is not None and not goal_relaxed_reachable(task):
+        kind, detail = diagnose(ctx.task)
+        return Feasibility(Status.UNSOLVABLE, kind=kind, detail=detail,
+                           reason="relaxed unreachable", engine="relaxed")
+    res = solve(c.domain, c.problem, optimal=True, time_limit=time_limit, engine=engine, task=task)
+    if res.status is Status.SOLVED:
+        return Feasibility(Status.SOLVED, res.cost, res.plan, engine=res.engine)
+    if res.status is Status.UNSOLVABLE:
+        kind, detail = diagnose(ctx.task)
+        return Feasibility(Status.UNSOLVABLE, kind=kind, detail=detail, reason=res.reason,
+                           engine=res.engine)
+    return Feasibility(Status.UNKNOWN, reason=res.reason, engine=res.engine)
+
+
+def plan_calls(ctx, plan: tuple[str, ...]) -> list[dict]:
+    """PDDL steps as tool calls ``{"name", "arguments"}``: a user item by its value, an
+    output item as the reference ``$tool.type``."""
+    values = {i.name: i.value for i in ctx.task.items}
+    out = []
+    for step in plan:
+        name, *args = step.strip("()").split()
+        tool = ctx.task.tool(name)
+        arguments = {}
+        for p, a in zip(tool.data_params, args):
+            producer = ctx.pddl3.producers.get(a)
+            arguments[p.name] = f"${producer}.{ctx.pddl3.item_type[a]}" if producer else values[a]
+        out.append({"name": name, "arguments": arguments})
+    return out
