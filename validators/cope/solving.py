@@ -80,19 +80,24 @@ def _internal(domain: A.Domain, problem: A.Problem, time_limit: float) -> SolveR
 
     from planning_core.errors import UnsupportedFeature
     from planning_core.heuristics.relaxed import goal_relaxed_reachable
+    from planning_core.limits import Budget, LimitReached
     from planning_core.solve import ground_task, internal_search
 
     start = time.perf_counter()
+    budget = Budget.of(time_limit=time_limit)   # CPU seconds and the memory limit
     try:
-        task = ground_task(domain, problem)
-    except UnsupportedFeature:
+        task = ground_task(domain, problem, budget=budget)
+    except (UnsupportedFeature, LimitReached):
         return None
     stats = (("actions", len(task.actions)), ("facts", len(task.facts)))
     if not goal_relaxed_reachable(task):
         return SolveResult(Status.UNSOLVABLE, None, None, "internal",
                            time.perf_counter() - start, stats, "relaxed unreachable")
-    out = internal_search(task, optimal=False, time_limit=time_limit,
-                          node_limit=INTERNAL_NODES)
+    try:
+        out = internal_search(task, optimal=False, time_limit=time_limit,
+                              node_limit=INTERNAL_NODES, budget=budget)
+    except LimitReached:
+        return None
     if out.status is Status.UNKNOWN:
         return None
     return SolveResult(out.status, out.plan, out.cost, "internal", time.perf_counter() - start,
