@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from math import prod
 
+from planning_core.errors import PlanningError, UnsupportedFeature
 from planning_core.pddl import ast as A
 from planning_core.result import SolveResult, Status
 
@@ -67,18 +68,19 @@ def estimated_actions(domain: A.Domain, problem: A.Problem) -> int:
     return total
 
 
-def _internal(domain: A.Domain, problem: A.Problem, time_limit: float) -> SolveResult | None:
+def _internal(domain: A.Domain, problem: A.Problem, time_limit: float
+              ) -> SolveResult | UnsupportedFeature | None:
     """In-process grounding and greedy search; None when it leaves the question open.
 
     Only SOLVED (a plan, validated by the caller) and UNSOLVABLE (relaxed unreachability,
     or greedy search exhausting the reachable states) are kept; whatever stops the search
     early, node budget or the wall-clock guard, hands the task to Fast Downward, whose
     CPU budget then decides. So machine load can change which engine answers, never the
-    answer.
+    answer. A feature the grounder does not implement comes back as its error, for the
+    caller to raise if Fast Downward cannot take the task either.
     """
     import time
 
-    from planning_core.errors import UnsupportedFeature
     from planning_core.heuristics.relaxed import goal_relaxed_reachable
     from planning_core.limits import Budget, LimitReached
     from planning_core.solve import ground_task, internal_search
@@ -87,7 +89,9 @@ def _internal(domain: A.Domain, problem: A.Problem, time_limit: float) -> SolveR
     budget = Budget.of(time_limit=time_limit)   # CPU seconds and the memory limit
     try:
         task = ground_task(domain, problem, budget=budget)
-    except (UnsupportedFeature, LimitReached):
+    except UnsupportedFeature as err:
+        return err
+    except LimitReached:
         return None
     stats = (("actions", len(task.actions)), ("facts", len(task.facts)))
     if not goal_relaxed_reachable(task):
@@ -116,16 +120,25 @@ def solve_task(domain: A.Domain, problem: A.Problem, *,
 
     if domain.constraints is not None or problem.constraints is not None:
         return solve(domain, problem, optimal=False, time_limit=time_limit)
+    unsupported = None
     if estimated_actions(domain, problem) <= INTERNAL_MAX_ACTIONS:
         found = _internal(domain, problem, time_limit)
-        if found is not None:
+        if isinstance(found, UnsupportedFeature):
+            unsupported = found
+        elif found is not None:
             return found
     from planning_core.pddl.writer import write_domain, write_problem
-    domain_text, problem_text = write_domain(domain), write_problem(problem)
     result = None
-    for search, share in FD_PORTFOLIO:
-        result = run_fast_downward(domain_text, problem_text, search=search, optimal=False,
-                                   time_limit=max(1.0, share * time_limit), cpu_budget=True)
-        if result.status is not Status.UNKNOWN:
-            return result
+    try:
+        domain_text, problem_text = write_domain(domain), write_problem(problem)
+        for search, share in FD_PORTFOLIO:
+            result = run_fast_downward(domain_text, problem_text, search=search,
+                                       optimal=False, time_limit=max(1.0, share * time_limit),
+                                       cpu_budget=True)
+            if result.status is not Status.UNKNOWN:
+                return result
+    except PlanningError:
+        if unsupported is not None:   # neither engine takes it: name the feature
+            raise unsupported from None
+        raise
     return result
