@@ -81,7 +81,7 @@ def test_solve_and_next(task, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("content,message", [
-    ('{"goal": ["x"], "tools": [{"name": "a", "parameters": {,}}]}', ":1:56: not JSON"),
+    ('{"goal": ["x"], "tools": [{"name": "a", "parameters": {,}}]}', ":1:56: error: not JSON"),
     ('{"goal": ["x"], "tools": [{"name": "1a"}]}', "at /tools/0/name"),
     ('{"goal": ["x"], "items": [{"name": "a"}], "tools": []}', "at /items/0"),
 ])
