@@ -33,7 +33,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from planning_core.cli import ArgumentParser, ExitCode
+from planning_core.cli import ArgumentParser, ExitCode, error_line
 from planning_core.cli.args import positive_int, seconds
 from planning_core.validators.cope.evaluate import MAX_RESPONSE_BYTES
 from planning_core.validators.results_file import add_bad_row_options
@@ -172,7 +172,7 @@ def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
     try:
         handle, _ = open_results(args.out)   # locked for the run; a torn tail cut off
     except InputError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return None
     with handle:
         done, warnings = read_checks(Path(args.out))
@@ -255,7 +255,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     try:
         handle, _ = open_results(args.out)   # locked for the run; a torn tail cut off
     except InputError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
     with handle:
         rows, bad = read_outputs(Path(args.outputs))
@@ -266,7 +266,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         for warning in done_warnings + check_warnings:
             print(f"warning: {warning}", file=sys.stderr)
         if bad and args.strict:
-            print(f"error: {bad[0].source}: {bad[0].message}", file=sys.stderr)
+            print(f"{bad[0].source}: error: {bad[0].message}", file=sys.stderr)
             return ExitCode.BAD_INPUT
         recorded = {r.get("source") for r in done if r.get("outcome") == BAD_INPUT}
         new_bad = [b for b in bad if b.source not in recorded]
