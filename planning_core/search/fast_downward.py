@@ -52,7 +52,18 @@ SEARCHES: dict[str, str] = {
     "lazy-ff": "let(hff, ff(), lazy_greedy([hff], preferred=[hff]))",
     "eager-ff": "let(hff, ff(), eager_greedy([hff], preferred=[hff]))",
     "lazy-add": "let(hadd, add(), lazy_greedy([hadd], preferred=[hadd]))",
+    # the driver's alias lama-first (Richter & Westphal 2010, first iteration): FD's
+    # standard satisficing configuration
+    "lama-first": "let(hlm, eval_modify_costs(landmark_sum(lm_factory="
+                  "lm_reasonable_orders_hps(lm_rhw()),pref=false),cost_type=one),"
+                  "let(hff, eval_modify_costs(ff(),cost_type=one),"
+                  "lazy_greedy([hff,hlm],preferred=[hff,hlm],cost_type=one,"
+                  "reopen_closed=false)))",
 }
+#: With ``cpu_budget``, the wall-clock kill comes at this multiple of the CPU limit plus
+#: ``CPU_BUDGET_WALL_SLACK_S``: it only protects the user from a process that waits.
+CPU_BUDGET_WALL_FACTOR = 4.0
+CPU_BUDGET_WALL_SLACK_S = 30.0
 
 # Exit codes, as documented by FD (driver/returncodes.py).
 _CODE_NAMES = {
@@ -259,18 +270,23 @@ def _translator_env(paths: FastDownwardPaths) -> dict[str, str]:
 
 
 def _translate(paths: FastDownwardPaths, domain: Path, problem: Path, folder: Path,
-               time_limit: float, memory_limit_mb: int | None) -> ProcessRun:
+               time_limit: float, memory_limit_mb: int | None,
+               wall_limit: float | None = None) -> ProcessRun:
     cmd = [sys.executable, "-S", "-m", "fast_downward.translate", domain, problem,
            "--sas-file", "output.sas"]
     log.debug("translate: %s", cmd)
     return run_limited(cmd, cwd=folder, time_limit=time_limit, memory_limit_mb=memory_limit_mb,
-                       env=_translator_env(paths), name="translate")
+                       env=_translator_env(paths), name="translate", wall_limit=wall_limit)
+
+
+def _protective_wall(cpu_limit: float) -> float:
+    return CPU_BUDGET_WALL_FACTOR * cpu_limit + CPU_BUDGET_WALL_SLACK_S
 
 
 def run_fast_downward(domain: TextOrPath, problem: TextOrPath, *, search: str | None = None,
                       optimal: bool = True, features: TaskFeatures | None = None,
                       time_limit: float = 60, memory_limit_mb: int | None = 4096,
-                      workdir: TextOrPath | None = None) -> SolveResult:
+                      workdir: TextOrPath | None = None, cpu_budget: bool = False) -> SolveResult:
     """Translate and solve a task with Fast Downward; see the module doc for the contract.
 
     ``domain``/``problem`` are PDDL text or file paths. ``search`` is a key of ``SEARCHES``
@@ -280,6 +296,10 @@ def run_fast_downward(domain: TextOrPath, problem: TextOrPath, *, search: str | 
     wall-clock seconds for translation and search together (a child gets up to
     ``limited_process.WALL_GRACE_S`` more to stop by itself). Temporary files live in a
     fresh folder inside ``workdir`` (default: the system's), removed afterwards.
+
+    With ``cpu_budget`` the limit is CPU seconds instead: the search gets what the
+    translator's CPU time left of it, and the wall-clock kill is only a generous guard
+    (:data:`CPU_BUDGET_WALL_FACTOR`), so the verdict does not depend on machine load.
     """
     start = time.perf_counter()
     paths = locate_fast_downward()
@@ -296,8 +316,9 @@ def run_fast_downward(domain: TextOrPath, problem: TextOrPath, *, search: str | 
         folder = Path(tmp)
         domain_path, domain_file = _input_file(domain, folder, "domain.pddl")
         problem_path, problem_file = _input_file(problem, folder, "problem.pddl")
+        wall = _protective_wall(time_limit) if cpu_budget else None
         translate = _translate(paths, domain_path, problem_path, folder,
-                               time_limit, memory_limit_mb)
+                               time_limit, memory_limit_mb, wall)
         stats.update(_parse_stats(translate.stdout), translate_wall_s=round(translate.wall_s, 4),
                      translate_peak_rss_kb=translate.peak_rss_kb)
         if (reason := _limit_reason(translate, time_limit)) is not None:
@@ -315,13 +336,17 @@ def run_fast_downward(domain: TextOrPath, problem: TextOrPath, *, search: str | 
             task_features = task_features.union(features)
         config = SEARCHES.get(search, search) if search else choose_search(task_features, optimal)
         stats["search"] = config
-        remaining = deadline - time.perf_counter()
+        if cpu_budget:
+            remaining = time_limit - translate.cpu_s
+        else:
+            remaining = deadline - time.perf_counter()
         if remaining <= 0:
             return result(Status.UNKNOWN, "time limit")
         cmd = [paths.search, "--search", config, "--internal-plan-file", "sas_plan"]
         log.debug("search: %s < output.sas", cmd)
         run = run_limited(cmd, cwd=folder, time_limit=remaining, memory_limit_mb=memory_limit_mb,
-                          stdin_path=sas_path, name="search")
+                          stdin_path=sas_path, name="search",
+                          wall_limit=_protective_wall(remaining) if cpu_budget else None)
         found = _parse_stats(run.stdout)
         fd_cost = found.pop("plan_cost", None)
         stats.update(found, search_wall_s=round(run.wall_s, 4), search_peak_rss_kb=run.peak_rss_kb)

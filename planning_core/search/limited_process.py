@@ -101,8 +101,13 @@ MAX_TIME_LIMIT_S = 1_000_000.0
 
 def run_limited(cmd: Sequence[str | os.PathLike[str]], *, cwd: Path, time_limit: float | None,
                 memory_limit_mb: int | None, stdin_path: Path | None = None,
-                env: Mapping[str, str] | None = None, name: str = "child") -> ProcessRun:
+                env: Mapping[str, str] | None = None, name: str = "child",
+                wall_limit: float | None = None) -> ProcessRun:
     """Run ``cmd`` in ``cwd`` with the limits above; stdout/stderr go through files in ``cwd``.
+
+    ``time_limit`` is the CPU limit; the wall-clock kill comes ``WALL_GRACE_S`` after it,
+    or at ``wall_limit`` when given (a caller whose verdicts must not depend on machine
+    load passes a generous one, so that only CPU time decides).
 
     Files rather than pipes keep a chatty search (one progress line per f-layer) from
     filling a pipe buffer or the parent's memory. Raises ``OSError`` when the program
@@ -115,6 +120,8 @@ def run_limited(cmd: Sequence[str | os.PathLike[str]], *, cwd: Path, time_limit:
     cpu_s = None if time_limit is None else max(1, math.floor(time_limit))
     memory = None if memory_limit_mb is None else int(memory_limit_mb) * 1024 * 1024
     wall = None if time_limit is None else time_limit + WALL_GRACE_S
+    if wall_limit is not None:
+        wall = wall_limit
     out_path, err_path = cwd / f"{name}.stdout", cwd / f"{name}.stderr"
     stdin = open(stdin_path, "rb") if stdin_path is not None else subprocess.DEVNULL
     try:

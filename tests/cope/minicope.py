@@ -91,3 +91,9 @@ def write_minicope(root: Path, name: str = "Mini-1") -> Path:
         path = base / "constraints" / category / "pddl" / "groundtruth_plan_info.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return base
+
+
+def write_outputs(path: Path, rows) -> Path:
+    """Model outputs as ``cope eval`` reads them: one JSON object per line."""
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path

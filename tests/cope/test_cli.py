@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from cope.minicope import DOMAIN, PROBLEM, write_minicope
+from cope.minicope import DOMAIN, PROBLEM, write_minicope, write_outputs
 from cope.styles import STYLES
 from formalizations.pddl_answers import answer, inject_keyword_typo
 from planning_core.console import main
@@ -13,16 +13,6 @@ from planning_core.validators.formalizations.methods import METHODS
 
 PLAN = ("(unstack c a)", "(putdown c)", "(pickup b)", "(stack b c)", "(pickup a)",
         "(stack a b)")
-
-
-@pytest.fixture(scope="module")
-def dataset(tmp_path_factory):
-    return write_minicope(tmp_path_factory.mktemp("cope"))
-
-
-def write_outputs(path, rows):
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
 
 
 def test_check_text_report_and_exit_code(dataset, capsys):
@@ -114,10 +104,17 @@ def test_eval_bad_input_never_tracebacks(dataset, tmp_path, capsys):
     out = tmp_path / "results.jsonl"
     base = ["cope", "eval", "--dataset", str(dataset), "--method", "planner", "--out",
             str(out), "--no-progress"]
-    assert main(base + ["--outputs", str(outputs)]) == 0
+    # every row is bad: each is recorded, and nothing evaluated is an error (issue 9, 17)
+    assert main(base + ["--outputs", str(outputs)]) == 2
     err = capsys.readouterr().err
     assert f"{outputs}:1: not JSON" in err and f"{outputs}:2: missing" in err
     assert "no pair goal p99 c in the dataset" in err and "Traceback" not in err
+    assert "no output could be evaluated" in err
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["outcome"] for r in rows] == ["bad_input"] * 4
+    assert main(base + ["--outputs", str(outputs)]) == 2    # resumed: not recorded twice
+    assert len(out.read_text().splitlines()) == 4
+    capsys.readouterr()
     assert main(base + ["--outputs", str(tmp_path / "missing.jsonl")]) == 2
     assert "no such file" in capsys.readouterr().err
     assert main(["cope", "eval", "--dataset", str(tmp_path / "nowhere"), "--method",

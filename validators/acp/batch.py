@@ -6,8 +6,10 @@ it (:class:`planning_core.validators.acp.problem.ProblemCache`). With ``workers 
 separate processes (the scorers are CPU-bound Python); rows are still yielded in the order
 of the answers file, so the output does not depend on the number of workers.
 
-A question whose PDDL cannot be parsed gives an unknown row (``bad-question``) for each of
-its answers instead of stopping the run.
+One answer never stops the run: a question whose PDDL cannot be parsed gives an unknown
+row (``bad-question``) for each of its answers, a response longer than
+``max_response_bytes`` an unknown row (``too-large``) without being read, and any other
+exception while scoring an answer an unknown row (``internal-error``) with the message.
 """
 from __future__ import annotations
 
@@ -18,11 +20,11 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from planning_core.errors import PlanningError
 
-from planning_core.validators.acp.dataset import (Answer, DatasetError, question_index,
+from planning_core.validators.acp.dataset import (Answer, BadRow, DatasetError, question_index,
                                                  response_hash)
 from planning_core.validators.acp.records import Question, Score
 from planning_core.validators.acp.scorers.base import DEFAULT_BUDGET, DEFAULT_TIME_LIMIT
-from planning_core.validators.acp.scoring import AnswerScorer
+from planning_core.validators.acp.scoring import MAX_RESPONSE_BYTES, AnswerScorer
 
 __all__ = ["Job", "match_answers", "result_row", "score_jobs"]
 
@@ -37,11 +39,14 @@ class Job:
 
 
 def match_answers(questions: Iterable[Question], answers: Sequence[Answer],
-                  answers_file: str | None = None) -> list[Job]:
+                  answers_file: str | None = None, bad: list[BadRow] | None = None
+                  ) -> list[Job]:
     """Pair every answer with its question (by ``(task, id)``, or ``id`` alone when unique).
 
     Ids are not unique across tasks in the released data (one id can name an app and a prog
-    question), so an answer to such an id must say its ``task``.
+    question), so an answer to such an id must say its ``task``. An answer that matches no
+    question, or several, raises :class:`DatasetError`; when ``bad`` is a list it is
+    appended there as a :class:`BadRow` instead and the others are matched.
     """
     index = question_index(questions)
     by_id: dict[str, list[Question]] = {}
@@ -62,12 +67,21 @@ def match_answers(questions: Iterable[Question], answers: Sequence[Answer],
                 continue
             if len(found) > 1:
                 tasks = ", ".join(sorted(q.task for q in found))
-                raise DatasetError(f"answer id {a.id} matches questions of several tasks "
-                                   f"({tasks}); add \"task\" to the answer",
-                                   file=answers_file)
+                message = (f"answer id {a.id} matches questions of several tasks "
+                           f"({tasks}); add \"task\" to the answer")
+                if bad is None:
+                    raise DatasetError(message, file=answers_file)
+                bad.append(BadRow(a.source or str(answers_file), message, a.id, a.task))
+                continue
             q = found[0]
         jobs.append(Job(k, q, a.response))
-    if missing:
+    if missing and bad is not None:
+        named = {f"{a.task}/{a.id}" if a.task is not None else a.id: a for a in answers}
+        for name in missing:
+            a = named[name]
+            bad.append(BadRow(a.source or str(answers_file), f"answer {name} matches no "
+                              "question", a.id, a.task))
+    elif missing:
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
         raise DatasetError(f"{len(missing)} answer(s) match no question: {shown}",
                            file=answers_file)
@@ -93,6 +107,9 @@ def _score_one(scorer: AnswerScorer, job: Job, provenance: bool = False) -> dict
         s = scorer(job.question, job.response)
     except PlanningError as err:
         s = Score(None, f"the question cannot be used: {err}", "bad-question")
+    except Exception as err:  # noqa: BLE001 - one answer must never end the batch
+        s = Score(None, f"internal error while scoring: {type(err).__name__}: {err}",
+                  "internal-error")
     # CPU of this process only: the scorers start no child processes
     if not provenance:
         return result_row(job.question, s)
@@ -106,11 +123,12 @@ _PROVENANCE = False
 
 
 def _init_worker(time_limit: float | None, budget: int, trust_stored_none: bool,
-                 provenance: bool) -> None:
+                 provenance: bool, max_response_bytes: int) -> None:
     global _WORKER, _PROVENANCE
     _PROVENANCE = provenance
     _WORKER = AnswerScorer(time_limit=time_limit, budget=budget,
-                           trust_stored_none=trust_stored_none)
+                           trust_stored_none=trust_stored_none,
+                           max_response_bytes=max_response_bytes)
 
 
 def _run_group(group: list[Job]) -> list[tuple[int, dict]]:
@@ -129,6 +147,7 @@ def _groups(jobs: Sequence[Job]) -> list[list[Job]]:
 def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_LIMIT,
                budget: int = DEFAULT_BUDGET, workers: int = 1, scorer: AnswerScorer | None = None,
                trust_stored_none: bool = False, provenance: bool = False,
+               max_response_bytes: int = MAX_RESPONSE_BYTES,
                on_done: Callable[[int], None] | None = None) -> Iterator[tuple[Job, dict]]:
     """Score ``jobs``; yield ``(job, row)`` in the order of ``jobs``.
 
@@ -140,7 +159,8 @@ def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_L
     jobs = list(jobs)
     if workers <= 1 or len(jobs) <= 1:
         scorer = scorer or AnswerScorer(time_limit=time_limit, budget=budget,
-                                        trust_stored_none=trust_stored_none)
+                                        trust_stored_none=trust_stored_none,
+                                        max_response_bytes=max_response_bytes)
         for job in jobs:
             row = _score_one(scorer, job, provenance)
             if on_done:
@@ -151,7 +171,8 @@ def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_L
     ready: dict[int, dict] = {}
     next_k = 0
     with cf.ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                                initargs=(time_limit, budget, trust_stored_none, provenance)) as pool:
+                                initargs=(time_limit, budget, trust_stored_none, provenance,
+                                          max_response_bytes)) as pool:
         futures = [pool.submit(_run_group, g) for g in _groups(jobs)]
         try:
             for fut in cf.as_completed(futures):

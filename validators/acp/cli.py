@@ -6,13 +6,20 @@ Lines, parquet, or a folder of them), appends one row per answer to ``R.jsonl`` 
 the summary of everything in ``R.jsonl``. Answers already in ``R.jsonl`` with the same
 response (by its SHA-256) are skipped, so an interrupted run is resumed by running the same
 command again; an edited response is scored again and its new row supersedes the old. Each
-row carries the CPU seconds its scoring took (``cpu_s``).
+row carries the CPU seconds its scoring took (``cpu_s``). The file is locked for the run (a
+second run on it stops with a message) and a torn last line is cut off. ``A`` may also be
+lm-evaluation-harness ``--log_samples`` output. An unusable answer row (not JSON, no id, a
+repeated or unknown id) is recorded as a ``bad-input`` row and the run goes on
+(``--strict``: stop at it instead); a response over ``--max-response-bytes`` is scored
+unknown (``too-large``) unread; an unexpected error while scoring one answer becomes its
+``internal-error`` row.
 
 ``acp check-gold --questions Q`` builds the gold answer of every question from its stored
 data and scores it; every one must score 1.
 
 Exit codes: 0 done (check-gold: every gold answer scored 1); 1 check-gold found a gold
-answer that did not score 1; 2 bad input (missing or malformed file, bad arguments).
+answer that did not score 1; 2 bad input (missing or malformed file, bad arguments, no
+answer that could be scored, results file held by another run).
 """
 from __future__ import annotations
 
@@ -24,7 +31,9 @@ from pathlib import Path
 from planning_core.cli import ArgumentParser, ExitCode
 from planning_core.cli.args import positive_int, seconds
 from planning_core.errors import InputError, PlanningError
+from planning_core.validators.acp.records import MAX_RESPONSE_BYTES
 from planning_core.validators.acp.scorers.queries import DEFAULT_BUDGET
+from planning_core.validators.results_file import add_bad_row_options
 
 __all__ = ["register"]
 
@@ -42,7 +51,9 @@ def register(subparsers) -> None:
     p.add_argument("--questions", required=True, metavar="FILE",
                    help="questions: JSON list, JSON Lines, parquet, or a folder of them")
     p.add_argument("--answers", required=True, metavar="FILE",
-                   help='answers, JSON Lines: {"id": ..., "response": ...[, "task": ...]}')
+                   help='answers, JSON Lines: {"id": ..., "response": ...[, "task": ...]}, '
+                        "or lm-evaluation-harness --log_samples output (a samples_*.jsonl "
+                        "file or a folder of them)")
     p.add_argument("--out", required=True, metavar="FILE",
                    help="results, JSON Lines (appended; answers already there are skipped)")
     p.add_argument("--report", metavar="FILE", help="also write a Markdown summary")
@@ -52,6 +63,9 @@ def register(subparsers) -> None:
     p.add_argument("--workers", type=positive_int, default=1, metavar="N",
                    help="worker processes (default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_bad_row_options(p, default_bytes=MAX_RESPONSE_BYTES,
+                        too_large="scored unknown (too-large)", bad_row="bad-input",
+                        bad_rows="not JSON, no id, a repeated or unknown id")
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("check-gold", help="score every question's stored gold answer")
@@ -84,10 +98,10 @@ def cmd_score(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.batch import match_answers, score_jobs
     from planning_core.validators.acp.dataset import (
         current_rows,
+        done_keys,
         is_done,
         load_answers,
         load_questions,
-        prepare_out,
         read_results,
         scored_hashes,
     )
@@ -98,39 +112,56 @@ def cmd_score(args: argparse.Namespace) -> int:
         summarize,
         text_table,
     )
+    from planning_core.validators.results_file import append_row, open_results
 
     out = Path(args.out)
     if args.plot:
         check_plot_path(args.plot)  # before scoring, not after minutes of work
+    if not out.parent.exists():
+        raise InputError("the folder does not exist", file=str(out.parent))
     questions = load_questions(args.questions)
-    answers = load_answers(args.answers)
-    jobs = match_answers(questions, answers, args.answers)
-    prepare_out(out)
-    scored = scored_hashes(read_results(out))
-    todo = [j for j in jobs if not is_done((j.question.task, j.question.id), j.response, scored)]
-    skipped = len(jobs) - len(todo)
-    edited = sum((j.question.task, j.question.id) in scored for j in todo)
-    if skipped:
-        print(f"{skipped} answer(s) already in {out}: skipped", file=sys.stderr)
-    if edited:
-        print(f"{edited} answer(s) changed since they were scored: scored again (the new "
-              "row supersedes the old)", file=sys.stderr)
-    bar = _progress(len(todo), disabled=args.no_progress)
-    try:
-        with open(out, "a", encoding="utf-8") as f:
+    bad: list | None = None if args.strict else []
+    answers = load_answers(args.answers, bad)
+    jobs = match_answers(questions, answers, args.answers, bad)
+    handle, _ = open_results(out)   # locked until the end; a torn last line cut off
+    with handle:
+        rows = read_results(out)
+        done = done_keys(rows)
+        scored = scored_hashes(rows)
+        todo = [j for j in jobs
+                if not is_done((j.question.task, j.question.id), j.response, scored)]
+        skipped = len(jobs) - len(todo)
+        edited = sum((j.question.task, j.question.id) in scored for j in todo)
+        if skipped:
+            print(f"{skipped} answer(s) already in {out}: skipped", file=sys.stderr)
+        if edited:
+            print(f"{edited} answer(s) changed since they were scored: scored again (the new "
+                  "row supersedes the old)", file=sys.stderr)
+        new_bad = [b for b in bad or () if ("bad-input", b.source) not in done]
+        for row in new_bad:
+            print(f"warning: {row.source}: {row.message}; recorded as a bad-input row",
+                  file=sys.stderr)
+        bar = _progress(len(todo), disabled=args.no_progress)
+        try:
+            for row in new_bad:
+                append_row(handle, row.to_row())
             for _, row in score_jobs(todo, time_limit=args.time_limit, budget=args.budget,
                                      workers=args.workers,
                                      trust_stored_none=args.trust_stored_none,
+                                     max_response_bytes=args.max_response_bytes,
                                      provenance=True, on_done=bar.update if bar else None):
-                f.write(json.dumps(row) + "\n")
-                f.flush()
-    except OSError as err:
-        raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
-    finally:
-        if bar:
-            bar.close()
-    summary = summarize(current_rows(read_results(out)))
+                append_row(handle, row)
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
+        finally:
+            if bar:
+                bar.close()
+        rows = read_results(out)
+    summary = summarize(current_rows(rows))
     print(text_table(summary))
+    if bad:
+        print(f"{len(bad)} answer row(s) could not be used (evidence bad-input in {out})",
+              file=sys.stderr)
     if args.report:
         try:
             Path(args.report).write_text(markdown_report(summary), encoding="utf-8")
@@ -138,6 +169,9 @@ def cmd_score(args: argparse.Namespace) -> int:
             raise InputError(f"cannot write: {err.strerror or err}", file=args.report) from None
     if args.plot:
         heatmap(summary, args.plot)
+    if not jobs and not any(r.get("evidence") != "bad-input" for r in rows):
+        print(f"error: {args.answers}: no answer could be scored", file=sys.stderr)
+        return ExitCode.BAD_INPUT
     return ExitCode.OK
 
 

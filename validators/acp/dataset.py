@@ -7,7 +7,10 @@ below it, in sorted order). Parquet needs pyarrow (``pip install planning-core[d
 without it the error says so.
 
 Answers are JSON Lines ``{"id": ..., "response": ...}``, optionally with ``"task"`` to
-tell apart questions of different tasks that share an id. Results are JSON Lines
+tell apart questions of different tasks that share an id, or lm-evaluation-harness
+``--log_samples`` output (``samples_<task>_<date>.jsonl``: one row per question with the
+dataset row in ``doc``, the raw generations in ``resps`` and the filtered ones in
+``filtered_resps``), one file or a folder of them. Results are JSON Lines
 ``{"id", "task", "domain", "score", "reason", "evidence", "response_sha256", "cpu_s"}``,
 appended one per answer, so a run that stops can be resumed: an answer is skipped when a row
 with its ``(task, id)`` and the hash of its response exists (:func:`is_done`); an edited
@@ -20,16 +23,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from planning_core.errors import InputError, PlanningError
 
-from planning_core.validators.acp.records import BadQuestion, Question
+from planning_core.validators.acp.records import GROUPS, TASKS, BadQuestion, Question
 
-__all__ = ["Answer", "DatasetError", "current_rows", "done_keys", "is_done", "load_answers",
-           "response_hash", "scored_hashes", "load_questions", "prepare_out",
+__all__ = ["Answer", "BadRow", "DatasetError", "current_rows", "done_keys", "is_done",
+           "load_answers", "response_hash", "scored_hashes", "load_questions", "prepare_out",
            "question_index", "read_results"]
 
 _SUFFIXES = (".json", ".jsonl", ".parquet")
@@ -44,6 +47,31 @@ class Answer:
     id: str
     response: str
     task: str | None = None
+    source: str = field(default="", compare=False)   # file:line, for messages
+
+
+#: ``evidence`` of a result row recording an answer row that could not be scored at all.
+BAD_INPUT = "bad-input"
+
+
+@dataclass(frozen=True, slots=True)
+class BadRow:
+    """An answer row that cannot be scored (not JSON, no id, a repeated or unknown id).
+
+    ``acp score`` records it as a result row (:meth:`to_row`) and goes on, unless
+    ``--strict``; :func:`done_keys` keys it by ``source`` so a resumed run does not record
+    it again.
+    """
+
+    source: str
+    message: str
+    id: str | None = None
+    task: str | None = None
+
+    def to_row(self) -> dict:
+        return {"id": self.id, "task": self.task, "domain": None, "score": None,
+                "reason": f"{self.source}: {self.message}", "evidence": BAD_INPUT,
+                "source": self.source}
 
 
 def _files(path: Path) -> list[Path]:
@@ -67,15 +95,19 @@ def _read_text(path: Path) -> str:
         raise InputError(f"cannot read: {err.strerror or err}", file=str(path)) from None
 
 
-def _json_lines(path: Path) -> Iterator[tuple[int, object]]:
+def _json_lines(path: Path, bad: list[BadRow] | None = None
+                ) -> Iterator[tuple[int, object]]:
+    """(line number, value) per non-blank line; a line that is not JSON raises, or is
+    recorded in ``bad`` when that is a list."""
     for number, line in enumerate(_read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:
             yield number, json.loads(line)
-        except json.JSONDecodeError as err:
-            raise DatasetError(f"not JSON: {err.msg}", file=str(path), line=number,
-                               column=err.colno) from None
+        except (json.JSONDecodeError, RecursionError) as err:
+            message = f"not JSON: {getattr(err, 'msg', 'nested too deeply')}"
+            _bad(bad, DatasetError(message, file=str(path), line=number,
+                                   column=getattr(err, "colno", None)))
 
 
 def _rows(path: Path) -> Iterator[tuple[str, object]]:
@@ -136,30 +168,86 @@ def question_index(questions: Iterable[Question]) -> dict[tuple[str, str], Quest
     return index
 
 
-def load_answers(path: str | Path) -> tuple[Answer, ...]:
-    """Answers from a JSON Lines file, in file order; an (id, task) may appear once."""
-    file = Path(path)
-    if file.is_dir() or not file.exists():
-        raise InputError("no such file", file=str(file))
+def _bad(bad: list[BadRow] | None, error: DatasetError, **key) -> None:
+    """Record ``error`` as a bad row, or raise it when no list collects them (strict)."""
+    if bad is None:
+        raise error
+    where = f"{error.file}:{error.line}" if error.line else str(error.file)
+    bad.append(BadRow(where, error.message, **key))
+
+
+def _first_text(value: object) -> str | None:
+    """The first string in an lm-eval ``resps`` value (a list per request of a list per
+    repeat of generations), depth first."""
+    while isinstance(value, list) and value:
+        value = value[0]
+    return value if isinstance(value, str) else None
+
+
+def _samples_answer(row: dict) -> tuple[str, str, str | None] | str:
+    """(id, response, task) of an lm-evaluation-harness sample row, or why not."""
+    doc = row.get("doc")
+    if not isinstance(doc, dict) or "id" not in doc:
+        return 'an lm-eval sample row needs "doc" with the question\'s "id"'
+    response = _first_text(row.get("resps"))
+    if response is None:
+        response = _first_text(row.get("filtered_resps"))
+    if response is None:
+        return 'an lm-eval sample row needs a generation in "resps" or "filtered_resps"'
+    group = doc.get("group")
+    task = GROUPS.get(str(group), str(group) if group in TASKS else None)
+    return str(doc["id"]), response, task
+
+
+def _answer_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        found = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
+        if not found:
+            raise DatasetError("the folder has no .jsonl file", file=str(path))
+        return found
+    if not path.exists():
+        raise InputError("no such file", file=str(path))
+    return [path]
+
+
+def load_answers(path: str | Path, bad: list[BadRow] | None = None) -> tuple[Answer, ...]:
+    """Answers from a JSON Lines file (or lm-eval samples files), in file order.
+
+    An (id, task) may appear once. A row that cannot be used raises :class:`DatasetError`
+    with its line, or, when ``bad`` is a list, is appended to it as a :class:`BadRow`
+    and skipped (``acp score`` without ``--strict``).
+    """
     out: list[Answer] = []
     seen: set[tuple[str | None, str]] = set()
-    for number, row in _json_lines(file):
-        if not isinstance(row, dict) or "id" not in row or "response" not in row:
-            raise DatasetError('an answer is a JSON object with "id" and "response"',
-                               file=str(file), line=number)
-        response = row["response"]
-        if response is None:
-            response = ""
-        if not isinstance(response, str):
-            response = json.dumps(response)
-        task = row.get("task")
-        answer = Answer(str(row["id"]), response, None if task is None else str(task))
-        key = (answer.task, answer.id)
-        if key in seen:
-            raise DatasetError(f"answer id {answer.id} appears twice", file=str(file),
-                               line=number)
-        seen.add(key)
-        out.append(answer)
+    for file in _answer_files(Path(path)):
+        for number, row in _json_lines(file, bad):
+            where = {"file": str(file), "line": number}
+            if isinstance(row, dict) and "doc" in row and "response" not in row:
+                found = _samples_answer(row)
+                if isinstance(found, str):
+                    _bad(bad, DatasetError(found, **where))
+                    continue
+                answer = Answer(found[0], found[1], found[2], f"{file}:{number}")
+            elif not isinstance(row, dict) or "id" not in row or "response" not in row:
+                _bad(bad, DatasetError('an answer is a JSON object with "id" and "response"',
+                                       **where))
+                continue
+            else:
+                response = row["response"]
+                if response is None:
+                    response = ""
+                if not isinstance(response, str):
+                    response = json.dumps(response)
+                task = row.get("task")
+                answer = Answer(str(row["id"]), response, None if task is None else str(task),
+                                f"{file}:{number}")
+            key = (answer.task, answer.id)
+            if key in seen:
+                _bad(bad, DatasetError(f"answer id {answer.id} appears twice", **where),
+                     id=answer.id, task=answer.task)
+                continue
+            seen.add(key)
+            out.append(answer)
     return tuple(out)
 
 
@@ -188,14 +276,18 @@ def response_hash(text: str) -> str:
 
 
 def done_keys(rows: Iterable[dict]) -> set[tuple[str, str]]:
-    """``(task, id)`` of every result row, for resuming."""
-    return {(str(r.get("task")), str(r.get("id"))) for r in rows}
+    """``(task, id)`` of every result row, for resuming; ``(BAD_INPUT, source)`` of every
+    recorded bad answer row, so that it is not recorded twice."""
+    return {(BAD_INPUT, str(r.get("source"))) if r.get("evidence") == BAD_INPUT
+            else (str(r.get("task")), str(r.get("id"))) for r in rows}
 
 
 def scored_hashes(rows: Iterable[dict]) -> dict[tuple[str, str], str | None]:
     """``(task, id)`` -> the ``response_sha256`` of its latest result row (None for rows
-    written before rows carried the hash: those are taken as done)."""
-    return {(str(r.get("task")), str(r.get("id"))): r.get("response_sha256") for r in rows}
+    written before rows carried the hash: those are taken as done). Recorded bad answer rows
+    are not scores and are left out."""
+    return {(str(r.get("task")), str(r.get("id"))): r.get("response_sha256") for r in rows
+            if r.get("evidence") != BAD_INPUT}
 
 
 def is_done(answer_key: tuple[str, str], response: str,
@@ -210,9 +302,12 @@ def is_done(answer_key: tuple[str, str], response: str,
 
 def current_rows(rows: Iterable[dict]) -> list[dict]:
     """The latest row per ``(task, id)`` (a re-scored answer supersedes its old row), in
-    the order the answers were first scored."""
+    the order the answers were first scored. Recorded bad answer rows are not scores and are
+    left out."""
     latest: dict[tuple[str, str], dict] = {}
     for r in rows:
+        if r.get("evidence") == BAD_INPUT:
+            continue
         latest[(str(r.get("task")), str(r.get("id")))] = r
     return list(latest.values())
 

@@ -13,13 +13,20 @@ how the verdict was reached (:data:`EVIDENCE`), so a report can count verdicts b
 """
 from __future__ import annotations
 
+import ast
 import json
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from planning_core.errors import PlanningError
 
-__all__ = ["EVIDENCE", "GROUPS", "TASKS", "BadQuestion", "Question", "Score"]
+__all__ = ["EVIDENCE", "GROUPS", "MAX_RESPONSE_BYTES", "TASKS", "BadQuestion", "Question",
+           "Score"]
+
+#: Longest response read, in UTF-8 bytes (``acp score --max-response-bytes``). Every
+#: reader of a response is linear (a 1.4 MB answer is read in 0.2 s), so the cap only
+#: bounds runaway generations; a longer response is scored unknown (``too-large``).
+MAX_RESPONSE_BYTES = 1_000_000
 
 #: Dataset ``group`` -> short task name (the paper's abbreviations).
 GROUPS: dict[str, str] = {
@@ -59,6 +66,10 @@ EVIDENCE: dict[str, str] = {
     "all-checked": "a None answer: every candidate was checked by computation, none qualifies",
     "limit": "a solver hit its time or node limit: the verdict is unknown",
     "bad-question": "the question's PDDL or text cannot be used: the verdict is unknown",
+    "too-large": "the response is longer than --max-response-bytes: not read, unknown",
+    "internal-error": "scoring this answer raised an unexpected error (a bug): unknown",
+    "bad-input": "the answer row itself cannot be used (not JSON, no id, a repeated or "
+                 "unknown id): nothing was scored",
 }
 
 
@@ -162,14 +173,28 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _decode_text(text: str) -> Any:
+    """A stored answer kept as text: JSON, else a Python literal (Hugging Face parquet
+    exports write ``"['(a x)', '(b y)']"`` and ``"{'pos': [...]}"``), read with
+    ``ast.literal_eval``, which builds only literals and never runs code."""
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        pass
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise ValueError("neither JSON nor a Python literal") from None
+
+
 def _decode_answer(task: str, answer: Any, where: str) -> Any:
     answer = _plain(answer)
     if isinstance(answer, str) and task != "val":
         try:
-            answer = json.loads(answer)
-        except json.JSONDecodeError:
+            answer = _plain(_decode_text(answer))
+        except ValueError:
             raise BadQuestion(f"{where}: the stored answer of a {task} question is text "
-                              "that is not JSON") from None
+                              "that is neither JSON nor a Python literal") from None
     if task in ("prog",) and not (isinstance(answer, dict) and {"pos", "neg"} <= set(answer)):
         raise BadQuestion(f"{where}: a prog answer is {{'pos': [...], 'neg': [...]}}")
     if task == "land" and not (isinstance(answer, dict) and "yes" in answer):

@@ -17,7 +17,7 @@ from typing import Mapping
 
 from planning_core.limits import LimitReached
 from planning_core.validators.acp.problem import ProblemCache
-from planning_core.validators.acp.records import Question, Score
+from planning_core.validators.acp.records import MAX_RESPONSE_BYTES, Question, Score
 from planning_core.validators.acp.scorers.base import (DEFAULT_BUDGET, DEFAULT_TIME_LIMIT,
                                                        ScoreContext, Scorer, unknown)
 from planning_core.validators.acp.scorers.land import score_land
@@ -26,7 +26,8 @@ from planning_core.validators.acp.scorers.plan import score_just, score_val
 from planning_core.validators.acp.scorers.reach import score_areach, score_reach
 from planning_core.validators.acp.scorers.state import score_app, score_prog
 
-__all__ = ["SCORERS", "AnswerScorer", "as_question", "score"]
+__all__ = ["MAX_RESPONSE_BYTES", "SCORERS", "AnswerScorer", "as_question", "oversize",
+           "score"]
 
 #: Task name -> scorer, in the paper's order.
 SCORERS: dict[str, Scorer] = {
@@ -45,17 +46,35 @@ def as_question(record: Question | Mapping) -> Question:
     return record if isinstance(record, Question) else Question.from_record(record)
 
 
+def oversize(response: object, limit: int) -> Score | None:
+    """The ``too-large`` verdict for a response longer than ``limit`` UTF-8 bytes, else None.
+
+    Measured without encoding when the character count already decides (a character is
+    at most four bytes).
+    """
+    if not isinstance(response, str) or len(response) * 4 <= limit:
+        return None
+    size = len(response.encode("utf-8", "surrogatepass"))
+    if size <= limit:
+        return None
+    return Score(None, f"the response is {size} bytes, longer than the limit of {limit} "
+                       "(--max-response-bytes); it was not read", "too-large")
+
+
 class AnswerScorer:
     """Scores answers with a shared problem cache and a per-search budget (expanded states;
     deterministic). ``time_limit`` is an optional wall-clock safety net (seconds, default
-    off) for users who need a run to end; hitting it gives unknown verdicts."""
+    off) for users who need a run to end; hitting it gives unknown verdicts. A response
+    longer than ``max_response_bytes`` is not read (:func:`oversize`)."""
 
     def __init__(self, *, time_limit: float | None = DEFAULT_TIME_LIMIT,
                  budget: int = DEFAULT_BUDGET, cache: ProblemCache | None = None,
-                 trust_stored_none: bool = False) -> None:
+                 trust_stored_none: bool = False,
+                 max_response_bytes: int = MAX_RESPONSE_BYTES) -> None:
         self.time_limit = time_limit
         self.budget = budget
         self.trust_stored_none = trust_stored_none
+        self.max_response_bytes = max_response_bytes
         self.cache = cache if cache is not None else ProblemCache()
 
     def context(self, q: Question) -> ScoreContext:
@@ -65,6 +84,9 @@ class AnswerScorer:
 
     def __call__(self, record: Question | Mapping, response: object) -> Score:
         q = as_question(record)
+        too_large = oversize(response, self.max_response_bytes)
+        if too_large is not None:
+            return too_large
         return _judged(q, response, self.context(q))
 
 
@@ -91,5 +113,8 @@ def score(record: Question | Mapping, response_text: object, *,
     if time_limit is None:
         return _DEFAULT(record, response_text)
     q = as_question(record)
+    too_large = oversize(response_text, MAX_RESPONSE_BYTES)
+    if too_large is not None:
+        return too_large
     ctx = ScoreContext(lambda: _DEFAULT.cache.get(q.domain_text, q.problem_text), time_limit)
     return _judged(q, response_text, ctx)

@@ -1,18 +1,25 @@
 """``planning-core cope ...``: check CoPE ground truth and evaluate model outputs.
 
-``cope check --dataset DIR [--json] [--time-limit S] [--workers N]``
+``cope check --dataset DIR [--json] [--out FILE] [--time-limit S] [--workers N]``
     Solve and validate every ground-truth pair, compare with ``plan_exists``, and list
     ground-truth defects (with positions) and label disagreements (with the plan or the
-    proof). Exit 0 when every pair agrees with its label, 1 when a defect or disagreement
-    was found, 3 when the only problems are solver limits, 2 on bad input.
+    proof). ``DIR`` is a dataset, a folder of datasets, or the release's ``data/`` root.
+    ``--out`` streams one row per pair to a file as it finishes and resumes from it; the
+    time limit is CPU time (:mod:`planning_core.validators.cope.solving`). Exit 0 when
+    every pair agrees with its label, 1 when a defect or disagreement was found, 3 when
+    the only problems are solver limits, 2 on bad input.
 ``cope eval --dataset DIR --method M --outputs FILE.jsonl --out RESULTS.jsonl [--report MD]``
     Judge model outputs with method ``M`` (a key of the method registry that
     :mod:`planning_core.console` passes to :func:`register`,
     :data:`planning_core.validators.formalizations.methods.METHODS`), appending one result
     row per pair to ``--out``; pairs already there are skipped, so an interrupted run
-    resumes. A progress bar goes to stderr. ``--report`` writes the markdown report of
-    everything in ``--out``.
-    Exit 0 when done, 2 on bad input.
+    resumes (the file is locked for the run and a torn last line cut off). Rows are written
+    as they finish. An unusable output row is recorded as ``bad_input`` and the run goes
+    on (``--strict``: stop instead); an output over ``--max-response-bytes`` is
+    ``too_large``, unread; an exception while judging one output is its
+    ``internal_error``. A progress bar goes to stderr. ``--report`` writes the markdown
+    report of everything in ``--out``.
+    Exit 0 when done, 2 on bad input (also when no output at all could be evaluated).
 
 Handlers print and return exit codes; everything else is library code. Heavy modules are
 imported by the handlers, so registering the commands costs nothing at start-up.
@@ -26,8 +33,10 @@ import sys
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from planning_core.cli import ArgumentParser, ExitCode
+from planning_core.cli import ArgumentParser, ExitCode, error_line
 from planning_core.cli.args import positive_int, seconds
+from planning_core.validators.cope.evaluate import MAX_RESPONSE_BYTES
+from planning_core.validators.results_file import add_bad_row_options
 
 __all__ = ["register"]
 
@@ -53,8 +62,11 @@ def register(subparsers, methods: Mapping[str, object],
     p.add_argument("--dataset", required=True, metavar="DIR",
                    help="a CoPE dataset folder, or a folder holding several")
     p.add_argument("--json", action="store_true", help="one JSON object per pair per line")
+    p.add_argument("--out", metavar="FILE",
+                   help="also append one JSON row per pair to FILE as each pair finishes; "
+                        "pairs already there are skipped, so an interrupted check resumes")
     p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
-                   help="seconds per pair before answering unknown (default 30)")
+                   help="CPU seconds per pair before answering unknown (default 30)")
     p.add_argument("--workers", type=positive_int, default=1, metavar="N",
                    help="worker processes (default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -81,6 +93,9 @@ def register(subparsers, methods: Mapping[str, object],
     p.add_argument("--workers", type=positive_int, default=1, metavar="N",
                    help="worker processes (default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_bad_row_options(p, default_bytes=MAX_RESPONSE_BYTES, too_large="recorded as too_large",
+                        bad_row="bad_input", bad_rows="not JSON, missing fields, an unknown, "
+                                                   "ambiguous or repeated pair")
     p.add_argument("--unsafe-no-sandbox", action="store_true",
                    help="method smt: run model-written programs with resource limits only, "
                         "without the bubblewrap sandbox (they can then read, write and "
@@ -123,9 +138,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if loaded is None:
         return ExitCode.BAD_INPUT
     pairs, notes = loaded
-    with _bar(len(pairs), args.no_progress, "pair") as bar:
-        checks = check_pairs(pairs, time_limit=args.time_limit, workers=args.workers,
-                             on_result=lambda _: bar.update())
+    if args.out:
+        checks = _check_into(args, pairs)
+        if checks is None:
+            return ExitCode.BAD_INPUT
+    else:
+        with _bar(len(pairs), args.no_progress, "pair") as bar:
+            checks = check_pairs(pairs, time_limit=args.time_limit, workers=args.workers,
+                                 on_result=lambda _: bar.update())
     if args.json:
         for check in checks:
             print(json.dumps(check.to_json()))
@@ -139,6 +159,39 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if verdicts & {"defect", "label_disagreement", "engine_disagreement"}:
         return ExitCode.FINDINGS
     return ExitCode.UNKNOWN if "unknown" in verdicts else ExitCode.OK
+
+
+def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
+    """``cope check --out``: rows streamed to the file as pairs finish, pairs already
+    there skipped (resume); all checks of ``pairs`` in dataset order, or None on an error."""
+    from planning_core.errors import InputError
+    from planning_core.validators.cope.check import check_pairs
+    from planning_core.validators.cope.evaluate import read_checks
+    from planning_core.validators.results_file import append_row, open_results
+
+    try:
+        handle, _ = open_results(args.out)   # locked for the run; a torn tail cut off
+    except InputError as err:
+        print(error_line(err), file=sys.stderr)
+        return None
+    with handle:
+        done, warnings = read_checks(Path(args.out))
+        for warning in warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        known = {check.key: check for check in done}
+        todo = [pair for pair in pairs if pair.key not in known]
+        if len(todo) < len(pairs):
+            print(f"{len(pairs) - len(todo)} pair(s) already in {args.out}; skipped",
+                  file=sys.stderr)
+        with _bar(len(todo), args.no_progress, "pair") as bar:
+            def keep(check) -> None:
+                append_row(handle, check.to_json())
+                bar.update()
+
+            new = check_pairs(todo, time_limit=args.time_limit, workers=args.workers,
+                              on_result=keep)
+    known.update((check.key, check) for check in new)
+    return tuple(known[pair.key] for pair in pairs)
 
 
 # --------------------------------------------------------------------------- eval
@@ -179,73 +232,92 @@ def _set_context(method, time_limit: float, label_check: bool, checks: tuple = (
         _CONTEXT.remember(check)
 
 
-def _eval_one(job: tuple[object, str]) -> dict:
+def _eval_one(job: tuple[object, str, int]) -> dict:
     """Evaluate one output (in a worker or in-process) with the process's method and context."""
-    pair, output = job
-    row = _METHOD.evaluate(pair, output, _CONTEXT).to_json()
-    row["method"] = _METHOD.name
-    return row
+    from planning_core.validators.cope.evaluate import judge
+
+    pair, output, max_bytes = job
+    return judge(_METHOD, pair, output, _CONTEXT, max_bytes)
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from planning_core.validators.cope.evaluate import plan_jobs, read_checks, read_outputs, read_results
+    from planning_core.errors import InputError
+    from planning_core.validators.cope.evaluate import (BAD_INPUT, BATCH_OUTCOMES, plan_jobs,
+                                                        read_checks, read_outputs,
+                                                        read_results)
     from planning_core.validators.cope.report import render_eval_report
+    from planning_core.validators.results_file import append_row, open_results
 
     loaded = _load(args.dataset)
     if loaded is None:
         return ExitCode.BAD_INPUT
     pairs, _ = loaded
-    rows, warnings = read_outputs(Path(args.outputs))
-    done, done_warnings = read_results(Path(args.out))
-    checks, check_warnings = read_checks(Path(args.checks)) if args.checks else ((), ())
-    jobs, job_warnings, skipped = plan_jobs(rows, pairs, done)
-    for warning in warnings + done_warnings + check_warnings + job_warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    if not rows:
-        print(f"error: {args.outputs}: no usable output rows", file=sys.stderr)
-        return ExitCode.BAD_INPUT
-    if skipped:
-        print(f"{skipped} pair(s) already in {args.out}; skipped", file=sys.stderr)
-    settings = (args.methods[args.method], args.time_limit, not args.no_label_check, checks,
-                "rlimits" if args.unsafe_no_sandbox else "bwrap")
-    if args.unsafe_no_sandbox and args.method == "smt":
-        print("warning: --unsafe-no-sandbox: model-written programs run without isolation",
-              file=sys.stderr)
-    _set_context(*settings)
-    work = [(job.pair, job.row.output) for job in jobs]
-    written: list[dict] = []
     try:
-        out = open(args.out, "a", encoding="utf-8")
-    except OSError as err:
-        print(f"error: {args.out}: cannot write: {err.strerror}", file=sys.stderr)
+        handle, _ = open_results(args.out)   # locked for the run; a torn tail cut off
+    except InputError as err:
+        print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
-    with out, _bar(len(work), args.no_progress, "output") as bar:
-        def keep(row: dict) -> None:
-            out.write(json.dumps(row) + "\n")
-            out.flush()
-            written.append(row)
-            bar.update()
+    with handle:
+        rows, bad = read_outputs(Path(args.outputs))
+        done, done_warnings = read_results(Path(args.out))
+        checks, check_warnings = read_checks(Path(args.checks)) if args.checks else ((), ())
+        jobs, job_bad, skipped = plan_jobs(rows, pairs, done)
+        bad = sorted(bad + job_bad, key=lambda b: b.line)   # file order
+        for warning in done_warnings + check_warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        if bad and args.strict:
+            print(f"{bad[0].source}: error: {bad[0].message}", file=sys.stderr)
+            return ExitCode.BAD_INPUT
+        recorded = {r.get("source") for r in done if r.get("outcome") == BAD_INPUT}
+        new_bad = [b for b in bad if b.source not in recorded]
+        for row in new_bad:
+            print(f"warning: {row.source}: {row.message}; recorded as a bad_input row",
+                  file=sys.stderr)
+        if skipped:
+            print(f"{skipped} pair(s) already in {args.out}; skipped", file=sys.stderr)
+        settings = (args.methods[args.method], args.time_limit, not args.no_label_check,
+                    checks, "rlimits" if args.unsafe_no_sandbox else "bwrap")
+        if args.unsafe_no_sandbox and args.method == "smt":
+            print("warning: --unsafe-no-sandbox: model-written programs run without "
+                  "isolation", file=sys.stderr)
+        _set_context(*settings)
+        work = [(job.pair, job.row.output, args.max_response_bytes) for job in jobs]
+        written: list[dict] = []
+        with _bar(len(work), args.no_progress, "output") as bar:
+            def keep(row: dict) -> None:
+                append_row(handle, row)
+                written.append(row)
+                bar.update()
 
-        if args.workers > 1 and len(work) > 1:
-            context = multiprocessing.get_context(
-                "fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-            with context.Pool(args.workers, initializer=_set_context,
-                              initargs=(*settings, True)) as pool:
-                for row in pool.imap_unordered(_eval_one, work, chunksize=1):
-                    keep(row)
-        else:
-            for item in work:
-                keep(_eval_one(item))
+            for row in new_bad:
+                append_row(handle, row.to_row(args.method))
+            if args.workers > 1 and len(work) > 1:
+                context = multiprocessing.get_context(
+                    "fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+                with context.Pool(args.workers, initializer=_set_context,
+                                  initargs=(*settings, True)) as pool:
+                    # rows are written as they finish; the report sorts them
+                    for row in pool.imap_unordered(_eval_one, work, chunksize=1):
+                        keep(row)
+            else:
+                for item in work:
+                    keep(_eval_one(item))
+        all_rows, _ = read_results(Path(args.out))
     correct = sum(1 for r in written if r["correct"])
     print(f"{len(written)} output(s) evaluated with {args.method}: {correct} correct; "
           f"results in {args.out}", file=sys.stderr)
+    if bad:
+        print(f"{len(bad)} output row(s) could not be used (outcome bad_input in "
+              f"{args.out})", file=sys.stderr)
     if args.report:
-        all_rows, _ = read_results(Path(args.out))
-        order = {name: m.outcomes for name, m in args.methods.items()}
+        order = {name: tuple(m.outcomes) + BATCH_OUTCOMES for name, m in args.methods.items()}
         try:
             Path(args.report).write_text(render_eval_report(all_rows, order), encoding="utf-8")
         except OSError as err:
             print(f"error: {args.report}: cannot write: {err.strerror}", file=sys.stderr)
             return ExitCode.BAD_INPUT
         print(f"report written to {args.report}", file=sys.stderr)
+    if not any(r.get("outcome") != BAD_INPUT for r in all_rows):
+        print(f"error: {args.outputs}: no output could be evaluated", file=sys.stderr)
+        return ExitCode.BAD_INPUT
     return ExitCode.OK

@@ -324,12 +324,25 @@ def _sort_key(pair: Pair) -> tuple:
             _number(pair.constraint), pair.constraint)
 
 
-def _dataset_roots(root: Path) -> tuple[Path, ...]:
+#: How deep below ``--dataset`` dataset folders are looked for: the CoPE release's
+#: ``data/`` root holds ``<domain>/<dataset>/constraints`` (two levels).
+MAX_DATASET_DEPTH = 3
+
+
+def _dataset_roots(root: Path, depth: int = MAX_DATASET_DEPTH) -> tuple[Path, ...]:
+    """Dataset folders (holding ``constraints/``) at or below ``root``, sorted by path.
+
+    ``root`` may be one dataset, a folder of datasets, or the release's ``data/`` root
+    (``data/blocksworld/BlocksWorld-100``, ``data/coin_collector/...``).
+    """
     if (root / "constraints").is_dir():
         return (root,)
-    if not root.is_dir():
+    if depth == 0 or not root.is_dir():
         return ()
-    return tuple(sorted(p for p in root.iterdir() if (p / "constraints").is_dir()))
+    found: list[Path] = []
+    for child in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        found.extend(_dataset_roots(child, depth - 1))
+    return tuple(found)
 
 
 def _load_one(root: Path, notes: list[str]) -> list[Pair]:
@@ -356,7 +369,10 @@ def _load_one(root: Path, notes: list[str]) -> list[Pair]:
 def load_dataset_report(root: Path) -> tuple[tuple[Pair, ...], tuple[str, ...]]:
     """Pairs under ``root`` plus dataset-level notes (bad plan-info lines, absent folders).
 
-    ``root`` is one dataset folder (it has ``constraints/``) or a folder holding several.
+    ``root`` is one dataset folder (it has ``constraints/``) or a folder holding several,
+    directly or one level further down (the release's ``data/<domain>/<dataset>``). Two
+    datasets with the same folder name would share pair keys, so that is a note and the
+    second is left out.
     """
     root = Path(root)
     notes: list[str] = []
@@ -364,7 +380,13 @@ def load_dataset_report(root: Path) -> tuple[tuple[Pair, ...], tuple[str, ...]]:
     if not roots:
         notes.append(f"no CoPE dataset under {root}")
     pairs: list[Pair] = []
+    names: dict[str, Path] = {}
     for dataset in roots:
+        if dataset.name in names:
+            notes.append(f"{dataset}: a dataset named {dataset.name} was already read from "
+                         f"{names[dataset.name]}; left out")
+            continue
+        names[dataset.name] = dataset
         pairs.extend(_load_one(dataset, notes))
     return tuple(sorted(pairs, key=_sort_key)), tuple(notes)
 

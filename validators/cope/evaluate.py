@@ -7,9 +7,16 @@ Result rows are ``{"dataset", "category", "problem", "constraint", "method", "co
 
 Runs are resumable: :func:`read_results` reads an existing results file, and
 :func:`plan_jobs` skips every pair already there, so an interrupted run continues where it
-stopped (the file is appended to, one flushed line per pair). Malformed lines in either
-file are reported with their line numbers and skipped, never fatal: a user's half-written
-file is ordinary input.
+stopped (the file is appended to, one flushed line per pair). An output row that cannot be
+judged (not JSON, missing fields, naming no pair, an ambiguous or a repeated pair) becomes
+a :class:`BadRow`, which ``cope eval`` records as a ``bad_input`` result row (keyed by its
+``file:line`` so a resumed run does not record it twice) before going on, or stops at
+with ``--strict``. Malformed lines of the results file are reported and skipped: a
+half-written file is ordinary input.
+
+:func:`judge` is the one call per output: a response longer than the size cap is not read
+(``too_large``), and any exception while judging becomes that row's ``internal_error``
+outcome with the message, so one bad row never ends a batch.
 """
 from __future__ import annotations
 
@@ -22,9 +29,38 @@ from planning_core.errors import InputError
 
 from planning_core.validators.cope.dataset import Pair
 
-__all__ = ["OutputRow", "Job", "read_outputs", "read_results", "read_checks", "plan_jobs"]
+__all__ = ["OutputRow", "Job", "BadRow", "BAD_INPUT", "TOO_LARGE", "INTERNAL_ERROR",
+           "BATCH_OUTCOMES", "MAX_RESPONSE_BYTES",
+           "read_outputs", "read_results", "read_checks", "plan_jobs", "judge"]
 
 _TEXT_FIELDS = ("category", "problem", "constraint")
+#: Outcomes every method can end with, besides its own (see :func:`judge`).
+#: Longest model output read, in UTF-8 bytes (``cope eval --max-response-bytes``).
+MAX_RESPONSE_BYTES = 1_000_000
+TOO_LARGE, INTERNAL_ERROR, BAD_INPUT = "too_large", "internal_error", "bad_input"
+BATCH_OUTCOMES = (TOO_LARGE, INTERNAL_ERROR, BAD_INPUT)
+
+
+@dataclass(frozen=True, slots=True)
+class BadRow:
+    """An output row that cannot be judged; ``source`` is ``file:line``."""
+
+    source: str
+    message: str
+    key: tuple[str | None, str | None, str | None, str | None] = (None, None, None, None)
+
+    @property
+    def line(self) -> int:
+        """The line number in ``source`` (0 when it has none)."""
+        number = self.source.rsplit(":", 1)[-1]
+        return int(number) if number.isdigit() else 0
+
+    def to_row(self, method: str) -> dict:
+        dataset, category, problem, constraint = self.key
+        return {"dataset": dataset, "category": category, "problem": problem,
+                "constraint": constraint, "method": method, "correct": False,
+                "outcome": BAD_INPUT, "detail": {"error": self.message},
+                "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +71,7 @@ class OutputRow:
     problem: str
     constraint: str
     output: str
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,23 +94,26 @@ def _lines(path: Path) -> Iterable[tuple[int, str]]:
             yield number, line
 
 
-def read_outputs(path: Path) -> tuple[tuple[OutputRow, ...], tuple[str, ...]]:
-    """Rows of a model-outputs file and warnings (``file:line: why``) for skipped lines."""
+def read_outputs(path: Path) -> tuple[tuple[OutputRow, ...], tuple[BadRow, ...]]:
+    """Rows of a model-outputs file and the lines that cannot be used, as bad rows."""
     rows: list[OutputRow] = []
-    warnings: list[str] = []
+    bad: list[BadRow] = []
     for number, line in _lines(Path(path)):
         where = f"{path}:{number}"
         try:
             record = json.loads(line)
         except json.JSONDecodeError as err:
-            warnings.append(f"{where}: not JSON ({err.msg} at column {err.colno})")
+            bad.append(BadRow(where, f"not JSON ({err.msg} at column {err.colno})"))
+            continue
+        except RecursionError:
+            bad.append(BadRow(where, "not JSON (nested too deeply)"))
             continue
         if not isinstance(record, dict):
-            warnings.append(f"{where}: expected a JSON object")
+            bad.append(BadRow(where, "expected a JSON object"))
             continue
         missing = [f for f in _TEXT_FIELDS if not isinstance(record.get(f), str)]
         if missing:
-            warnings.append(f"{where}: missing or non-string field(s) {', '.join(missing)}")
+            bad.append(BadRow(where, f"missing or non-string field(s) {', '.join(missing)}"))
             continue
         output = record.get("output")
         if output is None:
@@ -82,8 +122,8 @@ def read_outputs(path: Path) -> tuple[tuple[OutputRow, ...], tuple[str, ...]]:
             output = json.dumps(output)   # a model's JSON answer stored as JSON
         dataset = record.get("dataset") if isinstance(record.get("dataset"), str) else None
         rows.append(OutputRow(number, dataset, record["category"], record["problem"],
-                              record["constraint"], output))
-    return tuple(rows), tuple(warnings)
+                              record["constraint"], output, where))
+    return tuple(rows), tuple(bad)
 
 
 def read_results(path: Path) -> tuple[tuple[dict, ...], tuple[str, ...]]:
@@ -100,8 +140,9 @@ def read_results(path: Path) -> tuple[tuple[dict, ...], tuple[str, ...]]:
             warnings.append(f"{path}:{number}: not JSON ({err.msg}); the row is ignored and "
                             "its pair evaluated again")
             continue
-        if isinstance(record, dict) and all(isinstance(record.get(f), str)
-                                            for f in _TEXT_FIELDS + ("dataset",)):
+        if isinstance(record, dict) and (
+                record.get("outcome") == BAD_INPUT
+                or all(isinstance(record.get(f), str) for f in _TEXT_FIELDS + ("dataset",))):
             rows.append(record)
         else:
             warnings.append(f"{path}:{number}: not a result row; ignored")
@@ -131,17 +172,18 @@ def _index(pairs: Iterable[Pair]) -> dict[tuple[str, str, str], list[Pair]]:
 
 
 def plan_jobs(rows: Iterable[OutputRow], pairs: Iterable[Pair], done: Iterable[dict]
-              ) -> tuple[tuple[Job, ...], tuple[str, ...], int]:
-    """Jobs still to run, warnings, and how many rows were skipped as already done.
+              ) -> tuple[tuple[Job, ...], tuple[BadRow, ...], int]:
+    """Jobs still to run, bad rows, and how many rows were skipped as already done.
 
     A row names its pair by (dataset,) category, problem and constraint; rows naming no
-    pair, an ambiguous pair, or a pair named before are reported and skipped.
+    pair, an ambiguous pair, or a pair named before are bad rows.
     """
     index = _index(pairs)
-    finished = {(r["dataset"], r["category"], r["problem"], r["constraint"]) for r in done}
+    finished = {(r["dataset"], r["category"], r["problem"], r["constraint"]) for r in done
+                if r.get("outcome") != BAD_INPUT}
     seen: set[tuple] = set()
     jobs: list[Job] = []
-    warnings: list[str] = []
+    bad: list[BadRow] = []
     skipped = 0
     for row in rows:
         candidates = index.get((row.category, row.problem, row.constraint), [])
@@ -149,20 +191,53 @@ def plan_jobs(rows: Iterable[OutputRow], pairs: Iterable[Pair], done: Iterable[d
             candidates = [p for p in candidates if p.dataset == row.dataset]
         name = f"{row.dataset + ' ' if row.dataset else ''}{row.category} {row.problem} " \
                f"{row.constraint}"
+        key = (row.dataset, row.category, row.problem, row.constraint)
+        source = row.source or f"line {row.line}"
         if not candidates:
-            warnings.append(f"line {row.line}: no pair {name} in the dataset; skipped")
+            bad.append(BadRow(source, f"no pair {name} in the dataset", key))
             continue
         if len(candidates) > 1:
-            warnings.append(f"line {row.line}: {name} exists in several datasets "
-                            f"({', '.join(p.dataset for p in candidates)}); add \"dataset\"")
+            bad.append(BadRow(source, f"{name} exists in several datasets "
+                                      f"({', '.join(p.dataset for p in candidates)}); add "
+                                      "\"dataset\"", key))
             continue
         pair = candidates[0]
         if pair.key in seen:
-            warnings.append(f"line {row.line}: {name} was given before; skipped")
+            bad.append(BadRow(source, f"{name} was given before", pair.key))
             continue
         seen.add(pair.key)
         if pair.key in finished:
             skipped += 1
             continue
         jobs.append(Job(row, pair))
-    return tuple(jobs), tuple(warnings), skipped
+    return tuple(jobs), tuple(bad), skipped
+
+
+def _oversize(output: str, limit: int) -> int | None:
+    """The UTF-8 size of ``output`` when it exceeds ``limit``, else None."""
+    if len(output) * 4 <= limit:
+        return None
+    size = len(output.encode("utf-8", "surrogatepass"))
+    return size if size > limit else None
+
+
+def judge(method, pair: Pair, output: str, context, max_response_bytes: int) -> dict:
+    """The result row for one output by ``method`` (an entry of the method registry):
+    ``too_large`` unread when longer than ``max_response_bytes``, ``internal_error`` (with
+    the message) when judging raises, else the method's verdict."""
+    from planning_core.validators.cope.results import EvalResult  # heavy: judged rows only
+
+    size = _oversize(output, max_response_bytes)
+    if size is not None:
+        result = EvalResult.for_pair(pair, False, TOO_LARGE, {
+            "error": f"the output is {size} bytes, longer than the limit of "
+                     f"{max_response_bytes} (--max-response-bytes); it was not read"})
+    else:
+        try:
+            result = method.evaluate(pair, output, context)
+        except Exception as err:  # noqa: BLE001 - one output must never end the batch
+            result = EvalResult.for_pair(pair, False, INTERNAL_ERROR, {
+                "error": f"{type(err).__name__}: {err}"})
+    row = result.to_json()
+    row["method"] = method.name
+    return row

@@ -88,35 +88,72 @@ def _items(value: object) -> tuple[ListItem, ...] | None:
     return tuple(items)
 
 
-def _matching(text: str, start: int) -> int | None:
-    """Index of the bracket closing ``text[start]``, skipping quoted strings."""
-    depth, quote = 0, None
-    for index in range(start, len(text)):
-        char = text[index]
-        if quote:
-            quote = None if char == quote and text[index - 1] != "\\" else quote
-        elif char in "'\"":
-            quote = char
+#: Deepest bracket nesting read as a plan list. A plan is ``{"plan": [["a", "x"], ...]}`` at
+#: most; deeper structures are not plans, and bounding the depth keeps every reader here
+#: linear and free of recursion (``[`` x 2000 used to raise RecursionError in the JSON and
+#: literal decoders, and ``[`` x 32k cost a bracket scan to the end from every opening).
+MAX_LIST_DEPTH = 16
+_OPENING = re.compile(r"[\[{]")
+
+
+_STRUCTURE = re.compile(r"[\[\]{}'\"]")
+_STRING_END = {"'": re.compile(r"\\[\s\S]|'"), '"': re.compile(r'\\[\s\S]|"')}
+
+
+def matching_bracket(text: str, start: int, quotes: str = "'\"",
+                     max_depth: int = MAX_LIST_DEPTH) -> int | None:
+    """Index of the bracket closing ``text[start]``, skipping strings quoted with one of
+    ``quotes`` (backslash escapes honoured); None when it never closes or the brackets
+    nest deeper than ``max_depth``.
+
+    The scan jumps between brackets and quotes with a regular expression, and stops at
+    that depth, so the openings scanned far are nested in one another and at most
+    ``max_depth`` of them cover any character: trying every opening of a text
+    stays linear in the text.
+    """
+    depth, index = 0, start
+    while True:
+        found = _STRUCTURE.search(text, index)
+        if found is None:
+            return None
+        char, index = found.group(), found.end()
+        if char in "'\"":
+            if char not in quotes:
+                continue
+            while True:   # to the end of the string
+                end = _STRING_END[char].search(text, index)
+                if end is None:
+                    return None
+                index = end.end()
+                if end.group() == char:
+                    break
         elif char in "[{":
             depth += 1
-        elif char in "]}":
+            if depth > max_depth:
+                return None
+        else:
             depth -= 1
             if depth == 0:
-                return index
-    return None
+                return found.start()
 
 
 def _decode(text: str, start: int, decoder: json.JSONDecoder) -> tuple[object, int]:
-    """The JSON value at ``start``, else a Python literal (single quotes), else None."""
-    try:
-        return decoder.raw_decode(text, start)
-    except json.JSONDecodeError:
-        pass
-    close = _matching(text, start)
+    """The JSON value at ``start``, else a Python literal (single quotes), else None.
+
+    Only a bracketed span that closes within :data:`MAX_LIST_DEPTH` levels is decoded, so
+    no decoder recurses deeply and nothing is decoded twice from one opening.
+    """
+    close = matching_bracket(text, start)
     if close is None:
         return None, start + 1
+    span = text[start:close + 1]   # a failed decode then counts lines in the span only
     try:
-        return ast.literal_eval(text[start:close + 1]), close + 1
+        value, end = decoder.raw_decode(span)
+        return value, start + end
+    except (json.JSONDecodeError, RecursionError):
+        pass
+    try:
+        return ast.literal_eval(span), close + 1
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None, start + 1
 
@@ -132,10 +169,10 @@ def find_plan_lists(text: str, starts_with_action: Callable[[ListItem], bool]
     found: list[PlanList] = []
     position = 0
     while True:
-        candidates = [i for i in (text.find("[", position), text.find("{", position)) if i >= 0]
-        if not candidates:
+        opening = _OPENING.search(text, position)
+        if opening is None:
             return tuple(found)
-        start = min(candidates)
+        start = opening.start()
         value, end = _decode(text, start, decoder)
         items = _items(value)
         if items is not None and any(starts_with_action(item) for item in items):

@@ -60,14 +60,14 @@ LEAD_IN = frozenset({
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _MARKER = re.compile(
-    r"^\s*(?:>\s*)*(?:[-*\u2022+]\s+|(?:step|action)\s*#?\s*\d+\s*[:.)\-\u2013]\s*"
+    r"^\s*(?:>\s*)*(?:[-*\u2022+]\s+|(?:step|action)\s*(?:#\s*)?\d+\s*[:.)\-\u2013]\s*"
     r"|#?\d+\s*[.):\-\u2013](?!\d)\s*|#\d+\s+|\(\d+\)\s*|\[\d+\]\s*)", re.IGNORECASE)
 _SEXPR = re.compile(r"\(([^()]*)\)")
 _ONLY_SEXPRS = re.compile(r"\s*(?:\([^()]*\)\s*)+")
-_CALL = re.compile(r"([A-Za-z][\w-]*)\s*\(([^()]*)\)")
+_CALL = re.compile(r"(?<![\w-])([A-Za-z][\w-]*)\s*\(([^()]*)\)")
 _TOKEN = re.compile(r"[A-Za-z0-9_'-]+|[()]")
 _TRAILER = re.compile(r"(?<=[\w)])[.!?](?=\s|$)|\s[-\u2013\u2014]\s|\s#\s|//|\u2014|;")
-_SPLIT = re.compile(r";|,?\s+(?:and\s+)?then\s+|,?\s+and\s+", re.IGNORECASE)
+_SPLIT = re.compile(r";|,?(?<!\s)\s+(?:and\s+)?then\s+|,?(?<!\s)\s+and\s+", re.IGNORECASE)
 _LABEL = re.compile(r"^\s*(?:final\s+)?(?:plan|answer|solution)\s*:\s*", re.IGNORECASE)
 
 
@@ -406,8 +406,10 @@ def normalize_plan(text: str, pair_or_heads: Pair | Iterable[ActionHead],
 
     entries: list[tuple[int, _Step, list[tuple[str, str, str]]]] = []
     blanked = list(text)
+    line, counted = 1, 0   # line numbers counted incrementally: linear in the text
     for span in find_plan_lists(text, lambda item: _item_is_action(ctx, item)):
-        line = text.count("\n", 0, span.start) + 1
+        line += text.count("\n", counted, span.start)
+        counted = span.start
         for item in span.items:
             for step, pre in _from_item(ctx, item):
                 entries.append((line, step, pre))

@@ -73,7 +73,8 @@ def render_eval_report(rows: Sequence[dict], outcome_order: dict[str, Sequence[s
     of its outcomes (from the method registry). Rows may come in any order (parallel runs
     append as they finish); the report sorts them."""
     outcome_order = outcome_order or {}
-    rows = sorted(rows, key=_row_key)
+    rejected = [r for r in rows if r.get("outcome") == "bad_input"]
+    rows = sorted((r for r in rows if r.get("outcome") != "bad_input"), key=_row_key)
     groups = _groups(rows)
     lines = [f"# {title}", "", "## Correctness", "",
              "Percent correct (correct/total). Non-constrained is the `baseline` category; "
@@ -101,6 +102,10 @@ def render_eval_report(rows: Sequence[dict], outcome_order: dict[str, Sequence[s
             lines.append(f"| {outcome} | " + " | ".join(map(str, values))
                          + f" | {sum(values)} |")
     lines += _notes(rows)
+    lines.append(f"- {len(rejected)} input row(s) could not be used (outcome `bad_input`, "
+                 "not counted)" + (": " + "; ".join(f"{r.get('source')}: "
+                                                   f"{(r.get('detail') or {}).get('error')}"
+                                                   for r in rejected) if rejected else "."))
     return "\n".join(lines) + "\n"
 
 

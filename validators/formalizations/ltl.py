@@ -39,7 +39,6 @@ of unsolvability for a pair labelled ``plan_exists: false``), ``syntax_error``,
 """
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass
@@ -73,8 +72,10 @@ from planning_core.validators.cope.results import (
     report_json,
     verdict_before_validation,
 )
+from planning_core.validators.formalizations.fences import fenced_blocks
 from planning_core.validators.formalizations.mapping import PlanMapping, map_plan
-from planning_core.validators.formalizations.pddl_text import DOMAIN_FILE, PROBLEM_FILE, extract_pddl
+from planning_core.validators.formalizations.pddl_text import (DOMAIN_FILE, PROBLEM_FILE, extract_pddl,
+                                                               json_objects)
 
 __all__ = ["LTL_OUTCOMES", "LtlAnswer", "LtlJudgement", "Completion", "extract_ltl",
            "complete_arguments", "judge_ltl", "evaluate_ltl"]
@@ -84,8 +85,6 @@ LTL_OUTCOMES = ("correct", "syntax_error", "semantic_error", "unsolvable", "unkn
 FORMULA_FILE = "constraint.ltl"
 COMPLETION_NODES = 20_000
 
-_FENCE = re.compile(r"^[ \t]*(```+|~~~+)[ \t]*([\w+-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$",
-                    re.MULTILINE | re.DOTALL)
 _LABELLED = re.compile(r"^[ \t]*(?:\*\*)?(?:ltlf?|formula|ltl formula|constraint)(?:\*\*)?"
                        r"[ \t]*:(?:\*\*)?[ \t]*(\S.*)$", re.IGNORECASE | re.MULTILINE)
 _JSON_KEY = re.compile(r"[\s_\-]+")
@@ -104,21 +103,12 @@ class LtlAnswer:
 
 
 def _from_json(text: str) -> str | None:
-    decoder = json.JSONDecoder(strict=False)
-    position = 0
-    while (start := text.find("{", position)) >= 0:
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
-            position = start + 1
-            continue
-        if isinstance(value, dict):
-            for key, item in value.items():
-                squashed = _JSON_KEY.sub("", str(key).lower())
-                if isinstance(item, str) and (squashed.startswith("ltl") or squashed in
-                                              ("formula", "constraint", "constraintformula")):
-                    return item
-        position = end
+    for value in json_objects(text):
+        for key, item in value.items():
+            squashed = _JSON_KEY.sub("", str(key).lower())
+            if isinstance(item, str) and (squashed.startswith("ltl") or squashed in
+                                          ("formula", "constraint", "constraintformula")):
+                return item
     return None
 
 
@@ -131,16 +121,17 @@ def extract_ltl(text: str) -> LtlAnswer:
     has_pddl = files.domain is not None or files.problem is not None
     notes = list(files.notes)
     formula, source = _from_json(text), "json"
+    fenced = fenced_blocks(text)
     if formula is None:
-        blocks = [body for _, lang, body in _FENCE.findall(text)
-                  if lang.lower() in ("ltl", "ltlf", "temporal")]
+        blocks = [block.body for block in fenced
+                  if block.lang.lower() in ("ltl", "ltlf", "temporal")]
         if len(blocks) > 1:
             notes.append(f"{len(blocks)} ltl blocks found; the last one is used")
         formula, source = (blocks[-1], "fenced block") if blocks else (None, "")
     if formula is None:
         lines = _LABELLED.findall(text)
         formula, source = (lines[-1].strip().strip("`"), "labelled line") if lines else (None, "")
-    if formula is None and not has_pddl and not _FENCE.search(text) and text.strip():
+    if formula is None and not has_pddl and not fenced and text.strip():
         formula, source = text, "whole answer"
     return LtlAnswer(formula, files.domain if has_pddl else None,
                      files.problem if has_pddl else None, source, tuple(notes))

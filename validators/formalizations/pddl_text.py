@@ -25,13 +25,17 @@ import json
 import re
 from dataclasses import dataclass
 
+from planning_core.validators.cope.extract import matching_bracket
+from planning_core.validators.formalizations.fences import fenced_blocks
+
 __all__ = ["PddlFiles", "extract_pddl", "DOMAIN_FILE", "PROBLEM_FILE"]
 
 DOMAIN_FILE = "domain.pddl"
 PROBLEM_FILE = "problem.pddl"
 
 _DEFINE = re.compile(r"\(\s*define\s*\(\s*(domain|problem)\b", re.IGNORECASE)
-_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE)
+#: Deepest nesting of a JSON answer object read for files (``{"domain file": ...}`` is 1).
+JSON_DEPTH = 4
 _KEY = re.compile(r"[\s_\-]+")
 
 
@@ -65,19 +69,24 @@ class PddlFiles:
 def _form_end(text: str, start: int, limit: int) -> tuple[int, bool]:
     """End of the parenthesised form at ``text[start]`` and whether it closed.
 
-    Comments (``;`` to end of line) and double-quoted strings are skipped. An unclosed form
-    ends at the next line starting a ``(define`` or at ``limit``.
+    Comments (``;`` to end of line) and double-quoted strings are skipped. A form that has
+    not closed by the next ``(define`` is cut at the start of that line (or at the
+    ``(define`` itself when it shares the form's first line), or at ``limit``. Stopping
+    there keeps the scans of successive forms apart, so the whole text is read once: 4000
+    unclosed ``(define (domain d)`` lines used to take 20 s, each scanned to the end.
     """
+    following = _DEFINE.search(text, start + 1, limit)
+    stop = following.start() if following is not None else limit
     depth, index = 0, start
-    while index < limit:
+    while index < stop:
         char = text[index]
         if char == ";":
-            newline = text.find("\n", index)
-            index = limit if newline < 0 or newline > limit else newline
+            newline = text.find("\n", index, stop)
+            index = stop if newline < 0 else newline
             continue
         if char == '"':
-            close = text.find('"', index + 1)
-            index = limit if close < 0 or close > limit else close + 1
+            close = text.find('"', index + 1, stop)
+            index = stop if close < 0 else close + 1
             continue
         if char == "(":
             depth += 1
@@ -86,7 +95,6 @@ def _form_end(text: str, start: int, limit: int) -> tuple[int, bool]:
             if depth == 0:
                 return index + 1, True
         index += 1
-    following = _DEFINE.search(text, start + 1, limit)
     if following is not None:
         line_start = text.rfind("\n", start, following.start())
         return (line_start if line_start > start else following.start()), False
@@ -95,7 +103,7 @@ def _form_end(text: str, start: int, limit: int) -> tuple[int, bool]:
 
 def _forms(text: str) -> list[tuple[str, str, bool]]:
     """(kind, text, closed) of every define form, left to right, fences respected."""
-    limits: list[tuple[int, int]] = [(m.start(2), m.end(2)) for m in _FENCE.finditer(text)]
+    limits = [(block.start, block.end) for block in fenced_blocks(text, fence="three")]
     found: list[tuple[str, str, bool]] = []
     position = 0
     while True:
@@ -123,25 +131,34 @@ def _pick(forms: list[tuple[str, str, bool]], notes: list[str]) -> tuple[str | N
     return chosen.get("domain"), chosen.get("problem")
 
 
-def _json_objects(text: str):
+def json_objects(text: str):
+    """Every JSON object in ``text``, left to right (raw newlines allowed inside strings).
+
+    Each ``{`` is first matched to its closing brace (strings skipped, nesting bounded:
+    :func:`planning_core.validators.cope.extract.matching_bracket`) and only that span is
+    decoded, so a failed decode costs its span and not the whole text: decoding from every
+    ``{`` of ``'{"a' * 64000`` used to take 4 s, as each failure counted lines from the
+    start of the text.
+    """
     decoder = json.JSONDecoder(strict=False)
     position = 0
-    while True:
-        start = text.find("{", position)
-        if start < 0:
-            return
+    while (start := text.find("{", position)) >= 0:
+        close = matching_bracket(text, start, quotes='"', max_depth=JSON_DEPTH)
+        if close is None:
+            position = start + 1
+            continue
         try:
-            value, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
+            value, end = decoder.raw_decode(text[start:close + 1])
+        except (json.JSONDecodeError, RecursionError):
             position = start + 1
             continue
         if isinstance(value, dict):
             yield value
-        position = end
+        position = start + end
 
 
 def _from_json(text: str, notes: list[str]) -> tuple[str | None, str | None] | None:
-    for value in _json_objects(text):
+    for value in json_objects(text):
         files: dict[str, str] = {}
         for key, item in value.items():
             if not isinstance(item, str):

@@ -63,6 +63,7 @@ from planning_core.validators.cope.results import (
     label_doubt,
     plan_outcome,
 )
+from planning_core.validators.formalizations.fences import fenced_blocks
 from planning_core.validators.formalizations.sandbox import (
     Outcome,
     SandboxError,
@@ -80,8 +81,6 @@ SMT_OUTCOMES = ("correct", "plan_invalid", "plan_given", "no_plan", "crashed", "
 SMT_LIMITS = SandboxLimits(cpu_s=60, wall_s=90.0, memory_mb=2048, processes=16)
 STDERR_LINES = 15
 
-_FENCE = re.compile(r"^[ \t]*(```+|~~~+)[ \t]*([\w+-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$",
-                    re.MULTILINE | re.DOTALL)
 _Z3 = re.compile(r"^\s*(?:from\s+z3\b|import\s+(?:[\w.]+\s*,\s*)*z3\b)", re.MULTILINE)
 _UNSAT = re.compile(r"\bunsat(?:isfiable)?\b|\bno (?:valid )?(?:plan|solution)\b",
                     re.IGNORECASE)
@@ -111,7 +110,7 @@ def extract_program(response_text: str) -> tuple[str, str]:
     the full program later), else the longest candidate. Without fences the whole text is
     the program.
     """
-    blocks = [(lang.lower(), body) for _, lang, body in _FENCE.findall(response_text)]
+    blocks = [(block.lang.lower(), block.body) for block in fenced_blocks(response_text)]
     candidates = [body for lang, body in blocks
                   if lang in ("python", "py", "python3") or (not lang and _Z3.search(body))]
     if not candidates:

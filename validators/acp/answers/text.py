@@ -130,19 +130,17 @@ def answer_regions(text: str) -> list[str]:
 def _last_marker_end(text: str) -> int | None:
     """End of the last answer marker followed by some text, or None.
 
-    Searches backwards for the key words "answer" and "plan" with ``str.rfind`` and
-    tries the full marker pattern only around them: a megabyte costs milliseconds.
+    One forward pass of the marker pattern over the text: linear, where a backwards search
+    that rescanned the prefix for each key word made a 1.3 MB answer take 15 s. "Followed by
+    some text" compares with the end of the text's last non-blank character instead of
+    copying the rest of the text per candidate.
     """
-    low = text.lower()
-    limit = len(low)
-    while True:
-        hit = max(low.rfind("answer", 0, limit), low.rfind("plan", 0, limit))
-        if hit < 0:
-            return None
-        for m in _MARKER.finditer(text, max(hit - 24, 0), min(hit + 64, len(text))):
-            if m.start() <= hit < m.end() and text[m.end():].strip():
-                return m.end()
-        limit = hit
+    content_end = len(text.rstrip())
+    last = None
+    for m in _MARKER.finditer(text):
+        if m.end() < content_end:
+            last = m.end()
+    return last
 
 _INNER_PARENS = re.compile(r"\([^()]*\)")
 _NESTING = re.compile(r"[\[\]()]")
