@@ -95,11 +95,23 @@ def version() -> str:
         return "unknown (not installed)"
 
 
+class _VersionAction(argparse.Action):
+    """``--version`` that looks the version up only when asked: reading the installed
+    distribution's metadata costs tens of milliseconds on every ``validate`` call otherwise."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show the version and exit"):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} (planning-core) {version()}")   # stdout, as argparse's own
+        parser.exit()
+
+
 def add_version(parser: argparse.ArgumentParser) -> None:
     """``--version`` on ``parser`` (every command has one, as VAL's users expect)."""
     if "--version" not in parser._option_string_actions:
-        parser.add_argument("--version", action="version",
-                            version=f"{parser.prog} (planning-core) {version()}")
+        parser.add_argument("--version", action=_VersionAction)
 
 
 def error_line(err: PlanningError) -> str:
