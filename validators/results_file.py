@@ -68,6 +68,8 @@ def open_results(path: str | Path) -> tuple[IO[str], int]:
     path = Path(path)
     if path.is_dir():
         raise InputError("is a folder, not a file", file=str(path))
+    if not path.parent.exists():
+        raise InputError("the folder does not exist", file=str(path.parent))
     try:
         raw = open(path, "a+b")
     except OSError as err:

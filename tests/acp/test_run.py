@@ -245,3 +245,17 @@ def test_a_command_as_the_model(dev, tmp_path, capsys):
     rows = read_results(out)
     assert [r["response"] for r in rows] == ["0\n", "0\n"]
     assert all(r["model"].startswith("command:") and r["score"] in (0, 1) for r in rows)
+
+
+def test_a_second_run_on_the_same_results_file_is_refused(dev, tmp_path, capsys):
+    """acp run shares the batch commands' results file: locked for the run, so two runs
+    cannot interleave rows."""
+    from planning_core.validators.results_file import open_results
+
+    folder, gold = dev
+    out = tmp_path / "r.jsonl"
+    handle, _ = open_results(out)
+    with handle, ChatServer(_gold_reply(gold)) as server:
+        code, io = _run(capsys, server, folder, out)
+    assert code == 2 and "another run is writing" in io.err
+    assert out.read_text() == ""

@@ -166,3 +166,15 @@ def test_batch_with_workers_gives_the_rows_of_one_worker(tmp_path, capsys):
         outs.append([json.loads(x) for x in out.read_text().splitlines()])
     assert [r["id"] for r in outs[1]] == [f"r{k}" for k in range(5)]
     assert outs[0] == outs[1]
+
+
+def test_batch_refuses_a_results_file_another_run_holds(tmp_path, capsys):
+    from planning_core.validators.results_file import open_results
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("not json\n")
+    out = tmp_path / "o.jsonl"
+    handle, _ = open_results(out)
+    with handle:
+        code, _, err = run(capsys, "batch", "--rows", rows, "--out", out)
+    assert code == 2 and "another run is writing" in err

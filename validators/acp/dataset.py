@@ -32,7 +32,7 @@ from planning_core.errors import InputError, PlanningError
 from planning_core.validators.acp.records import GROUPS, TASKS, BadQuestion, Question
 
 __all__ = ["Answer", "BadRow", "DatasetError", "current_rows", "done_keys", "is_done",
-           "load_answers", "response_hash", "scored_hashes", "load_questions", "prepare_out",
+           "load_answers", "response_hash", "scored_hashes", "load_questions",
            "question_index", "read_results"]
 
 _SUFFIXES = (".json", ".jsonl", ".parquet")
@@ -311,16 +311,3 @@ def current_rows(rows: Iterable[dict]) -> list[dict]:
         latest[(str(r.get("task")), str(r.get("id")))] = r
     return list(latest.values())
 
-
-def prepare_out(path: Path) -> None:
-    """Make ``path`` appendable: its folder exists, a torn last line is cut off."""
-    if path.is_dir():
-        raise InputError("is a folder, not a file", file=str(path))
-    if not path.parent.exists():
-        raise InputError("the folder does not exist", file=str(path.parent))
-    if path.exists():
-        data = path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            cut = data.rfind(b"\n") + 1
-            with open(path, "r+b") as f:
-                f.truncate(cut)

@@ -14,7 +14,6 @@ on bad input or an unusable endpoint (bad key, unknown model, server down).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -81,7 +80,7 @@ def _select(questions, tasks: str | None, limit: int | None):
 
 def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.errors import InputError
-    from planning_core.validators.acp.dataset import load_questions, prepare_out, read_results
+    from planning_core.validators.acp.dataset import load_questions, read_results
     from planning_core.validators.acp.report import (
         check_plot_path,
         heatmap,
@@ -92,6 +91,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.run import latest_rows, pending_items, plan_items, run_questions
     from planning_core.validators.acp.scoring import AnswerScorer
     from planning_core.validators.models.options import model_from_args
+    from planning_core.validators.results_file import append_row, open_results
 
     out = Path(args.out)
     if args.plot:
@@ -100,24 +100,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     pool = load_questions(args.questions)
     questions = _select(pool, args.tasks, args.limit)
     items = plan_items(questions, args.shots, pool)
-    prepare_out(out)
-    todo = pending_items(items, read_results(out))
-    if len(items) > len(todo):
-        print(f"{len(items) - len(todo)} question(s) already answered in {out}: skipped",
-              file=sys.stderr)
-    bar = None
-    if not args.no_progress and todo:
-        from tqdm import tqdm
+    handle, _ = open_results(out)   # locked until the end; a torn last line cut off
+    with handle:
+        todo = pending_items(items, read_results(out))
+        if len(items) > len(todo):
+            print(f"{len(items) - len(todo)} question(s) already answered in {out}: skipped",
+                  file=sys.stderr)
+        bar = None
+        if not args.no_progress and todo:
+            from tqdm import tqdm
 
-        bar = tqdm(total=len(todo), unit="question", file=sys.stderr, dynamic_ncols=True,
-                   disable=None)
-    right = known = failed = 0
-    scorer = AnswerScorer(time_limit=args.time_limit)
-    try:
-        with open(out, "a", encoding="utf-8") as f:
+            bar = tqdm(total=len(todo), unit="question", file=sys.stderr, dynamic_ncols=True,
+                       disable=None)
+        right = known = failed = 0
+        scorer = AnswerScorer(time_limit=args.time_limit)
+        try:
             for row in run_questions(model, todo, scorer=scorer, concurrency=args.concurrency):
-                f.write(json.dumps(row) + "\n")
-                f.flush()
+                append_row(handle, row)
                 if "error" in row:
                     failed += 1
                 elif row["score"] is not None:
@@ -126,11 +125,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                 if bar is not None:
                     bar.set_postfix_str(f"acc {right / known:.1%}" if known else "acc -")
                     bar.update(1)
-    except OSError as err:
-        raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
-    finally:
-        if bar is not None:
-            bar.close()
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
+        finally:
+            if bar is not None:
+                bar.close()
     rows = latest_rows(read_results(out))
     answered = [r for r in rows if "error" not in r]
     errors = [r for r in rows if "error" in r]

@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import IO, Callable, Iterator
 
 from planning_core.errors import InputError, PlanningError
+from planning_core.validators.results_file import append_row
 from planning_core.validators.toolplans.check import check_output
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.spec import ToolSpecError, parse_task, parse_tools
@@ -140,16 +141,15 @@ def check_rows(rows: list[Row], *, engine: str = "auto", time_limit: float = 60.
                 nxt += 1
 
 
-def append_results(path, results: Iterator[dict]) -> int:
-    """Append each result as one JSON line, flushed at once (a killed run loses at most
-    the line being written, which the resume cuts off); returns how many were written."""
+def append_results(handle: IO[str], results: Iterator[dict], path) -> int:
+    """Append each result to ``handle`` (from :func:`results_file.open_results`, which
+    locks ``path``) as one JSON line, flushed at once (a killed run loses at most the line
+    being written, which the resume cuts off); returns how many were written."""
     written = 0
     try:
-        with open(path, "a", encoding="utf-8") as f:
-            for result in results:
-                f.write(json.dumps(result) + "\n")
-                f.flush()
-                written += 1
+        for result in results:
+            append_row(handle, result)
+            written += 1
     except OSError as err:
         raise InputError(f"cannot write: {err.strerror or err}", file=str(path)) from None
     return written

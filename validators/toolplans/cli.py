@@ -223,25 +223,27 @@ def cmd_next(args: argparse.Namespace) -> int:
 
 def cmd_batch(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.cli import _progress
-    from planning_core.validators.acp.dataset import prepare_out, read_results
+    from planning_core.validators.acp.dataset import read_results
+    from planning_core.validators.results_file import open_results
     from planning_core.validators.toolplans.batch import append_results, check_rows, \
         markdown_report, read_rows, summarize, text_table
 
     rows = read_rows(_text(args.rows, file_only=True), args.rows)
     out = Path(args.out)
-    prepare_out(out)
-    done = {str(r.get("id")) for r in read_results(out)}
-    todo = [r for r in rows if r.id not in done]
-    if len(rows) - len(todo):
-        print(f"{len(rows) - len(todo)} row(s) already in {out}: skipped", file=sys.stderr)
-    bar = _progress(len(todo), disabled=args.no_progress)
-    results = check_rows(todo, engine=args.engine, time_limit=args.time_limit,
-                         on_done=bar.update if bar else None, workers=args.workers)
-    try:
-        append_results(out, results)
-    finally:
-        if bar:
-            bar.close()
+    handle, _ = open_results(out)   # locked until the end; a torn last line cut off
+    with handle:
+        done = {str(r.get("id")) for r in read_results(out)}
+        todo = [r for r in rows if r.id not in done]
+        if len(rows) - len(todo):
+            print(f"{len(rows) - len(todo)} row(s) already in {out}: skipped", file=sys.stderr)
+        bar = _progress(len(todo), disabled=args.no_progress)
+        results = check_rows(todo, engine=args.engine, time_limit=args.time_limit,
+                             on_done=bar.update if bar else None, workers=args.workers)
+        try:
+            append_results(handle, results, out)
+        finally:
+            if bar:
+                bar.close()
     summary = summarize(read_results(out))
     print(text_table(summary))
     if args.report:
