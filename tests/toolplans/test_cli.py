@@ -169,7 +169,7 @@ def test_batch_with_workers_gives_the_rows_of_one_worker(tmp_path, capsys):
 
 
 def test_batch_refuses_a_results_file_another_run_holds(tmp_path, capsys):
-    from planning_core.validators.results_file import open_results
+    from planning_core.results_file import open_results
 
     rows = tmp_path / "rows.jsonl"
     rows.write_text("not json\n")

@@ -34,7 +34,7 @@ from planning_core.cli.executor_args import add_executor_options, executor_from_
 from planning_core.errors import InputError, PlanningError
 from planning_core.validators.acp.records import MAX_RESPONSE_BYTES
 from planning_core.validators.acp.scorers.queries import DEFAULT_BUDGET
-from planning_core.validators.results_file import add_bad_row_options
+from planning_core.results_file import add_bad_row_options
 
 __all__ = ["register"]
 
@@ -112,7 +112,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         summarize,
         text_table,
     )
-    from planning_core.validators.results_file import append_row, open_results
+    from planning_core.results_file import append_row, open_results
 
     out = Path(args.out)
     if args.plot:

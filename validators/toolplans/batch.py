@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import IO, Callable, Iterator
 
 from planning_core.errors import InputError, PlanningError
-from planning_core.validators.results_file import append_row
+from planning_core.results_file import append_row
 from planning_core.validators.toolplans.check import check_output
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.spec import ToolSpecError, parse_task, parse_tools

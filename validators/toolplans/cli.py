@@ -224,7 +224,7 @@ def cmd_next(args: argparse.Namespace) -> int:
 def cmd_batch(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.cli import _progress
     from planning_core.validators.acp.dataset import read_results
-    from planning_core.validators.results_file import open_results
+    from planning_core.results_file import open_results
     from planning_core.validators.toolplans.batch import append_results, check_rows, \
         markdown_report, read_rows, summarize, text_table
 
