@@ -15,6 +15,14 @@ readable whatever happened to an earlier run:
 
 Rows are written one per line and flushed as each is produced, so a killed run loses at
 most the row being written.
+
+A command whose rows follow the input order while its tasks finish in any order (on an
+executor, :mod:`planning_core.executor`) holds finished rows back until the rows before them
+are written. So that killing the CLI loses none of those, it also appends every row the
+moment it is computed to a sidecar journal, ``OUT.pending`` (:func:`open_pending`). A
+resumed run first moves the journal's rows that ``OUT`` lacks into ``OUT``
+(:func:`recover_pending`) and so never computes a finished row again; a clean end removes
+the journal (:func:`close_pending`). Both happen under the lock of ``OUT``.
 """
 from __future__ import annotations
 
@@ -23,11 +31,12 @@ import io
 import json
 import os
 from pathlib import Path
-from typing import IO
+from typing import IO, Callable
 
 from planning_core.errors import InputError
 
-__all__ = ["ResultsLocked", "open_results", "append_row", "add_bad_row_options"]
+__all__ = ["ResultsLocked", "open_results", "append_row", "add_bad_row_options",
+           "pending_path", "open_pending", "recover_pending", "close_pending"]
 
 
 class ResultsLocked(InputError):
@@ -94,6 +103,57 @@ def append_row(handle: IO[str], row: dict) -> None:
     """Write one row as one line and flush it to the operating system."""
     handle.write(json.dumps(row) + "\n")
     handle.flush()
+
+
+def pending_path(path: str | Path) -> Path:
+    """The journal of ``path``: ``path`` with ``.pending`` appended."""
+    return Path(f"{path}.pending")
+
+
+def recover_pending(handle: IO[str], path: str | Path,
+                    is_new: Callable[[dict], bool]) -> int:
+    """Move the rows a killed run computed but had not yet written into the results.
+
+    Appends to ``handle`` (the locked results file ``path``) every complete row of
+    ``path.pending`` that ``is_new(row)`` accepts (the caller knows what ``path`` already
+    holds; ``is_new`` is asked in journal order and should remember what it accepted, so a
+    row journalled twice is written once), then removes the journal. A torn last line (the
+    run died while journalling it) is dropped: that row is computed again. Returns how many
+    rows were moved.
+    """
+    journal = pending_path(path)
+    try:
+        text = journal.read_text(encoding="utf-8", errors="surrogateescape")
+    except FileNotFoundError:
+        return 0
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror or err}", file=str(journal)) from None
+    moved = 0
+    for line in text.split("\n"):
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:   # an empty or torn line
+            continue
+        if isinstance(row, dict) and is_new(row):
+            append_row(handle, row)
+            moved += 1
+    journal.unlink()
+    return moved
+
+
+def open_pending(path: str | Path) -> IO[str]:
+    """A fresh journal for ``path`` (call :func:`recover_pending` first: this empties it)."""
+    journal = pending_path(path)
+    try:
+        return open(journal, "w", encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", file=str(journal)) from None
+
+
+def close_pending(handle: IO[str], path: str | Path) -> None:
+    """End a run cleanly: every journalled row is in ``path`` now, so the journal goes."""
+    handle.close()
+    pending_path(path).unlink(missing_ok=True)
 
 
 def add_bad_row_options(parser, *, default_bytes: int, too_large: str, bad_row: str,

@@ -12,8 +12,10 @@ Where the cluster comes from (``--scheduler``):
 Tasks are submitted in a bounded window (a few per worker thread), so a million-answer run
 neither floods the scheduler nor holds every future in memory; the window follows the
 cluster as workers come and go. A task whose worker dies is rescheduled by Dask on another
-worker; after the scheduler's ``allowed-failures`` deaths it fails with ``KilledWorker``,
-which is yielded as :class:`TaskFailed` (``worker-died``). Losing the scheduler raises
+worker; after the scheduler's ``allowed-failures`` deaths it fails with ``KilledWorker``.
+Dask blames every task that was on the dying worker, so those are run once more at the end
+of the run, one at a time, and only one that kills its worker again alone is yielded as
+:class:`TaskFailed` (``worker-died``). Losing the scheduler raises
 :class:`ExecutorLost`: what was written stays, and a rerun resumes.
 """
 from __future__ import annotations
@@ -128,48 +130,70 @@ class DaskExecutor(Executor):
         if client is None:
             raise ExecutorLost("the Dask client is closed")
         token = os.urandom(6).hex()
+        attempt = 0
         position: dict[str, int] = {}
         next_index = 0
 
-        def submit(queue) -> None:
-            nonlocal next_index
-            index = next_index
-            next_index += 1
-            key = f"{getattr(fn, '__name__', 'task')}-{token}-{index}"
+        def submit(queue, index: int) -> None:
+            nonlocal attempt
+            attempt += 1   # a fresh key per submission: a retried task is a new task
+            key = f"{getattr(fn, '__name__', 'task')}-{token}-{index}-{attempt}"
             fut = client.submit(_call, fn, context, items[index], key=key, pure=False)
             position[fut.key] = index
             queue.add(fut)
+
+        def outcome(fut, value):
+            """The task's result, a TaskFailed, or None for KilledWorker."""
+            status = fut.status
+            if status == "error":   # value is (type, exception, traceback)
+                err = value[1] if isinstance(value, tuple) else value
+                if isinstance(err, KilledWorker):
+                    return None
+                return TaskFailed("error", f"{type(err).__name__}: {err}")
+            if status == "cancelled" or isinstance(value, (CancelledError,
+                                                           FutureCancelledError)):
+                # the scheduler dropped it (stopped, restarted, or the connection lost)
+                raise ExecutorLost(f"the Dask scheduler at {self.scheduler} dropped a "
+                                   "task (was it stopped or restarted?); rows written so "
+                                   "far are kept: rerun to resume")
+            return value   # finished (its status may read "lost" by now: the value is here)
 
         window = max(2, self.workers * WINDOW_PER_THREAD)
         # with_results: each result is fetched the moment its task finishes, so a worker
         # that dies afterwards cannot take a finished result with it
         queue = distributed.as_completed(loop=client.loop, with_results=True,
                                          raise_errors=False)
+        # KilledWorker blames every task that sat on the dying worker, so a task that kills
+        # workers takes its neighbours down with it; those are run again at the end, alone
+        # on the cluster, and only a task that still kills its worker alone is given up
+        suspects: list[int] = []
         try:
             while next_index < len(items) and next_index < window:
-                submit(queue)
+                submit(queue, next_index)
+                next_index += 1
             for fut, value in queue:
                 index = position.pop(fut.key)
-                status = fut.status
-                if status == "error":   # value is (type, exception, traceback)
-                    err = value[1] if isinstance(value, tuple) else value
-                    if isinstance(err, KilledWorker):
-                        result = TaskFailed("worker-died", "the task's worker process died "
-                                            "too often (Dask KilledWorker: a crash, a kill, "
-                                            "or out of memory); given up")
-                    else:
-                        result = TaskFailed("error", f"{type(err).__name__}: {err}")
-                elif status == "cancelled" or isinstance(value, (CancelledError,
-                                                                 FutureCancelledError)):
-                    # the scheduler dropped it (stopped, restarted, or the connection lost)
-                    raise ExecutorLost(f"the Dask scheduler at {self.scheduler} dropped a "
-                                       "task (was it stopped or restarted?); rows written so "
-                                       "far are kept: rerun to resume")
-                else:   # finished (its status may read "lost" by now: the value is here)
-                    result = value
+                result = outcome(fut, value)
                 fut.release()
                 if next_index < len(items):
-                    submit(queue)
+                    submit(queue, next_index)
+                    next_index += 1
+                if result is None:
+                    suspects.append(index)
+                    continue
+                yield index, result
+            for index in suspects:
+                queue = distributed.as_completed(loop=client.loop, with_results=True,
+                                                 raise_errors=False)
+                submit(queue, index)
+                for fut, value in queue:
+                    position.pop(fut.key)
+                    result = outcome(fut, value)
+                    fut.release()
+                if result is None:
+                    result = TaskFailed("worker-died", "the task's worker process died too "
+                                        "often, also when run alone (Dask KilledWorker: a "
+                                        "crash, a kill, or out of memory); given up")
                 yield index, result
         except (OSError, TimeoutError) as err:
             raise ExecutorLost(f"lost the Dask scheduler at {self.scheduler}: {err}; rows "

@@ -170,12 +170,17 @@ def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_L
                trust_stored_none: bool = False, provenance: bool = False,
                max_response_bytes: int = MAX_RESPONSE_BYTES,
                on_done: Callable[[int], None] | None = None,
-               executor: Executor | None = None) -> Iterator[tuple[Job, dict]]:
+               executor: Executor | None = None,
+               on_row: Callable[[Job, dict], None] | None = None
+               ) -> Iterator[tuple[Job, dict]]:
     """Score ``jobs``; yield ``(job, row)`` in the order of ``jobs``.
 
     The work runs on ``executor`` (:mod:`planning_core.executor`: local processes or a Dask
     cluster; default: ``workers`` local processes, or this process when ``workers <= 1``).
-    ``on_done(n)`` is called as answers finish (for a progress bar), in completion order.
+    ``on_done(n)`` is called as answers finish (for a progress bar), in completion order,
+    and ``on_row(job, row)`` for every row the moment it is computed, before it may be held
+    back for input order (``acp score`` journals it there, so killing the CLI loses no
+    computed row: :func:`planning_core.results_file.open_pending`).
     With ``provenance`` each row also names the response it scored (``response_sha256``,
     what a resumed ``acp score`` compares) and the CPU seconds its scoring took (``cpu_s``,
     which, unlike the verdict, varies from run to run).
@@ -192,6 +197,8 @@ def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_L
             scorer = scorer or settings.scorer()
             for job in jobs:
                 row = _score_one(scorer, job, provenance)
+                if on_row:
+                    on_row(job, row)
                 if on_done:
                     on_done(1)
                 yield job, row
@@ -205,6 +212,8 @@ def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_L
                 result = [(job.index, failed_row(job, result, provenance)) for job in groups[g]]
             for index, row in result:
                 ready[position[index]] = row
+                if on_row:
+                    on_row(jobs[position[index]], row)
             if on_done:
                 on_done(len(result))
             while next_k in ready:

@@ -7,7 +7,9 @@ the summary of everything in ``R.jsonl``. Answers already in ``R.jsonl`` with th
 response (by its SHA-256) are skipped, so an interrupted run is resumed by running the same
 command again; an edited response is scored again and its new row supersedes the old. Each
 row carries the CPU seconds its scoring took (``cpu_s``). The file is locked for the run (a
-second run on it stops with a message) and a torn last line is cut off. ``A`` may also be
+second run on it stops with a message) and a torn last line is cut off. Rows finished on
+workers but held back for input order are journalled in ``R.jsonl.pending`` as they arrive,
+so a killed run loses no computed row: the rerun moves them into ``R.jsonl`` first. ``A`` may also be
 lm-evaluation-harness ``--log_samples`` output. An unusable answer row (not JSON, no id, a
 repeated or unknown id) is recorded as a ``bad-input`` row and the run goes on
 (``--strict``: stop at it instead); a response over ``--max-response-bytes`` is scored
@@ -112,7 +114,13 @@ def cmd_score(args: argparse.Namespace) -> int:
         summarize,
         text_table,
     )
-    from planning_core.results_file import append_row, open_results
+    from planning_core.results_file import (
+        append_row,
+        close_pending,
+        open_pending,
+        open_results,
+        recover_pending,
+    )
 
     out = Path(args.out)
     if args.plot:
@@ -126,8 +134,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     handle, _ = open_results(out)   # locked until the end; a torn last line cut off
     with handle:
         rows = read_results(out)
-        done = done_keys(rows)
         scored = scored_hashes(rows)
+        # rows a killed run computed but had not written yet (held back for input order)
+        recovered = recover_pending(handle, out, _new_row(scored))
+        if recovered:
+            print(f"{recovered} row(s) computed by an interrupted run recovered from "
+                  f"{out}.pending", file=sys.stderr)
+            rows = read_results(out)
+        done = done_keys(rows)
         todo = [j for j in jobs
                 if not is_done((j.question.task, j.question.id), j.response, scored)]
         skipped = len(jobs) - len(todo)
@@ -146,6 +160,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         with executor_from_args(args) as executor:
             if executor.name != "serial":
                 print(executor.describe(), file=sys.stderr)
+            journal = open_pending(out)
             bar = _progress(len(todo), disabled=args.no_progress)
             right = scored_n = 0
             try:
@@ -153,7 +168,8 @@ def cmd_score(args: argparse.Namespace) -> int:
                                          trust_stored_none=args.trust_stored_none,
                                          max_response_bytes=args.max_response_bytes,
                                          provenance=True, executor=executor,
-                                         on_done=bar.update if bar else None):
+                                         on_done=bar.update if bar else None,
+                                         on_row=lambda _, row: append_row(journal, row)):
                     append_row(handle, row)
                     scored_n += 1
                     right += row["score"] == 1
@@ -165,6 +181,8 @@ def cmd_score(args: argparse.Namespace) -> int:
             finally:
                 if bar:
                     bar.close()
+            # every row is in OUT now (an exception above leaves the journal for the rerun)
+            close_pending(journal, out)
         rows = read_results(out)
     summary = summarize(current_rows(rows))
     print(text_table(summary))
@@ -182,6 +200,19 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(f"error: {args.answers}: no answer could be scored", file=sys.stderr)
         return ExitCode.BAD_INPUT
     return ExitCode.OK
+
+
+def _new_row(scored: dict[tuple[str, str], str | None]):
+    """``is_new`` for :func:`~planning_core.results_file.recover_pending`: a journalled row
+    is new unless the results already hold a row of that answer with that response."""
+    def is_new(row: dict) -> bool:
+        key = (str(row.get("task")), str(row.get("id")))
+        digest = row.get("response_sha256")
+        if key in scored and scored[key] in (None, digest):
+            return False
+        scored[key] = digest
+        return True
+    return is_new
 
 
 def _progress(total: int, disabled: bool):
