@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 
 from planning_core.cli.args import positive_int
 from planning_core.executor import Executor, ExecutorUnavailable, make_executor
@@ -35,4 +37,18 @@ def executor_from_args(args: argparse.Namespace) -> Executor:
     kind = args.executor or ("dask" if args.scheduler else "local")
     if kind == "local" and args.scheduler:
         raise ExecutorUnavailable("--scheduler needs --executor dask")
-    return make_executor(kind, workers=args.workers, scheduler=args.scheduler)
+    executor = make_executor(kind, workers=args.workers, scheduler=args.scheduler)
+    if kind == "dask" and os.environ.get("PLANNING_CORE_DEBUG") != "1":
+        _quiet_dask()
+    return executor
+
+
+def _quiet_dask() -> None:
+    """The Dask client logs its failed reconnects with tracebacks, and so does the event
+    loop under it (``tornado.application``: a result fetch cut off when the scheduler
+    goes); the command reports a lost scheduler itself (``ExecutorLost``: one message, exit
+    130). Dask's logging config gives some of its loggers levels of their own, so each one
+    is set."""
+    for name in ["tornado.application", *logging.root.manager.loggerDict]:
+        if name in ("distributed", "tornado.application") or name.startswith("distributed."):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
