@@ -297,3 +297,17 @@ def test_dask_not_installed_names_the_extra(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert code == 2
     assert "pip install 'planning-core[dask]'" in err
+
+
+def test_check_gold_says_the_same_on_every_executor(cluster, tmp_path):
+    questions = require_shared() / "acpbench_hard"
+    outputs = []
+    for options in (["--workers", "1"], ["--workers", "2"], ["--scheduler", cluster.address]):
+        proc = subprocess.run([sys.executable, "-c", CLI, "acp", "check-gold", "--questions",
+                               str(questions), "--json", "--no-progress", *options],
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 1, proc.stderr   # the nine refuted stored Nones
+        assert "Traceback" not in proc.stderr
+        outputs.append(json.loads(proc.stdout))
+    assert outputs[0]["questions"] == 320 and outputs[0]["gold_right"] == 311
+    assert outputs[1] == outputs[0] and outputs[2] == outputs[0]

@@ -29,8 +29,8 @@ from planning_core.validators.acp.records import Question, Score
 from planning_core.validators.acp.scorers.base import DEFAULT_BUDGET, DEFAULT_TIME_LIMIT
 from planning_core.validators.acp.scoring import MAX_RESPONSE_BYTES, AnswerScorer
 
-__all__ = ["Job", "ScoreSettings", "failed_row", "match_answers", "problem_groups", "result_row",
-           "score_group", "score_jobs"]
+__all__ = ["Job", "ScoreSettings", "check_gold", "failed_row", "gold_group", "match_answers",
+           "problem_groups", "result_row", "score_group", "score_jobs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,3 +222,45 @@ def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_L
     finally:
         if owned:
             executor.close()
+
+
+def gold_group(settings: ScoreSettings, group: Sequence[Job]) -> list[tuple[int, dict]]:
+    """One ``acp check-gold`` task: build and score the gold answer of each question of a
+    group that shares a problem (the jobs' responses are unused)."""
+    from planning_core.validators.acp.gold import gold_answer
+
+    scorer = worker_state(settings, settings.scorer)
+    out = []
+    for job in group:
+        q = job.question
+        try:
+            answer = gold_answer(q, scorer.cache)
+            s = scorer(q, answer)
+            value, reason = s.value, s.reason
+        except PlanningError as err:
+            answer, value, reason = None, None, f"cannot score: {err}"
+        except Exception as err:  # noqa: BLE001 - one question must never end the check
+            answer, value, reason = None, None, (f"internal error while scoring: "
+                                                 f"{type(err).__name__}: {err}")
+        out.append((job.index, {"id": q.id, "task": q.task, "domain": q.domain_name,
+                                "gold": answer, "score": value, "reason": reason}))
+    return out
+
+
+def check_gold(questions: Sequence[Question], settings: ScoreSettings, executor: Executor,
+               on_done: Callable[[int], None] | None = None) -> list[dict]:
+    """The gold answer of every question built and scored on ``executor``, grouped by
+    problem; one result per question, in the order of ``questions``."""
+    jobs = [Job(k, q, "") for k, q in enumerate(questions)]
+    groups = problem_groups(jobs, executor.workers)
+    results: dict[int, dict] = {}
+    for g, result in executor.run(gold_group, settings, groups):
+        if isinstance(result, TaskFailed):
+            result = [(job.index, {"id": job.question.id, "task": job.question.task,
+                                   "domain": job.question.domain_name, "gold": None,
+                                   "score": None, "reason": f"not checked: {result.message}"})
+                      for job in groups[g]]
+        results.update(result)
+        if on_done:
+            on_done(len(result))
+    return [results[k] for k in range(len(jobs))]

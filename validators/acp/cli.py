@@ -33,7 +33,7 @@ from pathlib import Path
 from planning_core.cli import ArgumentParser, ExitCode
 from planning_core.cli.args import positive_int, seconds
 from planning_core.cli.executor_args import add_executor_options, executor_from_args
-from planning_core.errors import InputError, PlanningError
+from planning_core.errors import InputError
 from planning_core.validators.acp.records import MAX_RESPONSE_BYTES
 from planning_core.validators.acp.scorers.queries import DEFAULT_BUDGET
 from planning_core.results_file import add_bad_row_options
@@ -75,6 +75,8 @@ def register(subparsers) -> None:
                    help="questions: JSON list, JSON Lines, parquet, or a folder of them")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _common(p)
+    add_executor_options(p, unit="problem")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_check_gold)
 
     from planning_core.validators.acp.run_cli import add_run_commands
@@ -215,42 +217,44 @@ def _new_row(scored: dict[tuple[str, str], str | None]):
     return is_new
 
 
-def _progress(total: int, disabled: bool):
+def _progress(total: int, disabled: bool, unit: str = "answer"):
     if disabled or total == 0:
         return None
     from tqdm import tqdm
 
     # disable=None: drawn on a terminal only, so logs and pipes stay clean
-    return tqdm(total=total, unit="answer", file=sys.stderr, dynamic_ncols=True, disable=None)
+    return tqdm(total=total, unit=unit, file=sys.stderr, dynamic_ncols=True, disable=None)
 
 
 # ------------------------------------------------------------------- check-gold
 
 def cmd_check_gold(args: argparse.Namespace) -> int:
+    from planning_core.validators.acp.batch import ScoreSettings, check_gold
     from planning_core.validators.acp.dataset import load_questions
-    from planning_core.validators.acp.gold import gold_answer
     from planning_core.validators.acp.records import TASKS
-    from planning_core.validators.acp.scoring import AnswerScorer
 
     questions = load_questions(args.questions)
-    scorer = AnswerScorer(time_limit=args.time_limit, budget=args.budget,
-                          trust_stored_none=args.trust_stored_none)
+    settings = ScoreSettings(time_limit=args.time_limit, budget=args.budget,
+                             trust_stored_none=args.trust_stored_none)
+    with executor_from_args(args) as executor:
+        if executor.name != "serial":
+            print(executor.describe(), file=sys.stderr)
+        bar = _progress(len(questions), disabled=args.no_progress, unit="question")
+        try:
+            results = check_gold(questions, settings, executor,
+                                 on_done=bar.update if bar else None)
+        finally:
+            if bar:
+                bar.close()
     counts: dict[str, list[int]] = {}
     failures = []
-    for q in questions:
-        try:
-            answer = gold_answer(q, scorer.cache)
-            s = scorer(q, answer)
-            value, reason = s.value, s.reason
-        except PlanningError as err:
-            answer, value, reason = None, None, f"cannot score: {err}"
-        tally = counts.setdefault(q.task, [0, 0])
+    for r in results:
+        tally = counts.setdefault(r["task"], [0, 0])
         tally[1] += 1
-        if value == 1:
+        if r["score"] == 1:
             tally[0] += 1
         else:
-            failures.append({"id": q.id, "task": q.task, "domain": q.domain_name,
-                             "gold": answer, "score": value, "reason": reason})
+            failures.append(r)
     order = [t for t in TASKS if t in counts] + sorted(t for t in counts if t not in TASKS)
     total_ok = sum(c[0] for c in counts.values())
     if args.json:
