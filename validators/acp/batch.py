@@ -33,6 +33,12 @@ __all__ = ["Job", "ScoreSettings", "check_gold", "failed_row", "gold_group", "ma
            "problem_groups", "result_row", "score_group", "score_jobs"]
 
 
+# answers grouped by problem at a time: a group's rows can only be written when every answer
+# before them is, so a window bounds what waits in memory (about 1 kB a row); each worker
+# parses a problem again once per window at most
+HOLD_LIMIT = 50_000
+
+
 @dataclass(frozen=True, slots=True)
 class Job:
     """One answer to score: its position in the answers file, its question, its text."""
@@ -204,21 +210,25 @@ def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_L
                 yield job, row
             return
         position = {job.index: k for k, job in enumerate(jobs)}
-        groups = problem_groups(jobs, executor.workers)
         ready: dict[int, dict] = {}
         next_k = 0
-        for g, result in executor.run(score_group, settings, groups):
-            if isinstance(result, TaskFailed):
-                result = [(job.index, failed_row(job, result, provenance)) for job in groups[g]]
-            for index, row in result:
-                ready[position[index]] = row
-                if on_row:
-                    on_row(jobs[position[index]], row)
-            if on_done:
-                on_done(len(result))
-            while next_k in ready:
-                yield jobs[next_k], ready.pop(next_k)
-                next_k += 1
+        # grouped within windows of the input, so the rows held back for input order stay
+        # bounded however long the answers file is
+        for start in range(0, len(jobs), HOLD_LIMIT):
+            groups = problem_groups(jobs[start:start + HOLD_LIMIT], executor.workers)
+            for g, result in executor.run(score_group, settings, groups):
+                if isinstance(result, TaskFailed):
+                    result = [(job.index, failed_row(job, result, provenance))
+                              for job in groups[g]]
+                for index, row in result:
+                    ready[position[index]] = row
+                    if on_row:
+                        on_row(jobs[position[index]], row)
+                if on_done:
+                    on_done(len(result))
+                while next_k in ready:
+                    yield jobs[next_k], ready.pop(next_k)
+                    next_k += 1
     finally:
         if owned:
             executor.close()
