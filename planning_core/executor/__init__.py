@@ -27,8 +27,10 @@ Three executors share those semantics (``make_executor``):
   started here (``local:N``), an existing scheduler (``tcp://host:port``), or a scheduler
   file (``scheduler.json``, as ``dask scheduler --scheduler-file`` and ``dask-jobqueue``
   write). Dask reschedules the task of a dead worker elsewhere itself and gives up on a task
-  after the scheduler's ``allowed-failures`` worker deaths (``KilledWorker``), which becomes
-  a :class:`TaskFailed` too. Losing the scheduler raises :class:`ExecutorLost`.
+  after the scheduler's ``allowed-failures`` worker deaths (``KilledWorker``). Dask blames
+  every task that sat on the dying worker, so such tasks are run once more at the end, one
+  at a time; only one that still kills its worker alone becomes a :class:`TaskFailed`.
+  Losing the scheduler raises :class:`ExecutorLost`.
 
 The command-line options (``--executor``, ``--scheduler``, ``--workers``) are in
 :mod:`planning_core.cli.executor_args`.
