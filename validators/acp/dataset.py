@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -144,14 +144,21 @@ def _parquet_rows(path: Path) -> Iterator[tuple[str, object]]:
 
 
 def load_questions(path: str | Path) -> tuple[Question, ...]:
-    """Every question in ``path`` (file or folder), in file order."""
+    """Every question in ``path`` (file or folder), in file order.
+
+    Questions about one problem share its domain and problem text objects: a batch task
+    that carries a group of them (to a worker process or a Dask cluster) then pickles each
+    text once, not once per answer, and the caller holds one copy."""
     out: list[Question] = []
+    texts: dict[str, str] = {}
     for file in _files(Path(path)):
         for where, row in _rows(file):
             try:
-                out.append(Question.from_record(row, where=where))
+                q = Question.from_record(row, where=where)
             except BadQuestion as err:
                 raise DatasetError(err.message, file=str(file)) from None
+            out.append(replace(q, domain_text=texts.setdefault(q.domain_text, q.domain_text),
+                               problem_text=texts.setdefault(q.problem_text, q.problem_text)))
     if not out:
         raise DatasetError("no question found", file=str(path))
     return tuple(out)
