@@ -76,8 +76,12 @@ def register(subparsers) -> None:
 def _episode_args(p, tier: bool = True) -> None:
     if tier:
         p.add_argument("--tier", default="low", help="tier name (default low)")
-    p.add_argument("--max-turns", type=positive_int, default=10, metavar="N",
-                   help="turn budget (default 10)")
+    p.add_argument("--max-turns", type=positive_int, default=20, metavar="N",
+                   help="turn budget (default 20, the paper's)")
+    p.add_argument("--protocol", choices=("paper", "refine"), default="paper",
+                   help="paper: a plan that meets every constraint ends the episode; "
+                        "refine: if it does not solve the task, the validator's advice is "
+                        "fed back and the episode goes on")
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -110,7 +114,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     from planning_core.validators.adaptive.tasks import load_task
 
     profile, domain, problem = load_task(args.profile)
-    env = AdaptiveEnv(domain, problem, profile, args.tier, max_turns=args.max_turns)
+    env = AdaptiveEnv(domain, problem, profile, args.tier, max_turns=args.max_turns,
+                      protocol=args.protocol)
     print(env.reset())
     print("Type a plan, one action per line; an empty line submits it.")
     done = False
@@ -145,7 +150,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     tiers = [t.strip() for t in args.tiers.split(",") if t.strip()]
     out = Path(args.out)
     counts = run_profiles(find_profiles(args.profiles), make, tiers, out,
-                          max_turns=args.max_turns, agent_name=args.agent)
+                          max_turns=args.max_turns, protocol=args.protocol,
+                          agent_name=args.agent)
     print(f"{counts['run']} episode(s) run, {counts['skipped']} already in {out}, "
           f"{counts['failed']} failed")
     return ExitCode.OK

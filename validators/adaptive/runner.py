@@ -11,7 +11,7 @@ from pathlib import Path
 
 from planning_core.errors import InputError, PlanningError
 from planning_core.validators.adaptive.agents import run_episode
-from planning_core.validators.adaptive.env import AdaptiveEnv
+from planning_core.validators.adaptive.env import DEFAULT_MAX_TURNS, AdaptiveEnv
 from planning_core.validators.adaptive.tasks import load_task
 
 __all__ = ["run_profiles"]
@@ -31,7 +31,8 @@ def _done(out: Path) -> set:
 
 
 def run_profiles(profiles: list[Path], make_agent, tiers: list[str], out: Path, *,
-                 max_turns: int = 10, agent_name: str = "agent") -> dict:
+                 max_turns: int = DEFAULT_MAX_TURNS, protocol: str = "paper",
+                 agent_name: str = "agent") -> dict:
     done = _done(out)
     counts = {"run": 0, "skipped": 0, "failed": 0}
     try:
@@ -54,7 +55,7 @@ def run_profiles(profiles: list[Path], make_agent, tiers: list[str], out: Path, 
                     continue
                 try:
                     env = AdaptiveEnv(domain, problem, profile, tier, max_turns=max_turns,
-                                      task_id=task_id)
+                                      protocol=protocol, task_id=task_id)
                     row = dict(run_episode(env, make_agent()).to_json(), agent=agent_name)
                     counts["run"] += 1
                 except PlanningError as err:
