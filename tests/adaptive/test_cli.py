@@ -12,7 +12,7 @@ from planning_core.validators.adaptive.metrics import read_episodes
 from planning_core.validators.adaptive.tasks import load_task
 from planning_core.validators.adaptive.compile import prove_solvable
 
-from tests.adaptive.conftest import HOUSEHOLD, PLAN_CLOTH, PLAN_VACUUM, profile_json
+from tests.adaptive.conftest import HOUSEHOLD, PLAN_CLOTH, PLAN_VACUUM, ROOT, profile_json
 from tests.conftest import require_shared
 
 
@@ -106,9 +106,27 @@ def test_cope_profiles_built_from_shared_data(dataset, problems, tmp_path):
     with_constraints = 0
     for path in built:
         profile, domain, problem = load_task(path)
-        # BlocksWorld p01's goal holds initially, CoinCollector p01's map has one way to
-        # the coin: nothing can be forbidden there; the second problem of each has detours
+        # BlocksWorld p01's goal holds initially: nothing can be forbidden there (its
+        # notes say so); the second problem of each has detours
         with_constraints += bool(profile.tiers[-1].constraints)
         for tier in profile.tiers:
+            assert tier.note.startswith("round ")      # what the round tried, and why
             prove_solvable(domain, problem, profile, tier.name)
     assert with_constraints
+
+
+def test_build_explains_a_task_that_admits_no_constraint(tmp_path, capsys):
+    coins = ROOT / "domains" / "coins" / "p01.pddl"
+    assert main(["adaptive", "build", str(coins), "--out", str(tmp_path),
+                 "--diverse", "iterated"]) == 0
+    out = capsys.readouterr().out
+    assert "low=0 mid=0 high=0" in out
+    assert "no constraint: round 3 added nothing; all " in out
+
+
+def test_run_refine_protocol(hand_profile, tmp_path):
+    runs = tmp_path / "refine.jsonl"
+    assert main(["adaptive", "run", str(hand_profile), "--tiers", "main", "--agent", "oracle",
+                 "--protocol", "refine", "--max-turns", "4", "--out", str(runs)]) == 0
+    (episode,) = read_episodes(runs)
+    assert episode.protocol == "refine" and episode.outcome == "success"

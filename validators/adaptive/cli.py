@@ -98,7 +98,8 @@ def cmd_build(args: argparse.Namespace) -> int:
             print(f"{row['task']}: FAILED: {row['error']}")
         else:
             sizes = " ".join(f"{k}={v}" for k, v in row["tiers"].items())
-            print(f"{row['task']}: {sizes} -> {row['profile']}")
+            print(f"{row['task']}: {sizes} -> {row['profile']}"
+                  + (f"\n  no constraint: {row['note']}" if row.get("note") else ""))
         sys.stdout.flush()
 
     rows = build_many(tasks, Path(args.out), seed=args.seed, rounds=args.rounds,
