@@ -76,7 +76,14 @@ def test_model_agent_from_python(task, profile):
     model = ScriptedModel([PLAN_VACUUM, "```\n" + PLAN_CLOTH + "\n```"])
     ep = run_episode(AdaptiveEnv(*task, profile, "main"), ModelAgent(model))
     assert ep.success and len(ep.turns) == 2
+    # the paper's standard protocol: the dialogue so far, no separate constraint list
+    assert "Your plan at turn 1:\n" + PLAN_VACUUM in model.prompts[1]
     assert "[w1] The vacuum is not available" in model.prompts[1]
+    assert "Constraints disclosed so far" not in model.prompts[1]
+    model = ScriptedModel([PLAN_VACUUM, PLAN_CLOTH])
+    run_episode(AdaptiveEnv(*task, profile, "main"), ModelAgent(model, memory=True))
+    assert "Constraints disclosed so far:\n- [w1]" in model.prompts[1]
+    assert "Constraints disclosed so far" not in model.prompts[0]
 
 
 def test_bad_input_exit_codes(tmp_path, capsys):

@@ -60,6 +60,9 @@ def register(subparsers) -> None:
     p.add_argument("--agent", choices=("same", "oracle", "oracle-no-user", "model"),
                    default="oracle", help="a scripted agent, or 'model' with the model options")
     p.add_argument("--tiers", default="low,mid,high", help="comma-separated tier names")
+    p.add_argument("--memory", action="store_true",
+                   help="with --agent model: also list every constraint disclosed so far "
+                        "(the paper's constraint-tracking module)")
     p.add_argument("--out", required=True, metavar="FILE", help="episodes, JSON Lines")
     _episode_args(p, tier=False)
     add_model_arguments(p)
@@ -145,7 +148,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         from planning_core.validators.models.options import model_from_args
 
         model = model_from_args(args)
-        make = lambda: ModelAgent(model)  # noqa: E731
+        make = lambda: ModelAgent(model, memory=args.memory)  # noqa: E731
     else:
         make = AGENTS[args.agent]
     tiers = [t.strip() for t in args.tiers.split(",") if t.strip()]
