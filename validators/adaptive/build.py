@@ -360,9 +360,8 @@ def _note(round_no: int, added: int, tally: Counter) -> str:
         ("conflict", "contradictory or jointly exhaustive with kept user constraints"),
         ("duplicate", "duplicates")) if tally[v]]
     if not pool:
-        return (f"round {round_no} added nothing: the sampled plans give no candidate (every "
-                "object they use is named by the goal, and no fact they reach can be avoided, "
-                "reordered or bounded)")
+        return (f"round {round_no} added nothing: no new candidate (none that a sampled "
+                "plan violates and that is not kept already)")
     if added:
         head = f"round {round_no} added {added} constraint(s); {tried} of {pool} candidates tried"
     elif tried >= pool:
