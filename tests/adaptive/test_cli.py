@@ -137,3 +137,19 @@ def test_run_refine_protocol(hand_profile, tmp_path):
                  "--protocol", "refine", "--max-turns", "4", "--out", str(runs)]) == 0
     (episode,) = read_episodes(runs)
     assert episode.protocol == "refine" and episode.outcome == "success"
+
+
+def test_run_cuts_a_torn_row_and_refuses_a_held_file(hand_profile, tmp_path, capsys):
+    from planning_core.results_file import open_results
+
+    runs = tmp_path / "runs.jsonl"
+    args = ["adaptive", "run", str(hand_profile), "--tiers", "main", "--out", str(runs)]
+    assert main(args) == 0
+    runs.write_text(runs.read_text() + '{"task": "torn')       # a run killed mid-row
+    assert main(args) == 0
+    assert "1 already in" in capsys.readouterr().out
+    assert [json.loads(line)["tier"] for line in runs.read_text().splitlines()] == ["main"]
+    held, _ = open_results(runs)
+    with held:
+        assert main(args) == 2
+    assert "another run is writing" in capsys.readouterr().err
