@@ -31,3 +31,25 @@ def test_rows_keep_input_order_when_grouped_window_by_window(jobs, monkeypatch):
             jobs, executor=executor, on_row=lambda job, row: journalled.append(job.index))]
     assert rows == serial
     assert sorted(journalled) == [job.index for job in jobs]   # every row journalled once
+
+
+def test_problem_groups_keep_problems_whole_pack_small_ones_and_split_large_ones():
+    from types import SimpleNamespace
+
+    sizes = [1] * 40 + [3] * 10 + [200]   # 40 one-answer problems, 10 of 3, one of 200
+    jobs = []
+    for p, size in enumerate(sizes):
+        q = SimpleNamespace(domain_text="d", problem_text=f"p{p}")
+        jobs += [Job(len(jobs) + k, q, "") for k in range(size)]
+    tasks = batch.problem_groups(jobs, workers=2)
+    assert sorted(j.index for t in tasks for j in t) == list(range(len(jobs)))
+    share = -(-len(jobs) // 8)
+    assert all(len(t) <= share for t in tasks)
+    big = [t for t in tasks if t[0].question.problem_text == "p50"]
+    assert len(big) == -(-200 // share)   # split evenly, each part one problem only
+    assert all(len({j.question.problem_text for j in t}) == 1 for t in big)
+    small = [t for t in tasks if t[0].question.problem_text != "p50"]
+    # 70 answers of small problems in packs of at most PACK, no problem cut in two
+    assert len(small) == 3 and all(len(t) <= batch.PACK for t in small)
+    for p in range(40, 50):
+        assert sum(any(j.question.problem_text == f"p{p}" for j in t) for t in small) == 1

@@ -37,6 +37,8 @@ __all__ = ["Job", "ScoreSettings", "check_gold", "failed_row", "gold_group", "ma
 # before them is, so a window bounds what waits in memory (about 1 kB a row); each worker
 # parses a problem again once per window at most
 HOLD_LIMIT = 50_000
+# answers a task should carry at least, problems permitting (see problem_groups)
+PACK = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,14 +163,31 @@ def failed_row(job: Job, failure: TaskFailed, provenance: bool) -> dict:
 
 def problem_groups(jobs: Sequence[Job], workers: int) -> list[Sequence[Job]]:
     """Answers grouped by problem (domain and problem text), so a worker parses and grounds
-    each problem once; a group larger than a fair share of the work is split so that no
-    worker is left with a straggler while the others idle."""
+    each problem once. A group larger than a fair share of the work is split so that no
+    worker is left with a straggler while the others idle; groups smaller than ``PACK``
+    answers are packed together (still whole) up to that size, so that a task carries
+    enough work to be worth its round trip (about 10 ms on Dask, where one answer to a
+    problem seen for the first time costs about 3 ms)."""
     by_problem: dict[tuple[str, str], list[Job]] = {}
     for job in jobs:
         key = (job.question.domain_text, job.question.problem_text)
         by_problem.setdefault(key, []).append(job)
     share = max(8, -(-len(jobs) // (4 * max(1, workers))))
-    return [part for group in by_problem.values() for part in split_items(group, share)]
+    parts = [part for group in by_problem.values() for part in split_items(group, share)]
+    pack = min(PACK, share)
+    tasks: list[Sequence[Job]] = []
+    small: list[Job] = []
+    for part in parts:
+        if len(part) >= pack:
+            tasks.append(part)
+            continue
+        if len(small) + len(part) > pack:
+            tasks.append(small)
+            small = []
+        small.extend(part)
+    if small:
+        tasks.append(small)
+    return tasks
 
 
 def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_LIMIT,
