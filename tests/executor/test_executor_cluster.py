@@ -12,10 +12,10 @@ address is exit 2 with a message; Dask not installed is a message naming the ext
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import random
+import runpy
 import signal
 import socket
 import subprocess
@@ -35,12 +35,10 @@ COMPARED = ("task", "domain", "score", "reason", "evidence", "response_sha256")
 KILLS = 10
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location(
-        "executor_scaling", ROOT / "benchmarks" / "executor_scaling.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _write_dataset(*args):
+    """``write_dataset`` of ``benchmarks/executor_scaling.py`` (the benchmark's answers)."""
+    script = runpy.run_path(str(ROOT / "benchmarks" / "executor_scaling.py"))
+    return script["write_dataset"](*args)
 
 
 def _free_port() -> int:
@@ -105,8 +103,7 @@ def data(tmp_path_factory):
     """The dev answers twice (copy 0 first), and copy 0 alone."""
     folder = require_shared() / "acpbench_hard"
     dest = tmp_path_factory.mktemp("acp-cluster")
-    bench = _bench()
-    q_path, a_path, origin = bench.write_dataset(folder, dest / "x2", 2 * 1500)
+    q_path, a_path, origin = _write_dataset(folder, dest / "x2", 2 * 1500)
     assert len(origin) >= 3000 and origin[: len(origin) // 2] == origin[len(origin) // 2:]
     base = len(origin) // 2
     (dest / "x1").mkdir()
