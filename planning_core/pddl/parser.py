@@ -7,7 +7,7 @@ positions are unaffected.
 
 Every failure is a :class:`~planning_core.errors.PDDLSyntaxError` with file, line and
 column, what was found, what was expected and a breadcrumb of where in the file it happened
-(the wording is :mod:`.syntax_errors`'). A large problem's flat ``:init`` is read by a regex
+(the wording is :mod:`.syntax_errors`'). A problem's flat ``:init`` is read by a regex
 first (:mod:`.fast_init`). All parser state lives in one :class:`_PddlParser`, built on
 first use.
 """
