@@ -46,6 +46,13 @@ __all__ = ["DEFAULT_BUDGET", "GREEDY_NODES", "NOVELTY_NODES", "explore", "h_star
 #: floor-tile's reachable states) expands about 60,000 states.
 DEFAULT_BUDGET = 2_000_000
 
+#: The heuristic of the scorers' greedy searches. h_add rather than h_FF: both are infinite
+#: exactly on relaxed dead ends (so exhausted searches prove the same things), and on the
+#: land questions of the dev split greedy search with h_add found the 40 goal plans with
+#: 2,281 evaluations in 0.24 CPU s, h_FF with 3,908 in 0.49 s (h_FF also extracts a relaxed
+#: plan per state).
+SEARCH_HEURISTIC = "hadd"
+
 #: Expansions of the first phase of :func:`reach_condition`, a search without heuristic.
 NOVELTY_NODES = 100
 
@@ -119,7 +126,7 @@ def reach_condition(task: Task, state: int, pos: int, neg: int = 0, *,
     if quick is not Status.UNKNOWN:
         return quick
     goal_task = with_goal(task, pos, neg)
-    outcome = greedy(goal_task, state=state, heuristic="ff", time_limit=time_limit,
+    outcome = greedy(goal_task, state=state, heuristic=SEARCH_HEURISTIC, time_limit=time_limit,
                      node_limit=min(GREEDY_NODES, budget))
     if outcome.status is not Status.UNKNOWN:
         return outcome.status
@@ -138,7 +145,7 @@ def is_landmark(task: Task, fact: int, state: int, *, budget: int = DEFAULT_BUDG
         return True
     if not goal_relaxed_reachable(task, state, forbidden=forbidden):
         return True
-    out = greedy(task, state=state, heuristic="ff", forbidden=forbidden,
+    out = greedy(task, state=state, heuristic=SEARCH_HEURISTIC, forbidden=forbidden,
                  time_limit=time_limit, node_limit=budget)
     if out.status is Status.SOLVED:
         return False
@@ -152,7 +159,7 @@ def plan_facts(task: Task, state: int, *, budget: int = DEFAULT_BUDGET,
     """Whether the goal is reachable from ``state``, and the facts true at some point along
     one plan (0 when there is none): every other fact is avoided by that plan, so it is not
     a landmark. Greedy search with h_FF, then breadth-first search (exhausted: no plan)."""
-    out = greedy(task, state=state, heuristic="ff", time_limit=time_limit,
+    out = greedy(task, state=state, heuristic=SEARCH_HEURISTIC, time_limit=time_limit,
                  node_limit=budget)
     if out.status is Status.UNKNOWN and out.reason != "time limit":
         out = bfs(task, state=state, time_limit=time_limit, node_limit=budget)
