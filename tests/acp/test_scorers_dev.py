@@ -99,3 +99,28 @@ def test_stored_next_actions_agree_with_h_star(shared_data, scorer):
                 assert (s.value, s.evidence) == (value, "h-star"), (q.id, action, s)
                 checked += 1
     assert checked > 40
+
+
+def test_app_stored_sets_are_sound_and_the_shortcut_agrees_with_computation(shared_data,
+                                                                             scorer):
+    """app decides from the stored applicable set (``stored-set``) and lifted checks of one
+    action (``lifted-check``); both must give the computed verdict on every dev question.
+    The stored set equals the computed one on every question (what makes ``stored-set``
+    sound), and gold, the four wrong answers and a None answer get the verdict that the
+    comparison with the computed set gives."""
+    from planning_core.validators.acp.problem import atom_key
+    from planning_core.validators.acp.answers.parsers import ANSWER_PARSERS
+
+    kinds = set()
+    for q in dev_questions(shared_data, "app"):
+        info = scorer.context(q).info
+        truth = info.applicable_names()
+        assert {atom_key(a) for a in ANSWER_PARSERS["app"](", ".join(q.answer))} == truth, q.id
+        responses = [gold_answer(q, scorer.cache), "None",
+                     *(p.response for p in perturbations(q, info))]
+        for response in responses:
+            s = scorer(q, response)
+            computed = int({atom_key(a) for a in ANSWER_PARSERS["app"](response)} == truth)
+            assert s.value == computed and s.evidence != "computed-set", (q.id, response, s)
+            kinds.add(s.evidence)
+    assert kinds == {"stored-set", "lifted-check"}

@@ -10,17 +10,17 @@ a user who wants a run to end; when it is set and hit, the verdict is unknown to
 * :func:`reach_condition` -- is a state satisfying ``pos`` (and none of ``neg``) reachable
   from ``state``? First a short search without heuristic, novel states first
   (:func:`novelty_search`, ``NOVELTY_NODES`` expansions: most reachable conditions of the
-  benchmark are a few steps away). Then a short greedy best-first search with h_FF on the task with that
-  goal (``GREEDY_NODES`` expansions): reachable conditions are usually found in a few
-  steps. Then breadth-first search, which proves unreachability by exhausting the state
-  space; it costs far less per state than computing h_FF (measured on the grid questions of
-  the dev set: 60,052 states exhausted in about 2 s by BFS, not within 20 s by greedy
-  search). h_FF's infinity is a relaxation proof of a dead end, so an exhausted greedy
+  benchmark are a few steps away). Then a short greedy best-first search (h_add,
+  :data:`SEARCH_HEURISTIC`) on the task with that goal (``GREEDY_NODES`` expansions):
+  reachable conditions are usually found in a few steps. Then breadth-first search, which
+  proves unreachability by exhausting the state space; it costs far less per state than
+  computing a heuristic (measured with h_FF on the grid questions of the dev set: 60,052 states exhausted in about 2 s by BFS, not within 20 s by greedy
+  search). h_add's infinity is a relaxation proof of a dead end, so an exhausted greedy
   search is a proof too.
 * :func:`is_landmark` -- does every plan from ``state`` make the fact true? The exact test
   of Kokel et al. (ACPBench Hard, "Answer Evaluation"): the fact is a landmark iff the task
   with the fact forbidden has no plan. The delete relaxation first, then greedy search with
-  h_FF on the task with the fact forbidden (exhausted = unsolvable = landmark).
+  h_add on the task with the fact forbidden (exhausted = unsolvable = landmark).
 * :func:`h_star` -- the optimal plan cost from ``state`` (``math.inf`` for a dead end), by
   in-process A* within the budget (no external planner: its limits are wall-clock).
 """
@@ -36,7 +36,8 @@ from planning_core.result import Status
 from planning_core.search.astar import astar, greedy
 from planning_core.search.bfs import bfs
 
-__all__ = ["DEFAULT_BUDGET", "GREEDY_NODES", "NOVELTY_NODES", "explore", "h_star",
+__all__ = ["DEFAULT_BUDGET", "GREEDY_NODES", "NOVELTY_NODES", "SEARCH_HEURISTIC", "explore",
+           "h_star",
            "is_landmark",
            "novelty_search", "plan_facts",
            "reach_condition", "with_goal"]
@@ -158,7 +159,7 @@ def plan_facts(task: Task, state: int, *, budget: int = DEFAULT_BUDGET,
                time_limit: float | None = None) -> tuple[Status, int]:
     """Whether the goal is reachable from ``state``, and the facts true at some point along
     one plan (0 when there is none): every other fact is avoided by that plan, so it is not
-    a landmark. Greedy search with h_FF, then breadth-first search (exhausted: no plan)."""
+    a landmark. Greedy search with h_add, then breadth-first search (exhausted: no plan)."""
     out = greedy(task, state=state, heuristic=SEARCH_HEURISTIC, time_limit=time_limit,
                  node_limit=budget)
     if out.status is Status.UNKNOWN and out.reason != "time limit":
