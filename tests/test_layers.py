@@ -29,6 +29,8 @@ LAYER_OF = {
     "planning_core.grammars": "base",
     "planning_core.result": "base",
     "planning_core.limits": "base",
+    "planning_core.executor": "base",
+    "planning_core.results_file": "cli",
     "planning_core.pddl": "pddl",
     "planning_core.validate": "validate",
     "planning_core.ground": "ground",

@@ -33,6 +33,7 @@ from enum import IntEnum
 from typing import Callable, Sequence
 
 from planning_core.errors import PlanningError
+from planning_core.executor.base import ExecutorLost
 
 __all__ = ["ArgumentParser", "CommandGroup", "ExitCode", "add_version", "build_parser", "main",
            "run", "version"]
@@ -124,6 +125,9 @@ def run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> 
     """``func(args)`` with every failure turned into a message and an exit code."""
     try:
         return func(args)
+    except ExecutorLost as err:   # the cluster went away: what was written stays; resumable
+        print(error_line(err), file=sys.stderr)
+        return ExitCode.INTERRUPTED
     except PlanningError as err:
         print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT

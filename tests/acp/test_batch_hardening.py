@@ -11,7 +11,7 @@ from planning_core.validators.acp.batch import Job, score_jobs
 from planning_core.validators.acp.dataset import load_answers, load_questions
 from planning_core.validators.acp.records import Question
 from planning_core.validators.acp.scoring import AnswerScorer
-from planning_core.validators.results_file import open_results
+from planning_core.results_file import open_results
 
 from tests.acp.acp_fixtures import record
 

@@ -250,7 +250,7 @@ def test_a_command_as_the_model(dev, tmp_path, capsys):
 def test_a_second_run_on_the_same_results_file_is_refused(dev, tmp_path, capsys):
     """acp run shares the batch commands' results file: locked for the run, so two runs
     cannot interleave rows."""
-    from planning_core.validators.results_file import open_results
+    from planning_core.results_file import open_results
 
     folder, gold = dev
     out = tmp_path / "r.jsonl"

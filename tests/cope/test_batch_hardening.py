@@ -10,7 +10,7 @@ import json
 
 from planning_core.console import main
 from planning_core.validators.cope.dataset import load_dataset_report
-from planning_core.validators.results_file import open_results
+from planning_core.results_file import open_results
 
 from tests.cope.minicope import write_minicope, write_outputs
 

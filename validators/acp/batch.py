@@ -2,9 +2,11 @@
 
 Answers are grouped by problem (domain and problem text) so that one worker parses and
 grounds each problem once and shares h* values and search results across the answers to
-it (:class:`planning_core.validators.acp.problem.ProblemCache`). With ``workers > 1`` the groups run in
-separate processes (the scorers are CPU-bound Python); rows are still yielded in the order
-of the answers file, so the output does not depend on the number of workers.
+it (:class:`planning_core.validators.acp.problem.ProblemCache`). The groups run on an
+executor (:mod:`planning_core.executor`: local worker processes, or a Dask cluster); rows
+are still yielded in the order of the answers file, so the output does not depend on the
+executor or the number of workers. A group whose worker keeps dying gives unknown rows
+(``worker-died``) instead of ending the run.
 
 One answer never stops the run: a question whose PDDL cannot be parsed gives an unknown
 row (``bad-question``) for each of its answers, a response longer than
@@ -13,12 +15,13 @@ exception while scoring an answer an unknown row (``internal-error``) with the m
 """
 from __future__ import annotations
 
-import concurrent.futures as cf
 import time
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
 from planning_core.errors import PlanningError
+from planning_core.executor import Executor, TaskFailed, make_executor, split_items, worker_state
+from planning_core.executor.local import SerialExecutor
 
 from planning_core.validators.acp.dataset import (Answer, BadRow, DatasetError, question_index,
                                                  response_hash)
@@ -26,7 +29,8 @@ from planning_core.validators.acp.records import Question, Score
 from planning_core.validators.acp.scorers.base import DEFAULT_BUDGET, DEFAULT_TIME_LIMIT
 from planning_core.validators.acp.scoring import MAX_RESPONSE_BYTES, AnswerScorer
 
-__all__ = ["Job", "match_answers", "result_row", "score_jobs"]
+__all__ = ["Job", "ScoreSettings", "failed_row", "match_answers", "problem_groups", "result_row",
+           "score_group", "score_jobs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,75 +120,96 @@ def _score_one(scorer: AnswerScorer, job: Job, provenance: bool = False) -> dict
     return result_row(job.question, s, response=job.response, cpu_s=time.process_time() - t0)
 
 
-_WORKER: AnswerScorer | None = None
+@dataclass(frozen=True, slots=True)
+class ScoreSettings:
+    """What every task of one scoring run shares; a worker builds its scorer from it once
+    (:func:`~planning_core.executor.worker_state`) and keeps its per-problem cache."""
+
+    time_limit: float | None = DEFAULT_TIME_LIMIT
+    budget: int = DEFAULT_BUDGET
+    trust_stored_none: bool = False
+    provenance: bool = False
+    max_response_bytes: int = MAX_RESPONSE_BYTES
+
+    def scorer(self) -> AnswerScorer:
+        return AnswerScorer(time_limit=self.time_limit, budget=self.budget,
+                            trust_stored_none=self.trust_stored_none,
+                            max_response_bytes=self.max_response_bytes)
 
 
-_PROVENANCE = False
+def score_group(settings: ScoreSettings, group: Sequence[Job]) -> list[tuple[int, dict]]:
+    """One executor task: score a group of answers that share a problem."""
+    scorer = worker_state(settings, settings.scorer)
+    return [(job.index, _score_one(scorer, job, settings.provenance)) for job in group]
 
 
-def _init_worker(time_limit: float | None, budget: int, trust_stored_none: bool,
-                 provenance: bool, max_response_bytes: int) -> None:
-    global _WORKER, _PROVENANCE
-    _PROVENANCE = provenance
-    _WORKER = AnswerScorer(time_limit=time_limit, budget=budget,
-                           trust_stored_none=trust_stored_none,
-                           max_response_bytes=max_response_bytes)
+def failed_row(job: Job, failure: TaskFailed, provenance: bool) -> dict:
+    """The row of an answer whose task produced nothing (its worker kept dying, or the
+    task raised): unknown, with why, so the run goes on and a rerun does not retry it."""
+    evidence = "worker-died" if failure.kind == "worker-died" else "internal-error"
+    s = Score(None, f"not scored: {failure.message}", evidence)
+    if not provenance:
+        return result_row(job.question, s)
+    return result_row(job.question, s, response=job.response, cpu_s=0.0)
 
 
-def _run_group(group: list[Job]) -> list[tuple[int, dict]]:
-    assert _WORKER is not None
-    return [(job.index, _score_one(_WORKER, job, _PROVENANCE)) for job in group]
-
-
-def _groups(jobs: Sequence[Job]) -> list[list[Job]]:
+def problem_groups(jobs: Sequence[Job], workers: int) -> list[Sequence[Job]]:
+    """Answers grouped by problem (domain and problem text), so a worker parses and grounds
+    each problem once; a group larger than a fair share of the work is split so that no
+    worker is left with a straggler while the others idle."""
     by_problem: dict[tuple[str, str], list[Job]] = {}
     for job in jobs:
         key = (job.question.domain_text, job.question.problem_text)
         by_problem.setdefault(key, []).append(job)
-    return list(by_problem.values())
+    share = max(8, -(-len(jobs) // (4 * max(1, workers))))
+    return [part for group in by_problem.values() for part in split_items(group, share)]
 
 
 def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_LIMIT,
                budget: int = DEFAULT_BUDGET, workers: int = 1, scorer: AnswerScorer | None = None,
                trust_stored_none: bool = False, provenance: bool = False,
                max_response_bytes: int = MAX_RESPONSE_BYTES,
-               on_done: Callable[[int], None] | None = None) -> Iterator[tuple[Job, dict]]:
+               on_done: Callable[[int], None] | None = None,
+               executor: Executor | None = None) -> Iterator[tuple[Job, dict]]:
     """Score ``jobs``; yield ``(job, row)`` in the order of ``jobs``.
 
+    The work runs on ``executor`` (:mod:`planning_core.executor`: local processes or a Dask
+    cluster; default: ``workers`` local processes, or this process when ``workers <= 1``).
     ``on_done(n)`` is called as answers finish (for a progress bar), in completion order.
     With ``provenance`` each row also names the response it scored (``response_sha256``,
     what a resumed ``acp score`` compares) and the CPU seconds its scoring took (``cpu_s``,
     which, unlike the verdict, varies from run to run).
     """
     jobs = list(jobs)
-    if workers <= 1 or len(jobs) <= 1:
-        scorer = scorer or AnswerScorer(time_limit=time_limit, budget=budget,
-                                        trust_stored_none=trust_stored_none,
-                                        max_response_bytes=max_response_bytes)
-        for job in jobs:
-            row = _score_one(scorer, job, provenance)
-            if on_done:
-                on_done(1)
-            yield job, row
-        return
-    position = {job.index: k for k, job in enumerate(jobs)}
-    ready: dict[int, dict] = {}
-    next_k = 0
-    with cf.ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                                initargs=(time_limit, budget, trust_stored_none, provenance,
-                                          max_response_bytes)) as pool:
-        futures = [pool.submit(_run_group, g) for g in _groups(jobs)]
-        try:
-            for fut in cf.as_completed(futures):
-                results = fut.result()
-                for index, row in results:
-                    ready[position[index]] = row
+    settings = ScoreSettings(time_limit, budget, trust_stored_none, provenance,
+                             max_response_bytes)
+    owned = executor is None
+    if executor is None:
+        executor = make_executor("local", workers=1 if len(jobs) <= 1 else workers)
+    try:
+        if isinstance(executor, SerialExecutor):
+            # in input order, one scorer for the run: every row is written as it is made
+            scorer = scorer or settings.scorer()
+            for job in jobs:
+                row = _score_one(scorer, job, provenance)
                 if on_done:
-                    on_done(len(results))
-                while next_k in ready:
-                    yield jobs[next_k], ready.pop(next_k)
-                    next_k += 1
-        except BaseException:
-            for fut in futures:
-                fut.cancel()
-            raise
+                    on_done(1)
+                yield job, row
+            return
+        position = {job.index: k for k, job in enumerate(jobs)}
+        groups = problem_groups(jobs, executor.workers)
+        ready: dict[int, dict] = {}
+        next_k = 0
+        for g, result in executor.run(score_group, settings, groups):
+            if isinstance(result, TaskFailed):
+                result = [(job.index, failed_row(job, result, provenance)) for job in groups[g]]
+            for index, row in result:
+                ready[position[index]] = row
+            if on_done:
+                on_done(len(result))
+            while next_k in ready:
+                yield jobs[next_k], ready.pop(next_k)
+                next_k += 1
+    finally:
+        if owned:
+            executor.close()

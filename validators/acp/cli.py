@@ -30,10 +30,11 @@ from pathlib import Path
 
 from planning_core.cli import ArgumentParser, ExitCode
 from planning_core.cli.args import positive_int, seconds
+from planning_core.cli.executor_args import add_executor_options, executor_from_args
 from planning_core.errors import InputError, PlanningError
 from planning_core.validators.acp.records import MAX_RESPONSE_BYTES
 from planning_core.validators.acp.scorers.queries import DEFAULT_BUDGET
-from planning_core.validators.results_file import add_bad_row_options
+from planning_core.results_file import add_bad_row_options
 
 __all__ = ["register"]
 
@@ -60,8 +61,7 @@ def register(subparsers) -> None:
     p.add_argument("--plot", metavar="FILE",
                    help="also write a domain x task heatmap (.png, .pdf or .svg)")
     _common(p)
-    p.add_argument("--workers", type=positive_int, default=1, metavar="N",
-                   help="worker processes (default 1)")
+    add_executor_options(p, unit="problem")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_bad_row_options(p, default_bytes=MAX_RESPONSE_BYTES,
                         too_large="scored unknown (too-large)", bad_row="bad-input",
@@ -112,7 +112,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         summarize,
         text_table,
     )
-    from planning_core.validators.results_file import append_row, open_results
+    from planning_core.results_file import append_row, open_results
 
     out = Path(args.out)
     if args.plot:
@@ -141,21 +141,30 @@ def cmd_score(args: argparse.Namespace) -> int:
         for row in new_bad:
             print(f"warning: {row.source}: {row.message}; recorded as a bad-input row",
                   file=sys.stderr)
-        bar = _progress(len(todo), disabled=args.no_progress)
-        try:
-            for row in new_bad:
-                append_row(handle, row.to_row())
-            for _, row in score_jobs(todo, time_limit=args.time_limit, budget=args.budget,
-                                     workers=args.workers,
-                                     trust_stored_none=args.trust_stored_none,
-                                     max_response_bytes=args.max_response_bytes,
-                                     provenance=True, on_done=bar.update if bar else None):
-                append_row(handle, row)
-        except OSError as err:
-            raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
-        finally:
-            if bar:
-                bar.close()
+        for row in new_bad:
+            append_row(handle, row.to_row())
+        with executor_from_args(args) as executor:
+            if executor.name != "serial":
+                print(executor.describe(), file=sys.stderr)
+            bar = _progress(len(todo), disabled=args.no_progress)
+            right = scored_n = 0
+            try:
+                for _, row in score_jobs(todo, time_limit=args.time_limit, budget=args.budget,
+                                         trust_stored_none=args.trust_stored_none,
+                                         max_response_bytes=args.max_response_bytes,
+                                         provenance=True, executor=executor,
+                                         on_done=bar.update if bar else None):
+                    append_row(handle, row)
+                    scored_n += 1
+                    right += row["score"] == 1
+                    if bar and scored_n % 16 == 0:
+                        bar.set_postfix_str(f"right {right / scored_n:.1%}", refresh=False)
+            except OSError as err:
+                raise InputError(f"cannot write: {err.strerror or err}",
+                                 file=str(out)) from None
+            finally:
+                if bar:
+                    bar.close()
         rows = read_results(out)
     summary = summarize(current_rows(rows))
     print(text_table(summary))

@@ -91,7 +91,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.run import latest_rows, pending_items, plan_items, run_questions
     from planning_core.validators.acp.scoring import AnswerScorer
     from planning_core.validators.models.options import model_from_args
-    from planning_core.validators.results_file import append_row, open_results
+    from planning_core.results_file import append_row, open_results
 
     out = Path(args.out)
     if args.plot:

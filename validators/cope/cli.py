@@ -36,7 +36,7 @@ from typing import Callable, Mapping, Sequence
 from planning_core.cli import ArgumentParser, ExitCode, error_line
 from planning_core.cli.args import positive_int, seconds
 from planning_core.validators.cope.evaluate import MAX_RESPONSE_BYTES
-from planning_core.validators.results_file import add_bad_row_options
+from planning_core.results_file import add_bad_row_options
 
 __all__ = ["register"]
 
@@ -167,7 +167,7 @@ def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
     from planning_core.errors import InputError
     from planning_core.validators.cope.check import check_pairs
     from planning_core.validators.cope.evaluate import read_checks
-    from planning_core.validators.results_file import append_row, open_results
+    from planning_core.results_file import append_row, open_results
 
     try:
         handle, _ = open_results(args.out)   # locked for the run; a torn tail cut off
@@ -246,7 +246,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                                                         read_checks, read_outputs,
                                                         read_results)
     from planning_core.validators.cope.report import render_eval_report
-    from planning_core.validators.results_file import append_row, open_results
+    from planning_core.results_file import append_row, open_results
 
     loaded = _load(args.dataset)
     if loaded is None:
