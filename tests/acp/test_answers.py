@@ -576,3 +576,35 @@ def test_plain_fast_path_agrees_on_every_dev_gold_and_wrong_answer(shared_data):
                 hits += P._plain(text) is not None
                 _assert_plain_agrees(text)
     assert hits > 500
+
+
+_PLAIN_EFFECT_CASES = ["[(empty-ferry), (at c2 l1)] [(on c2)]", "[(a)] []", "[] []",
+                       "[(a) (b)];[(c)]", "[(a), (b)], [(c)]", "[(a),] [(c)]", "[(none)] []",
+                       "[(a x)]  [(b y)]\n", "[ (a x) , (b y) ] [ ]", "[(a x)] [(b y)] [(c)]",
+                       "[(a x)]\n[(b y)]", "[(A X)] [(b 1)]", "[[(a)], [(b)]]"]
+
+
+@pytest.mark.parametrize("text", _PLAIN_EFFECT_CASES)
+def test_plain_effects_fast_path_gives_the_grammars_reading(text):
+    fast = P._plain_effects(text)
+    if fast is not None:
+        assert fast == _full(P._read_effects, text), text
+
+
+def test_plain_effects_fast_path_agrees_on_every_dev_prog_answer(shared_data):
+    from planning_core.validators.acp.gold import gold_answer
+    from planning_core.validators.acp.perturb import perturbations
+    from planning_core.validators.acp.problem import ProblemCache
+    from planning_core.validators.acp.records import Question
+
+    cache = ProblemCache()
+    hits = 0
+    rows = json.loads((shared_data / "acpbench_hard" / "prog" / "dev.gen.json").read_text())
+    for q in map(Question.from_record, rows):
+        info = cache.get(q.domain_text, q.problem_text)
+        for text in [gold_answer(q, cache), *(p.response for p in perturbations(q, info))]:
+            fast = P._plain_effects(text)
+            if fast is not None:
+                hits += 1
+                assert fast == _full(P._read_effects, text), text
+    assert hits > 150

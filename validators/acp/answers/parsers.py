@@ -73,6 +73,28 @@ def _plain(text: object) -> tuple[GroundName, ...] | None:
     return tuple(out)
 
 
+_PLAIN_SIDE = rf"\[[ \t]*(?:{_PLAIN_ITEM}(?:[ \t]*[,;]?[ \t]*{_PLAIN_ITEM})*)?[ \t]*\]"
+_PLAIN_EFFECTS = re.compile(rf"\s*(?P<pos>{_PLAIN_SIDE})[ \t]*,?[ \t]*(?P<neg>{_PLAIN_SIDE})\s*")
+
+
+def _plain_effects(text: object) -> Effects | None:
+    """``[(a x), (b y)] [(c z)]``: two bracketed lists of plain actions on one line, read
+    without the grammar, with its reading (positive, then negative); else None."""
+    if not isinstance(text, str) or len(text) > MAX_ANSWER_CHARS:
+        return None
+    match = _PLAIN_EFFECTS.fullmatch(text)
+    if match is None:
+        return None
+    sides = []
+    for side in (match.group("pos"), match.group("neg")):
+        inner = side[1:-1]
+        found = _plain(inner) if inner.strip() else ()
+        if found is None:
+            return None
+        sides.append(found)
+    return sides[0], sides[1]
+
+
 def _plain_single(text: object) -> GroundName | None:
     """The one action of a plain answer (:func:`_plain`) naming exactly one, else None."""
     found = _plain(text)
@@ -314,7 +336,8 @@ def parse_effects(text: object) -> Effects:
     effects: ...", headings, ``{"pos": [...], "neg": [...]}``) in either order, each side
     any list shape, ``None``/``[]``/empty for an empty side.
     """
-    return _over_regions(text, _read_effects)
+    found = _plain_effects(text)
+    return found if found is not None else _over_regions(text, _read_effects)
 
 
 # ------------------------------------------------------------------ index (val)
