@@ -8,8 +8,8 @@ positions are unaffected.
 Every failure is a :class:`~planning_core.errors.PDDLSyntaxError` with file, line and
 column, what was found, what was expected and a breadcrumb of where in the file it happened
 (the wording is :mod:`.syntax_errors`'). A problem's flat ``:init`` and a goal that is a
-conjunction of flat atoms are read by regexes first (:mod:`.fast_init`). All parser state lives in one :class:`_PddlParser`, built on
-first use.
+conjunction of flat atoms are read by regexes first (:mod:`.fast_init`). All parser
+state lives in one :class:`_PddlParser`, built on first use.
 """
 from __future__ import annotations
 
