@@ -71,21 +71,26 @@ def test_unparseable_answer_is_wrong(scorer):
 
 # ----------------------------------------------------------------------------- prog
 
-@pytest.mark.parametrize("response,value", [
-    ("[(at r1), (lit r1)] [(at r0)]", 1),
-    ("Positive effects: (lit r1) (at r1)\nNegative effects: (at r0)", 1),
-    ("[(at r1)] [(at r0)]", 0),                               # conditional effect missed
-    ("[(at r1), (lit r1), (at r0)] []", 0),                   # effect moved between lists
-    ("[(at r0)] [(at r1), (lit r1)]", 0),                     # swapped
+@pytest.mark.parametrize("response,value,evidence", [
+    ("[(at r1), (lit r1)] [(at r0)]", 1, "stored-set"),
+    ("Positive effects: (lit r1) (at r1)\nNegative effects: (at r0)", 1, "stored-set"),
+    ("[(at r1)] [(at r0)]", 0, "computed-set"),               # conditional effect missed
+    ("[(at r1), (lit r1), (at r0)] []", 0, "computed-set"),   # effect moved between lists
+    ("[(at r0)] [(at r1), (lit r1)]", 0, "computed-set"),     # swapped
 ])
-def test_prog(scorer, response, value):
-    check(scorer, "prog", response, value, "computed-set")
+def test_prog(scorer, response, value, evidence):
+    check(scorer, "prog", response, value, evidence)
 
 
 def test_prog_conditional_effect_off_when_condition_false(scorer):
     dark = PROBLEM.replace("(lit r0)", "")
-    check(scorer, "prog", "[(at r1)] [(at r0)]", 1, "computed-set",
+    check(scorer, "prog", "[(at r1)] [(at r0)]", 1, "stored-set",
           answer={"pos": ["(at r1)"], "neg": ["(at r0)"]}, problem=dark)
+    # the stored effects (lit r1 made true) are wrong here: the computed ones decide
+    check(scorer, "prog", "[(at r1)] [(at r0)]", 1, "computed-set", problem=dark)
+    # an answer equal to the stored effects is taken as right without computing them: the
+    # shortcut trusts the stored data (sound on every dev question, test_scorers_dev.py)
+    check(scorer, "prog", "[(at r1), (lit r1)] [(at r0)]", 1, "stored-set", problem=dark)
 
 
 # ----------------------------------------------------------------------------- reach

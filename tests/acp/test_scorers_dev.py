@@ -124,3 +124,29 @@ def test_app_stored_sets_are_sound_and_the_shortcut_agrees_with_computation(shar
             assert s.value == computed and s.evidence != "computed-set", (q.id, response, s)
             kinds.add(s.evidence)
     assert kinds == {"stored-set", "lifted-check"}
+
+
+def test_prog_stored_effects_are_sound_and_the_shortcut_agrees_with_computation(shared_data,
+                                                                                scorer):
+    """prog takes an answer equal to the stored effects as right (``stored-set``); on every
+    dev question the stored effects equal the computed ones, and gold and the four wrong
+    answers get the verdict that the comparison with the computed effects gives."""
+    from planning_core.validators.acp.answers.parsers import ANSWER_PARSERS
+    from planning_core.validators.acp.problem import atom_key
+    from planning_core.validators.acp.question_text import (effects_of, prog_action,
+                                                            stored_effects)
+
+    kinds = set()
+    for q in dev_questions(shared_data, "prog"):
+        info = scorer.context(q).info
+        task = info.task
+        truth = effects_of(task, task.init, prog_action(q, task))
+        assert stored_effects(q) == truth, q.id
+        for response in [gold_answer(q, scorer.cache),
+                         *(p.response for p in perturbations(q, info))]:
+            pos, neg = ANSWER_PARSERS["prog"](response)
+            computed = int(({atom_key(a) for a in pos}, {atom_key(a) for a in neg}) == truth)
+            s = scorer(q, response)
+            assert s.value == computed, (q.id, response, s)
+            kinds.add(s.evidence)
+    assert kinds == {"stored-set", "computed-set"}

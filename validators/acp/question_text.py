@@ -23,7 +23,7 @@ from planning_core.ground.task import Task
 from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.records import BadQuestion, Question
 
-__all__ = ["effects_of", "prog_action", "question_plan"]
+__all__ = ["effects_of", "prog_action", "question_plan", "stored_effects"]
 
 _QUOTED = re.compile(r'"([^"]*\([^"]*)"')
 _ACTION = re.compile(r"\(([^()]*)\)")
@@ -56,7 +56,9 @@ def effects_of(task: Task, state: int, action: GroundAction
             frozenset(atom(i) for i in bits(changed & state)))
 
 
-def _stored_effects(q: Question) -> tuple[frozenset, frozenset]:
+def stored_effects(q: Question) -> tuple[frozenset, frozenset]:
+    """The stored positive and negative effects as atom keys."""
+
     def atoms(items) -> frozenset:
         out = set()
         for text in items or ():
@@ -83,7 +85,7 @@ def prog_action(q: Question, task: Task) -> GroundAction:
         candidates = named or candidates
     effects = {a: effects_of(task, state, a) for a in candidates}
     if len(set(effects.values())) > 1:
-        stored = _stored_effects(q)
+        stored = stored_effects(q)
         agreeing = [a for a in candidates if effects[a] == stored]
         if not agreeing:
             listed = ", ".join(str(a) for a in candidates[:4])

@@ -8,22 +8,23 @@ The semantics are those of Kokel et al., "ACPBench Hard" (arXiv 2503.24378):
   effects exactly the atoms that become false, when the action is applied (conditional
   effects evaluated in the state, deletes before adds).
 
-app is decided from the cheapest sufficient evidence (issue 12): an answer equal to the
-stored set is right (``stored-set``; the stored applicable sets equal the computed ones on
-every dev question, ``tests/acp/test_stored_sets.py`` checks that the shortcut and the
-computation agree on all of them). Any other answer needs a proof that it is wrong: one
-action of the difference checked in the state by the lifted simulator, without grounding
-(``lifted-check``: a listed action that does not apply, or a stored one the answer misses
-that does apply). When no such witness turns up (the stored set itself is wrong) the
-applicable set is computed on the ground task (``computed-set``). prog is computed (the
-question names its action in English, recovered among the ground applicable actions); the
-stored effects only settle which action is meant (see :mod:`question_text`).
+Both are decided from the cheapest sufficient evidence (issue 12). An answer equal to the
+stored data is right (``stored-set``): the stored applicable sets and effects equal the
+computed ones on every dev question, and ``tests/acp/test_scorers_dev.py`` checks that the
+shortcut and the computation agree on every dev answer. Any other answer needs a proof
+that it is wrong. For app, one action of the difference checked in the state by the lifted
+simulator, without grounding (``lifted-check``: a listed action that does not apply, or a
+stored one the answer misses that does apply); when no such witness turns up (the stored
+set itself is wrong) the applicable set is computed on the ground task (``computed-set``).
+For prog the effects are computed (the question names its action in English, recovered
+among the ground applicable actions; the stored effects only break ties, see
+:mod:`question_text`).
 """
 from __future__ import annotations
 
 from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.problem import atom_key
-from planning_core.validators.acp.question_text import effects_of, prog_action
+from planning_core.validators.acp.question_text import effects_of, prog_action, stored_effects
 from planning_core.validators.acp.records import Question, Score
 from planning_core.validators.acp.scorers.base import (ScoreContext, listed, parse_or_score,
                                                        right, stored_names, wrong)
@@ -88,6 +89,9 @@ def score_prog(q: Question, response: object, ctx: ScoreContext) -> Score:
         return failed
     pos_given = {atom_key(a) for a in answer[0]}
     neg_given = {atom_key(a) for a in answer[1]}
+    if (pos_given, neg_given) == stored_effects(q):
+        return right(f"{len(pos_given)} atom(s) made true and {len(neg_given)} made false "
+                     "(the stored effects)", "stored-set")
     task = ctx.info.task
     action = prog_action(q, task)
     pos, neg = effects_of(task, task.init, action)
