@@ -74,12 +74,28 @@ def test_unparseable_answer_is_wrong(scorer):
 @pytest.mark.parametrize("response,value,evidence", [
     ("[(at r1), (lit r1)] [(at r0)]", 1, "stored-set"),
     ("Positive effects: (lit r1) (at r1)\nNegative effects: (at r0)", 1, "stored-set"),
-    ("[(at r1)] [(at r0)]", 0, "computed-set"),               # conditional effect missed
-    ("[(at r1), (lit r1), (at r0)] []", 0, "computed-set"),   # effect moved between lists
-    ("[(at r0)] [(at r1), (lit r1)]", 0, "computed-set"),     # swapped
+    ("[(at r1)] [(at r0)]", 0, "simulation"),                 # conditional effect missed
+    ("[(at r1), (lit r1), (at r0)] []", 0, "simulation"),     # effect moved between lists
+    ("[(at r0)] [(at r1), (lit r1)]", 0, "simulation"),       # swapped
 ])
 def test_prog(scorer, response, value, evidence):
     check(scorer, "prog", response, value, evidence)
+
+
+@pytest.mark.parametrize("response,value", [
+    ("[(at r1)] [(at r0)]", 0),
+    ("[(at r1), (lit r1), (at r0)] []", 0),
+    ("[(at r0)] [(at r1), (lit r1)]", 0),
+    ("[(at r0)] [(at r1)]", 0),
+])
+def test_prog_on_the_ground_task_gives_the_same_verdicts(monkeypatch, response, value):
+    # with no lifted simulation allowed, the action and its effects come from the ground task
+    from planning_core.validators.acp.scorers import state
+
+    lifted = check(AnswerScorer(time_limit=10), "prog", response, value, "simulation")
+    monkeypatch.setattr(state, "PROG_LIFTED_CANDIDATES", 0)
+    s = check(AnswerScorer(time_limit=10), "prog", response, value, "computed-set")
+    assert s.reason == lifted.reason
 
 
 def test_prog_conditional_effect_off_when_condition_false(scorer):
@@ -87,7 +103,7 @@ def test_prog_conditional_effect_off_when_condition_false(scorer):
     check(scorer, "prog", "[(at r1)] [(at r0)]", 1, "stored-set",
           answer={"pos": ["(at r1)"], "neg": ["(at r0)"]}, problem=dark)
     # the stored effects (lit r1 made true) are wrong here: the computed ones decide
-    check(scorer, "prog", "[(at r1)] [(at r0)]", 1, "computed-set", problem=dark)
+    check(scorer, "prog", "[(at r1)] [(at r0)]", 1, "simulation", problem=dark)
     # an answer equal to the stored effects is taken as right without computing them: the
     # shortcut trusts the stored data (sound on every dev question, test_scorers_dev.py)
     check(scorer, "prog", "[(at r1), (lit r1)] [(at r0)]", 1, "stored-set", problem=dark)
