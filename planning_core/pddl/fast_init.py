@@ -28,6 +28,42 @@ _INIT_ITEM = re.compile(
     r"|(\))")                                                           # end of section
 
 
+def _scan(text: str, pos: int, item: re.Pattern, end_group: int, name_groups: tuple[int, ...]
+          ) -> tuple[list[tuple[re.Match, A.Pos]], int] | None:
+    """The items of a section from ``pos`` to its closing parenthesis (the match of group
+    ``end_group`` of ``item``), each with the position of its name (the first of
+    ``name_groups`` that matched), and the end of that parenthesis; None when something
+    that ``item`` does not match comes first, or the text ends."""
+    out = []
+    size = len(text)
+    line, line_start, counted = 1 + text.count("\n", 0, pos), text.rfind("\n", 0, pos) + 1, pos
+    match, count, rfind = item.match, text.count, text.rfind
+    while pos < size:
+        m = match(text, pos)
+        if m is None:
+            return None
+        pos = m.end()
+        if m.group(end_group):
+            return out, pos
+        group = next((g for g in name_groups if m.group(g)), None)
+        if group is None:  # layout or a comment
+            continue
+        start = m.start(group)
+        newlines = count("\n", counted, start)
+        if newlines:  # items come in order, so the line number is kept incrementally
+            line += newlines
+            line_start = rfind("\n", counted, start) + 1
+        counted = start
+        out.append((m, A.Pos(line, start - line_start + 1)))
+    return None
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    """``text`` with ``text[start:end]`` replaced by spaces, its newlines kept."""
+    body = text[start:end]
+    return text[:start] + "\n".join(" " * len(x) for x in body.split("\n")) + text[end:]
+
+
 class FlatInit:
     """The ``:init`` atoms and numeric facts read, and the text with the section blanked."""
 
@@ -50,40 +86,19 @@ def flat_init(text: str) -> FlatInit | None:
     head = _INIT_HEAD.search(text)
     if head is None:
         return None
+    scanned = _scan(text, head.end(), _INIT_ITEM, 6, (1, 3))
+    if scanned is None:
+        return None
+    items, end = scanned
     atoms: list[A.Atom] = []
     numeric: list[A.NumericInit] = []
-    pos = head.end()
-    size = len(text)
-    line, line_start, counted = 1 + text.count("\n", 0, pos), text.rfind("\n", 0, pos) + 1, pos
-    match, count, rfind = _INIT_ITEM.match, text.count, text.rfind
-    while pos < size:
-        m = match(text, pos)
-        if m is None:
-            return None
-        pos = m.end()
-        if m.group(6):  # the section's closing parenthesis
-            break
-        name = m.group(1) or m.group(3)
-        if name is None:
-            continue
-        start = m.start(1) if m.group(1) else m.start(3)
-        newlines = count("\n", counted, start)
-        if newlines:  # items come in order, so the line number is kept incrementally
-            line += newlines
-            line_start = rfind("\n", counted, start) + 1
-        counted = start
-        where = A.Pos(line, start - line_start + 1)
+    for m, where in items:
         if m.group(1):
-            atoms.append(A.Atom(name, tuple(m.group(2).split()), where))
+            atoms.append(A.Atom(m.group(1), tuple(m.group(2).split()), where))
         else:
-            numeric.append(A.NumericInit(A.FunctionTerm(name, tuple(m.group(4).split()), where),
-                                         float(m.group(5)), where))
-    else:
-        return None
-    body_start, body_end = head.end(), pos - 1
-    body = text[body_start:body_end]
-    blanked = (text[:body_start] + "\n".join(" " * len(x) for x in body.split("\n"))
-               + text[body_end:])
+            numeric.append(A.NumericInit(A.FunctionTerm(m.group(3), tuple(m.group(4).split()),
+                                                        where), float(m.group(5)), where))
+    blanked = _blank(text, head.end(), end - 1)
     return FlatInit(tuple(atoms), tuple(numeric), blanked)
 
 
@@ -123,37 +138,15 @@ def flat_goal(text: str) -> FlatGoal | None:
     head = _GOAL_HEAD.search(text)
     if head is None or text.count(":goal") != 1:
         return None
+    scanned = _scan(text, head.end(), _GOAL_ITEM, 3, (1,))
+    if scanned is None or not scanned[0]:
+        return None
+    items, end = scanned
     atoms: list[A.Atom] = []
-    pos = head.end()
-    size = len(text)
-    line, line_start, counted = 1 + text.count("\n", 0, pos), text.rfind("\n", 0, pos) + 1, pos
-    match, count, rfind = _GOAL_ITEM.match, text.count, text.rfind
-    while pos < size:
-        m = match(text, pos)
-        if m is None:
-            return None
-        pos = m.end()
-        if m.group(3):  # the conjunction's closing parenthesis
-            break
-        name = m.group(1)
-        if name is None:
-            continue
-        args = tuple(m.group(2).split())
+    for m, where in items:
+        name, args = m.group(1), tuple(m.group(2).split())
         if name in _KEYWORDS or (name == "at" and args[:1] == ("end",)):
             return None
-        start = m.start(1)
-        newlines = count("\n", counted, start)
-        if newlines:
-            line += newlines
-            line_start = rfind("\n", counted, start) + 1
-        counted = start
-        atoms.append(A.Atom(name, args, A.Pos(line, start - line_start + 1)))
-    else:
-        return None
-    if not atoms:
-        return None
-    body_start, body_end = head.end(), pos - 1
-    body = text[body_start:body_end]
-    blanked = (text[:body_start] + "\n".join(" " * len(x) for x in body.split("\n"))
-               + text[body_end:])
+        atoms.append(A.Atom(name, args, where))
+    blanked = _blank(text, head.end(), end - 1)
     return FlatGoal(tuple(atoms), blanked)
