@@ -48,7 +48,9 @@ Effects = tuple[tuple[GroundName, ...], tuple[GroundName, ...]]
 
 _PLAIN_ITEM = (r"\(([ \t]*[A-Za-z][A-Za-z0-9_\-]*"
                r"(?:[ \t]+(?:[A-Za-z][A-Za-z0-9_\-]*|[0-9]+))*)[ \t]*\)")
-_PLAIN_LIST = re.compile(rf"\s*(?:{_PLAIN_ITEM}[ \t]*,?\s*)+")
+# Separators are unambiguous (spaces before a comma only with the comma), so a failing
+# match backtracks linearly, not exponentially, on a long answer.
+_PLAIN_LIST = re.compile(rf"\s*(?:{_PLAIN_ITEM}(?:[ \t]*,)?\s*)+")
 _PLAIN_FIND = re.compile(_PLAIN_ITEM)
 
 
@@ -73,8 +75,10 @@ def _plain(text: object) -> tuple[GroundName, ...] | None:
     return tuple(out)
 
 
-_PLAIN_SIDE = rf"\[[ \t]*(?:{_PLAIN_ITEM}(?:[ \t]*[,;]?[ \t]*{_PLAIN_ITEM})*)?[ \t]*\]"
-_PLAIN_EFFECTS = re.compile(rf"\s*(?P<pos>{_PLAIN_SIDE})[ \t]*,?[ \t]*(?P<neg>{_PLAIN_SIDE})\s*")
+_PLAIN_SIDE = (rf"\[[ \t]*(?:{_PLAIN_ITEM}(?:[ \t]*(?:[,;][ \t]*)?{_PLAIN_ITEM})*)?"
+               rf"[ \t]*\]")
+_PLAIN_EFFECTS = re.compile(
+    rf"\s*(?P<pos>{_PLAIN_SIDE})[ \t]*(?:,[ \t]*)?(?P<neg>{_PLAIN_SIDE})\s*")
 
 
 def _plain_effects(text: object) -> Effects | None:
