@@ -28,6 +28,7 @@ from __future__ import annotations
 import itertools
 
 from planning_core.pddl.plans import Plan, PlanStep
+from planning_core.validate.report import Verdict
 from planning_core.validate.simulator import validate_plan
 
 from planning_core.validators.acp.answers.values import GroundName
@@ -99,14 +100,21 @@ def score_app(q: Question, response: object, ctx: ScoreContext) -> Score:
 PROG_LIFTED_CANDIDATES = 64
 
 
+#: Simulation verdicts after which the one step was applied.
+_APPLIED = frozenset({Verdict.VALID, Verdict.GOAL_NOT_SATISFIED})
+
+
 def _one_step(ctx: ScoreContext, name: GroundName):
     """The effects ``(made true, made false)`` of applying ``name`` in the state by the
-    lifted simulator, or None when it does not apply."""
+    lifted simulator; None when it does not apply, ``...`` when the simulation ends
+    otherwise (an undefined cost, a constraint: the ground task must decide)."""
     info = ctx.info
     plan = Plan((PlanStep(name.name, name.args, 1, 1, str(name)),))
     report = validate_plan(info.domain, info.problem, plan, trace=True)
-    if report.verdict in STEP_FAILURES or not report.trace:
+    if report.verdict in STEP_FAILURES:
         return None
+    if report.verdict not in _APPLIED or not report.trace:
+        return ...
     step = report.trace[0]
     before = info.init_atoms
     deleted = {atom_key(GroundName.from_text(t)) for t in step.deleted}
@@ -120,8 +128,8 @@ def lifted_prog_effects(q: Question, ctx: ScoreContext):
     grounding: every action over the objects the question mentions is simulated in the
     state, then :func:`~.question_text.choose_action` picks as on the ground task. None
     when that would take more than :data:`PROG_LIFTED_CANDIDATES` simulations, no action
-    applies or the domain has derived predicates (the ground task then decides, or reports
-    the question)."""
+    applies, a simulation ends otherwise than applied or not applicable, or the domain has
+    derived predicates (the ground task then decides, or reports the question)."""
     info = ctx.info
     if info.domain.derived:
         return None  # derived atoms change too: Task.progress evaluates the axioms
@@ -140,6 +148,8 @@ def lifted_prog_effects(q: Question, ctx: ScoreContext):
     found = {}
     for name in sorted(names):
         effects = _one_step(ctx, name)
+        if effects is ...:
+            return None
         if effects is not None:
             found[name] = effects
     if not found:
