@@ -183,6 +183,19 @@ def _check_complete(out: Path, data, serial_rows) -> None:
         assert tuple(got[k] for k in COMPARED) == tuple(want[k] for k in COMPARED), a["id"]
 
 
+def _wait_for_new_rows(proc: subprocess.Popen, journal: Path) -> None:
+    """Until the run journals rows of its own: a killed run's journal is moved into the
+    results and removed at start-up, then a fresh one fills as tasks finish."""
+    seen_empty = False
+    while proc.poll() is None:
+        size = journal.stat().st_size if journal.exists() else 0
+        if size == 0:
+            seen_empty = True
+        elif seen_empty:
+            return
+        time.sleep(0.02)
+
+
 def test_killed_workers_lose_and_duplicate_nothing(data, cluster, serial_rows, tmp_path):
     rng = random.Random(13)
     kills = runs = 0
@@ -190,6 +203,7 @@ def test_killed_workers_lose_and_duplicate_nothing(data, cluster, serial_rows, t
         out = tmp_path / f"run{runs}.jsonl"
         runs += 1
         proc = _score(data["x2"], out, "--scheduler", cluster.address)
+        _wait_for_new_rows(proc, Path(f"{out}.pending"))   # past start-up: workers busy
         while kills < KILLS and proc.poll() is None:
             cluster.client.wait_for_workers(2, timeout=120)   # the nanny restarted it
             time.sleep(rng.uniform(0.3, 1.2))
@@ -207,19 +221,30 @@ def test_killed_workers_lose_and_duplicate_nothing(data, cluster, serial_rows, t
 
 def test_killed_client_resumes_without_losing_or_duplicating(data, cluster, serial_rows,
                                                              tmp_path):
+    """SIGKILL of the command at random moments while it scores (after its start-up, once
+    rows come in); each rerun resumes. When a rerun finishes before its kill, its file is
+    checked and the next kills go to a fresh one."""
     rng = random.Random(7)
-    out = tmp_path / "resumed.jsonl"
-    recovered = 0
-    for _ in range(KILLS):
+    files = [tmp_path / "run0.jsonl"]
+    kills = 0
+    while kills < KILLS:
+        out = files[-1]
         proc = _score(data["x2"], out, "--scheduler", cluster.address)
-        time.sleep(rng.uniform(1.0, 3.5))   # start-up takes 1-2 s: some kills land in it
-        proc.kill()
-        _, err = proc.communicate()
-        recovered += "recovered from" in err
-    code, err = _finish(_score(data["x2"], out, "--scheduler", cluster.address))
+        _wait_for_new_rows(proc, Path(f"{out}.pending"))
+        time.sleep(rng.uniform(0.0, 1.5))
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+            kills += 1
+            continue
+        code, err = _finish(proc)
+        assert code == 0, err
+        files.append(tmp_path / f"run{len(files)}.jsonl")
+    code, err = _finish(_score(data["x2"], files[-1], "--scheduler", cluster.address))
     assert code == 0, err
-    _check_complete(out, data, serial_rows)
-    assert not Path(f"{out}.pending").exists()
+    for out in files:
+        _check_complete(out, data, serial_rows)
+        assert not Path(f"{out}.pending").exists()
 
 
 def test_journal_rows_are_moved_into_the_results_not_computed_again(data, tmp_path):
