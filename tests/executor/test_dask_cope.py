@@ -29,7 +29,6 @@ from tests.executor.test_validate_batch import rows_of, write_corpus_manifest
 
 distributed = pytest.importorskip("distributed")
 
-CHECK_STRIDE = 12          # every 12th pair of each dataset: 32 of 378
 CHECK_TIME_LIMIT = 10.0    # CPU seconds, as the full-check fixture of tests/cope
 
 
@@ -49,12 +48,15 @@ def _without(rows, *volatile):
 
 
 def check_subset() -> list:
-    """A deterministic subset of the pairs of both shared CoPE datasets."""
+    """A deterministic subset of the pairs of both shared CoPE datasets that checks in a few
+    CPU seconds: every 5th BlocksWorld pair on a small task (problem file under 700 bytes;
+    the large ones take up to the whole time limit, which the benchmark measures) and every
+    3rd CoinCollector pair (defects with located issues among them)."""
     pairs, _ = load_dataset_report(require_shared() / "cope")
-    by_dataset: dict[str, list] = {}
-    for pair in pairs:
-        by_dataset.setdefault(pair.dataset, []).append(pair)
-    return [pair for group in by_dataset.values() for pair in group[::CHECK_STRIDE]]
+    blocks = [p for p in pairs if p.dataset == "BlocksWorld-100"
+              and p.base_problem_path.stat().st_size < 700]
+    coins = [p for p in pairs if p.dataset == "CoinCollector-100"]
+    return blocks[::5] + coins[::3]
 
 
 @pytest.mark.slow
@@ -68,7 +70,7 @@ def test_cope_check_rows_are_the_same_on_local_workers_and_dask(cluster):
     assert [c.key for c in remote] == [p.key for p in pairs]      # dataset order
     assert _without([c.to_json() for c in remote], "time_s") == \
         _without([c.to_json() for c in local], "time_s")
-    assert {c.status for c in local} >= {"solved", "unsolvable"}
+    assert {c.status for c in local} >= {"solved", "unsolvable", "error"}
 
 
 @pytest.mark.slow
