@@ -23,11 +23,12 @@ import io
 import json
 import os
 from pathlib import Path
-from typing import IO
+from typing import IO, Iterable, Iterator
 
 from planning_core.errors import InputError
 
-__all__ = ["ResultsLocked", "open_results", "append_row", "add_bad_row_options"]
+__all__ = ["ResultsLocked", "open_results", "append_row", "add_bad_row_options",
+           "json_objects"]
 
 
 class ResultsLocked(InputError):
@@ -94,6 +95,28 @@ def append_row(handle: IO[str], row: dict) -> None:
     """Write one row as one line and flush it to the operating system."""
     handle.write(json.dumps(row) + "\n")
     handle.flush()
+
+
+def json_objects(lines: Iterable[tuple[int, str]]
+                 ) -> Iterator[tuple[int, dict | None, str | None]]:
+    """``(line number, object, None)`` for every non-blank ``(number, line)`` of a JSON
+    Lines input that holds a JSON object, ``(line number, None, why not)`` for every other
+    one: the one reading of input rows the batch commands share (bad rows name the line)."""
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            yield number, None, f"not JSON ({err.msg} at column {err.colno})"
+            continue
+        except RecursionError:
+            yield number, None, "not JSON (nested too deeply)"
+            continue
+        if not isinstance(record, dict):
+            yield number, None, "expected a JSON object"
+            continue
+        yield number, record, None
 
 
 def add_bad_row_options(parser, *, default_bytes: int, too_large: str, bad_row: str,

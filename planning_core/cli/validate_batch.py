@@ -4,8 +4,8 @@ Running ``validate`` once per plan pays for starting Python, importing the parse
 parsing the domain and problem again for every plan; a leaderboard of model-written plans
 has thousands. The manifest names them, one JSON object per line::
 
-    {"id": "m1-p07", "plan": "plans/m1/p07.txt", "domain": "domain.pddl", "problem": "p07.pddl"}
-    {"id": "m2-p07", "plan_text": "(pick a)\\n(drop a)\\n", "domain": "domain.pddl", "problem": "p07.pddl"}
+    {"id": "m1-7", "plan": "plans/m1/p07.txt", "domain": "domain.pddl", "problem": "p07.pddl"}
+    {"id": "m2-7", "plan_text": "(pick a)\\n(drop a)\\n", "domain": "d.pddl", "problem": "p.pddl"}
 
 Paths are relative to the manifest's folder (absolute ones are kept); ``plan_text`` gives
 the plan inline instead of ``plan``. ``id`` (a string or a whole number) names the row.
@@ -107,26 +107,17 @@ def read_manifest(path: str | Path, *, max_plan_bytes: int = MAX_PLAN_BYTES) -> 
     """The manifest's usable lines and its bad ones (each located); raises
     :class:`~planning_core.errors.InputError` when the file itself cannot be read."""
     from planning_core.pddl.files import read_text
+    from planning_core.results_file import json_objects
 
     text = read_text(str(path), expected="a JSON Lines manifest")
     folder = Path(path).parent
     items: list[PlanItem] = []
     bad: list[BadLine] = []
     first_line: dict[str | int, int] = {}
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
+    for number, record, problem in json_objects(enumerate(text.split("\n"), start=1)):
         source = f"{path}:{number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            bad.append(BadLine(source, f"not JSON ({err.msg} at column {err.colno})"))
-            continue
-        except RecursionError:
-            bad.append(BadLine(source, "not JSON (nested too deeply)"))
-            continue
-        if not isinstance(record, dict):
-            bad.append(BadLine(source, "expected a JSON object"))
+        if problem is not None:
+            bad.append(BadLine(source, problem))
             continue
         ident = _id_of(record.get("id"))
         if ident is None:

@@ -15,8 +15,9 @@
     :data:`planning_core.validators.formalizations.methods.METHODS`), appending one result
     row per pair to ``--out``; pairs already there are skipped, so an interrupted run
     resumes (the file is locked for the run and a torn last line cut off). Rows are written
-    in the order of the outputs file as soon as every earlier one is done. An unusable output row is recorded as ``bad_input`` and the run goes
-    on (``--strict``: stop instead); an output over ``--max-response-bytes`` is
+    in the order of the outputs file as soon as every earlier one is done. An unusable
+    output row is recorded as ``bad_input`` and the run goes on (``--strict``: stop
+    instead); an output over ``--max-response-bytes`` is
     ``too_large``, unread; an exception while judging one output is its
     ``internal_error``. A progress bar goes to stderr. ``--report`` writes the markdown
     report of everything in ``--out``.

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from planning_core.executor import TaskFailed, worker_state
+from planning_core.results_file import json_objects
 
 from planning_core.errors import InputError
 
@@ -108,18 +109,10 @@ def read_outputs(path: Path) -> tuple[tuple[OutputRow, ...], tuple[BadRow, ...]]
     """Rows of a model-outputs file and the lines that cannot be used, as bad rows."""
     rows: list[OutputRow] = []
     bad: list[BadRow] = []
-    for number, line in _lines(Path(path)):
+    for number, record, problem in json_objects(_lines(Path(path))):
         where = f"{path}:{number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            bad.append(BadRow(where, f"not JSON ({err.msg} at column {err.colno})"))
-            continue
-        except RecursionError:
-            bad.append(BadRow(where, "not JSON (nested too deeply)"))
-            continue
-        if not isinstance(record, dict):
-            bad.append(BadRow(where, "expected a JSON object"))
+        if problem is not None:
+            bad.append(BadRow(where, problem))
             continue
         missing = [f for f in _TEXT_FIELDS if not isinstance(record.get(f), str)]
         if missing:
