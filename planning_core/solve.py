@@ -101,7 +101,7 @@ def auto_route(domain: A.Domain, problem: A.Problem) -> str:
 
 
 def solve_fd(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
-             time_limit: float = 60.0) -> SolveResult:
+             time_limit: float = 60.0, cpu_budget: bool = False) -> SolveResult:
     """Fast Downward on the written PDDL (lifted names come back as they are)."""
     if domain.constraints is not None or problem.constraints is not None:
         raise UnsupportedFeature("Fast Downward does not support PDDL3 trajectory constraints "
@@ -110,18 +110,20 @@ def solve_fd(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
     from planning_core.pddl.writer import write_domain, write_problem
     from planning_core.search.fast_downward import run_fast_downward
     return run_fast_downward(write_domain(domain), write_problem(problem), optimal=optimal,
-                             time_limit=max(0.1, time_limit))
+                             time_limit=max(0.1, time_limit), cpu_budget=cpu_budget)
 
 
 def solve(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
           time_limit: float = 60.0, engine: str = "auto", task: Task | None = None,
-          budget: Budget | None = None) -> SolveResult:
+          budget: Budget | None = None, cpu_budget: bool = False) -> SolveResult:
     """Solve a parsed task; see the module docstring. ``task`` reuses a grounding.
 
     ``time_limit`` is CPU seconds for the in-process work (grounding and search) and the
     limit handed to Fast Downward; ``budget`` (``planning_core.limits``), when given,
     replaces it and adds a memory limit (and the command line's wall-clock guard). Any limit
-    gives ``UNKNOWN`` with the limit named in ``reason``.
+    gives ``UNKNOWN`` with the limit named in ``reason``. With ``cpu_budget`` Fast
+    Downward's limit is CPU time as well (its wall-clock kill only a generous guard): what
+    scorers and checks use, so that a verdict does not depend on machine load.
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
@@ -146,7 +148,8 @@ def solve(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
 
     route = auto_route(domain, problem) if engine == "auto" else engine
     if engine == "fd" or (task is None and route == "fd"):
-        return solve_fd(domain, problem, optimal=optimal, time_limit=left())
+        return solve_fd(domain, problem, optimal=optimal, time_limit=left(),
+                        cpu_budget=cpu_budget)
     try:
         if task is None:
             task = ground_task(domain, problem, budget)
@@ -154,7 +157,8 @@ def solve(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
         if engine == "internal":
             raise
         try:
-            return solve_fd(domain, problem, optimal=optimal, time_limit=left())
+            return solve_fd(domain, problem, optimal=optimal, time_limit=left(),
+                            cpu_budget=cpu_budget)
         except EngineError:               # FD refuses it too: the feature is the answer
             raise unsupported from None
     except LimitReached as err:
@@ -167,7 +171,8 @@ def solve(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
     if route == "internal-long":
         share = left() * AUTO_ADL_SHARE
     elif engine == "auto" and len(task.actions) > AUTO_MAX_ACTIONS:
-        return solve_fd(domain, problem, optimal=optimal, time_limit=left())
+        return solve_fd(domain, problem, optimal=optimal, time_limit=left(),
+                        cpu_budget=cpu_budget)
     else:
         share = AUTO_INTERNAL_BUDGET_S
     stage = budget if engine == "internal" else budget.sub(share)
@@ -176,6 +181,6 @@ def solve(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
         return _from_outcome(out, t0, extra)
     if out.reason == "memory limit" or left() <= 0.05:
         return _from_outcome(out, t0, extra)
-    res = solve_fd(domain, problem, optimal=optimal, time_limit=left())
+    res = solve_fd(domain, problem, optimal=optimal, time_limit=left(), cpu_budget=cpu_budget)
     return SolveResult(res.status, res.plan, res.cost, res.engine, time.perf_counter() - t0,
                        res.stats, res.reason)

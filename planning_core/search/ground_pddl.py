@@ -122,11 +122,12 @@ def ground_pddl(task: Task, state: int | None = None, *, forbidden: int = 0) -> 
 
 
 def solve_ground(task: Task, state: int | None = None, *, forbidden: int = 0, optimal: bool = True,
-                 time_limit: float = 60.0) -> SolveResult:
+                 time_limit: float = 60.0, cpu_budget: bool = False) -> SolveResult:
     """Fast Downward on the printed ground task; the plan comes back in original names."""
     from planning_core.search.fast_downward import run_fast_downward
     domain, problem = ground_pddl(task, state, forbidden=forbidden)
-    res = run_fast_downward(domain, problem, optimal=optimal, time_limit=time_limit)
+    res = run_fast_downward(domain, problem, optimal=optimal, time_limit=time_limit,
+                            cpu_budget=cpu_budget)
     if res.plan is None:
         return res
     names = []

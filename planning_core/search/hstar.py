@@ -46,16 +46,18 @@ def _answer(status: Status, cost: float | None) -> float | None:
 
 
 def h_star(task: Task, state: int | None = None, *, time_limit: float = 30.0,
-           engine: str = "auto") -> float | None:
+           engine: str = "auto", cpu_budget: bool = False) -> float | None:
     """Optimal cost from ``state`` (default: initial state); see the module docstring.
-    ``engine`` is ``"auto"``, ``"internal"`` or ``"fd"``. Unknown answers are not cached."""
+    ``engine`` is ``"auto"``, ``"internal"`` or ``"fd"``. Unknown answers are not cached.
+    With ``cpu_budget`` Fast Downward's limit is CPU time too (its wall-clock kill only a
+    generous guard), so whether the answer is known does not depend on machine load."""
     s = task.init if state is None else state
     key = (id(task), s)
     hit = _cache.get(key)
     if hit is not None and hit[0] is task:
         _cache.move_to_end(key)
         return hit[1]
-    value = _compute(task, s, time_limit, engine)
+    value = _compute(task, s, time_limit, engine, cpu_budget)
     if value is not None:
         _cache[key] = (task, value)
         if len(_cache) > CACHE_SIZE:
@@ -63,7 +65,8 @@ def h_star(task: Task, state: int | None = None, *, time_limit: float = 30.0,
     return value
 
 
-def _compute(task: Task, s: int, time_limit: float, engine: str) -> float | None:
+def _compute(task: Task, s: int, time_limit: float, engine: str,
+             cpu_budget: bool = False) -> float | None:
     t0 = time.perf_counter()
     if engine != "fd" and (engine == "internal" or len(task.actions) <= INTERNAL_MAX_ACTIONS):
         budget = time_limit if engine == "internal" else min(time_limit, INTERNAL_BUDGET_S)
@@ -76,7 +79,7 @@ def _compute(task: Task, s: int, time_limit: float, engine: str) -> float | None
         return None
     from planning_core.search.ground_pddl import solve_ground
     try:
-        res = solve_ground(task, s, optimal=True, time_limit=remaining)
+        res = solve_ground(task, s, optimal=True, time_limit=remaining, cpu_budget=cpu_budget)
     except UnsupportedFeature:  # e.g. non-integer costs, which FD cannot take
         return None
     return _answer(res.status, res.cost)

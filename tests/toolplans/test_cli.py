@@ -150,7 +150,8 @@ def test_binary_model_output_is_a_verdict(task, tmp_path, capsys):
     assert code == 1 and json.loads(out)["fault"] == "malformed_output"
 
 
-def test_batch_with_workers_gives_the_rows_of_one_worker(tmp_path, capsys):
+@pytest.mark.slow   # a Dask LocalCluster starts (~5 s)
+def test_batch_gives_the_same_rows_on_every_executor(tmp_path, capsys):
     broken = {**TASK, "broken": ["pay"]}
     lines = [{"id": f"r{k}", "task": task, "output": out}
              for k, (task, out) in enumerate([(TASK, VALID), (broken, VALID), (TASK, "REFUSE"),
@@ -158,14 +159,14 @@ def test_batch_with_workers_gives_the_rows_of_one_worker(tmp_path, capsys):
     rows = tmp_path / "rows.jsonl"
     rows.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     outs = []
-    for workers in (1, 2):
-        out = tmp_path / f"out{workers}.jsonl"
-        code, _, _ = run(capsys, "batch", "--rows", rows, "--out", out, "--workers", workers,
-                         "--no-progress")
+    for name, where in (("serial", ["--workers", 1]), ("local", ["--workers", 2]),
+                        ("dask", ["--scheduler", "local:2"])):
+        out = tmp_path / f"out-{name}.jsonl"
+        code, _, _ = run(capsys, "batch", "--rows", rows, "--out", out, *where, "--no-progress")
         assert code == 0
         outs.append([json.loads(x) for x in out.read_text().splitlines()])
     assert [r["id"] for r in outs[1]] == [f"r{k}" for k in range(5)]
-    assert outs[0] == outs[1]
+    assert outs[0] == outs[1] == outs[2]
 
 
 def test_batch_refuses_a_results_file_another_run_holds(tmp_path, capsys):

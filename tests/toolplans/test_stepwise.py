@@ -69,3 +69,29 @@ def test_every_call_of_an_optimal_reference_chain_is_an_optimal_next_call(ref):
         if isinstance(entry, dict) and entry.get("extraneous"):
             k = entry["extraneous"][0] - 1
             assert judge_next(ctx, list(calls[:k]), [calls[k]]).optimal is False
+
+
+def test_fast_downward_gets_a_cpu_limit_so_verdicts_do_not_depend_on_load(monkeypatch):
+    """Feasibility (which ``engine="auto"`` hands to Fast Downward for the largest tool
+    sets) and the step-wise h* must give FD a CPU budget: with a wall-clock limit a loaded
+    machine could turn a decided row into unknown."""
+    import planning_core.search.fast_downward as fd
+
+    seen = []
+    real = fd.run_fast_downward
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("cpu_budget"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fd, "run_fast_downward", spy)
+    assert mini().feasibility(engine="fd", time_limit=30).status.name == "SOLVED"
+    from planning_core.search import hstar
+    ctx = mini()
+    assert hstar.h_star(ctx.ground, engine="fd", cpu_budget=True) == 4
+    assert seen == [True, True]
+    from planning_core.validators.toolplans import stepwise
+    asked = []
+    monkeypatch.setattr(stepwise, "h_star", lambda *a, **k: asked.append(k) or 4)
+    judge_next(mini(), "[]", L)
+    assert asked and all(k.get("cpu_budget") is True for k in asked)

@@ -15,13 +15,15 @@ from dataclasses import dataclass
 from typing import IO, Callable, Iterator
 
 from planning_core.errors import InputError, PlanningError
+from planning_core.executor import Executor, TaskFailed, make_executor
+from planning_core.executor.local import SerialExecutor
 from planning_core.results_file import append_row
 from planning_core.validators.toolplans.check import check_output
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.spec import ToolSpecError, parse_task, parse_tools
 from planning_core.validators.toolplans.stepwise import judge_next
 
-__all__ = ["Row", "append_results", "check_rows", "markdown_report", "read_rows", "summarize", "text_table"]
+__all__ = ["CheckSettings", "Row", "append_results", "check_group", "check_rows", "markdown_report", "read_rows", "summarize", "text_table"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,43 +104,66 @@ def _group_key(row: Row) -> str:
     return json.dumps([row.data.get("tools"), row.data.get("task")], sort_keys=True)
 
 
-def _check_group(rows: list[Row], engine: str, time_limit: float) -> list[dict]:
+@dataclass(frozen=True, slots=True)
+class CheckSettings:
+    """What every task of one ``toolplans batch`` run shares."""
+
+    engine: str = "auto"
+    time_limit: float = 60.0
+
+
+def check_group(settings: CheckSettings, rows: list[Row]) -> list[dict]:
+    """One executor task: the rows of one task (compiled and solved once here)."""
     contexts = _Contexts()
-    return [_check_row(contexts, row, engine=engine, time_limit=time_limit) for row in rows]
+    return [_check_row(contexts, row, engine=settings.engine, time_limit=settings.time_limit)
+            for row in rows]
 
 
 def check_rows(rows: list[Row], *, engine: str = "auto", time_limit: float = 60.0,
                on_done: Callable[[int], object] | None = None,
-               workers: int = 1) -> Iterator[dict]:
-    """Results in the order of ``rows``. With ``workers > 1`` the rows of each task go to
-    one worker process (the task is compiled and solved once there), and results are
-    yielded as soon as every earlier row's result is in, so the output does not depend on
-    the number of workers."""
-    if workers <= 1:
-        contexts = _Contexts()
-        for row in rows:
-            result = _check_row(contexts, row, engine=engine, time_limit=time_limit)
-            if on_done is not None:
-                on_done(1)
-            yield result
-        return
-    import concurrent.futures as cf
-    groups: dict[str, list[int]] = {}
-    for k, row in enumerate(rows):
-        groups.setdefault(_group_key(row), []).append(k)
-    done: dict[int, dict] = {}
-    nxt = 0
-    with cf.ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(_check_group, [rows[k] for k in idx], engine, time_limit): idx
-                   for idx in groups.values()}
-        for fut in cf.as_completed(futures):
-            idx = futures[fut]
-            done.update(zip(idx, fut.result()))
+               workers: int = 1, executor: Executor | None = None) -> Iterator[dict]:
+    """Results in the order of ``rows``.
+
+    The work runs on ``executor`` (:mod:`planning_core.executor`; default: ``workers``
+    local processes, or this process when ``workers <= 1``). The rows of each task go to one
+    task (the task is compiled and solved once there), and results are yielded as soon as
+    every earlier row's result is in, so the output does not depend on the executor. A task
+    whose worker keeps dying gives ``error`` rows instead of ending the run.
+    """
+    settings = CheckSettings(engine, time_limit)
+    owned = executor is None
+    if executor is None:
+        executor = make_executor("local", workers=workers if len(rows) > 1 else 1)
+    try:
+        if isinstance(executor, SerialExecutor):
+            contexts = _Contexts()
+            for row in rows:
+                result = _check_row(contexts, row, engine=engine, time_limit=time_limit)
+                if on_done is not None:
+                    on_done(1)
+                yield result
+            return
+        by_key: dict[str, list[int]] = {}
+        for k, row in enumerate(rows):
+            by_key.setdefault(_group_key(row), []).append(k)
+        groups = list(by_key.values())
+        done: dict[int, dict] = {}
+        nxt = 0
+        for g, result in executor.run(check_group, settings, [[rows[k] for k in idx]
+                                                              for idx in groups]):
+            idx = groups[g]
+            if isinstance(result, TaskFailed):
+                result = [{"id": rows[k].id, "verdict": "error",
+                           "error": f"not checked: {result.message}"} for k in idx]
+            done.update(zip(idx, result))
             if on_done is not None:
                 on_done(len(idx))
             while nxt in done:
                 yield done.pop(nxt)
                 nxt += 1
+    finally:
+        if owned:
+            executor.close()
 
 
 def append_results(handle: IO[str], results: Iterator[dict], path) -> int:

@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 
 from planning_core.cli import ArgumentParser, ExitCode
-from planning_core.cli.args import positive_int, seconds
+from planning_core.cli.args import seconds
+from planning_core.cli.executor_args import add_executor_options, executor_from_args
 from planning_core.errors import InputError
 
 __all__ = ["register"]
@@ -87,10 +88,9 @@ def register(subparsers) -> None:
     p.add_argument("--out", required=True, metavar="FILE",
                    help="results, JSON Lines (appended; ids already there are skipped)")
     p.add_argument("--report", metavar="FILE", help="also write a Markdown summary")
-    p.add_argument("--workers", type=positive_int, default=1, metavar="N",
-                   help="worker processes, one task's rows per worker (default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     solver_args(p)
+    add_executor_options(p, unit="task's rows")
     p.set_defaults(func=cmd_batch)
 
 
@@ -236,14 +236,17 @@ def cmd_batch(args: argparse.Namespace) -> int:
         todo = [r for r in rows if r.id not in done]
         if len(rows) - len(todo):
             print(f"{len(rows) - len(todo)} row(s) already in {out}: skipped", file=sys.stderr)
-        bar = _progress(len(todo), disabled=args.no_progress)
-        results = check_rows(todo, engine=args.engine, time_limit=args.time_limit,
-                             on_done=bar.update if bar else None, workers=args.workers)
-        try:
-            append_results(handle, results, out)
-        finally:
-            if bar:
-                bar.close()
+        with executor_from_args(args) as executor:
+            if executor.name != "serial":
+                print(executor.describe(), file=sys.stderr)
+            bar = _progress(len(todo), disabled=args.no_progress)
+            results = check_rows(todo, engine=args.engine, time_limit=args.time_limit,
+                                 on_done=bar.update if bar else None, executor=executor)
+            try:
+                append_results(handle, results, out)
+            finally:
+                if bar:
+                    bar.close()
     summary = summarize(read_results(out))
     print(text_table(summary))
     if args.report:

@@ -157,7 +157,10 @@ def analyse(ctx, *, engine: str = "auto", time_limit: float = 60.0) -> Feasibili
         kind, detail = diagnose(ctx.task)
         return Feasibility(Status.UNSOLVABLE, kind=kind, detail=detail,
                            reason="relaxed unreachable", engine="relaxed")
-    res = solve(c.domain, c.problem, optimal=True, time_limit=time_limit, engine=engine, task=task)
+    # cpu_budget: a verdict must not depend on machine load, so Fast Downward (which auto
+    # picks for the largest tool sets) gets a CPU limit, not a wall-clock one
+    res = solve(c.domain, c.problem, optimal=True, time_limit=time_limit, engine=engine, task=task,
+                cpu_budget=True)
     if res.status is Status.SOLVED:
         return Feasibility(Status.SOLVED, res.cost, res.plan, engine=res.engine)
     if res.status is Status.UNSOLVABLE:

@@ -76,11 +76,11 @@ def judge_next(ctx: TaskContext, prefix, call, *, time_limit: float = 30.0) -> N
         if len(actions) <= n:
             state = state_next
     a = actions[-1]
-    h0 = h_star(task, state, time_limit=time_limit)
+    h0 = h_star(task, state, time_limit=time_limit, cpu_budget=True)
     if h0 is None:
         return NextReport(True, None, message=f"h* hit the {time_limit:g} s limit")
     after = task.progress(state, a)
-    h1 = h_star(task, after, time_limit=time_limit)
+    h1 = h_star(task, after, time_limit=time_limit, cpu_budget=True)
     if h1 is None:
         return NextReport(True, None, h0, message=f"h* hit the {time_limit:g} s limit")
     if math.isinf(h0):
