@@ -272,9 +272,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         with _executor(args, len(work)) as executor, \
                 _bar(len(work), args.no_progress, "output") as bar:
             def arrived():
+                right = 0
                 for index, row in executor.run(eval_task, settings, work):
                     if isinstance(row, TaskFailed):
                         row = failed_eval_row(args.method, work[index][0], row)
+                    right += row["correct"] is True
+                    bar.set_postfix_str(f"correct {right}", refresh=False)
                     bar.update()
                     yield index, row
 
