@@ -43,6 +43,9 @@ if TYPE_CHECKING:
     from planning_core.pddl import ast as A
 
 DEFAULT_TIME_LIMIT_S = 60.0
+#: ``validate --batch``: longest plan read, in bytes (``--max-response-bytes``); a longer
+#: plan is a ``bad_input`` row, unread
+BATCH_MAX_PLAN_BYTES = 10_000_000
 
 _DEFINE = re.compile(r"\A(?:\s|;[^\n]*(?:\n|\Z))*\(\s*define\s*\(\s*(domain|problem)\b", re.I)
 
@@ -261,10 +264,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                             "them")
     batch.add_argument("--no-progress", action="store_true",
                        help="--batch: no progress bar")
-    from planning_core.cli.validate_batch import MAX_PLAN_BYTES
     from planning_core.results_file import add_bad_row_options
 
-    add_bad_row_options(batch, default_bytes=MAX_PLAN_BYTES,
+    add_bad_row_options(batch, default_bytes=BATCH_MAX_PLAN_BYTES,
                         too_large="a bad_input row", bad_row="bad_input",
                         bad_rows="not JSON, missing fields, a repeated id")
     add_executor_options(p, unit="(domain, problem)")

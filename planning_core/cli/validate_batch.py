@@ -50,10 +50,8 @@ from planning_core.executor import Executor, TaskFailed, in_input_order, split_i
     worker_state
 
 __all__ = ["PlanItem", "BadLine", "Manifest", "BatchSettings", "read_manifest",
-           "task_groups", "validate_group", "run_batch", "MAX_PLAN_BYTES"]
+           "task_groups", "validate_group", "run_batch"]
 
-#: Longest plan read, in bytes (``--max-response-bytes``): a longer one is bad_input, unread.
-MAX_PLAN_BYTES = 10_000_000
 BAD_INPUT = "bad_input"
 # parsed tasks a worker keeps for a run (the groups of one task usually come together)
 _TASKS_KEPT = 16
@@ -103,9 +101,10 @@ def _id_of(value) -> str | int | None:
     return value if isinstance(value, int) else None
 
 
-def read_manifest(path: str | Path, *, max_plan_bytes: int = MAX_PLAN_BYTES) -> Manifest:
-    """The manifest's usable lines and its bad ones (each located); raises
-    :class:`~planning_core.errors.InputError` when the file itself cannot be read."""
+def read_manifest(path: str | Path, *, max_plan_bytes: int) -> Manifest:
+    """The manifest's usable lines and its bad ones (each located; ``plan_text`` longer than
+    ``max_plan_bytes`` is one, unread); raises :class:`~planning_core.errors.InputError`
+    when the file itself cannot be read."""
     from planning_core.pddl.files import read_text
     from planning_core.results_file import json_objects
 
@@ -167,8 +166,8 @@ class BatchSettings:
     apart, so that no run validates against files another run parsed (they may have been
     edited in between, and a Dask worker outlives a run)."""
 
-    time_limit: float | None = 60.0
-    max_plan_bytes: int = MAX_PLAN_BYTES
+    time_limit: float | None
+    max_plan_bytes: int       # a longer plan file is bad_input, unread
     run: str = ""
 
 

@@ -179,7 +179,24 @@ def test_manifest_paths_are_relative_to_its_folder(tmp_path):
     sub.mkdir()
     manifest = _blocks_manifest(sub, [{"id": "a", "plan": "../p.plan", "domain": "d.pddl",
                                        "problem": "/abs/p.pddl"}])
-    (item,) = read_manifest(manifest).items
+    (item,) = read_manifest(manifest, max_plan_bytes=1000).items
     assert item.plan_path == os.path.normpath(tmp_path / "p.plan")
     assert item.domain == str(sub / "d.pddl") and item.problem == "/abs/p.pddl"
     assert item.plan == "../p.plan"
+
+
+def test_plans_over_the_size_cap_are_bad_input_unread(tmp_path, capsys):
+    domain, problem, plan = _blocks_task()
+    (tmp_path / "big.plan").write_text(plan)
+    manifest = _blocks_manifest(tmp_path, [
+        {"id": "inline", "plan_text": plan, "domain": domain, "problem": problem},
+        {"id": "file", "plan": "big.plan", "domain": domain, "problem": problem},
+        {"id": "small", "plan_text": "", "domain": domain, "problem": problem}])
+    assert validate_main(["--batch", str(manifest), "--no-progress",
+                          "--max-response-bytes", "20"]) == 2
+    rows = {json.loads(line)["id"]: json.loads(line)
+            for line in capsys.readouterr().out.splitlines()}
+    assert rows["inline"]["verdict"] == rows["file"]["verdict"] == "bad_input"
+    assert "longer than 20 bytes" in rows["inline"]["message"]
+    assert "longer than 20" in rows["file"]["message"] and "not read" in rows["file"]["message"]
+    assert rows["small"]["verdict"] == "goal_not_satisfied"   # the empty plan: read, judged
