@@ -40,6 +40,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -197,15 +198,22 @@ def _load(domain_path: str, problem_path: str):
     return domain, problem, None
 
 
+_CACHE_LOCK = threading.Lock()   # a `dask worker` may run several tasks in threads
+
+
 def _task(settings: BatchSettings, domain_path: str, problem_path: str):
     """The parsed task, through the worker's cache for this run."""
     cache: dict = worker_state(settings, dict)
     key = (domain_path, problem_path)
-    if key not in cache:
-        if len(cache) >= _TASKS_KEPT:
-            cache.pop(next(iter(cache)))
-        cache[key] = _load(domain_path, problem_path)
-    return cache[key]
+    with _CACHE_LOCK:
+        hit = cache.get(key)
+    if hit is None:
+        hit = _load(domain_path, problem_path)
+        with _CACHE_LOCK:
+            if len(cache) >= _TASKS_KEPT:
+                cache.pop(next(iter(cache)))
+            cache[key] = hit
+    return hit
 
 
 def _number(value):
