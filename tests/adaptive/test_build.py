@@ -120,3 +120,78 @@ def test_candidates_are_violated_by_their_plan():
     kinds = {c.kind for c in world} | {c.kind for c, _ in user}
     assert kinds == {"object_unavailable", "action_unusable", "limited_use", "avoid_fact",
                      "order", "at_most_once", "avoid_attribute"}
+
+
+def _task(folder: str, name: str):
+    base = ROOT / "domains" / folder
+    return parse_domain_file(base / "domain.pddl"), parse_problem_file(base / f"{name}.pddl")
+
+
+def test_a_task_admitting_no_constraint_gets_an_explained_empty_profile():
+    import random
+    from planning_core.result import Status
+    from planning_core.validators.adaptive.compile import solve_under
+
+    d, p = _task("coins", "p01")              # open the door, go in, take the coin
+    prof = build_profile(d, p, domain_path="d", problem_path="p", method="iterated")
+    assert [len(t.constraints) for t in prof.tiers] == [0, 0, 0]
+    for n, tier in enumerate(prof.tiers, start=1):
+        assert tier.note.startswith(f"round {n} added nothing; all ")
+        assert "proved to leave the task without a plan" in tier.note
+    # the note's claim, checked by brute force: no candidate keeps the task solvable
+    world, user = candidates(d, p, prof.base_plan, random.Random(0), ["hot"])
+    for c in world + [c for c, a in user if a is None]:
+        trial = prof.__class__(prof.domain, prof.problem, (c,), ())
+        assert solve_under(d, p, trial, (c,)).status is not Status.SOLVED, c.id
+
+
+def test_tiers_grow_strictly_when_the_pool_allows_even_through_the_sweep():
+    d, p = _task("household", "p01")
+    for tries in (30, 0):                     # 0: only the sweep can keep anything
+        prof = build_profile(d, p, domain_path="d", problem_path="p", method="iterated",
+                             max_tries=tries)
+        sizes = [len(t.constraints) for t in prof.tiers]
+        assert sizes[0] > 0 and sizes[1] > sizes[0] and sizes[2] > sizes[1], (tries, sizes)
+        assert all("kept" in t.note for t in prof.tiers)
+        _assert_tiers_proved(d, p, prof)
+
+
+def test_every_committed_tier_says_why_it_did_not_grow():
+    stalled = 0
+    for path in PROFILES:
+        profile, _, _ = load_task(path)
+        previous = 0
+        for n, tier in enumerate(profile.tiers, start=1):
+            size = len(tier.constraints)
+            assert tier.note.startswith(f"round {n} added "), (path, tier.name)
+            if size == previous:
+                stalled += 1
+                assert "added nothing" in tier.note
+                assert "all " in tier.note or "budget" in tier.note, (path, tier.note)
+            previous = size
+    assert stalled <= len(PROFILES) // 4      # most tiers grow: 13 flat of 195
+
+
+def test_limited_use_is_a_candidate_for_goal_objects_too():
+    import random
+    d, p = _task("pddl3/blocks", "p01")       # goal (on a b): a and b are goal objects
+    plan = ("(unstack b a)", "(stack b c)", "(pick-up a)", "(stack a b)")
+    world, _ = candidates(d, p, plan, random.Random(0), [])
+    ids = {c.id for c in world}
+    assert "limited_use:b" in ids and "limited_use:a" in ids
+    assert "object_unavailable:b" not in ids and "object_unavailable:c" in ids
+
+
+def test_tier_note_round_trips_and_is_checked():
+    import json
+    from planning_core.validators.adaptive.profile import ProfileError, loads_profile
+    from tests.adaptive.conftest import profile_json
+
+    text = json.dumps(profile_json(tiers=[{"name": "main", "constraints": ["w1"],
+                                           "note": "round 1 added 1 constraint(s)"}]))
+    prof = loads_profile(text, "n.json")
+    assert prof.tiers[0].note == "round 1 added 1 constraint(s)"
+    assert loads_profile(dump_profile(prof), "n.json") == prof
+    bad = json.dumps(profile_json(tiers=[{"name": "main", "constraints": [], "note": 3}]))
+    with pytest.raises(ProfileError, match=r"tiers\[0\]\.note"):
+        loads_profile(bad, "n.json")

@@ -12,7 +12,7 @@ from planning_core.validators.adaptive.metrics import read_episodes
 from planning_core.validators.adaptive.tasks import load_task
 from planning_core.validators.adaptive.compile import prove_solvable
 
-from tests.adaptive.conftest import HOUSEHOLD, PLAN_CLOTH, PLAN_VACUUM, profile_json
+from tests.adaptive.conftest import HOUSEHOLD, PLAN_CLOTH, PLAN_VACUUM, ROOT, profile_json
 from tests.conftest import require_shared
 
 
@@ -76,7 +76,14 @@ def test_model_agent_from_python(task, profile):
     model = ScriptedModel([PLAN_VACUUM, "```\n" + PLAN_CLOTH + "\n```"])
     ep = run_episode(AdaptiveEnv(*task, profile, "main"), ModelAgent(model))
     assert ep.success and len(ep.turns) == 2
+    # the paper's standard protocol: the dialogue so far, no separate constraint list
+    assert "Your plan at turn 1:\n" + PLAN_VACUUM in model.prompts[1]
     assert "[w1] The vacuum is not available" in model.prompts[1]
+    assert "Constraints disclosed so far" not in model.prompts[1]
+    model = ScriptedModel([PLAN_VACUUM, PLAN_CLOTH])
+    run_episode(AdaptiveEnv(*task, profile, "main"), ModelAgent(model, memory=True))
+    assert "Constraints disclosed so far:\n- [w1]" in model.prompts[1]
+    assert "Constraints disclosed so far" not in model.prompts[0]
 
 
 def test_bad_input_exit_codes(tmp_path, capsys):
@@ -106,9 +113,43 @@ def test_cope_profiles_built_from_shared_data(dataset, problems, tmp_path):
     with_constraints = 0
     for path in built:
         profile, domain, problem = load_task(path)
-        # BlocksWorld p01's goal holds initially, CoinCollector p01's map has one way to
-        # the coin: nothing can be forbidden there; the second problem of each has detours
+        # BlocksWorld p01's goal holds initially: nothing can be forbidden there (its
+        # notes say so); the second problem of each has detours
         with_constraints += bool(profile.tiers[-1].constraints)
         for tier in profile.tiers:
+            assert tier.note.startswith("round ")      # what the round tried, and why
             prove_solvable(domain, problem, profile, tier.name)
     assert with_constraints
+
+
+def test_build_explains_a_task_that_admits_no_constraint(tmp_path, capsys):
+    coins = ROOT / "domains" / "coins" / "p01.pddl"
+    assert main(["adaptive", "build", str(coins), "--out", str(tmp_path),
+                 "--diverse", "iterated"]) == 0
+    out = capsys.readouterr().out
+    assert "low=0 mid=0 high=0" in out
+    assert "no constraint: round 3 added nothing; all " in out
+
+
+def test_run_refine_protocol(hand_profile, tmp_path):
+    runs = tmp_path / "refine.jsonl"
+    assert main(["adaptive", "run", str(hand_profile), "--tiers", "main", "--agent", "oracle",
+                 "--protocol", "refine", "--max-turns", "4", "--out", str(runs)]) == 0
+    (episode,) = read_episodes(runs)
+    assert episode.protocol == "refine" and episode.outcome == "success"
+
+
+def test_run_cuts_a_torn_row_and_refuses_a_held_file(hand_profile, tmp_path, capsys):
+    from planning_core.results_file import open_results
+
+    runs = tmp_path / "runs.jsonl"
+    args = ["adaptive", "run", str(hand_profile), "--tiers", "main", "--out", str(runs)]
+    assert main(args) == 0
+    runs.write_text(runs.read_text() + '{"task": "torn')       # a run killed mid-row
+    assert main(args) == 0
+    assert "1 already in" in capsys.readouterr().out
+    assert [json.loads(line)["tier"] for line in runs.read_text().splitlines()] == ["main"]
+    held, _ = open_results(runs)
+    with held:
+        assert main(args) == 2
+    assert "another run is writing" in capsys.readouterr().err

@@ -11,8 +11,11 @@ Scripted agents are the yardsticks the tests order the metrics by:
   the world seriously and the user not).
 
 :class:`ModelAgent` puts a language model (the :class:`Model` protocol: prompt text in,
-response text out) in the loop: the prompt is the task, the revealed constraints and the
-last feedback; the plan is the response's last fenced code block, or the whole response.
+response text out) in the loop. As in AdaPlanBench's standard protocol the prompt is the task
+and the whole dialogue so far (each earlier plan and its feedback); with ``memory=True`` it
+also carries the paper's constraint-tracking block (Appendix "Constraint Tracking Analysis"):
+every constraint disclosed before this turn, listed once. The plan is the response's last
+fenced code block, or the whole response.
 """
 from __future__ import annotations
 
@@ -59,18 +62,20 @@ def extract_plan(response: str) -> str:
 
 
 class ModelAgent:
-    """A :class:`Model` (``prompt -> response``) as an agent."""
+    """A :class:`Model` (``prompt -> response``) as an agent (module docstring)."""
 
-    def __init__(self, model: Callable[[str], str]) -> None:
+    def __init__(self, model: Callable[[str], str], memory: bool = False) -> None:
         self.model = model
+        self.memory = memory
 
     def __call__(self, env: AdaptiveEnv, observation: str, feedback: str | None) -> str:
         parts = [observation]
-        if env.revealed:
-            parts.append("Constraints revealed so far:\n" + "\n".join(
+        for turn in env.turns:
+            parts.append(f"Your plan at turn {turn.index}:\n{turn.plan.strip() or '(empty)'}"
+                         f"\n\nFeedback:\n{turn.feedback}")
+        if self.memory and env.revealed:
+            parts.append("Constraints disclosed so far:\n" + "\n".join(
                 f"- [{c.id}] {c.text}" for c in env.revealed))
-        if feedback:
-            parts.append("Feedback on your last plan:\n" + feedback)
         parts.append("Answer with the plan in a ``` code block, one action per line.")
         return extract_plan(self.model("\n\n".join(parts)))
 

@@ -3,30 +3,40 @@
 For ``rounds`` rounds (3: the paper's low, mid and high tiers):
 
 1. solve the task under the constraints kept so far (the round's plan), and sample diverse
-   plans under them (:mod:`.diverse`);
+   plans under them (:mod:`.diverse`); the base plan (no constraint) stays in the pool;
 2. turn what those plans do into candidates (:func:`candidates`): every object a plan
-   uses (``object_unavailable``; ``limited_use`` with one use fewer than the plan needs),
-   every action schema (``action_unusable``); every fact a plan makes true that is neither
-   initial nor a goal (``avoid_fact``; ``avoid_attribute`` with a fresh attribute declared
-   on the object, and on a second object of its type by a seeded coin), every pair of
-   such facts in plan order (``order``: the later one must come first), every fact made
-   true twice (``at_most_once``). Only candidates the plan they come from violates are kept,
-   so each one bites;
-3. in a seeded order, candidates violated by the round's plan first, accept a world and a
-   user candidate (``world_per_round``, ``user_per_round``) when they are neither
-   contradictory with nor jointly exhaustive over the kept user constraints
-   (:func:`conflict`), and the solver *proves* the task still solvable with everything kept
-   (SOLVED under all constraints, PDDL3 included; UNSOLVABLE and UNKNOWN both reject).
+   uses (``object_unavailable``, unless the goal names it; ``limited_use`` with one use
+   fewer than the plan needs, a resource count, goal objects included), every action
+   schema (``action_unusable``); every fact a plan makes true that is neither initial nor
+   a goal (``avoid_fact``; ``avoid_attribute`` with a fresh attribute declared on the
+   object, and on a second object of its type by a seeded coin), every pair of such facts
+   in plan order (``order``: the later one must come first), every fact made true twice
+   (``at_most_once``), and for the round's plan ``order`` detours: a fact it never reaches
+   (reached by another sampled plan, or of the ground task's reachable facts) to be made
+   true first. Only candidates some sampled plan violates are kept, so each one bites: as
+   in the paper, each is extracted from a plan that uses what it forbids;
+3. in a seeded order, candidates violated by the round's plan first, then those only
+   other sampled plans violate, accept a world and a user candidate (``world_per_round``,
+   ``user_per_round``) when they are neither contradictory with nor jointly exhaustive over
+   the kept user constraints (:func:`conflict`), and the solver *proves* the task still
+   solvable with everything kept (SOLVED under all constraints, PDDL3 included; UNSOLVABLE
+   and UNKNOWN both reject). At most ``max_tries`` candidates per type; when that keeps
+   nothing, a sweep tries the remaining candidates of both types (``sweep_tries`` more)
+   until one is kept, so a tier grows whenever the candidate pool allows.
 
-Tier ``r`` holds the constraints of rounds 1..r, and its reference plan is the solver's plan
-for exactly those constraints. Everything is deterministic given the seed: candidate order
-comes from ``random.Random(f"{seed}:{problem name}")`` and the solver has an expansion
-budget, not a time limit.
+Tier ``r`` holds the constraints of rounds 1..r, its reference plan is the solver's plan for
+exactly those constraints, and its ``note`` tells what the round tried and why it kept what
+it kept (a task that admits no constraint gets a profile with empty tiers and that
+explanation). Everything is deterministic given the seed: candidate order comes from
+``random.Random(f"{seed}:{problem name}")`` and the solver has an expansion budget, not a
+time limit.
 """
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import replace
+from itertools import zip_longest
 
 from planning_core.pddl import ast as A
 from planning_core.pddl.types import object_types
@@ -44,6 +54,9 @@ TIER_NAMES = ("low", "mid", "high")
 MAX_LIMIT = 3          # limited_use candidates allow 1..3 uses: a resource, not a formality
 BUILD_NODE_LIMIT = 1_500
 MAX_UNKNOWN = 2        # candidates per type and round the budget may leave open before giving up
+SWEEP_TRIES = 80       # further candidates tried when a round would otherwise add nothing
+MAX_UNKNOWN_SWEEP = 4
+MAX_DETOURS = 12       # reachable facts off the current plan offered as "do this first"
 ATTRIBUTES = ("hot", "sharp", "noisy", "fragile", "heavy", "expensive", "electric", "messy",
               "wet", "old", "borrowed", "smelly")
 
@@ -89,10 +102,10 @@ def candidates(domain: A.Domain, problem: A.Problem, plan: tuple[str, ...],
         if c not in world:
             world.append(c)
     for obj, n in uses.items():
-        if obj in goal_objects:
-            continue
-        world.append(Constraint(f"object_unavailable:{obj}", "object_unavailable", object=obj))
-        if 2 <= n <= MAX_LIMIT + 1:
+        if obj not in goal_objects:   # the goal names it: it cannot be unavailable
+            world.append(Constraint(f"object_unavailable:{obj}", "object_unavailable",
+                                    object=obj))
+        if 2 <= n <= MAX_LIMIT + 1:   # a resource count, for goal objects too
             world.append(Constraint(f"limited_use:{obj}", "limited_use", object=obj,
                                     limit=n - 1))
     user: list[tuple[Constraint, tuple | None]] = []
@@ -193,7 +206,8 @@ def _reaches(edges: set, src: str, dst: str) -> bool:
 def build_profile(domain: A.Domain, problem: A.Problem, *, domain_path: str,
                   problem_path: str, seed: int = 0, rounds: int = 3, world_per_round: int = 1,
                   user_per_round: int = 1, k: int = 4, method: str = "auto",
-                  node_limit: int = BUILD_NODE_LIMIT, max_tries: int = 30) -> Profile:
+                  node_limit: int = BUILD_NODE_LIMIT, max_tries: int = 30,
+                  sweep_tries: int = SWEEP_TRIES) -> Profile:
     """Build a profile with ``rounds`` tiers (module docstring). Raises
     :class:`ProfileUnsolvable` with the proof when the task itself has no plan."""
     rng = random.Random(f"{seed}:{problem.name}")
@@ -202,84 +216,162 @@ def build_profile(domain: A.Domain, problem: A.Problem, *, domain_path: str,
     if base.status is not Status.SOLVED:
         raise ProfileUnsolvable(f"the task has no plan to build a profile on: {base.reason}",
                                 proof=proof_of(base), file=problem.filename)
-    kept: list[Constraint] = []
-    attributes: dict[str, tuple[str, ...]] = {}
+    state = _State(domain, problem, profile, node_limit, base)
+    reachable = _reachable_facts(domain, problem)
     tiers: list[Tier] = []
-    current = base
     for r in range(rounds):
         name = TIER_NAMES[r] if r < len(TIER_NAMES) else f"round{r + 1}"
-        prof = _profile(profile, kept, attributes)
-        pool = [current.plan] + [p for p in diverse_plans(
-            domain, problem, prof, tuple(kept), k=k, method=method, rng=rng,
-            node_limit=node_limit) if p != current.plan]
-        free = [a for a in ATTRIBUTES if a not in attributes]
+        prof = state.profile()
+        sampled = [p_ for p_ in diverse_plans(domain, problem, prof, tuple(state.kept), k=k,
+                                              method=method, rng=rng, node_limit=node_limit)
+                   if p_ != state.current.plan]
+        before = len(state.kept)
+        tally: Counter = Counter()
+        queues = {}
         for wanted, is_world in ((world_per_round, True), (user_per_round, False)):
-            free = [a for a in ATTRIBUTES if a not in attributes]
-            cands: list = []
-            reached = {p_: {f for _, f in _trajectory_adds(domain, problem, p_)}
-                       for p_ in pool + [current.plan]}
-            detours = tuple(sorted(set().union(*reached.values()) - reached[current.plan]))[:6]
-            for plan in pool + [current.plan]:
-                w, u = candidates(domain, problem, plan, rng, free,
-                                  detours if plan == current.plan else ())
-                for cu in ([(c, None) for c in w] if is_world else u):
-                    if cu[0].id not in {x[0].id for x in cands}:
-                        cands.append(cu)
-            prof = _profile(profile, kept, attributes)
-            cands = _order(domain, problem, prof, current.plan, cands, kept, rng)
-            taken = unknown = 0
-            for cand, assignment in cands[:max_tries]:
-                if taken >= wanted or unknown >= MAX_UNKNOWN:
-                    break
-                attrs = dict(attributes)
-                if assignment is not None:
-                    if assignment[0] in attrs:
-                        continue
-                    attrs[assignment[0]] = assignment[1]
-                if cand.type == "user" and conflict(
-                        cand, [x for x in kept if x.type == "user"], problem, attrs, domain):
-                    continue
-                cand = replace(cand, id=f"{'w' if is_world else 'u'}{len(kept) + 1}")
-                trial = _profile(profile, kept + [cand], attrs)
-                if not _violates(domain, problem, trial, cand, current.plan):
-                    continue  # redundant with what is kept: the current plan respects it
-                result = solve_under(domain, problem, trial, tuple(kept) + (cand,),
-                                     node_limit=node_limit)
-                unknown += result.status is Status.UNKNOWN
-                if result.status is Status.SOLVED:
-                    kept.append(cand)
-                    attributes = attrs
-                    current = result
-                    taken += 1
-        tiers.append(Tier(name, tuple(c.id for c in kept), tuple(current.plan),
-                          tuple(sorted(proof_of(current).items()))))
-    return replace(_profile(profile, kept, attributes), tiers=tuple(tiers),
-                   base_plan=tuple(base.plan))
+            queue = _gather(state, sampled, base.plan, reachable, rng, is_world)
+            tally["pool"] += len(queue)
+            queues[is_world] = queue[max_tries:]
+            state.accept(queue[:max_tries], wanted, MAX_UNKNOWN, is_world, tally)
+        if len(state.kept) == before:
+            # nothing kept within the usual budget: sweep every remaining candidate of both
+            # types, so that the tier grows whenever some candidate keeps the task solvable
+            rest = [x for pair in zip_longest(queues[True], queues[False]) for x in pair if x]
+            state.accept(rest[:sweep_tries], 1, MAX_UNKNOWN_SWEEP, None, tally)
+        note = _note(r + 1, len(state.kept) - before, tally)
+        tiers.append(Tier(name, tuple(c.id for c in state.kept), tuple(state.current.plan),
+                          tuple(sorted(proof_of(state.current).items())), note))
+    return replace(state.profile(), tiers=tuple(tiers), base_plan=tuple(base.plan))
+
+
+class _State:
+    """What construction has kept so far, and the acceptance test for one candidate."""
+
+    def __init__(self, domain, problem, profile: Profile, node_limit: int, base) -> None:
+        self.domain, self.problem, self.base = domain, problem, profile
+        self.node_limit = node_limit
+        self.kept: list[Constraint] = []
+        self.attributes: dict[str, tuple[str, ...]] = {}
+        self.current = base
+
+    def profile(self, kept=None, attributes=None) -> Profile:
+        return _profile(self.base, self.kept if kept is None else kept,
+                        self.attributes if attributes is None else attributes)
+
+    def accept(self, queue, wanted: int, max_unknown: int, is_world, tally: Counter) -> None:
+        """Try ``queue`` in order until ``wanted`` are kept or ``max_unknown`` candidates
+        were left open by the budget; count every outcome in ``tally``."""
+        taken = unknown = 0
+        for cand, assignment in queue:
+            if taken >= wanted or unknown >= max_unknown:
+                break
+            verdict = self._try(cand, assignment)
+            tally[verdict] += 1
+            unknown += verdict == "unknown"
+            taken += verdict == "kept"
+
+    def _try(self, cand: Constraint, assignment) -> str:
+        if any(k.formal == cand.formal for k in self.kept):
+            return "duplicate"
+        attrs = dict(self.attributes)
+        if assignment is not None:
+            if assignment[0] in attrs:
+                return "duplicate"
+            attrs[assignment[0]] = assignment[1]
+        if cand.type == "user" and conflict(cand, [x for x in self.kept if x.type == "user"],
+                                            self.problem, attrs, self.domain):
+            return "conflict"
+        cand = replace(cand, id=f"{'w' if cand.type == 'world' else 'u'}{len(self.kept) + 1}")
+        trial = self.profile(self.kept + [cand], attrs)
+        result = solve_under(self.domain, self.problem, trial, tuple(self.kept) + (cand,),
+                             node_limit=self.node_limit)
+        if result.status is Status.UNSOLVABLE:
+            return "unsolvable"
+        if result.status is not Status.SOLVED:
+            return "unknown"
+        self.kept.append(cand)
+        self.attributes = attrs
+        self.current = result
+        return "kept"
+
+
+def _gather(state: _State, sampled, base_plan, reachable, rng, is_world: bool) -> list:
+    """The round's candidates of one type, each violated by a plan it came from: first
+    those the current plan violates, then those only other sampled plans (or the base plan)
+    violate, each group in a seeded order."""
+    current = tuple(state.current.plan)
+    plans = [current] + [tuple(p_) for p_ in sampled]
+    if tuple(base_plan) not in plans:
+        plans.append(tuple(base_plan))
+    free = [a for a in ATTRIBUTES if a not in state.attributes]
+    reached = {p_: {f for _, f in _trajectory_adds(state.domain, state.problem, p_)}
+               for p_ in plans}
+    init = {_fact_text((a.predicate,) + a.args) for a in state.problem.init}
+    detours = set().union(*reached.values()) - reached[current]
+    detours |= {f for f in reachable if f not in reached[current] and f not in init}
+    detours = tuple(sorted(detours))
+    if len(detours) > MAX_DETOURS:
+        detours = tuple(sorted(rng.sample(detours, MAX_DETOURS)))
+    cands: list = []
+    seen: set = set()
+    for plan in plans:
+        w, u = candidates(state.domain, state.problem, plan, rng, free,
+                          detours if plan == current else ())
+        for cu in ([(c, None) for c in w] if is_world else u):
+            if cu[0].id not in seen and cu[0].formal not in {k.formal for k in state.kept}:
+                seen.add(cu[0].id)
+                cands.append(cu)
+    rng.shuffle(cands)
+    if not cands:
+        return []
+    attrs = dict(state.attributes)
+    for c, a in cands:
+        if a is not None and a[0] not in attrs:
+            attrs[a[0]] = a[1]
+    probe = replace(state.profile(), attributes=tuple(sorted(attrs.items())))
+    cs = tuple(replace(c, id=f"cand{i}") for i, (c, _) in enumerate(cands))
+    checker = ConstraintChecker(state.domain, state.problem, probe, cs)
+    bites = [set(checker.check("\n".join(p_)).violated) for p_ in plans]
+    first = [cu for i, cu in enumerate(cands) if f"cand{i}" in bites[0]]
+    later = [cu for i, cu in enumerate(cands)
+             if f"cand{i}" not in bites[0] and any(f"cand{i}" in b for b in bites[1:])]
+    return first + later
+
+
+def _reachable_facts(domain: A.Domain, problem: A.Problem) -> tuple[str, ...]:
+    """The facts of the ground task (relaxed reachable, not static) as text."""
+    from planning_core.ground.grounder import ground
+    from planning_core.errors import PlanningError
+
+    try:
+        task = ground(domain, problem, ignore_constraints=True)
+    except PlanningError:
+        return ()
+    return tuple(sorted(_fact_text(a) for a in task.facts))
+
+
+def _note(round_no: int, added: int, tally: Counter) -> str:
+    """Why round ``round_no`` kept what it kept, from the outcome of every candidate."""
+    tried = sum(v for k, v in tally.items() if k != "pool")
+    pool = tally["pool"]
+    parts = [f"{tally[v]} {label}" for v, label in (
+        ("kept", "kept"), ("unsolvable", "proved to leave the task without a plan"),
+        ("unknown", "left open by the expansion budget"),
+        ("conflict", "contradictory or jointly exhaustive with kept user constraints"),
+        ("duplicate", "duplicates")) if tally[v]]
+    if not pool:
+        return (f"round {round_no} added nothing: no new candidate (none that a sampled "
+                "plan violates and that is not kept already)")
+    if added:
+        head = f"round {round_no} added {added} constraint(s); {tried} of {pool} candidates tried"
+    elif tried >= pool:
+        head = f"round {round_no} added nothing; all {pool} candidates tried"
+    else:
+        head = (f"round {round_no} added nothing; {tried} of {pool} candidates tried before "
+                "the construction budget (candidates tried, candidates left open) ran out")
+    return f"{head}: " + ", ".join(parts)
 
 
 def _profile(base: Profile, kept: list[Constraint], attributes: dict) -> Profile:
     return replace(base, constraints=tuple(kept),
                    attributes=tuple(sorted(attributes.items())))
-
-
-def _violates(domain, problem, profile: Profile, c: Constraint, plan) -> bool:
-    check = ConstraintChecker(domain, problem, profile, (c,)).check("\n".join(plan))
-    return bool(check.violations)
-
-
-def _order(domain, problem, prof, plan, cands, kept, rng):
-    """The candidates the round's current plan violates, in a seeded order."""
-    cands = [cu for cu in cands if cu[0].formal not in {k.formal for k in kept}
-             and cu[0].id not in {k.id for k in kept}]
-    rng.shuffle(cands)
-    if not cands:
-        return []
-    attrs = dict(prof.attributes)
-    for c, a in cands:
-        if a is not None and a[0] not in attrs:
-            attrs[a[0]] = a[1]
-    probe = replace(prof, attributes=tuple(sorted(attrs.items())))
-    cs = tuple(replace(c, id=f"cand{i}") for i, (c, _) in enumerate(cands))
-    check = ConstraintChecker(domain, problem, probe, cs).check("\n".join(plan))
-    violated = set(check.violated)
-    return [cu for i, cu in enumerate(cands) if f"cand{i}" in violated]

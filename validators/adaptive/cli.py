@@ -60,6 +60,9 @@ def register(subparsers) -> None:
     p.add_argument("--agent", choices=("same", "oracle", "oracle-no-user", "model"),
                    default="oracle", help="a scripted agent, or 'model' with the model options")
     p.add_argument("--tiers", default="low,mid,high", help="comma-separated tier names")
+    p.add_argument("--memory", action="store_true",
+                   help="with --agent model: also list every constraint disclosed so far "
+                        "(the paper's constraint-tracking module)")
     p.add_argument("--out", required=True, metavar="FILE", help="episodes, JSON Lines")
     _episode_args(p, tier=False)
     add_model_arguments(p)
@@ -76,8 +79,12 @@ def register(subparsers) -> None:
 def _episode_args(p, tier: bool = True) -> None:
     if tier:
         p.add_argument("--tier", default="low", help="tier name (default low)")
-    p.add_argument("--max-turns", type=positive_int, default=10, metavar="N",
-                   help="turn budget (default 10)")
+    p.add_argument("--max-turns", type=positive_int, default=20, metavar="N",
+                   help="turn budget (default 20, the paper's)")
+    p.add_argument("--protocol", choices=("paper", "refine"), default="paper",
+                   help="paper: a plan that meets every constraint ends the episode; "
+                        "refine: if it does not solve the task, the validator's advice is "
+                        "fed back and the episode goes on")
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -94,7 +101,8 @@ def cmd_build(args: argparse.Namespace) -> int:
             print(f"{row['task']}: FAILED: {row['error']}")
         else:
             sizes = " ".join(f"{k}={v}" for k, v in row["tiers"].items())
-            print(f"{row['task']}: {sizes} -> {row['profile']}")
+            print(f"{row['task']}: {sizes} -> {row['profile']}"
+                  + (f"\n  no constraint: {row['note']}" if row.get("note") else ""))
         sys.stdout.flush()
 
     rows = build_many(tasks, Path(args.out), seed=args.seed, rounds=args.rounds,
@@ -110,7 +118,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     from planning_core.validators.adaptive.tasks import load_task
 
     profile, domain, problem = load_task(args.profile)
-    env = AdaptiveEnv(domain, problem, profile, args.tier, max_turns=args.max_turns)
+    env = AdaptiveEnv(domain, problem, profile, args.tier, max_turns=args.max_turns,
+                      protocol=args.protocol)
     print(env.reset())
     print("Type a plan, one action per line; an empty line submits it.")
     done = False
@@ -139,13 +148,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         from planning_core.validators.models.options import model_from_args
 
         model = model_from_args(args)
-        make = lambda: ModelAgent(model)  # noqa: E731
+        make = lambda: ModelAgent(model, memory=args.memory)  # noqa: E731
     else:
         make = AGENTS[args.agent]
     tiers = [t.strip() for t in args.tiers.split(",") if t.strip()]
     out = Path(args.out)
     counts = run_profiles(find_profiles(args.profiles), make, tiers, out,
-                          max_turns=args.max_turns, agent_name=args.agent)
+                          max_turns=args.max_turns, protocol=args.protocol,
+                          agent_name=args.agent)
     print(f"{counts['run']} episode(s) run, {counts['skipped']} already in {out}, "
           f"{counts['failed']} failed")
     return ExitCode.OK

@@ -1,23 +1,34 @@
 """The interactive environment: an agent proposes plans, hidden constraints are revealed.
 
-The protocol of AdaPlanBench (Liu et al. 2026), made exact. At turn ``t`` the agent proposes
-a plan (plan-file text). The plan is validated against the task and checked against the
-*whole* hidden profile (:mod:`.check`). Then:
+The runtime protocol of AdaPlanBench (Liu et al. 2026, arXiv 2606.05622, Section 2.2 and
+Appendix "Runtime Interaction Details"), made exact. At turn ``t`` the agent proposes a plan
+(plan-file text). The plan is validated against the task and checked against the *whole*
+hidden profile (:mod:`.check`), giving the violated world and user constraints ``V_t^w`` and
+``V_t^u``. Then:
 
-1. **Single-type revelation, world first.** Let ``N`` be the violated constraints not yet
-   revealed. If ``N`` holds a world constraint, every violated unrevealed *world* constraint
-   is revealed; otherwise every violated unrevealed *user* constraint is. The other type
-   stays hidden until a later turn.
-2. **Repeated violations** of constraints revealed in an earlier turn are flagged as such
-   in the feedback (and counted by the AWRV/AURV metrics).
-3. **Success** ends the episode: the plan executes, reaches the goal and violates nothing.
-4. **Early stop** ends it after ``patience`` (2) consecutive *stalled* turns: turns whose
-   plan violates a revealed constraint without triggering a new one.
-5. **Max turns** ends it when the budget is used up.
+1. **Single-type revelation, world first** (the paper's rule, verbatim): the feedback set is
+   ``F_t = V_t^w`` when ``V_t^w`` is not empty, else ``V_t^u``. All of ``F_t`` is reported;
+   its members not disclosed before are *newly disclosed*, the others are *repeated*
+   violations (``Rep_t = F_t & D_t``, counted by AWRV/AURV). Violations of the other type
+   are withheld, even those disclosed earlier, until they are of the selected type.
+2. **Valid plan found** ends the episode: the plan violates no constraint
+   (``V_t^w = V_t^u = {}``, the paper's ConPass), established on every step, so the plan
+   must execute (a plan that does not is only checked on its executed prefix). It is a
+   *success* (Acc) when the plan also passes the task check, the validator standing in for
+   the paper's rubric judges: it reaches the goal. Otherwise the outcome is ``unsolved``
+   (the paper: constraints met, rubric failed). With ``protocol="refine"`` (the paper's
+   rubric-refinement analysis, Appendix "Rubric Refinement Analysis") such a plan instead
+   gets the validator's message and advice as feedback and the episode goes on.
+3. **Early stop** ends it after ``patience`` (the paper's tau = 2) consecutive turns that
+   disclose no new constraint without ending the episode (*stalled* turns), a plan that
+   does not execute included. Under ``refine``, only turns that break a constraint can
+   stall: a turn that breaks none is a refinement turn.
+4. **Max turns** ends it when the budget (the paper's T = 20) is used up.
 
 A plan that does not execute gets the validator's failing step, message and VAL-style repair
 advice; a malformed plan, an unknown action or object and an empty answer are turns like any
-other (the validator's error is the feedback), never an exception.
+other (the validator's error is the feedback), never an exception. Its constraints are
+checked on the steps that did execute (none for an unreadable plan).
 
 The API is gym-like: ``obs = env.reset()``; ``feedback, done, info = env.step(plan_text)``
 with ``info["feedback"]`` the same feedback as JSON and ``info["turn"]`` the :class:`Turn`.
@@ -33,18 +44,23 @@ from planning_core.validate import Verdict
 from planning_core.validators.adaptive.check import ConstraintChecker, PlanCheck
 from planning_core.validators.adaptive.profile import Constraint, Profile
 
-__all__ = ["Turn", "Episode", "AdaptiveEnv", "OUTCOMES", "DEFAULT_MAX_TURNS"]
+__all__ = ["Turn", "Episode", "AdaptiveEnv", "OUTCOMES", "PROTOCOLS", "DEFAULT_MAX_TURNS",
+           "DEFAULT_PATIENCE"]
 
-OUTCOMES = ("success", "early_stop", "max_turns")
-DEFAULT_MAX_TURNS = 10
+OUTCOMES = ("success", "unsolved", "early_stop", "max_turns")
+PROTOCOLS = ("paper", "refine")
+DEFAULT_MAX_TURNS = 20     # the paper's T (Appendix "Max Turns Threshold")
+DEFAULT_PATIENCE = 2       # the paper's tau (Appendix "Early Stop Threshold")
 
 
 @dataclass(frozen=True, slots=True)
 class Turn:
-    """One turn, as data. ``violated``: every constraint the plan breaks (hidden or not);
-    ``revealed``: those revealed now (all of type ``revealed_type``); ``repeated``: those
-    revealed in an earlier turn. ``respects_revealed``: the plan solves the task and breaks
-    no constraint revealed before this turn (what the agent could have known)."""
+    """One turn, as data. ``violated``: every constraint the plan breaks (hidden or not,
+    ``V_t^w | V_t^u``); ``revealed_type``: the type of the feedback set ``F_t`` (None when
+    nothing is violated); ``revealed``: the members of ``F_t`` disclosed now for the first
+    time (``New_t``); ``repeated``: those disclosed at an earlier turn (``Rep_t``).
+    ``success``: nothing violated and the task solved; ``stall``: no new disclosure on a
+    turn that did not end the episode with a valid plan."""
 
     index: int
     plan: str
@@ -61,8 +77,10 @@ class Turn:
     feedback: str = field(default="", compare=False)
 
     @property
-    def respects_revealed(self) -> bool:
-        return self.solves_task and not self.repeated
+    def constraints_met(self) -> bool:
+        """The paper's ConPass: no world and no user constraint violated, established on
+        every step (the plan executes; a plan that does not is checked on a prefix only)."""
+        return self.executable and not self.violated
 
     def to_json(self) -> dict:
         return {"turn": self.index, "plan": self.plan, "verdict": self.verdict,
@@ -91,10 +109,16 @@ class Episode:
     world_total: int
     user_total: int
     world_ids: tuple[str, ...] = ()
+    protocol: str = "paper"
 
     @property
     def success(self) -> bool:
         return self.outcome == "success"
+
+    @property
+    def ends_valid(self) -> bool:
+        """ConPass at the terminal turn (what VPR counts)."""
+        return bool(self.turns) and self.turns[-1].constraints_met
 
     def revealed_of(self, kind: str) -> int:
         ids = set(self.world_ids)
@@ -109,23 +133,27 @@ class Episode:
     def to_json(self) -> dict:
         return {"task": self.task, "tier": self.tier, "outcome": self.outcome,
                 "world_total": self.world_total, "user_total": self.user_total,
-                "world_ids": list(self.world_ids),
+                "world_ids": list(self.world_ids), "protocol": self.protocol,
                 "turns": [t.to_json() for t in self.turns]}
 
     @classmethod
     def from_json(cls, d: dict) -> "Episode":
         return cls(d["task"], d["tier"], tuple(Turn.from_json(t) for t in d["turns"]),
-                   d["outcome"], d["world_total"], d["user_total"], tuple(d["world_ids"]))
+                   d["outcome"], d["world_total"], d["user_total"], tuple(d["world_ids"]),
+                   d.get("protocol", "paper"))
 
 
 class AdaptiveEnv:
     """One task under one tier of its profile (module docstring)."""
 
     def __init__(self, domain: A.Domain, problem: A.Problem, profile: Profile, tier: str, *,
-                 max_turns: int = DEFAULT_MAX_TURNS, patience: int = 2,
-                 task_id: str | None = None) -> None:
+                 max_turns: int = DEFAULT_MAX_TURNS, patience: int = DEFAULT_PATIENCE,
+                 protocol: str = "paper", task_id: str | None = None) -> None:
         if max_turns < 1 or patience < 1:
             raise ValueError("max_turns and patience must be at least 1")
+        if protocol not in PROTOCOLS:
+            raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}")
+        self.protocol = protocol
         self.domain, self.problem, self.profile, self.tier = domain, problem, profile, tier
         self.constraints: tuple[Constraint, ...] = profile.tier_constraints(tier)
         self.checker = ConstraintChecker(domain, problem, profile, self.constraints)
@@ -169,24 +197,24 @@ class AdaptiveEnv:
         index = len(self.turns) + 1
         known = {c.id for c in self.revealed}
         violated = result.violated
-        repeated = tuple(c for c in violated if c in known)
-        new = [c for c in violated if c not in known]
-        revealed_type = None
-        if any(self._by_id[c].type == "world" for c in new):
-            revealed_type = "world"
-        elif new:
-            revealed_type = "user"
-        revealed = tuple(c for c in new if self._by_id[c].type == revealed_type)
+        world = [c for c in violated if self._by_id[c].type == "world"]
+        user = [c for c in violated if self._by_id[c].type == "user"]
+        revealed_type = "world" if world else "user" if user else None
+        selected = world or user                      # F_t: the paper's rule
+        repeated = tuple(c for c in selected if c in known)
+        revealed = tuple(c for c in selected if c not in known)
         self.revealed.extend(self._by_id[c] for c in revealed)
-        success = result.solves_task and not violated
-        stall = bool(repeated) and not revealed
+        valid = result.executable and not violated   # ConPass, checked on every step
+        success = valid and result.solves_task
+        ends = valid and (success or self.protocol == "paper")
+        stall = not revealed and not ends and (self.protocol == "paper" or bool(violated))
         streak = 0
         for t in reversed(self.turns):
             if not t.stall:
                 break
             streak += 1
-        if success:
-            self.done, self.outcome = True, "success"
+        if ends:
+            self.done, self.outcome = True, "success" if success else "unsolved"
         elif stall and streak + 1 >= self.patience:
             self.done, self.outcome = True, "early_stop"
         elif index >= self.max_turns:
@@ -199,7 +227,7 @@ class AdaptiveEnv:
     def episode(self) -> Episode:
         world = tuple(c.id for c in self.constraints if c.type == "world")
         return Episode(self.task_id, self.tier, tuple(self.turns), self.outcome, len(world),
-                       len(self.constraints) - len(world), world)
+                       len(self.constraints) - len(world), world, self.protocol)
 
     # ----------------------------------------------------------------------- feedback
 
@@ -227,11 +255,14 @@ class AdaptiveEnv:
         hidden_left = [c for c in turn.violated if c not in turn.revealed
                        and c not in turn.repeated]
         if hidden_left:
-            lines.append("The plan also breaks hidden constraint(s) of another type, "
-                         "revealed once those above are respected.")
-        if self.outcome == "early_stop":
-            lines.append(f"Stopping: {self.patience} consecutive turns violated revealed "
-                         "constraints without triggering a new one.")
+            lines.append("The plan also breaks constraint(s) of the other type, "
+                         "reported once those above are respected.")
+        if self.outcome == "unsolved":
+            lines.append("Stopping: the plan meets every constraint, but does not solve "
+                         "the task.")
+        elif self.outcome == "early_stop":
+            lines.append(f"Stopping: {self.patience} consecutive turns disclosed no new "
+                         "constraint.")
         elif self.outcome == "max_turns":
             lines.append(f"Stopping: the budget of {self.max_turns} turns is used up.")
         return "\n".join(lines)

@@ -1,23 +1,24 @@
 """AdaPlanBench's metrics over finished episodes, with Wald 95% intervals, per tier.
 
-The paper names Acc, VPR, Avg Turns, AWRV, AURV, ATWC and ATUC; the text we could consult
-does not give their formulas, so the definitions below are ours, chosen to be exact and
-documented in ``docs/adaptive.md`` ("Metrics"):
+The definitions are the paper's (Liu et al. 2026, arXiv 2606.05622, Appendix "Metric
+Details"), over ``N`` episodes ``i`` of ``T_i`` turns, with ``F_{i,t}^x`` the constraints of
+type ``x`` in the turn-``t`` feedback (:mod:`.env`), ``D_{i,t}^x`` those disclosed before
+turn ``t`` and ``Rep_{i,t}^x = F_{i,t}^x & D_{i,t}^x``:
 
-* **Acc**: share of episodes that end in success (a plan that executes, reaches the goal
-  and violates no constraint of the hidden profile). Unit: episode.
-* **VPR** (valid plan rate): share of all turns whose plan solves the task and violates no
-  constraint revealed *before* that turn, i.e. valid with respect to what the agent had been
-  told. Unit: turn, pooled over episodes.
-* **Avg Turns**: mean number of turns per episode.
-* **AWRV / AURV**: mean number per episode of violations of already revealed world / user
-  constraints (each constraint counts once per turn that breaks it again).
-* **ATWC / ATUC**: mean number per episode of world / user constraints triggered
-  (revealed).
+* **Acc** ``= 1/N sum_i [ConPass_{i,T_i} and RubPass_{i,T_i}]``: the terminal plan violates
+  no constraint and passes the task check (our stand-in for the rubric judges: it executes
+  and reaches the goal), i.e. the episode ends in ``success``.
+* **VPR** ``= 1/N sum_i [ConPass_{i,T_i}]``: the terminal plan violates no constraint.
+* **Avg Turns** ``= 1/N sum_i T_i``.
+* **AWRV / AURV** ``= 1/N sum_i sum_t |Rep_{i,t}^w|`` (``^u``): repeated violations of
+  disclosed world / user constraints.
+* **ATWC / ATUC** ``= 1/N sum_i |U_t F_{i,t}^w| / T_i`` (``^u``): distinct world / user
+  constraints disclosed in the episode, per turn.
 
-Wald intervals: ``p +- 1.96 sqrt(p (1 - p) / n)`` for shares (the plain Wald interval, not clipped) and
-``m +- 1.96 s / sqrt(n)`` (``s`` the sample standard deviation) for means; ``None`` when
-``n < 2`` for means or ``n == 0``.
+Intervals: the paper gives Wald 95% intervals for Acc, ``p +- 1.96 sqrt(p (1 - p) / n)``
+with ``n`` the episodes (Appendix "Confidence Intervals"); we use the same for VPR (also a
+share of episodes) and, ours, ``m +- 1.96 s / sqrt(n)`` (``s`` the sample standard
+deviation) for the means. Not clipped; ``None`` when ``n == 0``, or ``n < 2`` for a mean.
 """
 from __future__ import annotations
 
@@ -78,16 +79,19 @@ def mean(values: list[float]) -> Estimate:
 
 def metrics(episodes: list[Episode]) -> dict[str, Estimate]:
     """The seven metrics of the module docstring over ``episodes``."""
-    turns = [t for e in episodes for t in e.turns]
     return {
         "Acc": proportion(sum(e.success for e in episodes), len(episodes)),
-        "VPR": proportion(sum(t.respects_revealed for t in turns), len(turns)),
+        "VPR": proportion(sum(e.ends_valid for e in episodes), len(episodes)),
         "Avg Turns": mean([len(e.turns) for e in episodes]),
         "AWRV": mean([e.repeated_of("world") for e in episodes]),
         "AURV": mean([e.repeated_of("user") for e in episodes]),
-        "ATWC": mean([e.revealed_of("world") for e in episodes]),
-        "ATUC": mean([e.revealed_of("user") for e in episodes]),
+        "ATWC": mean([_per_turn(e.revealed_of("world"), e) for e in episodes]),
+        "ATUC": mean([_per_turn(e.revealed_of("user"), e) for e in episodes]),
     }
+
+
+def _per_turn(count: int, episode: Episode) -> float:
+    return count / len(episode.turns) if episode.turns else 0.0
 
 
 def metrics_by_tier(episodes: list[Episode]) -> dict[str, dict[str, Estimate]]:
@@ -99,22 +103,26 @@ def metrics_by_tier(episodes: list[Episode]) -> dict[str, dict[str, Estimate]]:
 
 
 def per_turn(episodes: list[Episode], max_turn: int | None = None) -> dict[int, dict]:
-    """Turn ``t`` -> cumulative Acc (episodes solved by turn t, over all episodes) and the
-    VPR of the turn-t plans of the episodes still running at t (the degradation curve)."""
+    """Turn ``t`` -> cumulative Acc (episodes solved by turn ``t``, over all episodes) and,
+    over the episodes still running at ``t``, the share of turn-``t`` plans that pass the
+    task check (``solves``; the paper plots its rubric scores by turn) and that violate no
+    constraint (``valid``): the per-turn degradation curves."""
     last = max_turn or max((len(e.turns) for e in episodes), default=0)
     out = {}
     for t in range(1, last + 1):
         solved = sum(1 for e in episodes if e.success and len(e.turns) <= t)
         at_t = [e.turns[t - 1] for e in episodes if len(e.turns) >= t]
         out[t] = {"acc": proportion(solved, len(episodes)),
-                  "vpr": proportion(sum(x.respects_revealed for x in at_t), len(at_t))}
+                  "solves": proportion(sum(x.solves_task for x in at_t), len(at_t)),
+                  "valid": proportion(sum(x.constraints_met for x in at_t), len(at_t))}
     return out
 
 
 def render_markdown(episodes: list[Episode], title: str = "Adaptive planning") -> str:
     table = metrics_by_tier(episodes)
     lines = [f"# {title}", "",
-             "Wald 95% intervals; Acc and VPR in percent. Definitions: docs/adaptive.md.", "",
+             "Wald 95% intervals; Acc and VPR in percent. Definitions (AdaPlanBench's, "
+             "Appendix \"Metric Details\"): docs/adaptive.md.", "",
              "| tier | episodes | " + " | ".join(METRICS) + " |",
              "|---|---:|" + "---:|" * len(METRICS)]
     for tier, row in table.items():
@@ -125,19 +133,22 @@ def render_markdown(episodes: list[Episode], title: str = "Adaptive planning") -
 
 
 def plot_degradation(episodes: list[Episode], path: str | Path) -> None:
-    """The per-turn degradation plot: cumulative Acc and per-turn VPR by tier."""
+    """The per-turn degradation plot by tier: cumulative Acc, and the share of the turn's
+    plans that solve the task and that violate no constraint (:func:`per_turn`)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.5))
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(12, 3.5))
     for tier in dict.fromkeys(e.tier for e in episodes):
         curve = per_turn([e for e in episodes if e.tier == tier])
         xs = sorted(curve)
         ax1.plot(xs, [curve[t]["acc"].value * 100 for t in xs], marker="o", label=tier)
-        ax2.plot(xs, [curve[t]["vpr"].value * 100 for t in xs], marker="o", label=tier)
+        ax2.plot(xs, [curve[t]["solves"].value * 100 for t in xs], marker="o", label=tier)
+        ax3.plot(xs, [curve[t]["valid"].value * 100 for t in xs], marker="o", label=tier)
     ax1.set(xlabel="turn", ylabel="Acc by turn (%)", ylim=(0, 100))
-    ax2.set(xlabel="turn", ylabel="valid plans at turn (%)", ylim=(0, 100))
+    ax2.set(xlabel="turn", ylabel="plans solving the task (%)", ylim=(0, 100))
+    ax3.set(xlabel="turn", ylabel="plans meeting all constraints (%)", ylim=(0, 100))
     ax1.legend(title="tier")
     fig.tight_layout()
     fig.savefig(path)

@@ -91,16 +91,22 @@ class Constraint:
 @dataclass(frozen=True, slots=True)
 class Tier:
     """One tier: the ids of its constraints, a reference plan the solver found for them
-    (the proof of solvability), and the solver's statistics."""
+    (the proof of solvability), the solver's statistics, and construction's ``note``: what
+    its round kept and why (how many candidates were proved unsolvable, left open, ...),
+    the explanation when a round adds nothing."""
 
     name: str
     constraints: tuple[str, ...]
     reference_plan: tuple[str, ...] = ()
     proof: tuple[tuple[str, object], ...] = ()
+    note: str = ""
 
     def to_json(self) -> dict:
-        return {"name": self.name, "constraints": list(self.constraints),
-                "reference_plan": list(self.reference_plan), "proof": dict(self.proof)}
+        out = {"name": self.name, "constraints": list(self.constraints),
+               "reference_plan": list(self.reference_plan), "proof": dict(self.proof)}
+        if self.note:
+            out["note"] = self.note
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,7 +309,11 @@ def loads_profile(text: str, filename: str | None = None) -> Profile:
         proof = obj.get("proof", {})
         if not isinstance(proof, dict):
             raise _err("'proof' must be an object", path, filename)
-        tiers.append(Tier(name, tuple(members), tuple(plan), tuple(sorted(proof.items()))))
+        note = obj.get("note", "")
+        if not isinstance(note, str):
+            raise _err("'note' must be a string", f"{path}.note", filename)
+        tiers.append(Tier(name, tuple(members), tuple(plan), tuple(sorted(proof.items())),
+                          note))
     names = [t.name for t in tiers]
     if len(set(names)) != len(names):
         raise _err("tier names must be unique", "tiers", filename)

@@ -1,7 +1,10 @@
 """Batch runs: every profile x tier with one agent, one JSON line per episode.
 
 Rows already in the output (same task, tier and agent) are skipped, so an interrupted run
-resumes. A profile that cannot be loaded, or a tier the profile lacks, becomes a failure row
+resumes. The output is opened through :func:`planning_core.results_file.open_results`, like
+every batch command's: locked for the run (a second run on the same file stops at once) and
+cut after its last whole line (a run killed while writing leaves no torn row behind). A
+profile that cannot be loaded, or a tier the profile lacks, becomes a failure row
 (``{"task", "tier", "agent", "error"}``) and the batch goes on.
 """
 from __future__ import annotations
@@ -9,9 +12,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from planning_core.errors import InputError, PlanningError
+from planning_core.errors import PlanningError
+from planning_core.results_file import append_row, open_results
 from planning_core.validators.adaptive.agents import run_episode
-from planning_core.validators.adaptive.env import AdaptiveEnv
+from planning_core.validators.adaptive.env import DEFAULT_MAX_TURNS, AdaptiveEnv
 from planning_core.validators.adaptive.tasks import load_task
 
 __all__ = ["run_profiles"]
@@ -31,20 +35,18 @@ def _done(out: Path) -> set:
 
 
 def run_profiles(profiles: list[Path], make_agent, tiers: list[str], out: Path, *,
-                 max_turns: int = 10, agent_name: str = "agent") -> dict:
-    done = _done(out)
+                 max_turns: int = DEFAULT_MAX_TURNS, protocol: str = "paper",
+                 agent_name: str = "agent") -> dict:
+    f, _ = open_results(out)
     counts = {"run": 0, "skipped": 0, "failed": 0}
-    try:
-        f = open(out, "a", encoding="utf-8")
-    except OSError as err:
-        raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
     with f:
+        done = _done(out)
         for path in profiles:
             try:
                 profile, domain, problem = load_task(path)
             except PlanningError as err:
-                f.write(json.dumps({"task": str(path), "tier": None, "agent": agent_name,
-                                    "error": str(err)}) + "\n")
+                append_row(f, {"task": str(path), "tier": None, "agent": agent_name,
+                               "error": str(err)})
                 counts["failed"] += 1
                 continue
             task_id = str(path)
@@ -54,13 +56,12 @@ def run_profiles(profiles: list[Path], make_agent, tiers: list[str], out: Path, 
                     continue
                 try:
                     env = AdaptiveEnv(domain, problem, profile, tier, max_turns=max_turns,
-                                      task_id=task_id)
+                                      protocol=protocol, task_id=task_id)
                     row = dict(run_episode(env, make_agent()).to_json(), agent=agent_name)
                     counts["run"] += 1
                 except PlanningError as err:
                     row = {"task": task_id, "tier": tier, "agent": agent_name,
                            "error": str(err)}
                     counts["failed"] += 1
-                f.write(json.dumps(row) + "\n")
-                f.flush()
+                append_row(f, row)
     return counts

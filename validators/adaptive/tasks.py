@@ -92,6 +92,8 @@ def build_many(tasks: list[TaskRef], out: Path, *, seed: int = 0, rounds: int = 
             target.write_text(dump_profile(replace(profile, filename=str(target))),
                               encoding="utf-8")
             row["tiers"] = {t.name: len(t.constraints) for t in profile.tiers}
+            if profile.tiers and not profile.tiers[-1].constraints:
+                row["note"] = profile.tiers[-1].note      # why the task admits none
         except PlanningError as err:
             row["error"] = str(err)
             if hasattr(err, "proof"):
