@@ -276,6 +276,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.batch is not None:
         if args.files:
             raise InputError("--batch takes its plans from the manifest; give no FILE as well")
+        if args.verbose or args.silent:
+            raise InputError("--batch writes one JSON row per plan; -v, -s and -S are for "
+                             "validating FILEs")
         from planning_core.cli.validate_batch import run_batch
 
         return run_batch(args.batch, out_path=args.out, executor_args=args,

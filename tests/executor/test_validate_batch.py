@@ -157,6 +157,8 @@ def test_batch_refuses_files_and_file_mode_refuses_batch_options(tmp_path, capsy
     assert "give no FILE" in capsys.readouterr().err
     assert validate_main(["--batch", str(manifest)]) == 2
     assert "no plans in the manifest" in capsys.readouterr().err
+    assert validate_main(["--batch", str(manifest), "-v"]) == 2
+    assert "-v, -s and -S are for validating FILEs" in capsys.readouterr().err
     (tmp_path / "p.plan").write_text(plan)
     assert validate_main([str(tmp_path / "p.plan"), domain, problem, "--out", "x"]) == 2
     assert "--out is an option of --batch" in capsys.readouterr().err
