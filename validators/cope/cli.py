@@ -153,6 +153,20 @@ def _executor(args: argparse.Namespace, tasks: int):
     return executor
 
 
+def _progress(bar) -> Callable[[object], None]:
+    """What a finished check does to the progress bar: one more, and the running count of
+    pairs that agree with their label."""
+    agreed = 0
+
+    def done(check) -> None:
+        nonlocal agreed
+        agreed += check.verdict == "agrees"
+        bar.set_postfix_str(f"agrees {agreed}", refresh=False)
+        bar.update()
+
+    return done
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from planning_core.validators.cope.check import count_verdicts, iter_checks
     from planning_core.validators.cope.report import render_check_report
@@ -169,7 +183,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         with _executor(args, len(pairs)) as executor, \
                 _bar(len(pairs), args.no_progress, "pair") as bar:
             checks = tuple(iter_checks(pairs, executor, time_limit=args.time_limit,
-                                       on_done=lambda _: bar.update()))
+                                       on_done=_progress(bar)))
     if args.json:
         for check in checks:
             print(json.dumps(check.to_json()))
@@ -211,7 +225,7 @@ def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
         with _executor(args, len(todo)) as executor, \
                 _bar(len(todo), args.no_progress, "pair") as bar:
             for check in iter_checks(todo, executor, time_limit=args.time_limit,
-                                     on_done=lambda _: bar.update()):
+                                     on_done=_progress(bar)):
                 append_row(handle, check.to_json())
                 known[check.key] = check
     return tuple(known[pair.key] for pair in pairs)
