@@ -47,7 +47,7 @@ class RelaxedTask:
 
     __slots__ = ("task", "n_facts", "op_pre", "op_npre", "op_add", "op_addmask",
                  "op_killmask", "op_cost", "op_action", "pre_of", "free_ops", "goal_ids",
-                 "goal_mask", "n_ops", "op_base")
+                 "goal_mask", "n_ops", "op_base", "_excluded")
 
     def __init__(self, task: Task) -> None:
         self.task = task
@@ -106,12 +106,20 @@ class RelaxedTask:
         self.goal_ids = bits(task.goal_pos)
         self.goal_mask = task.goal_pos
         self.n_ops = len(op_pre)
+        self._excluded: dict[int, frozenset[int]] = {}
 
     def excluded_ops(self, forbidden: int) -> frozenset[int]:
-        """Operators removed when no fact of ``forbidden`` may ever be added."""
+        """Operators removed when no fact of ``forbidden`` may ever be added (kept per mask:
+        a search with a forbidden fact asks once per evaluated state)."""
         if not forbidden:
             return frozenset()
-        return frozenset(o for o, m in enumerate(self.op_killmask) if m & forbidden)
+        found = self._excluded.get(forbidden)
+        if found is None:
+            if len(self._excluded) >= 256:
+                self._excluded.clear()
+            found = self._excluded[forbidden] = frozenset(
+                o for o, m in enumerate(self.op_killmask) if m & forbidden)
+        return found
 
 
 _CACHE: IdentityCache[RelaxedTask] = IdentityCache(64)

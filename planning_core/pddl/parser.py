@@ -7,9 +7,9 @@ positions are unaffected.
 
 Every failure is a :class:`~planning_core.errors.PDDLSyntaxError` with file, line and
 column, what was found, what was expected and a breadcrumb of where in the file it happened
-(the wording is :mod:`.syntax_errors`'). A large problem's flat ``:init`` is read by a regex
-first (:mod:`.fast_init`). All parser state lives in one :class:`_PddlParser`, built on
-first use.
+(the wording is :mod:`.syntax_errors`'). A problem's flat ``:init`` and a goal that is a
+conjunction of flat atoms are read by regexes first (:mod:`.fast_init`). All parser
+state lives in one :class:`_PddlParser`, built on first use.
 """
 from __future__ import annotations
 
@@ -496,6 +496,9 @@ def parse(text: str, filename: str | None = None) -> A.Domain | A.Problem:
     flat = fast_init.flat_init(lowered) if len(lowered) > fast_init.FAST_INIT_MIN else None
     if flat is not None:
         lowered = flat.blanked
+    goal = fast_init.flat_goal(lowered) if len(lowered) > fast_init.FAST_INIT_MIN else None
+    if goal is not None:
+        lowered = goal.blanked
     try:
         result = parser.parse(lowered)
     except UnexpectedInput as err:
@@ -515,6 +518,8 @@ def parse(text: str, filename: str | None = None) -> A.Domain | A.Problem:
     if flat is not None and isinstance(result, A.Problem):
         result = replace(result, init=flat.atoms + result.init,
                          numeric_init=flat.numeric + result.numeric_init)
+    if goal is not None and isinstance(result, A.Problem) and result.goal == A.And(()):
+        result = replace(result, goal=A.And(goal.atoms))
     return _with_filename(result, filename)
 
 

@@ -25,6 +25,7 @@ from planning_core.validators.acp.answers.parsers import (
     parse_effects,
     parse_index,
 )
+from planning_core.validators.acp.answers import parsers as P
 
 TASKS = ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")
 
@@ -519,3 +520,91 @@ def test_gold_answers_parse_back(shared_data, task):
             assert parse(text) == expected, (record["id"], text)
             checked += 1
     assert checked >= 3 * 40
+
+
+# ------------------------------------------------------------------ the plain fast path
+
+_PLAIN_CASES = ["(a x) (b y)", "(none)", "(a) ,(b)", "(a)\n\n(b)", "(a 0b)", "(a),", "(A B)",
+                "(a b) (a b)", "(a 1 2)", "(a)\r\n(b)", " (a x)\n", "(a x).", "(a x),\n(b y)",
+                "(a\tx)", "(a x)\n, (b y)", "(a x) None", "(a b-1 c_2)", "(a -1)", "( a b )",
+                "(a x) (b none)", "(a x); (b y)", "(a x)\n- (b y)", "(a, x)"]
+
+
+def _full(read, text):
+    try:
+        return P._over_regions(text, read)
+    except UnparseableAnswer as err:
+        return err.reason
+
+
+def _assert_plain_agrees(text):
+    fast = P._plain(text)
+    if fast is not None:
+        assert fast == _full(P._read_list, text), text
+    one = P._plain_single(text)
+    if one is not None:
+        for allow_none, what in ((True, "atom"), (False, "action")):
+            assert one == _full(lambda r: P._read_single(r, allow_none=allow_none, what=what),
+                                text), text
+
+
+@pytest.mark.parametrize("text", _PLAIN_CASES)
+def test_plain_fast_path_gives_the_grammars_reading(text):
+    _assert_plain_agrees(text)
+
+
+def test_plain_fast_path_reads_the_common_shapes():
+    assert P._plain("(a x) (B y)") == (GroundName("a", ("x",)), GroundName("b", ("y",)))
+    assert P._plain_single("(a x)\n") == GroundName("a", ("x",))
+    for text in ("(none)", "(a x) None", "(a x).", "(a, x)", "x (a x)"):
+        assert P._plain(text) is None, text
+
+
+def test_plain_fast_path_agrees_on_every_dev_gold_and_wrong_answer(shared_data):
+    from planning_core.validators.acp.gold import gold_answer
+    from planning_core.validators.acp.perturb import perturbations
+    from planning_core.validators.acp.problem import ProblemCache
+    from planning_core.validators.acp.records import Question
+
+    cache = ProblemCache()
+    hits = 0
+    for task in ("app", "just", "reach", "areach", "land", "nexta"):
+        rows = json.loads((shared_data / "acpbench_hard" / task / "dev.gen.json").read_text())
+        for q in map(Question.from_record, rows):
+            info = cache.get(q.domain_text, q.problem_text)
+            for text in [gold_answer(q, cache), *(p.response for p in perturbations(q, info))]:
+                hits += P._plain(text) is not None
+                _assert_plain_agrees(text)
+    assert hits > 500
+
+
+_PLAIN_EFFECT_CASES = ["[(empty-ferry), (at c2 l1)] [(on c2)]", "[(a)] []", "[] []",
+                       "[(a) (b)];[(c)]", "[(a), (b)], [(c)]", "[(a),] [(c)]", "[(none)] []",
+                       "[(a x)]  [(b y)]\n", "[ (a x) , (b y) ] [ ]", "[(a x)] [(b y)] [(c)]",
+                       "[(a x)]\n[(b y)]", "[(A X)] [(b 1)]", "[[(a)], [(b)]]"]
+
+
+@pytest.mark.parametrize("text", _PLAIN_EFFECT_CASES)
+def test_plain_effects_fast_path_gives_the_grammars_reading(text):
+    fast = P._plain_effects(text)
+    if fast is not None:
+        assert fast == _full(P._read_effects, text), text
+
+
+def test_plain_effects_fast_path_agrees_on_every_dev_prog_answer(shared_data):
+    from planning_core.validators.acp.gold import gold_answer
+    from planning_core.validators.acp.perturb import perturbations
+    from planning_core.validators.acp.problem import ProblemCache
+    from planning_core.validators.acp.records import Question
+
+    cache = ProblemCache()
+    hits = 0
+    rows = json.loads((shared_data / "acpbench_hard" / "prog" / "dev.gen.json").read_text())
+    for q in map(Question.from_record, rows):
+        info = cache.get(q.domain_text, q.problem_text)
+        for text in [gold_answer(q, cache), *(p.response for p in perturbations(q, info))]:
+            fast = P._plain_effects(text)
+            if fast is not None:
+                hits += 1
+                assert fast == _full(P._read_effects, text), text
+    assert hits > 150

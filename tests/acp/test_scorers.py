@@ -26,21 +26,42 @@ def test_registry_covers_the_eight_tasks():
 
 # ----------------------------------------------------------------------------- app
 
-@pytest.mark.parametrize("response,value", [
-    ("(move r0 r1) (pick c r0)", 1),
-    ("(PICK c r0), (move r0 r1), (pick c r0)", 1),           # a set: order, case, repeats
-    ("(move r0 r1)", 0),                                      # one dropped
-    ("(move r0 r1) (pick c r0) (fly r0)", 0),                 # undeclared one added
-    ("(move r0 r1) (pick c r0) (move r1 r2)", 0),             # inapplicable one added
-    ("None", 0),
+@pytest.mark.parametrize("response,value,evidence,reason", [
+    ("(move r0 r1) (pick c r0)", 1, "stored-set", "all 2"),
+    ("(PICK c r0), (move r0 r1), (pick c r0)", 1, "stored-set", "all 2"),  # a set
+    ("(move r0 r1)", 0, "lifted-check", "missing (pick c r0)"),            # one dropped
+    ("(move r0 r1) (pick c r0) (fly r0)", 0, "lifted-check",               # undeclared
+     "not applicable (fly r0)"),
+    ("(move r0 r1) (pick c r0) (move r1 r2)", 0, "lifted-check",           # inapplicable
+     "not applicable (move r1 r2)"),
+    ("None", 0, "lifted-check", "missing (move r0 r1)"),
 ])
-def test_app(scorer, response, value):
-    check(scorer, "app", response, value, "computed-set")
+def test_app(scorer, response, value, evidence, reason):
+    s = check(scorer, "app", response, value, evidence)
+    assert s.reason.startswith(reason), s
+
+
+@pytest.mark.parametrize("response", [
+    "(move r0 r1)",
+    "(move r0 r1) (pick c r0) (fly r0)",
+    "(move r0 r1) (pick c r0) (move r1 r2)",
+    "None",
+])
+def test_app_without_witness_checks_is_computed(monkeypatch, scorer, response):
+    # with no lifted check allowed, a wrong answer is decided on the computed set
+    from planning_core.validators.acp.scorers import state
+
+    monkeypatch.setattr(state, "APP_WITNESS_CHECKS", 0)
+    check(scorer, "app", response, 0, "computed-set")
 
 
 def test_app_ignores_a_wrong_stored_set(scorer):
+    # no action of the difference proves the answer wrong, so the set is computed
     check(scorer, "app", "(move r0 r1) (pick c r0)", 1, "computed-set",
           answer=["(move r0 r1)"])
+    # a stored set that lists an inapplicable action cannot make an answer right
+    check(scorer, "app", "(move r0 r1) (pick c r0)", 1, "computed-set",
+          answer=["(move r0 r1)", "(pick c r0)", "(move r1 r2)"])
 
 
 def test_unparseable_answer_is_wrong(scorer):
@@ -50,21 +71,42 @@ def test_unparseable_answer_is_wrong(scorer):
 
 # ----------------------------------------------------------------------------- prog
 
-@pytest.mark.parametrize("response,value", [
-    ("[(at r1), (lit r1)] [(at r0)]", 1),
-    ("Positive effects: (lit r1) (at r1)\nNegative effects: (at r0)", 1),
-    ("[(at r1)] [(at r0)]", 0),                               # conditional effect missed
-    ("[(at r1), (lit r1), (at r0)] []", 0),                   # effect moved between lists
-    ("[(at r0)] [(at r1), (lit r1)]", 0),                     # swapped
+@pytest.mark.parametrize("response,value,evidence", [
+    ("[(at r1), (lit r1)] [(at r0)]", 1, "stored-set"),
+    ("Positive effects: (lit r1) (at r1)\nNegative effects: (at r0)", 1, "stored-set"),
+    ("[(at r1)] [(at r0)]", 0, "simulation"),                 # conditional effect missed
+    ("[(at r1), (lit r1), (at r0)] []", 0, "simulation"),     # effect moved between lists
+    ("[(at r0)] [(at r1), (lit r1)]", 0, "simulation"),       # swapped
 ])
-def test_prog(scorer, response, value):
-    check(scorer, "prog", response, value, "computed-set")
+def test_prog(scorer, response, value, evidence):
+    check(scorer, "prog", response, value, evidence)
+
+
+@pytest.mark.parametrize("response,value", [
+    ("[(at r1)] [(at r0)]", 0),
+    ("[(at r1), (lit r1), (at r0)] []", 0),
+    ("[(at r0)] [(at r1), (lit r1)]", 0),
+    ("[(at r0)] [(at r1)]", 0),
+])
+def test_prog_on_the_ground_task_gives_the_same_verdicts(monkeypatch, response, value):
+    # with no lifted simulation allowed, the action and its effects come from the ground task
+    from planning_core.validators.acp.scorers import state
+
+    lifted = check(AnswerScorer(time_limit=10), "prog", response, value, "simulation")
+    monkeypatch.setattr(state, "PROG_LIFTED_CANDIDATES", 0)
+    s = check(AnswerScorer(time_limit=10), "prog", response, value, "computed-set")
+    assert s.reason == lifted.reason
 
 
 def test_prog_conditional_effect_off_when_condition_false(scorer):
     dark = PROBLEM.replace("(lit r0)", "")
-    check(scorer, "prog", "[(at r1)] [(at r0)]", 1, "computed-set",
+    check(scorer, "prog", "[(at r1)] [(at r0)]", 1, "stored-set",
           answer={"pos": ["(at r1)"], "neg": ["(at r0)"]}, problem=dark)
+    # the stored effects (lit r1 made true) are wrong here: the computed ones decide
+    check(scorer, "prog", "[(at r1)] [(at r0)]", 1, "simulation", problem=dark)
+    # an answer equal to the stored effects is taken as right without computing them: the
+    # shortcut trusts the stored data (sound on every dev question, test_scorers_dev.py)
+    check(scorer, "prog", "[(at r1), (lit r1)] [(at r0)]", 1, "stored-set", problem=dark)
 
 
 # ----------------------------------------------------------------------------- reach
@@ -235,8 +277,8 @@ def test_score_api_takes_dataset_rows_and_questions():
     row = record("app")
     s1 = score(row, "(move r0 r1) (pick c r0)")
     s2 = score(Question.from_record(row), "(move r0 r1) (pick c r0)", time_limit=5)
-    assert s1 == s2 == Score(1, s1.reason, "computed-set")
-    assert s1.to_json() == {"score": 1, "reason": s1.reason, "evidence": "computed-set"}
+    assert s1 == s2 == Score(1, s1.reason, "stored-set")
+    assert s1.to_json() == {"score": 1, "reason": s1.reason, "evidence": "stored-set"}
 
 
 def test_score_values_are_checked():

@@ -99,3 +99,74 @@ def test_stored_next_actions_agree_with_h_star(shared_data, scorer):
                 assert (s.value, s.evidence) == (value, "h-star"), (q.id, action, s)
                 checked += 1
     assert checked > 40
+
+
+def test_app_stored_sets_are_sound_and_the_shortcut_agrees_with_computation(shared_data,
+                                                                             scorer):
+    """app decides from the stored applicable set (``stored-set``) and lifted checks of one
+    action (``lifted-check``); both must give the computed verdict on every dev question.
+    The stored set equals the computed one on every question (what makes ``stored-set``
+    sound), and gold, the four wrong answers and a None answer get the verdict that the
+    comparison with the computed set gives."""
+    from planning_core.validators.acp.problem import atom_key
+    from planning_core.validators.acp.answers.parsers import ANSWER_PARSERS
+
+    kinds = set()
+    for q in dev_questions(shared_data, "app"):
+        info = scorer.context(q).info
+        truth = info.applicable_names()
+        assert {atom_key(a) for a in ANSWER_PARSERS["app"](", ".join(q.answer))} == truth, q.id
+        responses = [gold_answer(q, scorer.cache), "None",
+                     *(p.response for p in perturbations(q, info))]
+        for response in responses:
+            s = scorer(q, response)
+            computed = int({atom_key(a) for a in ANSWER_PARSERS["app"](response)} == truth)
+            assert s.value == computed and s.evidence != "computed-set", (q.id, response, s)
+            kinds.add(s.evidence)
+    assert kinds == {"stored-set", "lifted-check"}
+
+
+def test_prog_stored_effects_are_sound_and_the_shortcut_agrees_with_computation(shared_data,
+                                                                                scorer):
+    """prog takes an answer equal to the stored effects as right (``stored-set``); on every
+    dev question the stored effects equal the computed ones, and gold and the four wrong
+    answers get the verdict that the comparison with the computed effects gives."""
+    from planning_core.validators.acp.answers.parsers import ANSWER_PARSERS
+    from planning_core.validators.acp.problem import atom_key
+    from planning_core.validators.acp.question_text import (effects_of, prog_action,
+                                                            stored_effects)
+
+    kinds = set()
+    for q in dev_questions(shared_data, "prog"):
+        info = scorer.context(q).info
+        task = info.task
+        truth = effects_of(task, task.init, prog_action(q, task))
+        assert stored_effects(q) == truth, q.id
+        for response in [gold_answer(q, scorer.cache),
+                         *(p.response for p in perturbations(q, info))]:
+            pos, neg = ANSWER_PARSERS["prog"](response)
+            computed = int(({atom_key(a) for a in pos}, {atom_key(a) for a in neg}) == truth)
+            s = scorer(q, response)
+            assert s.value == computed, (q.id, response, s)
+            kinds.add(s.evidence)
+    assert "stored-set" in kinds and kinds <= {"stored-set", "simulation", "computed-set"}
+
+
+def test_prog_action_found_without_grounding_is_the_ground_tasks(shared_data, scorer):
+    """The lifted search for a prog question's action (simulating the actions over the
+    objects it mentions) picks the action and effects that the ground task gives."""
+    from planning_core.validators.acp.question_text import effects_of, prog_action
+    from planning_core.validators.acp.scorers.base import ScoreContext
+    from planning_core.validators.acp.scorers.state import lifted_prog_effects
+
+    lifted = 0
+    for q in dev_questions(shared_data, "prog"):
+        info = scorer.context(q).info
+        found = lifted_prog_effects(q, ScoreContext(info))
+        if found is None:
+            continue
+        task = info.task
+        action = prog_action(q, task)
+        assert (str(found[0]), found[1]) == (str(action), effects_of(task, task.init, action))
+        lifted += 1
+    assert lifted >= 35

@@ -33,6 +33,19 @@ def test_acp_answer_regions_are_linear(text):
 
 
 @pytest.mark.parametrize("text", [
+    "(a) " * 4000 + "(",                 # an ambiguous separator made the miss exponential
+    "(a) , " * 3000 + "(",
+    "[" + "(a) " * 3000 + "] [(b)",
+    "[" + "(a)  ;  " * 2000 + "] [(b)]x",
+    "(a" + " b" * 9000 + " !)",
+])
+def test_acp_plain_answer_fast_path_fails_linearly(text):
+    from planning_core.validators.acp.answers import parsers
+
+    assert parsers._plain(text) is None and parsers._plain_effects(text) is None
+
+
+@pytest.mark.parametrize("text", [
     "{" * 100_000,                       # a failed decode counted lines from the start
     "[" * 100_000,                       # RecursionError in the JSON decoder
     "[" * 2000 + "]" * 2000,

@@ -230,3 +230,46 @@ def test_numeric_fluents_are_named_as_unsupported(condition, effect, what):
             f":precondition {condition} :effect {effect}))")
     with pytest.raises(UnsupportedFeature, match=re.escape(what) + " needs numeric fluents"):
         parse(text)
+
+
+_GOAL_PROBLEM = ("(define (problem g) (:domain d)\n  (:objects a b c - thing)\n"
+                 "  (:init (p a) (q b c) ; a comment\n   (p b))\n"
+                 "  (:goal (and (p c) ; first\n     (q a b)\n  (r))))\n")
+
+
+@pytest.mark.parametrize("goal,fast", [
+    ("(and (p c) ; first\n     (q a b)\n  (r))", True),
+    ("(AND (P C) (q a b))", True),
+    ("(and (p c) (not (q a b)))", False),                    # a connective inside
+    ("(and (p c) (q ?x b))", False),                         # a variable
+    ("(and (p c) (not))", False),                            # a keyword as a name
+    ("(and (p c) (at end))", False),
+    ("(p c)", False),                                        # no conjunction
+    ("(and)", False),
+])
+def test_flat_goal_fast_path_equals_grammar(monkeypatch, goal, fast):
+    from planning_core.pddl import fast_init as P
+
+    text = _GOAL_PROBLEM.replace("(and (p c) ; first\n     (q a b)\n  (r))", goal)
+    assert (P.flat_goal(text.lower()) is not None) == fast
+    try:
+        quick = parse(text)
+    except PDDLSyntaxError as err:
+        quick = (err.line, err.column, str(err))
+    monkeypatch.setattr(P, "flat_goal", lambda _text: None)
+    try:
+        slow = parse(text)
+    except PDDLSyntaxError as err:
+        slow = (err.line, err.column, str(err))
+    assert quick == slow
+    if isinstance(quick, A.Problem) and isinstance(quick.goal, A.And):
+        assert [a.pos for a in quick.goal.parts] == [a.pos for a in slow.goal.parts]
+        if fast:
+            assert quick.goal.parts[0].pos == A.Pos(5, 16)
+
+
+def test_errors_after_a_fast_goal_keep_their_position():
+    text = _GOAL_PROBLEM.replace("(r))))", "(r)) %))")
+    with pytest.raises(PDDLSyntaxError) as info:
+        parse(text)
+    assert (info.value.line, info.value.column) == (7, 8)

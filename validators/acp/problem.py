@@ -91,6 +91,8 @@ class ProblemInfo:
     * ``simulations``: a step sequence -> its validation report from the state;
     * ``verdicts``: (task, atom or action) -> a known verdict on it (reach, areach, land);
     * ``none_verdicts``: task -> the known verdict on a ``None`` answer;
+    * ``prog_actions``: a prog question's text -> its action and effects found without
+      grounding, or None when the ground task must decide;
     * ``goal_plan``: whether the goal is reachable from the state, and the facts true along
       one plan (atoms off that plan are not landmarks).
 
@@ -113,6 +115,7 @@ class ProblemInfo:
     simulations: dict[tuple[GroundName, ...], ValidationReport] = field(default_factory=dict)
     verdicts: dict[tuple[str, object], Score] = field(default_factory=dict)
     none_verdicts: dict[str, Score] = field(default_factory=dict)
+    prog_actions: dict[str, tuple | None] = field(default_factory=dict)
     goal_plan: tuple | None = None  # (Status, facts along one plan), set by the land scorer
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

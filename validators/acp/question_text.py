@@ -16,6 +16,7 @@ tie between them does not matter.
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from planning_core.ground.facts import GroundAction, bits
 from planning_core.ground.task import Task
@@ -23,7 +24,8 @@ from planning_core.ground.task import Task
 from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.records import BadQuestion, Question
 
-__all__ = ["effects_of", "prog_action", "question_plan"]
+__all__ = ["action_words", "choose_action", "effects_of", "prog_action", "question_plan",
+           "stored_effects"]
 
 _QUOTED = re.compile(r'"([^"]*\([^"]*)"')
 _ACTION = re.compile(r"\(([^()]*)\)")
@@ -56,7 +58,9 @@ def effects_of(task: Task, state: int, action: GroundAction
             frozenset(atom(i) for i in bits(changed & state)))
 
 
-def _stored_effects(q: Question) -> tuple[frozenset, frozenset]:
+def stored_effects(q: Question) -> tuple[frozenset, frozenset]:
+    """The stored positive and negative effects as atom keys."""
+
     def atoms(items) -> frozenset:
         out = set()
         for text in items or ():
@@ -66,13 +70,18 @@ def _stored_effects(q: Question) -> tuple[frozenset, frozenset]:
     return atoms(q.answer.get("pos")), atoms(q.answer.get("neg"))
 
 
-def prog_action(q: Question, task: Task) -> GroundAction:
-    """The applicable action a prog question describes (see the module docstring)."""
+def action_words(q: Question) -> tuple[str, set[str]]:
+    """The English text naming a prog question's action (lower case) and its words."""
     match = re.search(r'action\s+"([^"]+)"', q.question) or re.search(r'"([^"]+)"', q.question)
     text = (match.group(1) if match else q.question).lower()
-    words = set(_WORD.findall(text))
-    state = task.init
-    applicable = [a for a in task.applicable(state) if set(a.args) <= words]
+    return text, set(_WORD.findall(text))
+
+
+def choose_action(q: Question, text: str, words: set[str], applicable: list,
+                  effects: Callable[[object], tuple]) -> object:
+    """Among ``applicable`` (actions with ``name`` and ``args`` all mentioned in ``words``,
+    in the ground task's order), the one the question describes; ``effects(action)`` gives
+    its (positive, negative) effects (see the module docstring)."""
     if not applicable:
         raise BadQuestion(f"question {q.id}: no applicable action matches {text!r}")
     best = max(len(set(a.args)) for a in applicable)
@@ -81,13 +90,21 @@ def prog_action(q: Question, task: Task) -> GroundAction:
         named = [a for a in candidates
                  if set(w for w in re.split(r"[-_]", a.name) if w) <= words]
         candidates = named or candidates
-    effects = {a: effects_of(task, state, a) for a in candidates}
-    if len(set(effects.values())) > 1:
-        stored = _stored_effects(q)
-        agreeing = [a for a in candidates if effects[a] == stored]
+    found = {a: effects(a) for a in candidates}
+    if len(set(found.values())) > 1:
+        stored = stored_effects(q)
+        agreeing = [a for a in candidates if found[a] == stored]
         if not agreeing:
             listed = ", ".join(str(a) for a in candidates[:4])
             raise BadQuestion(f"question {q.id}: {text!r} may be any of {listed}, and none "
                               "has the stored effects")
         candidates = agreeing
     return candidates[0]
+
+
+def prog_action(q: Question, task: Task) -> GroundAction:
+    """The applicable action a prog question describes (see the module docstring)."""
+    text, words = action_words(q)
+    state = task.init
+    applicable = [a for a in task.applicable(state) if set(a.args) <= words]
+    return choose_action(q, text, words, applicable, lambda a: effects_of(task, state, a))

@@ -52,6 +52,10 @@ EVIDENCE: dict[str, str] = {
     "stored-no": "the answer is in the dataset's set of known wrong answers",
     "stored-none": "a None answer, settled by the stored set: right iff it is empty",
     "computed-set": "compared with the set computed from the ground task",
+    "stored-set": "the answer equals the dataset's stored set (app applicable actions, prog "
+                  "effects: sound on every dev question)",
+    "lifted-check": "one action checked in the state by the lifted simulator (no grounding): "
+                    "a listed action that does not apply, or a missed one that does",
     "in-state": "true (or applicable) in the question's state",
     "static-true": "a static atom that holds in every state",
     "static-false": "a static atom or precondition that is false, so it never holds",

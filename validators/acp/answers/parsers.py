@@ -25,11 +25,13 @@ dropped), or the lines above its trailing prose ("(a x)" then "This holds becaus
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 
 from planning_core.validators.acp.answers.grammar import (Answer, Found, Group, Item, NoneMark,
                                                           Node, parse_with)
-from planning_core.validators.acp.answers.text import (MAX_BARE_WORDS, PROSE_WORDS,
+from planning_core.validators.acp.answers.text import (MAX_ANSWER_CHARS, MAX_BARE_WORDS,
+                                                       PROSE_WORDS,
                                                        answer_regions, for_grammar, paragraphs,
                                                        says_none, split_effects,
                                                        starts_with_none)
@@ -40,6 +42,69 @@ __all__ = ["ANSWER_PARSERS", "Effects", "GroundName", "UnparseableAnswer", "pars
            "parse_effects", "parse_index"]
 
 Effects = tuple[tuple[GroundName, ...], tuple[GroundName, ...]]
+
+
+# ------------------------------------------------------------------ fast path
+
+_PLAIN_ITEM = (r"\(([ \t]*[A-Za-z][A-Za-z0-9_\-]*"
+               r"(?:[ \t]+(?:[A-Za-z][A-Za-z0-9_\-]*|[0-9]+))*)[ \t]*\)")
+# Separators are unambiguous (spaces before a comma only with the comma), so a failing
+# match backtracks linearly, not exponentially, on a long answer.
+_PLAIN_LIST = re.compile(rf"\s*(?:{_PLAIN_ITEM}(?:[ \t]*,)?\s*)+")
+_PLAIN_FIND = re.compile(_PLAIN_ITEM)
+
+
+def _plain(text: object) -> tuple[GroundName, ...] | None:
+    """The actions of an answer that is nothing but parenthesised actions, else None.
+
+    Most answers are written ``(a x) (b y)``, one per line or comma-separated; one regex
+    reads those about 20 times faster than the grammar (issue 12), with the grammar's
+    result: names and arguments as its ``NAME``/``NUMBER`` terminals spell them, and no
+    markers, prose, brackets or ``None`` (a word ``none`` anywhere leaves it to the
+    grammar). Anything else returns None and goes through the full reading below.
+    """
+    if (not isinstance(text, str) or len(text) > MAX_ANSWER_CHARS
+            or _PLAIN_LIST.fullmatch(text) is None):
+        return None
+    out = []
+    for match in _PLAIN_FIND.finditer(text):
+        words = match.group(1).split()
+        if any(w.lower() == "none" for w in words):
+            return None
+        out.append(GroundName(words[0], tuple(words[1:])))
+    return tuple(out)
+
+
+_PLAIN_SIDE = (rf"\[[ \t]*(?:{_PLAIN_ITEM}(?:[ \t]*(?:[,;][ \t]*)?{_PLAIN_ITEM})*)?"
+               rf"[ \t]*\]")
+_PLAIN_EFFECTS = re.compile(
+    rf"\s*(?P<pos>{_PLAIN_SIDE})[ \t]*(?:,[ \t]*)?(?P<neg>{_PLAIN_SIDE})\s*")
+
+
+def _plain_effects(text: object) -> Effects | None:
+    """``[(a x), (b y)] [(c z)]``: two bracketed lists of plain actions on one line, read
+    without the grammar, with its reading (positive, then negative); else None."""
+    if not isinstance(text, str) or len(text) > MAX_ANSWER_CHARS:
+        return None
+    match = _PLAIN_EFFECTS.fullmatch(text)
+    if match is None:
+        return None
+    sides = []
+    for side in (match.group("pos"), match.group("neg")):
+        inner = side[1:-1]
+        found = _plain(inner) if inner.strip() else ()
+        if found is None:
+            return None
+        sides.append(found)
+    return sides[0], sides[1]
+
+
+def _plain_single(text: object) -> GroundName | None:
+    """The one action of a plain answer (:func:`_plain`) naming exactly one, else None."""
+    found = _plain(text)
+    if found and len(set(found)) == 1:
+        return found[0]
+    return None
 
 
 # ------------------------------------------------------------------ shared steps
@@ -182,17 +247,17 @@ def _read_single(region: str, *, allow_none: bool, what: str) -> GroundName | No
 
 def parse_atom_or_none(text: object) -> GroundName | None:
     """One ground atom, or None (tasks reach and land). ``at a0 l0-2`` is accepted."""
-    return _over_regions(text, lambda r: _read_single(r, allow_none=True, what="atom"))
+    return _plain_single(text) or _over_regions(text, lambda r: _read_single(r, allow_none=True, what="atom"))
 
 
 def parse_action_or_none(text: object) -> GroundName | None:
     """One ground action, or None (task areach)."""
-    return _over_regions(text, lambda r: _read_single(r, allow_none=True, what="action"))
+    return _plain_single(text) or _over_regions(text, lambda r: _read_single(r, allow_none=True, what="action"))
 
 
 def parse_action(text: object) -> GroundName:
     """Exactly one ground action (task nexta); None is not an answer here."""
-    return _over_regions(text, lambda r: _read_single(r, allow_none=False, what="action"))
+    return _plain_single(text) or _over_regions(text, lambda r: _read_single(r, allow_none=False, what="action"))
 
 
 # ------------------------------------------------------------------ lists
@@ -213,7 +278,8 @@ def parse_action_list(text: object) -> tuple[GroundName, ...]:
     For app the answer is a set (the scorer takes ``set()``); for just it is a plan, a
     sequence. ``None`` or ``[]`` gives ``()``.
     """
-    return _over_regions(text, _read_list)
+    found = _plain(text)
+    return found if found is not None else _over_regions(text, _read_list)
 
 
 # ------------------------------------------------------------------ effects (prog)
@@ -274,7 +340,8 @@ def parse_effects(text: object) -> Effects:
     effects: ...", headings, ``{"pos": [...], "neg": [...]}``) in either order, each side
     any list shape, ``None``/``[]``/empty for an empty side.
     """
-    return _over_regions(text, _read_effects)
+    found = _plain_effects(text)
+    return found if found is not None else _over_regions(text, _read_effects)
 
 
 # ------------------------------------------------------------------ index (val)

@@ -27,9 +27,11 @@ from planning_core.validators.acp.question_text import question_plan
 from planning_core.validators.acp.records import Question, Score
 from planning_core.validators.acp.scorers.base import ScoreContext, parse_or_score, right, wrong
 
-__all__ = ["first_inapplicable", "is_subsequence", "score_just", "score_val", "simulate"]
+__all__ = ["STEP_FAILURES", "first_inapplicable", "is_subsequence", "score_just", "score_val",
+           "simulate"]
 
-_STEP_FAILURES = frozenset({Verdict.PRECONDITION_FAILED, Verdict.UNKNOWN_ACTION,
+#: Verdicts of a simulation that mean a step cannot be applied.
+STEP_FAILURES = frozenset({Verdict.PRECONDITION_FAILED, Verdict.UNKNOWN_ACTION,
                             Verdict.WRONG_ARITY, Verdict.UNKNOWN_OBJECT, Verdict.TYPE_ERROR})
 
 
@@ -47,7 +49,7 @@ def simulate(ctx: ScoreContext, steps: tuple[GroundName, ...]) -> ValidationRepo
 def first_inapplicable(q: Question, ctx: ScoreContext) -> int | None:
     """0-based index of the first step of the question's sequence that cannot be applied."""
     report = simulate(ctx, question_plan(q))
-    if report.verdict in _STEP_FAILURES:
+    if report.verdict in STEP_FAILURES:
         return report.step - 1
     return None
 
