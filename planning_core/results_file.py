@@ -31,12 +31,12 @@ import io
 import json
 import os
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO, Callable, Iterable, Iterator
 
 from planning_core.errors import InputError
 
 __all__ = ["ResultsLocked", "open_results", "append_row", "add_bad_row_options",
-           "pending_path", "open_pending", "recover_pending", "close_pending"]
+           "json_objects", "pending_path", "open_pending", "recover_pending", "close_pending"]
 
 
 class ResultsLocked(InputError):
@@ -154,6 +154,28 @@ def close_pending(handle: IO[str], path: str | Path) -> None:
     """End a run cleanly: every journalled row is in ``path`` now, so the journal goes."""
     handle.close()
     pending_path(path).unlink(missing_ok=True)
+
+
+def json_objects(lines: Iterable[tuple[int, str]]
+                 ) -> Iterator[tuple[int, dict | None, str | None]]:
+    """``(line number, object, None)`` for every non-blank ``(number, line)`` of a JSON
+    Lines input that holds a JSON object, ``(line number, None, why not)`` for every other
+    one: the one reading of input rows the batch commands share (bad rows name the line)."""
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            yield number, None, f"not JSON ({err.msg} at column {err.colno})"
+            continue
+        except RecursionError:
+            yield number, None, "not JSON (nested too deeply)"
+            continue
+        if not isinstance(record, dict):
+            yield number, None, "expected a JSON object"
+            continue
+        yield number, record, None
 
 
 def add_bad_row_options(parser, *, default_bytes: int, too_large: str, bad_row: str,

@@ -15,6 +15,10 @@ an error; each plan here always gets its own verdict, so it changes nothing). Af
 reports comes VAL's summary, ``Successful plans:`` (``Value: V`` and `` PLAN V`` per plan)
 and ``Failed plans:`` (`` PLAN`` per plan), which scripts grep for.
 
+``validate --batch MANIFEST.jsonl [--out RESULTS.jsonl]`` validates many (plan, domain,
+problem) triples in one run, each task parsed once, on local workers or a Dask cluster
+(:mod:`planning_core.cli.validate_batch`).
+
 Validation has a time budget (``--time-limit``, CPU seconds, default
 ``DEFAULT_TIME_LIMIT_S``): nested quantifiers in derived predicates can take minutes per
 plan, and a plan that hits the limit is reported ``unknown`` (exit code 3 when no plan is
@@ -31,6 +35,7 @@ from typing import TYPE_CHECKING, Sequence, TextIO
 
 from planning_core.cli import ArgumentParser, ExitCode, add_version, error_line, run
 from planning_core.cli.args import seconds
+from planning_core.cli.executor_args import add_executor_options
 from planning_core.errors import InputError, PlanningError
 from planning_core.pddl.files import read_text
 
@@ -38,6 +43,9 @@ if TYPE_CHECKING:
     from planning_core.pddl import ast as A
 
 DEFAULT_TIME_LIMIT_S = 60.0
+#: ``validate --batch``: longest plan read, in bytes (``--max-response-bytes``); a longer
+#: plan is a ``bad_input`` row, unread
+BATCH_MAX_PLAN_BYTES = 10_000_000
 
 _DEFINE = re.compile(r"\A(?:\s|;[^\n]*(?:\n|\Z))*\(\s*define\s*\(\s*(domain|problem)\b", re.I)
 
@@ -222,7 +230,7 @@ def _summary(reports, unknown) -> str:
 # ---------------------------------------------------------------- the command line
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", nargs="+", metavar="FILE",
+    p.add_argument("files", nargs="*", metavar="FILE",
                    help="a plan, a domain and a problem in any order (roles are told apart "
                         "by content); several plans may be given")
     p.add_argument("-v", "--verbose", action="store_true",
@@ -243,9 +251,46 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-c", dest="continue_", action="store_true",
                    help="VAL's 'continue after errors'; accepted (every plan gets its own "
                         "verdict anyway)")
+    batch = p.add_argument_group(
+        "many plans in one run (--batch)",
+        "validate the (plan, domain, problem) triples a JSON Lines manifest names, each "
+        "task parsed once for all its plans; one JSON row per plan")
+    batch.add_argument("--batch", metavar="MANIFEST",
+                       help='a JSONL file, one {"id", "plan" (or "plan_text"), "domain", '
+                            '"problem"} per line, paths relative to its folder; no FILEs')
+    batch.add_argument("--out", metavar="RESULTS",
+                       help="--batch: append the rows to RESULTS (locked; ids already there "
+                            "are skipped, so an interrupted run resumes) instead of printing "
+                            "them")
+    batch.add_argument("--no-progress", action="store_true",
+                       help="--batch: no progress bar")
+    from planning_core.results_file import add_bad_row_options
+
+    add_bad_row_options(batch, default_bytes=BATCH_MAX_PLAN_BYTES,
+                        too_large="a bad_input row", bad_row="bad_input",
+                        bad_rows="not JSON, missing fields, a repeated id")
+    add_executor_options(p, unit="(domain, problem)")
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    if args.batch is not None:
+        if args.files:
+            raise InputError("--batch takes its plans from the manifest; give no FILE as well")
+        if args.verbose or args.silent:
+            raise InputError("--batch writes one JSON row per plan; -v, -s and -S are for "
+                             "validating FILEs")
+        from planning_core.cli.validate_batch import run_batch
+
+        return run_batch(args.batch, out_path=args.out, executor_args=args,
+                         strict=args.strict, time_limit=args.time_limit,
+                         max_plan_bytes=args.max_response_bytes,
+                         progress=not args.no_progress, out=sys.stdout, err=sys.stderr)
+    if not args.files:
+        raise InputError("the following arguments are required: FILE (a plan, a domain "
+                         "and a problem, in any order), or --batch MANIFEST")
+    for flag in ("out", "no_progress", "strict", "executor", "scheduler"):
+        if getattr(args, flag):
+            raise InputError(f"--{flag.replace('_', '-')} is an option of --batch")
     return run_validate(args.files, verbose=args.verbose, as_json=args.json,
                         show_warnings=not args.no_warnings, out=sys.stdout, err=sys.stderr,
                         time_limit=args.time_limit, silent=args.silent)

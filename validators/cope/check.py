@@ -23,20 +23,27 @@ the grounder, so an engine bug cannot hide a validation bug). The outcome is one
     the solver's plan fails validation, or the engine rejected a task the checker accepted:
     a bug in planning_core, reported rather than hidden.
 
-Checks run in worker processes (:func:`check_pairs`); each worker memoises parsed files in
-its own :class:`~planning_core.validators.cope.groundtruth.GroundTruthCache`. Pairs are handed out one at
-a time in dataset order, so that a few pairs that run into the time limit do not queue
-behind one worker.
+Checks run on an executor (:mod:`planning_core.executor`: this process, local worker
+processes, or a Dask cluster; :func:`iter_checks`, :func:`check_pairs`). Each task is one
+pair (:func:`check_task`), so that a few pairs that run into the time limit do not queue
+behind one worker; each worker memoises parsed files in its own
+:class:`~planning_core.validators.cope.groundtruth.GroundTruthCache`, built once per run
+(:func:`~planning_core.executor.worker_state`). Checks come back in dataset order, whatever
+order they finish in, so ``cope check --out`` writes its rows in dataset order on every
+executor. A pair whose task produced nothing (its worker kept dying, or the task raised)
+becomes an ``unknown`` check that says why (:func:`failed_check`), and the run goes on.
 """
 from __future__ import annotations
 
-import multiprocessing
+import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from planning_core.errors import PlanningError
+from planning_core.executor import Executor, TaskFailed, in_input_order, make_executor, \
+    worker_state
 from planning_core.result import Status
 from planning_core.validate.simulator import validate_plan
 
@@ -45,8 +52,8 @@ from planning_core.validators.cope.groundtruth import GroundTruth, GroundTruthCa
 from planning_core.validators.cope.naming import squash
 from planning_core.validators.cope.solving import DEFAULT_TIME_LIMIT, solve_task
 
-__all__ = ["PairCheck", "VERDICTS", "check_pair", "check_truth", "check_pairs",
-           "count_verdicts"]
+__all__ = ["PairCheck", "VERDICTS", "CheckSettings", "check_pair", "check_truth", "check_task",
+           "failed_check", "iter_checks", "check_pairs", "count_verdicts"]
 
 VERDICTS = ("agrees", "defect", "label_disagreement", "unknown", "engine_disagreement")
 
@@ -203,48 +210,74 @@ def check_pair(pair: Pair, *, time_limit: float = DEFAULT_TIME_LIMIT,
     return replace(result, time_s=time.perf_counter() - start)
 
 
-# ------------------------------------------------------------------ parallel checking
+# ------------------------------------------------------------------ checking on an executor
 
-_WORKER_CACHE: GroundTruthCache | None = None
+@dataclass(frozen=True, slots=True)
+class CheckSettings:
+    """What every task of one ``cope check`` run shares (the executor's context); a worker
+    keeps one ground-truth cache per settings (:func:`~planning_core.executor.worker_state`).
+    ``run`` tells runs apart, so that no run reads files parsed by an earlier one (a
+    long-lived Dask worker, or the CLI process itself when checking serially, outlives a
+    run, and the files may have been edited in between)."""
+
+    time_limit: float = DEFAULT_TIME_LIMIT
+    run: str = ""
 
 
-def _worker(job: tuple[int, Pair, float]) -> tuple[int, PairCheck]:
-    global _WORKER_CACHE
-    if _WORKER_CACHE is None:
-        _WORKER_CACHE = GroundTruthCache()
-    index, pair, time_limit = job
-    return index, check_pair(pair, time_limit=time_limit, cache=_WORKER_CACHE)
+def check_task(settings: CheckSettings, pair: Pair) -> PairCheck:
+    """One executor task: check ``pair`` with the worker's ground-truth cache."""
+    cache = worker_state(settings, GroundTruthCache)
+    return check_pair(pair, time_limit=settings.time_limit, cache=cache)
+
+
+def failed_check(pair: Pair, failure: TaskFailed) -> PairCheck:
+    """The check of a pair whose task produced nothing: ``unknown`` (never guessed), with
+    why in ``reason``; a resumed ``cope check --out`` keeps it instead of retrying a pair
+    that keeps killing its worker."""
+    what = "worker-died" if failure.kind == "worker-died" else "internal-error"
+    return PairCheck(dataset=pair.dataset, category=pair.category, problem=pair.problem,
+                     constraint=pair.constraint, plan_exists=pair.plan_exists,
+                     status="unknown", verdict=_verdict(pair, None),
+                     reason=f"{what}: not checked: {failure.message}",
+                     error=None if pair.plan_exists is not None else "no plan_exists label")
+
+
+def iter_checks(pairs: Iterable[Pair], executor: Executor, *,
+                time_limit: float = DEFAULT_TIME_LIMIT,
+                on_done: Callable[[PairCheck], None] | None = None) -> Iterator[PairCheck]:
+    """Check every pair on ``executor``; yield the checks in the order of ``pairs``.
+
+    ``on_done`` is called as each check arrives, in completion order (for a progress bar).
+    """
+    pairs = list(pairs)
+    settings = CheckSettings(time_limit, os.urandom(8).hex())
+
+    def arrived():
+        for index, result in executor.run(check_task, settings, pairs):
+            if isinstance(result, TaskFailed):
+                result = failed_check(pairs[index], result)
+            if on_done:
+                on_done(result)
+            yield index, result
+
+    for _, check in in_input_order(arrived(), len(pairs)):
+        yield check
 
 
 def check_pairs(pairs: Iterable[Pair], *, time_limit: float = DEFAULT_TIME_LIMIT,
-                workers: int = 1,
-                on_result: Callable[[PairCheck], None] | None = None) -> tuple[PairCheck, ...]:
-    """Check every pair, in ``workers`` processes; results in the order of ``pairs``.
+                workers: int = 1, on_result: Callable[[PairCheck], None] | None = None,
+                executor: Executor | None = None) -> tuple[PairCheck, ...]:
+    """Check every pair; results in the order of ``pairs``.
 
-    ``on_result`` is called in the parent as each check arrives (for a progress bar). With
-    ``workers <= 1`` everything runs in-process with one shared cache.
+    The work runs on ``executor``, or (without one) in ``workers`` local processes, or in
+    this process with one shared cache when ``workers <= 1``. ``on_result`` is called as
+    each check arrives (for a progress bar).
     """
     pairs = list(pairs)
-    results: list[PairCheck | None] = [None] * len(pairs)
-    jobs = [(i, pair, time_limit) for i, pair in enumerate(pairs)]
-    if workers <= 1 or len(pairs) <= 1:
-        cache = GroundTruthCache()
-        for i, pair, limit in jobs:
-            results[i] = check_pair(pair, time_limit=limit, cache=cache)
-            if on_result:
-                on_result(results[i])
-    else:
-        context = multiprocessing.get_context("fork" if "fork" in
-                                              multiprocessing.get_all_start_methods()
-                                              else None)
-        # one pair per task: a few pairs take the whole time limit, and chunks would queue
-        # them behind one worker (both datasets, 2 workers: 179 s with chunks of 8, 109 s)
-        with context.Pool(workers) as pool:
-            for i, check in pool.imap_unordered(_worker, jobs, chunksize=1):
-                results[i] = check
-                if on_result:
-                    on_result(check)
-    return tuple(r for r in results if r is not None)
+    if executor is not None:
+        return tuple(iter_checks(pairs, executor, time_limit=time_limit, on_done=on_result))
+    with make_executor("local", workers=1 if len(pairs) <= 1 else workers) as own:
+        return tuple(iter_checks(pairs, own, time_limit=time_limit, on_done=on_result))
 
 
 def count_verdicts(checks: Iterable[PairCheck]) -> dict[str, Counter]:

@@ -1,10 +1,11 @@
 """``planning-core cope ...``: check CoPE ground truth and evaluate model outputs.
 
-``cope check --dataset DIR [--json] [--out FILE] [--time-limit S] [--workers N]``
+``cope check --dataset DIR [--json] [--out FILE] [--time-limit S] [--workers N]
+[--executor local|dask] [--scheduler ADDRESS]``
     Solve and validate every ground-truth pair, compare with ``plan_exists``, and list
     ground-truth defects (with positions) and label disagreements (with the plan or the
     proof). ``DIR`` is a dataset, a folder of datasets, or the release's ``data/`` root.
-    ``--out`` streams one row per pair to a file as it finishes and resumes from it; the
+    ``--out`` streams one row per pair to a file, in dataset order, and resumes from it; the
     time limit is CPU time (:mod:`planning_core.validators.cope.solving`). Exit 0 when
     every pair agrees with its label, 1 when a defect or disagreement was found, 3 when
     the only problems are solver limits, 2 on bad input.
@@ -14,12 +15,21 @@
     :data:`planning_core.validators.formalizations.methods.METHODS`), appending one result
     row per pair to ``--out``; pairs already there are skipped, so an interrupted run
     resumes (the file is locked for the run and a torn last line cut off). Rows are written
-    as they finish. An unusable output row is recorded as ``bad_input`` and the run goes
-    on (``--strict``: stop instead); an output over ``--max-response-bytes`` is
+    in the order of the outputs file as soon as every earlier one is done. An unusable
+    output row is recorded as ``bad_input`` and the run goes on (``--strict``: stop
+    instead); an output over ``--max-response-bytes`` is
     ``too_large``, unread; an exception while judging one output is its
     ``internal_error``. A progress bar goes to stderr. ``--report`` writes the markdown
     report of everything in ``--out``.
     Exit 0 when done, 2 on bad input (also when no output at all could be evaluated).
+
+Both run their pairs on the executor of ``--executor/--scheduler/--workers``
+(:mod:`planning_core.executor`: this process, local worker processes that die with the
+CLI, or a Dask cluster); the CLI process is the one writer of ``--out``, and the same rows
+come out whatever the executor. A pair whose task keeps killing its worker becomes an
+``unknown`` check or an ``internal_error`` row instead of ending the run. Dataset paths
+are read by the workers: on a cluster of other machines, give them as paths every worker
+can open.
 
 Handlers print and return exit codes; everything else is library code. Heavy modules are
 imported by the handlers, so registering the commands costs nothing at start-up.
@@ -28,15 +38,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
+import os
 import sys
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from planning_core.cli import ArgumentParser, ExitCode, error_line
-from planning_core.cli.args import positive_int, seconds
-from planning_core.validators.cope.evaluate import MAX_RESPONSE_BYTES
+from planning_core.cli.args import seconds
+from planning_core.cli.executor_args import add_executor_options, executor_from_args
 from planning_core.results_file import add_bad_row_options
+from planning_core.validators.cope.evaluate import MAX_RESPONSE_BYTES
 
 __all__ = ["register"]
 
@@ -67,9 +78,8 @@ def register(subparsers, methods: Mapping[str, object],
                         "pairs already there are skipped, so an interrupted check resumes")
     p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
                    help="CPU seconds per pair before answering unknown (default 30)")
-    p.add_argument("--workers", type=positive_int, default=1, metavar="N",
-                   help="worker processes (default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_executor_options(p, unit="pair")
     p.set_defaults(func=_cmd_check)
 
     p = sub.add_parser("eval", help="judge model outputs (JSONL) against the ground truth")
@@ -90,9 +100,8 @@ def register(subparsers, methods: Mapping[str, object],
                         "used to flag doubtful labels without solving again")
     p.add_argument("--no-label-check", action="store_true",
                    help="do not solve the ground truth to flag doubtful plan_exists labels")
-    p.add_argument("--workers", type=positive_int, default=1, metavar="N",
-                   help="worker processes (default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_executor_options(p, unit="output")
     add_bad_row_options(p, default_bytes=MAX_RESPONSE_BYTES, too_large="recorded as too_large",
                         bad_row="bad_input", bad_rows="not JSON, missing fields, an unknown, "
                                                    "ambiguous or repeated pair")
@@ -130,8 +139,36 @@ def _bar(total: int, disabled: bool, unit: str):
 
 # -------------------------------------------------------------------------- check
 
+def _executor(args: argparse.Namespace, tasks: int):
+    """The executor of ``--executor/--scheduler/--workers``, described on stderr when it is
+    more than this process; this process alone when there is no work (a resumed run that
+    is done starts no cluster)."""
+    if tasks == 0:
+        from planning_core.executor.local import SerialExecutor
+
+        return SerialExecutor()
+    executor = executor_from_args(args)
+    if executor.name != "serial":
+        print(executor.describe(), file=sys.stderr)
+    return executor
+
+
+def _progress(bar) -> Callable[[object], None]:
+    """What a finished check does to the progress bar: one more, and the running count of
+    pairs that agree with their label."""
+    agreed = 0
+
+    def done(check) -> None:
+        nonlocal agreed
+        agreed += check.verdict == "agrees"
+        bar.set_postfix_str(f"agrees {agreed}", refresh=False)
+        bar.update()
+
+    return done
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
-    from planning_core.validators.cope.check import check_pairs, count_verdicts
+    from planning_core.validators.cope.check import count_verdicts, iter_checks
     from planning_core.validators.cope.report import render_check_report
 
     loaded = _load(args.dataset)
@@ -143,9 +180,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
         if checks is None:
             return ExitCode.BAD_INPUT
     else:
-        with _bar(len(pairs), args.no_progress, "pair") as bar:
-            checks = check_pairs(pairs, time_limit=args.time_limit, workers=args.workers,
-                                 on_result=lambda _: bar.update())
+        with _executor(args, len(pairs)) as executor, \
+                _bar(len(pairs), args.no_progress, "pair") as bar:
+            checks = tuple(iter_checks(pairs, executor, time_limit=args.time_limit,
+                                       on_done=_progress(bar)))
     if args.json:
         for check in checks:
             print(json.dumps(check.to_json()))
@@ -162,12 +200,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
-    """``cope check --out``: rows streamed to the file as pairs finish, pairs already
-    there skipped (resume); all checks of ``pairs`` in dataset order, or None on an error."""
+    """``cope check --out``: rows appended to the file in dataset order as they become
+    ready (whatever the executor's completion order), pairs already there skipped
+    (resume); all checks of ``pairs`` in dataset order, or None on an error."""
     from planning_core.errors import InputError
-    from planning_core.validators.cope.check import check_pairs
-    from planning_core.validators.cope.evaluate import read_checks
     from planning_core.results_file import append_row, open_results
+    from planning_core.validators.cope.check import iter_checks
+    from planning_core.validators.cope.evaluate import read_checks
 
     try:
         handle, _ = open_results(args.out)   # locked for the run; a torn tail cut off
@@ -183,66 +222,23 @@ def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
         if len(todo) < len(pairs):
             print(f"{len(pairs) - len(todo)} pair(s) already in {args.out}; skipped",
                   file=sys.stderr)
-        with _bar(len(todo), args.no_progress, "pair") as bar:
-            def keep(check) -> None:
+        with _executor(args, len(todo)) as executor, \
+                _bar(len(todo), args.no_progress, "pair") as bar:
+            for check in iter_checks(todo, executor, time_limit=args.time_limit,
+                                     on_done=_progress(bar)):
                 append_row(handle, check.to_json())
-                bar.update()
-
-            new = check_pairs(todo, time_limit=args.time_limit, workers=args.workers,
-                              on_result=keep)
-    known.update((check.key, check) for check in new)
+                known[check.key] = check
     return tuple(known[pair.key] for pair in pairs)
 
 
 # --------------------------------------------------------------------------- eval
 
-_CONTEXT = None
-_METHOD = None
-
-
-def _die_with_parent() -> None:
-    """Have the kernel kill this worker (SIGKILL) when the evaluator dies.
-
-    The SMT method's sandboxes die with the process that started them (bwrap's
-    ``--die-with-parent``), so killing the evaluator in any way ends every worker's
-    sandbox at once instead of letting it finish its current program (docs/sandbox.md).
-    """
-    import ctypes
-    import os
-    import signal
-
-    parent = os.getppid()
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # the evaluator died before the request took effect
-        os._exit(1)
-
-
-def _set_context(method, time_limit: float, label_check: bool, checks: tuple = (),
-                 sandbox: str = "bwrap", worker: bool = False) -> None:
-    """The per-process method and evaluation context (also each worker's pool initializer:
-    a worker dies with the evaluator)."""
-    global _CONTEXT, _METHOD
-    from planning_core.validators.cope.results import EvalContext
-
-    if worker:
-        _die_with_parent()
-    _METHOD = method
-    _CONTEXT = EvalContext(time_limit=time_limit, use_oracle=label_check, sandbox=sandbox)
-    for check in checks:
-        _CONTEXT.remember(check)
-
-
-def _eval_one(job: tuple[object, str, int]) -> dict:
-    """Evaluate one output (in a worker or in-process) with the process's method and context."""
-    from planning_core.validators.cope.evaluate import judge
-
-    pair, output, max_bytes = job
-    return judge(_METHOD, pair, output, _CONTEXT, max_bytes)
-
-
 def _cmd_eval(args: argparse.Namespace) -> int:
     from planning_core.errors import InputError
-    from planning_core.validators.cope.evaluate import (BAD_INPUT, BATCH_OUTCOMES, plan_jobs,
+    from planning_core.executor import TaskFailed, in_input_order
+    from planning_core.validators.cope.evaluate import (BAD_INPUT, BATCH_OUTCOMES,
+                                                        EvalSettings, eval_task,
+                                                        failed_eval_row, plan_jobs,
                                                         read_checks, read_outputs,
                                                         read_results)
     from planning_core.validators.cope.report import render_eval_report
@@ -260,7 +256,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     with handle:
         rows, bad = read_outputs(Path(args.outputs))
         done, done_warnings = read_results(Path(args.out))
-        checks, check_warnings = read_checks(Path(args.checks)) if args.checks else ((), ())
+        _, check_warnings = read_checks(Path(args.checks)) if args.checks else ((), ())
         jobs, job_bad, skipped = plan_jobs(rows, pairs, done)
         bad = sorted(bad + job_bad, key=lambda b: b.line)   # file order
         for warning in done_warnings + check_warnings:
@@ -275,33 +271,34 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                   file=sys.stderr)
         if skipped:
             print(f"{skipped} pair(s) already in {args.out}; skipped", file=sys.stderr)
-        settings = (args.methods[args.method], args.time_limit, not args.no_label_check,
-                    checks, "rlimits" if args.unsafe_no_sandbox else "bwrap")
+        settings = EvalSettings(args.methods[args.method], args.time_limit,
+                                not args.no_label_check,
+                                str(Path(args.checks).resolve()) if args.checks else None,
+                                "rlimits" if args.unsafe_no_sandbox else "bwrap",
+                                args.max_response_bytes, os.urandom(8).hex())
         if args.unsafe_no_sandbox and args.method == "smt":
             print("warning: --unsafe-no-sandbox: model-written programs run without "
                   "isolation", file=sys.stderr)
-        _set_context(*settings)
-        work = [(job.pair, job.row.output, args.max_response_bytes) for job in jobs]
+        for row in new_bad:
+            append_row(handle, row.to_row(args.method))
+        work = [(job.pair, job.row.output) for job in jobs]
         written: list[dict] = []
-        with _bar(len(work), args.no_progress, "output") as bar:
-            def keep(row: dict) -> None:
+        with _executor(args, len(work)) as executor, \
+                _bar(len(work), args.no_progress, "output") as bar:
+            def arrived():
+                right = 0
+                for index, row in executor.run(eval_task, settings, work):
+                    if isinstance(row, TaskFailed):
+                        row = failed_eval_row(args.method, work[index][0], row)
+                    right += row["correct"] is True
+                    bar.set_postfix_str(f"correct {right}", refresh=False)
+                    bar.update()
+                    yield index, row
+
+            # in the order of the outputs file, whatever order the executor finishes in
+            for _, row in in_input_order(arrived(), len(work)):
                 append_row(handle, row)
                 written.append(row)
-                bar.update()
-
-            for row in new_bad:
-                append_row(handle, row.to_row(args.method))
-            if args.workers > 1 and len(work) > 1:
-                context = multiprocessing.get_context(
-                    "fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-                with context.Pool(args.workers, initializer=_set_context,
-                                  initargs=(*settings, True)) as pool:
-                    # rows are written as they finish; the report sorts them
-                    for row in pool.imap_unordered(_eval_one, work, chunksize=1):
-                        keep(row)
-            else:
-                for item in work:
-                    keep(_eval_one(item))
         all_rows, _ = read_results(Path(args.out))
     correct = sum(1 for r in written if r["correct"])
     print(f"{len(written)} output(s) evaluated with {args.method}: {correct} correct; "

@@ -17,6 +17,12 @@ half-written file is ordinary input.
 :func:`judge` is the one call per output: a response longer than the size cap is not read
 (``too_large``), and any exception while judging becomes that row's ``internal_error``
 outcome with the message, so one bad row never ends a batch.
+
+On an executor (:mod:`planning_core.executor`) each output is one task,
+:func:`eval_task`, whose context is the run's :class:`EvalSettings`: a worker builds its
+:class:`~planning_core.validators.cope.results.EvalContext` (ground-truth cache, label
+oracle, sandbox mode) from them once per run. An output whose task produced nothing (its
+worker kept dying) becomes an ``internal_error`` row saying so (:func:`failed_eval_row`).
 """
 from __future__ import annotations
 
@@ -24,14 +30,19 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from planning_core.executor import TaskFailed, worker_state
+from planning_core.results_file import json_objects
 
 from planning_core.errors import InputError
 
 from planning_core.validators.cope.dataset import Pair
 
 __all__ = ["OutputRow", "Job", "BadRow", "BAD_INPUT", "TOO_LARGE", "INTERNAL_ERROR",
-           "BATCH_OUTCOMES", "MAX_RESPONSE_BYTES",
-           "read_outputs", "read_results", "read_checks", "plan_jobs", "judge"]
+           "BATCH_OUTCOMES", "MAX_RESPONSE_BYTES", "EvalSettings", "eval_task",
+           "failed_eval_row", "read_outputs", "read_results", "read_checks", "plan_jobs",
+           "judge"]
 
 _TEXT_FIELDS = ("category", "problem", "constraint")
 #: Outcomes every method can end with, besides its own (see :func:`judge`).
@@ -98,18 +109,10 @@ def read_outputs(path: Path) -> tuple[tuple[OutputRow, ...], tuple[BadRow, ...]]
     """Rows of a model-outputs file and the lines that cannot be used, as bad rows."""
     rows: list[OutputRow] = []
     bad: list[BadRow] = []
-    for number, line in _lines(Path(path)):
+    for number, record, problem in json_objects(_lines(Path(path))):
         where = f"{path}:{number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            bad.append(BadRow(where, f"not JSON ({err.msg} at column {err.colno})"))
-            continue
-        except RecursionError:
-            bad.append(BadRow(where, "not JSON (nested too deeply)"))
-            continue
-        if not isinstance(record, dict):
-            bad.append(BadRow(where, "expected a JSON object"))
+        if problem is not None:
+            bad.append(BadRow(where, problem))
             continue
         missing = [f for f in _TEXT_FIELDS if not isinstance(record.get(f), str)]
         if missing:
@@ -241,3 +244,53 @@ def judge(method, pair: Pair, output: str, context, max_response_bytes: int) -> 
     row = result.to_json()
     row["method"] = method.name
     return row
+
+
+@dataclass(frozen=True, slots=True)
+class EvalSettings:
+    """What every task of one ``cope eval`` run shares (the executor's context).
+
+    ``method`` is an entry of the method registry (a frozen object whose loader is a
+    module-level function, so it pickles to any worker); ``checks_file`` is ``cope check
+    --json`` output seeding the label oracle, read by each worker once (a path, not the
+    checks, so a task does not carry hundreds of checks to its worker); ``sandbox`` is how
+    model-written programs run (``bwrap``, or ``rlimits`` for ``--unsafe-no-sandbox``);
+    ``run`` tells runs apart so no run reuses another's parsed files.
+    """
+
+    method: Any
+    time_limit: float
+    label_check: bool = True
+    checks_file: str | None = None
+    sandbox: str = "bwrap"
+    max_response_bytes: int = MAX_RESPONSE_BYTES
+    run: str = ""
+
+    def context(self):
+        """A fresh evaluation context for these settings (a worker's, once per run)."""
+        from planning_core.validators.cope.results import EvalContext
+
+        context = EvalContext(time_limit=self.time_limit, use_oracle=self.label_check,
+                              sandbox=self.sandbox)
+        if self.checks_file:
+            checks, _ = read_checks(Path(self.checks_file))   # the CLI warned already
+            for check in checks:
+                context.remember(check)
+        return context
+
+
+def eval_task(settings: EvalSettings, item: tuple[Pair, str]) -> dict:
+    """One executor task: the result row for one ``(pair, output)``."""
+    pair, output = item
+    context = worker_state(settings, settings.context)
+    return judge(settings.method, pair, output, context, settings.max_response_bytes)
+
+
+def failed_eval_row(method_name: str, pair: Pair, failure: TaskFailed) -> dict:
+    """The row of an output whose task produced nothing (its worker kept dying, or the
+    task raised): ``internal_error`` with why, so the run goes on."""
+    what = "worker-died" if failure.kind == "worker-died" else "internal-error"
+    return {"dataset": pair.dataset, "category": pair.category, "problem": pair.problem,
+            "constraint": pair.constraint, "correct": False, "outcome": INTERNAL_ERROR,
+            "detail": {"error": f"{what}: not judged: {failure.message}"},
+            "method": method_name}

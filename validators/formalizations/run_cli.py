@@ -8,20 +8,22 @@ It lives here, not in ``cope``, because it drives the formalizer pipelines, whic
 --out R.jsonl [--revisions K] [--mode generate|edit] [--report R.md]`` prompts the model for
 every pair of ``D`` (:mod:`planning_core.validators.formalizations.live`), runs the revision loop with
 the solver's or validator's feedback, judges the final answer against the ground truth and
-appends one row per pair (with every turn's prompt and response). Pairs already in
-``R.jsonl`` without an error are skipped; failed ones are asked again. ``--report`` writes
+appends one row per pair (with every turn's prompt and response) as it finishes, to a
+results file locked for the run with a torn last line cut off
+(:func:`planning_core.results_file.open_results`). Pairs already in ``R.jsonl`` without an
+error are skipped; failed ones are asked again. ``--report`` writes
 the paper's correctness table. Exit 0 done, 1 some requests failed (rerun to fill them in),
 2 bad input or an unusable endpoint.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from planning_core.cli import ExitCode
 from planning_core.cli.args import positive_int, seconds
+from planning_core.errors import InputError
 
 __all__ = ["add_run_command"]
 
@@ -69,16 +71,12 @@ def add_run_command(sub) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    import concurrent.futures as cf
-
-    from planning_core.errors import InputError
-    from planning_core.validators.cope.cli import _bar, _load
+    from planning_core.results_file import open_results
+    from planning_core.validators.cope.cli import _load
     from planning_core.validators.cope.evaluate import read_results
-    from planning_core.validators.formalizations.live import done_keys, row_key, run_pair
-    from planning_core.validators.formalizations.methods import METHODS
     from planning_core.validators.cope.report import render_eval_report
-    from planning_core.validators.cope.results import EvalContext
-    from planning_core.validators.models.completion import ModelUnavailable
+    from planning_core.validators.formalizations.live import done_keys, row_key
+    from planning_core.validators.formalizations.methods import METHODS
     from planning_core.validators.models.options import model_from_args
 
     if args.method == "planner" and args.revisions:
@@ -95,40 +93,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.limit:
         pairs = pairs[:args.limit]
     out = Path(args.out)
-    done_rows, warnings = read_results(out)
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    done = done_keys(done_rows)
-    todo = [p for p in pairs if (*p.key, args.method) not in done]
-    if len(pairs) > len(todo):
-        print(f"{len(pairs) - len(todo)} pair(s) already in {out}; skipped", file=sys.stderr)
-    context = EvalContext(time_limit=args.time_limit)
-    correct = failed = 0
-    fatal = None
-    try:
-        f = open(out, "a", encoding="utf-8")
-    except OSError as err:
-        raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
-    with f, _bar(len(todo), args.no_progress, "pair") as bar, \
-            cf.ThreadPoolExecutor(max_workers=args.concurrency) as pool:
-        futures = [pool.submit(run_pair, model, pair, args.method, revisions=args.revisions,
-                               mode=args.mode, context=context) for pair in todo]
-        for fut in cf.as_completed(futures):
-            if fut.cancelled():
-                continue
-            try:
-                row = fut.result()
-            except ModelUnavailable as err:
-                fatal = fatal or err
-                for other in futures:
-                    other.cancel()
-                continue
-            f.write(json.dumps(row) + "\n")
-            f.flush()
-            failed += "error" in row
-            correct += row.get("correct") is True
-            bar.set_postfix_str(f"correct {correct}")
-            bar.update()
+    f, _ = open_results(out)   # locked for the run (ResultsLocked), a torn last line cut off
+    with f:
+        done_rows, warnings = read_results(out)
+        for warning in warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        done = done_keys(done_rows)
+        todo = [p for p in pairs if (*p.key, args.method) not in done]
+        if len(pairs) > len(todo):
+            print(f"{len(pairs) - len(todo)} pair(s) already in {out}; skipped",
+                  file=sys.stderr)
+        correct, failed, fatal = _ask_all(args, model, todo, f)
     if fatal is not None:
         raise fatal
     rows, _ = read_results(out)
@@ -153,3 +128,50 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise InputError(f"cannot write: {err.strerror or err}",
                              file=args.report) from None
     return ExitCode.NEGATIVE if errors else ExitCode.OK
+
+
+def _ask_all(args: argparse.Namespace, model, todo, handle) -> tuple[int, int, Exception | None]:
+    """Run every pair of ``todo`` in the model client's thread pool and append each row to
+    ``handle`` as it finishes; ``(correct, failed requests, the fatal error or None)``.
+
+    Rows are written as they finish, not in dataset order (unlike ``cope check`` and
+    ``cope eval``): each row is paid for with model requests, and a row held back for
+    order would be lost if the run were killed before the rows ahead of it; the report
+    sorts them. Judging stays in the pair's thread, next to its requests: the revision
+    loop needs each judgement before it can write the next prompt.
+    """
+    import concurrent.futures as cf
+
+    from planning_core.results_file import append_row
+    from planning_core.validators.cope.cli import _bar
+    from planning_core.validators.cope.results import EvalContext
+    from planning_core.validators.formalizations.live import run_pair
+    from planning_core.validators.models.completion import ModelUnavailable
+
+    context = EvalContext(time_limit=args.time_limit)
+    correct = failed = 0
+    fatal = None
+    with _bar(len(todo), args.no_progress, "pair") as bar, \
+            cf.ThreadPoolExecutor(max_workers=args.concurrency) as pool:
+        futures = [pool.submit(run_pair, model, pair, args.method, revisions=args.revisions,
+                               mode=args.mode, context=context) for pair in todo]
+        for fut in cf.as_completed(futures):
+            if fut.cancelled():
+                continue
+            try:
+                row = fut.result()
+            except ModelUnavailable as err:
+                fatal = fatal or err
+                for other in futures:
+                    other.cancel()
+                continue
+            try:
+                append_row(handle, row)
+            except OSError as err:
+                raise InputError(f"cannot write: {err.strerror or err}",
+                                 file=args.out) from None
+            failed += "error" in row
+            correct += row.get("correct") is True
+            bar.set_postfix_str(f"correct {correct}")
+            bar.update()
+    return correct, failed, fatal

@@ -1,0 +1,469 @@
+"""``validate --batch MANIFEST.jsonl``: many (plan, domain, problem) triples in one run.
+
+Running ``validate`` once per plan pays for starting Python, importing the parser and
+parsing the domain and problem again for every plan; a leaderboard of model-written plans
+has thousands. The manifest names them, one JSON object per line::
+
+    {"id": "m1-7", "plan": "plans/m1/p07.txt", "domain": "domain.pddl", "problem": "p07.pddl"}
+    {"id": "m2-7", "plan_text": "(pick a)\\n(drop a)\\n", "domain": "d.pddl", "problem": "p.pddl"}
+
+Paths are relative to the manifest's folder (absolute ones are kept); ``plan_text`` gives
+the plan inline instead of ``plan``. ``id`` (a string or a whole number) names the row.
+
+Plans are grouped by (domain, problem), so a worker parses and checks each task once for
+all its plans (:func:`validate_group`, one executor task; a large group is split so that no
+worker is left with a straggler), and a worker keeps the tasks it parsed for the run
+(:func:`~planning_core.executor.worker_state`). The groups run on the executor of
+``--executor/--scheduler/--workers`` (:mod:`planning_core.executor`); the CLI process is
+the one writer, and rows come out in manifest order whatever order the groups finish in.
+
+Each plan gives one JSON row: ``id``, ``plan`` (the path as written, None for inline
+text), ``verdict`` and ``valid`` (as ``validate --json``), the failing ``step`` (1-based)
+and ``action``, the validator's ``message``, the plan's ``length`` (steps) and ``cost``,
+and ``cpu_s`` (CPU seconds spent on that plan, its task's parsing not included; it varies
+from run to run, the verdict does not). A plan whose domain, problem or plan file cannot
+be read or does not parse, or whose task has semantic errors, gets verdict ``bad_input``
+with the located error in ``message``; a manifest line that cannot be used (not JSON,
+missing fields, a repeated id) gets a ``bad_input`` row keyed by its ``source``
+(``manifest:line``), or stops the run with ``--strict``. A group whose task produced
+nothing (its worker kept dying) gives ``unknown`` rows that say why.
+
+With ``--out`` the rows are appended to a results file locked for the run
+(:mod:`planning_core.results_file`); ids already there with a verdict are skipped, so an
+interrupted run resumes (ids recorded as ``bad_input`` are tried again: their files may
+have been fixed). Without it the rows go to standard output. The summary goes to stderr.
+Exit code over the manifest's latest rows: 2 when any is ``bad_input``, else 1 when a plan
+is invalid, else 3 when a plan hit the time limit (``unknown``), else 0.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Sequence, TextIO
+
+from planning_core.errors import InputError, PlanningError
+from planning_core.executor import Executor, TaskFailed, in_input_order, split_items, \
+    worker_state
+
+__all__ = ["PlanItem", "BadLine", "Manifest", "BatchSettings", "read_manifest",
+           "task_groups", "validate_group", "run_batch"]
+
+BAD_INPUT = "bad_input"
+# parsed tasks a worker keeps for a run (the groups of one task usually come together)
+_TASKS_KEPT = 16
+
+
+@dataclass(frozen=True, slots=True)
+class PlanItem:
+    """One usable manifest line. ``plan_path`` and ``domain``/``problem`` are resolved
+    against the manifest's folder; ``plan`` is the path as the manifest wrote it."""
+
+    index: int
+    id: str | int
+    source: str                   # manifest:line
+    domain: str
+    problem: str
+    plan: str | None = None
+    plan_path: str | None = None
+    plan_text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """A manifest line that cannot be used, located (``source`` is ``manifest:line``)."""
+
+    source: str
+    message: str
+    id: str | int | None = None
+
+    def to_row(self) -> dict:
+        return {"id": self.id, "plan": None, "verdict": BAD_INPUT, "valid": False,
+                "step": None, "action": None, "message": f"{self.source}: {self.message}",
+                "length": None, "cost": None, "cpu_s": 0.0, "source": self.source}
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    path: str
+    items: tuple[PlanItem, ...]
+    bad: tuple[BadLine, ...]
+
+
+def _id_of(value) -> str | int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and value:
+        return value
+    return value if isinstance(value, int) else None
+
+
+def read_manifest(path: str | Path, *, max_plan_bytes: int) -> Manifest:
+    """The manifest's usable lines and its bad ones (each located; ``plan_text`` longer than
+    ``max_plan_bytes`` is one, unread); raises :class:`~planning_core.errors.InputError`
+    when the file itself cannot be read."""
+    from planning_core.pddl.files import read_text
+    from planning_core.results_file import json_objects
+
+    text = read_text(str(path), expected="a JSON Lines manifest")
+    folder = Path(path).parent
+    items: list[PlanItem] = []
+    bad: list[BadLine] = []
+    first_line: dict[str | int, int] = {}
+    for number, record, problem in json_objects(enumerate(text.split("\n"), start=1)):
+        source = f"{path}:{number}"
+        if problem is not None:
+            bad.append(BadLine(source, problem))
+            continue
+        ident = _id_of(record.get("id"))
+        if ident is None:
+            bad.append(BadLine(source, 'missing or unusable "id" (a string or a whole '
+                                       "number)"))
+            continue
+        missing = [f for f in ("domain", "problem")
+                   if not isinstance(record.get(f), str) or not record.get(f)]
+        has_path, has_text = "plan" in record, "plan_text" in record
+        if has_path == has_text:
+            missing.append('exactly one of "plan" and "plan_text"')
+        elif has_path and (not isinstance(record["plan"], str) or not record["plan"]):
+            missing.append('"plan" (a path)')
+        elif has_text and not isinstance(record["plan_text"], str):
+            missing.append('"plan_text" (a string)')
+        if missing:
+            bad.append(BadLine(source, f"missing or unusable field(s): {', '.join(missing)}",
+                               ident))
+            continue
+        if ident in first_line:
+            bad.append(BadLine(source, f"id {ident!r} was given before (line "
+                                       f"{first_line[ident]})", ident))
+            continue
+        first_line[ident] = number
+        text_plan = record.get("plan_text")
+        if text_plan is not None and len(text_plan.encode("utf-8", "surrogatepass")) \
+                > max_plan_bytes:
+            bad.append(BadLine(source, f"plan_text longer than {max_plan_bytes} bytes "
+                                       "(--max-response-bytes); not read", ident))
+            continue
+
+        def resolve(name: str) -> str:
+            return os.path.normpath(folder / name)
+
+        items.append(PlanItem(
+            index=len(items), id=ident, source=source, domain=resolve(record["domain"]),
+            problem=resolve(record["problem"]), plan=record.get("plan"),
+            plan_path=resolve(record["plan"]) if has_path else None, plan_text=text_plan))
+    return Manifest(str(path), tuple(items), tuple(bad))
+
+
+# ------------------------------------------------------------------ the worker's side
+
+@dataclass(frozen=True, slots=True)
+class BatchSettings:
+    """What every task of one batch shares (the executor's context). ``run`` tells runs
+    apart, so that no run validates against files another run parsed (they may have been
+    edited in between, and a Dask worker outlives a run)."""
+
+    time_limit: float | None
+    max_plan_bytes: int       # a longer plan file is bad_input, unread
+    run: str = ""
+
+
+def _bad_row(item: PlanItem, message: str) -> dict:
+    return {"id": item.id, "plan": item.plan, "verdict": BAD_INPUT, "valid": False,
+            "step": None, "action": None, "message": message, "length": None,
+            "cost": None, "cpu_s": 0.0}
+
+
+def _load(domain_path: str, problem_path: str):
+    """``(domain, problem, None)`` or ``(None, None, message)`` for a task that cannot be
+    used (as ``validate`` refuses it: unreadable, a syntax error, semantic errors)."""
+    from planning_core.cli import error_line
+    from planning_core.pddl.checker import check_domain, check_problem, errors_of
+    from planning_core.pddl.parser import parse_domain, parse_problem
+    from planning_core.pddl.files import read_text
+
+    try:   # roles are given by the manifest, not told apart by content as validate does
+        domain = parse_domain(read_text(domain_path, expected="a PDDL domain"), domain_path)
+        problem = parse_problem(read_text(problem_path, expected="a PDDL problem"),
+                                problem_path)
+    except PlanningError as err:
+        return None, None, error_line(err)
+    errors = errors_of(check_domain(domain) + check_problem(domain, problem))
+    if errors:
+        return None, None, "; ".join(str(e) for e in errors)
+    return domain, problem, None
+
+
+_CACHE_LOCK = threading.Lock()   # a `dask worker` may run several tasks in threads
+
+
+def _task(settings: BatchSettings, domain_path: str, problem_path: str):
+    """The parsed task, through the worker's cache for this run."""
+    cache: dict = worker_state(settings, dict)
+    key = (domain_path, problem_path)
+    with _CACHE_LOCK:
+        hit = cache.get(key)
+    if hit is None:
+        hit = _load(domain_path, problem_path)
+        with _CACHE_LOCK:
+            if len(cache) >= _TASKS_KEPT:
+                cache.pop(next(iter(cache)))
+            cache[key] = hit
+    return hit
+
+
+def _number(value):
+    if value is None:
+        return None
+    return int(value) if float(value).is_integer() else float(value)
+
+
+def _validate_one(settings: BatchSettings, domain, problem, item: PlanItem) -> dict:
+    from planning_core.cli import error_line
+    from planning_core.limits import Limits
+    from planning_core.pddl.files import read_text
+    from planning_core.pddl.plans import parse_plan
+    from planning_core.validate.simulator import validate_plan
+
+    if item.plan_path is not None:
+        try:
+            size = os.stat(item.plan_path).st_size
+        except OSError:
+            size = 0   # read_text below names the problem
+        if size > settings.max_plan_bytes:
+            return _bad_row(item, f"{item.plan_path}: error: the plan is {size} bytes, longer "
+                                  f"than {settings.max_plan_bytes} (--max-response-bytes); "
+                                  "not read")
+        try:
+            text = read_text(item.plan_path, expected="a plan")
+        except PlanningError as err:
+            return _bad_row(item, error_line(err))
+        name = item.plan_path
+    else:
+        text, name = item.plan_text, f"{item.source}:plan_text"
+    cpu0 = time.thread_time()
+    plan = parse_plan(text, name)
+    budget = Limits(time_s=settings.time_limit, wall_s=settings.time_limit).budget()
+    report = validate_plan(domain, problem, plan, budget=budget)
+    cpu = time.thread_time() - cpu0
+    return {"id": item.id, "plan": item.plan, "verdict": report.verdict.value,
+            "valid": report.valid, "step": report.step, "action": report.action,
+            "message": report.message or "", "length": len(plan.steps),
+            "cost": _number(report.cost), "cpu_s": round(cpu, 6)}
+
+
+def validate_group(settings: BatchSettings, group: Sequence[PlanItem]
+                   ) -> list[tuple[int, dict]]:
+    """One executor task: validate plans that share a domain and problem, parsed once.
+    Every plan gets its row; nothing a plan or a file holds raises."""
+    from planning_core.cli import error_line
+
+    domain, problem, refused = _task(settings, group[0].domain, group[0].problem)
+    rows = []
+    for item in group:
+        if refused is not None:
+            row = _bad_row(item, refused)
+        else:
+            try:
+                row = _validate_one(settings, domain, problem, item)
+            except PlanningError as err:   # e.g. a memory limit the budget reports
+                row = _bad_row(item, error_line(err))
+            except Exception as err:  # noqa: BLE001 - one plan never ends the batch
+                row = failed_row(item, TaskFailed("error", f"{type(err).__name__}: {err}"))
+        rows.append((item.index, row))
+    return rows
+
+
+def failed_row(item: PlanItem, failure: TaskFailed) -> dict:
+    """The row of a plan whose task produced nothing: ``unknown`` (never a guess), why."""
+    what = "worker-died" if failure.kind == "worker-died" else "internal-error"
+    return {"id": item.id, "plan": item.plan, "verdict": "unknown", "valid": False,
+            "step": None, "action": None, "message": f"{what}: not validated: "
+                                                      f"{failure.message}",
+            "length": None, "cost": None, "cpu_s": 0.0}
+
+
+def task_groups(items: Sequence[PlanItem], workers: int) -> list[Sequence[PlanItem]]:
+    """Plans grouped by (domain, problem) in the order each task first appears; a group
+    larger than a fair share of the work is split so that no worker holds a straggler."""
+    by_task: dict[tuple[str, str], list[PlanItem]] = {}
+    for item in items:
+        by_task.setdefault((item.domain, item.problem), []).append(item)
+    share = max(8, -(-len(items) // (4 * max(1, workers))))
+    return [part for group in by_task.values() for part in split_items(group, share)]
+
+
+def iter_rows(items: Sequence[PlanItem], executor: Executor, settings: BatchSettings,
+              on_done=None) -> Iterator[tuple[PlanItem, dict]]:
+    """Validate ``items`` on ``executor``; yield ``(item, row)`` in the order of ``items``.
+    ``on_done(row)`` is called for every row as its group finishes (completion order)."""
+    position = {item.index: k for k, item in enumerate(items)}
+    groups = task_groups(items, executor.workers)
+
+    def arrived():
+        for g, result in executor.run(validate_group, settings, groups):
+            if isinstance(result, TaskFailed):
+                result = [(item.index, failed_row(item, result)) for item in groups[g]]
+            for index, row in result:
+                if on_done:
+                    on_done(row)
+                yield position[index], row
+
+    for k, row in in_input_order(arrived(), len(items)):
+        yield items[k], row
+
+
+# ------------------------------------------------------------------ the command
+
+def _read_done(path: Path) -> tuple[list[dict], list[str]]:
+    """Rows already in ``path`` and warnings for lines that are not rows."""
+    if not path.exists():
+        return [], []
+    rows, warnings = [], []
+    text = path.read_text(encoding="utf-8", errors="replace")
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            warnings.append(f"{path}:{number}: not JSON ({err.msg}); ignored")
+            continue
+        if isinstance(row, dict) and "verdict" in row:
+            rows.append(row)
+        else:
+            warnings.append(f"{path}:{number}: not a result row; ignored")
+    return rows, warnings
+
+
+def _exit_code(rows: Sequence[dict]) -> int:
+    from planning_core.cli import ExitCode
+
+    verdicts = [r.get("verdict") for r in rows]
+    if not rows or BAD_INPUT in verdicts:
+        return ExitCode.BAD_INPUT
+    if any(not r.get("valid") and r.get("verdict") != "unknown" for r in rows):
+        return ExitCode.INVALID
+    if "unknown" in verdicts:
+        return ExitCode.UNKNOWN
+    return ExitCode.OK
+
+
+def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict: bool,
+              time_limit: float | None, max_plan_bytes: int, progress: bool,
+              out: TextIO, err: TextIO) -> int:
+    """The ``validate --batch`` command (see the module doc); returns the exit code."""
+    from planning_core.cli import ExitCode, error_line
+    from planning_core.cli.executor_args import executor_from_args
+    from planning_core.executor.local import SerialExecutor
+    from planning_core.results_file import append_row, open_results
+
+    manifest = read_manifest(manifest_path, max_plan_bytes=max_plan_bytes)
+    if manifest.bad and strict:
+        first = manifest.bad[0]
+        print(f"{first.source}: error: {first.message}", file=err)
+        return ExitCode.BAD_INPUT
+    handle = None
+    done_rows: list[dict] = []
+    if out_path:
+        handle, _ = open_results(out_path)   # locked for the run; a torn tail cut off
+    try:
+        if handle is not None:
+            done_rows, warnings = _read_done(Path(out_path))
+            for warning in warnings:
+                print(f"warning: {warning}", file=err)
+        done_ids = {json.dumps(r.get("id")) for r in done_rows
+                    if r.get("verdict") != BAD_INPUT and "source" not in r}
+        recorded = {r.get("source") for r in done_rows if "source" in r}
+        todo = [item for item in manifest.items if json.dumps(item.id) not in done_ids]
+        if len(todo) < len(manifest.items):
+            print(f"{len(manifest.items) - len(todo)} plan(s) already in {out_path}; "
+                  "skipped", file=err)
+
+        def emit(row: dict) -> None:
+            if handle is not None:
+                append_row(handle, row)
+            else:
+                print(json.dumps(row), file=out)
+
+        new_rows: list[dict] = []
+        for bad in manifest.bad:
+            if bad.source not in recorded:
+                print(f"warning: {bad.source}: {bad.message}; recorded as a bad_input row",
+                      file=err)
+                emit(bad.to_row())
+            new_rows.append(bad.to_row())
+        settings = BatchSettings(time_limit, max_plan_bytes, os.urandom(8).hex())
+        executor = executor_from_args(executor_args) if todo else SerialExecutor()
+        with executor:
+            if executor.name != "serial":
+                print(executor.describe(), file=err)
+            bar = _progress(len(todo), progress, err)
+            valid = 0
+            try:
+                for _, row in iter_rows(todo, executor, settings,
+                                        on_done=bar.update if bar else None):
+                    emit(row)
+                    new_rows.append(row)
+                    valid += bool(row["valid"])
+                    if bar is not None:
+                        bar.set_postfix_str(f"valid {valid}", refresh=False)
+            except OSError as error:
+                raise InputError(f"cannot write: {error.strerror or error}",
+                                 file=out_path) from None
+            finally:
+                if bar is not None:
+                    bar.close()
+    finally:
+        if handle is not None:
+            handle.close()
+    latest = _latest(manifest, done_rows, new_rows)
+    _summary(latest, len(todo), out_path, err)
+    if not manifest.items and not manifest.bad:
+        print(error_line(InputError("no plans in the manifest", file=manifest_path)),
+              file=err)
+        return ExitCode.BAD_INPUT
+    return _exit_code(latest)
+
+
+def _latest(manifest: Manifest, done: Sequence[dict], new: Sequence[dict]) -> list[dict]:
+    """The manifest's current rows: per id the latest row (a row with a verdict beats a
+    bad_input one), plus the bad lines of this manifest."""
+    ids = {json.dumps(item.id) for item in manifest.items}
+    bad_sources = {b.source for b in manifest.bad}
+    latest: dict[str, dict] = {}
+    for row in list(done) + list(new):
+        if "source" in row:
+            if row["source"] in bad_sources:
+                latest["source:" + row["source"]] = row
+            continue
+        key = json.dumps(row.get("id"))
+        if key in ids and (key not in latest or row.get("verdict") != BAD_INPUT
+                           or latest[key].get("verdict") == BAD_INPUT):
+            latest[key] = row
+    return list(latest.values())
+
+
+def _summary(rows: Sequence[dict], ran: int, out_path: str | None, err: TextIO) -> None:
+    from collections import Counter
+
+    counts = Counter("valid" if r.get("valid") else
+                     r.get("verdict") if r.get("verdict") in ("unknown", BAD_INPUT)
+                     else "invalid" for r in rows)
+    where = f"; results in {out_path}" if out_path else ""
+    print(f"{len(rows)} plan(s) ({ran} validated now): {counts['valid']} valid, "
+          f"{counts['invalid']} invalid, {counts['unknown']} unknown, "
+          f"{counts[BAD_INPUT]} bad input{where}", file=err)
+
+
+def _progress(total: int, enabled: bool, err: TextIO):
+    if not enabled or total == 0:
+        return None
+    from tqdm import tqdm
+
+    # disable=None: drawn on a terminal only, so logs and pipes stay clean
+    return tqdm(total=total, unit="plan", file=err, dynamic_ncols=True, disable=None)
