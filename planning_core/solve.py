@@ -43,7 +43,7 @@ from planning_core.errors import EngineError, UnsupportedFeature
 from planning_core.ground.task import Task
 from planning_core.heuristics.relaxed import goal_relaxed_reachable
 from planning_core.limits import Budget, LimitReached, Limits
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.result import SolveResult, Status
 from planning_core.search.astar import SearchOutcome, astar, greedy
 
@@ -57,7 +57,7 @@ ADL_FEATURES = frozenset({"conditional_effects", "quantifiers", "disjunctions",
                           "derived_predicates"})
 
 
-def ground_task(domain: A.Domain, problem: A.Problem, budget: Budget | None = None) -> Task:
+def ground_task(domain: pddl.Domain, problem: pddl.Problem, budget: Budget | None = None) -> Task:
     """The ground task (the grounder's ``ground``; imported late to keep start-up cheap)."""
     from planning_core.ground.grounder import ground
     return ground(domain, problem, budget=budget)
@@ -80,18 +80,18 @@ def _from_outcome(out: SearchOutcome, t0: float, extra: dict) -> SolveResult:
                        tuple(sorted(stats.items())), out.reason)
 
 
-def _small_lifted(problem: A.Problem) -> bool:
+def _small_lifted(problem: pddl.Problem) -> bool:
     return len(problem.objects) <= AUTO_MAX_OBJECTS and len(problem.init) <= AUTO_MAX_INIT
 
 
-def _adl_domain(domain: A.Domain) -> bool:
+def _adl_domain(domain: pddl.Domain) -> bool:
     """Whether the domain uses a feature FD's translator grounds slowly (``ADL_FEATURES``)."""
     from planning_core.pddl.writer import write_domain
     from planning_core.search.features import features_from_text
     return bool(ADL_FEATURES & set(features_from_text(write_domain(domain)).names()))
 
 
-def auto_route(domain: A.Domain, problem: A.Problem) -> str:
+def auto_route(domain: pddl.Domain, problem: pddl.Problem) -> str:
     """The first step of ``engine="auto"`` for a task: ``"internal"`` (ground in-process,
     search briefly, then Fast Downward), ``"internal-long"`` (ground in-process, search for
     ``AUTO_ADL_SHARE`` of the time) or ``"fd"`` (Fast Downward on the lifted task)."""
@@ -100,7 +100,7 @@ def auto_route(domain: A.Domain, problem: A.Problem) -> str:
     return "internal-long" if _adl_domain(domain) else "fd"
 
 
-def solve_fd(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
+def solve_fd(domain: pddl.Domain, problem: pddl.Problem, *, optimal: bool = True,
              time_limit: float = 60.0, cpu_budget: bool = False) -> SolveResult:
     """Fast Downward on the written PDDL (lifted names come back as they are)."""
     if domain.constraints is not None or problem.constraints is not None:
@@ -113,7 +113,7 @@ def solve_fd(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
                              time_limit=max(0.1, time_limit), cpu_budget=cpu_budget)
 
 
-def solve(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
+def solve(domain: pddl.Domain, problem: pddl.Problem, *, optimal: bool = True,
           time_limit: float = 60.0, engine: str = "auto", task: Task | None = None,
           budget: Budget | None = None, cpu_budget: bool = False) -> SolveResult:
     """Solve a parsed task; see the module docstring. ``task`` reuses a grounding.

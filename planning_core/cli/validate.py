@@ -40,7 +40,7 @@ from planning_core.errors import InputError, PlanningError
 from planning_core.pddl.files import read_text
 
 if TYPE_CHECKING:
-    from planning_core.pddl import ast as A
+    from planning_core.pddl import ast as pddl
 
 DEFAULT_TIME_LIMIT_S = 60.0
 #: ``validate --batch``: longest plan read, in bytes (``--max-response-bytes``); a longer
@@ -133,7 +133,7 @@ def _bad_input_json(plans, errors, warnings, out: TextIO) -> None:
 
 
 def load_task(domain_path: str, domain_text: str, problem_path: str, problem_text: str
-              ) -> tuple[A.Domain, A.Problem, tuple[A.Diagnostic, ...]]:
+              ) -> tuple[pddl.Domain, pddl.Problem, tuple[pddl.Diagnostic, ...]]:
     """Parse and check; raises the first syntax error, returns semantic diagnostics."""
     from planning_core.pddl.checker import check_domain, check_problem
     from planning_core.pddl.parser import parse_domain, parse_problem

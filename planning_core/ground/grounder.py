@@ -55,7 +55,7 @@ from planning_core.ground.reachability import Datalog, Rule
 from planning_core.ground.facts import parse_atom
 from planning_core.ground.task import Task
 from planning_core.limits import Budget
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 
 
 # ------------------------------------------------------------------------------ rules
@@ -71,10 +71,10 @@ class _Schema:
     residual: tuple        # universally quantified subformulas, folded per instance
 
 
-def _template(atom: A.Atom, slots: dict, where: str) -> tuple:
+def _template(atom: pddl.Atom, slots: dict, where: str) -> tuple:
     out = []
     for t in atom.args:
-        if A.is_variable(t):
+        if pddl.is_variable(t):
             if t not in slots:
                 pos = atom.pos
                 raise SemanticError(f"undeclared variable {t} in {where}",
@@ -86,7 +86,7 @@ def _template(atom: A.Atom, slots: dict, where: str) -> tuple:
 
 
 def _term(t: str, slots: dict, where: str):
-    if A.is_variable(t):
+    if pddl.is_variable(t):
         if t not in slots:
             raise SemanticError(f"undeclared variable {t} in {where}")
         return slots[t]
@@ -100,7 +100,7 @@ def _schema(literals: Iterable, slots: dict, static: frozenset, where: str) -> _
             residual.append(lit.formula)
             continue
         a = lit.atom
-        if isinstance(a, A.Equals):
+        if isinstance(a, pddl.Equals):
             filters.append(("neq" if lit.negated else "eq", _term(a.left, slots, where),
                             _term(a.right, slots, where)))
         elif not lit.negated:
@@ -112,7 +112,7 @@ def _schema(literals: Iterable, slots: dict, static: frozenset, where: str) -> _
     return _Schema(slots, tuple(pos), tuple(neg), tuple(filters), tuple(residual))
 
 
-def _domains(params: tuple[A.TypedName, ...], objects: dict) -> list[frozenset]:
+def _domains(params: tuple[pddl.TypedName, ...], objects: dict) -> list[frozenset]:
     return [frozenset(domain_of(p, objects)) for p in params]
 
 
@@ -205,23 +205,23 @@ def _predicates(formulas) -> set[str]:
     todo = list(formulas)
     while todo:
         f = todo.pop()
-        if isinstance(f, A.Atom):
+        if isinstance(f, pddl.Atom):
             out.add(f.predicate)
-        elif isinstance(f, (A.And, A.Or)):
+        elif isinstance(f, (pddl.And, pddl.Or)):
             todo.extend(f.parts)
-        elif isinstance(f, (A.Not, A.Exists, A.Forall)):
+        elif isinstance(f, (pddl.Not, pddl.Exists, pddl.Forall)):
             todo.append(f.body)
     return out
 
 
 # ------------------------------------------------------------------------------ API
 
-def build_plan(domain: A.Domain, problem: A.Problem) -> _Plan:
+def build_plan(domain: pddl.Domain, problem: pddl.Problem) -> _Plan:
     """Normalisation and rule construction: everything that does not depend on ``:init``."""
     return _Plan(normalize(domain, problem))
 
 
-def ground(domain: A.Domain, problem: A.Problem, *, init_atoms: Iterable | None = None,
+def ground(domain: pddl.Domain, problem: pddl.Problem, *, init_atoms: Iterable | None = None,
            ignore_constraints: bool = False, budget: Budget | None = None,
            _plan: _Plan | None = None) -> Task:
     """Ground ``problem`` (or the state ``init_atoms``, which replaces ``:init``) to a Task.
@@ -279,7 +279,7 @@ class GroundingCache:
         self._plans: dict = {}
         self._tasks: OrderedDict = OrderedDict()
 
-    def task(self, domain: A.Domain, problem: A.Problem, init_atoms: Iterable | None = None) -> Task:
+    def task(self, domain: pddl.Domain, problem: pddl.Problem, init_atoms: Iterable | None = None) -> Task:
         init = None if init_atoms is None else frozenset(parse_atom(a) for a in init_atoms)
         key = (domain, problem, init)
         found = self._tasks.get(key)

@@ -33,7 +33,7 @@ from planning_core.ground.reachability import Datalog
 from planning_core.ground.residual import AND, ResidualCompiler, _fold, dnf, to_ast
 from planning_core.ground.task import Task
 from planning_core.limits import Budget
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 
 #: Estimated bytes of one proto action (its key, literal lists and tuple) and of one
 #: GroundAction (object, id tuples); a mask's own bytes are charged separately.
@@ -59,10 +59,10 @@ def _maker(pred: str, tmpl: tuple):
 def _num(expr, b, slots, values: dict, where: str, file: str | None = None) -> float:
     if expr is None:
         return 0
-    if isinstance(expr, A.Number):
+    if isinstance(expr, pddl.Number):
         return expr.value
-    if isinstance(expr, A.FunctionTerm):
-        key = (expr.name,) + tuple(b[slots[t]] if A.is_variable(t) else t for t in expr.args)
+    if isinstance(expr, pddl.FunctionTerm):
+        key = (expr.name,) + tuple(b[slots[t]] if pddl.is_variable(t) else t for t in expr.args)
         if key not in values:
             # as VAL, which refuses a plan using such an action: never a silent cost of 0
             pos = getattr(expr, "pos", None)
@@ -70,7 +70,7 @@ def _num(expr, b, slots, values: dict, where: str, file: str | None = None) -> f
                                 f"problem's :init", file=file, line=pos and pos.line,
                                 column=pos and pos.column)
         return values[key]
-    if isinstance(expr, A.BinaryOp):
+    if isinstance(expr, pddl.BinaryOp):
         x = _num(expr.left, b, slots, values, where, file)
         y = _num(expr.right, b, slots, values, where, file)
         if expr.op == "/":

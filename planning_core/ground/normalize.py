@@ -44,12 +44,12 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from planning_core.errors import UnsupportedFeature
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.types import objects_by_type
 
 DNF_LIMIT = 512
-FALSE = A.Or(())
-TRUE = A.And(())
+FALSE = pddl.Or(())
+TRUE = pddl.And(())
 
 
 # --------------------------------------------------------------------- normal forms
@@ -58,7 +58,7 @@ TRUE = A.And(())
 class Literal:
     """``atom`` is an ``A.Atom`` or an ``A.Equals``; ``negated`` flips it."""
 
-    atom: A.Atom | A.Equals
+    atom: pddl.Atom | pddl.Equals
     negated: bool = False
 
 
@@ -66,14 +66,14 @@ class Literal:
 class Residual:
     """A universally quantified subformula left for the grounder (see module docstring)."""
 
-    formula: A.Formula
+    formula: pddl.Formula
 
 
 @dataclass(frozen=True, slots=True)
 class NormEffect:
-    parameters: tuple[A.TypedName, ...]
+    parameters: tuple[pddl.TypedName, ...]
     condition: tuple[Literal, ...]
-    atom: A.Atom
+    atom: pddl.Atom
     delete: bool
 
 
@@ -81,103 +81,103 @@ class NormEffect:
 class NormAction:
     name: str
     variant: int
-    parameters: tuple[A.TypedName, ...]      # printed in plans
-    extra: tuple[A.TypedName, ...]           # existential precondition variables
+    parameters: tuple[pddl.TypedName, ...]      # printed in plans
+    extra: tuple[pddl.TypedName, ...]           # existential precondition variables
     precondition: tuple[Literal, ...]
     effects: tuple[NormEffect, ...]
-    cost: A.NumericExpr | None
+    cost: pddl.NumericExpr | None
 
     @property
-    def all_parameters(self) -> tuple[A.TypedName, ...]:
+    def all_parameters(self) -> tuple[pddl.TypedName, ...]:
         return self.parameters + self.extra
 
 
 @dataclass(frozen=True, slots=True)
 class NormAxiom:
-    head: A.Atom                             # args are distinct variables
-    parameters: tuple[A.TypedName, ...]      # head variables
-    extra: tuple[A.TypedName, ...]           # body-only variables
+    head: pddl.Atom                             # args are distinct variables
+    parameters: tuple[pddl.TypedName, ...]      # head variables
+    extra: tuple[pddl.TypedName, ...]           # body-only variables
     body: tuple[Literal, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class NormalTask:
-    domain: A.Domain
-    problem: A.Problem
+    domain: pddl.Domain
+    problem: pddl.Problem
     objects: dict                            # type -> sorted objects (A.types.objects_by_type)
     actions: tuple[NormAction, ...]
     axioms: tuple[NormAxiom, ...]
-    goal: A.Formula                          # NNF, folded per grounding
+    goal: pddl.Formula                          # NNF, folded per grounding
     uses_costs: bool
 
 
 # ----------------------------------------------------------------- formula passes
 
-def expand_imply(f: A.Formula) -> A.Formula:
-    if isinstance(f, A.Imply):
-        return A.Or((A.Not(expand_imply(f.antecedent)), expand_imply(f.consequent)))
-    if isinstance(f, (A.And, A.Or)):
+def expand_imply(f: pddl.Formula) -> pddl.Formula:
+    if isinstance(f, pddl.Imply):
+        return pddl.Or((pddl.Not(expand_imply(f.antecedent)), expand_imply(f.consequent)))
+    if isinstance(f, (pddl.And, pddl.Or)):
         return type(f)(tuple(expand_imply(p) for p in f.parts))
-    if isinstance(f, A.Not):
-        return A.Not(expand_imply(f.body))
-    if isinstance(f, (A.Exists, A.Forall)):
+    if isinstance(f, pddl.Not):
+        return pddl.Not(expand_imply(f.body))
+    if isinstance(f, (pddl.Exists, pddl.Forall)):
         return type(f)(f.parameters, expand_imply(f.body))
     return f
 
 
-def push_negation(f: A.Formula, negate: bool = False) -> A.Formula:
-    if isinstance(f, A.Not):
+def push_negation(f: pddl.Formula, negate: bool = False) -> pddl.Formula:
+    if isinstance(f, pddl.Not):
         return push_negation(f.body, not negate)
-    if isinstance(f, (A.And, A.Or)):
-        cls = type(f) if not negate else (A.Or if isinstance(f, A.And) else A.And)
+    if isinstance(f, (pddl.And, pddl.Or)):
+        cls = type(f) if not negate else (pddl.Or if isinstance(f, pddl.And) else pddl.And)
         return cls(tuple(push_negation(p, negate) for p in f.parts))
-    if isinstance(f, (A.Exists, A.Forall)):
-        cls = type(f) if not negate else (A.Forall if isinstance(f, A.Exists) else A.Exists)
+    if isinstance(f, (pddl.Exists, pddl.Forall)):
+        cls = type(f) if not negate else (pddl.Forall if isinstance(f, pddl.Exists) else pddl.Exists)
         return cls(f.parameters, push_negation(f.body, negate))
-    if isinstance(f, A.Imply):
+    if isinstance(f, pddl.Imply):
         return push_negation(expand_imply(f), negate)
-    return A.Not(f) if negate else f
+    return pddl.Not(f) if negate else f
 
 
-def substitute(f: A.Formula, sub: dict) -> A.Formula:
+def substitute(f: pddl.Formula, sub: dict) -> pddl.Formula:
     if not sub:
         return f
-    if isinstance(f, A.Atom):
-        return A.Atom(f.predicate, tuple(sub.get(t, t) for t in f.args), f.pos)
-    if isinstance(f, A.Equals):
-        return A.Equals(sub.get(f.left, f.left), sub.get(f.right, f.right), f.pos)
-    if isinstance(f, A.Not):
-        return A.Not(substitute(f.body, sub))
-    if isinstance(f, (A.And, A.Or)):
+    if isinstance(f, pddl.Atom):
+        return pddl.Atom(f.predicate, tuple(sub.get(t, t) for t in f.args), f.pos)
+    if isinstance(f, pddl.Equals):
+        return pddl.Equals(sub.get(f.left, f.left), sub.get(f.right, f.right), f.pos)
+    if isinstance(f, pddl.Not):
+        return pddl.Not(substitute(f.body, sub))
+    if isinstance(f, (pddl.And, pddl.Or)):
         return type(f)(tuple(substitute(p, sub) for p in f.parts))
-    if isinstance(f, (A.Exists, A.Forall)):
+    if isinstance(f, (pddl.Exists, pddl.Forall)):
         inner = {k: v for k, v in sub.items() if k not in {p.name for p in f.parameters}}
         return type(f)(f.parameters, substitute(f.body, inner))
     raise TypeError(f"not a formula: {f!r}")
 
 
-def domain_of(param: A.TypedName, objects: dict) -> tuple[str, ...]:
+def domain_of(param: pddl.TypedName, objects: dict) -> tuple[str, ...]:
     """Objects a variable ranges over (``either`` = sorted union)."""
     if len(param.types) == 1:
         return objects.get(param.types[0], ())
     return tuple(sorted({o for t in param.types for o in objects.get(t, ())}))
 
 
-def simplify(f: A.Formula) -> A.Formula:
+def simplify(f: pddl.Formula) -> pddl.Formula:
     """Fold ``(= o1 o2)`` on objects; flatten nested and/or; absorb true/false."""
-    if isinstance(f, A.Equals):
-        if not A.is_variable(f.left) and not A.is_variable(f.right):
+    if isinstance(f, pddl.Equals):
+        if not pddl.is_variable(f.left) and not pddl.is_variable(f.right):
             return TRUE if f.left == f.right else FALSE
         return TRUE if f.left == f.right else f
-    if isinstance(f, A.Not):
+    if isinstance(f, pddl.Not):
         body = simplify(f.body)
         if body == TRUE:
             return FALSE
         if body == FALSE:
             return TRUE
-        return A.Not(body)
-    if isinstance(f, (A.And, A.Or)):
-        unit, zero = (TRUE, FALSE) if isinstance(f, A.And) else (FALSE, TRUE)
+        return pddl.Not(body)
+    if isinstance(f, (pddl.And, pddl.Or)):
+        unit, zero = (TRUE, FALSE) if isinstance(f, pddl.And) else (FALSE, TRUE)
         parts: list = []
         for p in f.parts:
             p = simplify(p)
@@ -188,11 +188,11 @@ def simplify(f: A.Formula) -> A.Formula:
             parts.extend(p.parts if type(p) is type(f) else (p,))
         parts = list(dict.fromkeys(parts))
         return parts[0] if len(parts) == 1 else type(f)(tuple(parts))
-    if isinstance(f, (A.Exists, A.Forall)):
+    if isinstance(f, (pddl.Exists, pddl.Forall)):
         body = simplify(f.body)
-        if body == FALSE and isinstance(f, A.Exists):
+        if body == FALSE and isinstance(f, pddl.Exists):
             return FALSE
-        if body == TRUE and isinstance(f, A.Forall):
+        if body == TRUE and isinstance(f, pddl.Forall):
             return TRUE
         return type(f)(f.parameters, body)
     return f
@@ -201,38 +201,38 @@ def simplify(f: A.Formula) -> A.Formula:
 FORMULA_PASSES: tuple[Callable, ...] = (expand_imply, push_negation, simplify)
 
 
-def normalize_formula(f: A.Formula) -> A.Formula:
+def normalize_formula(f: pddl.Formula) -> pddl.Formula:
     """Run ``FORMULA_PASSES``: NNF without ``imply``, folded."""
     for p in FORMULA_PASSES:
         f = p(f)
     return f
 
 
-def ground_formula(f: A.Formula, objects: dict, truth: Callable) -> A.Formula:
+def ground_formula(f: pddl.Formula, objects: dict, truth: Callable) -> pddl.Formula:
     """Fold a ground NNF formula: quantifiers expanded over their typed objects, atoms
     replaced by ``truth(atom_tuple)`` when that is True/False (None keeps the atom).
     Returns ``TRUE``, ``FALSE``, a literal, or an and/or of those (no quantifiers)."""
-    if isinstance(f, A.Atom):
+    if isinstance(f, pddl.Atom):
         v = truth((f.predicate,) + f.args)
         return f if v is None else (TRUE if v else FALSE)
-    if isinstance(f, A.Not):
+    if isinstance(f, pddl.Not):
         inner = ground_formula(f.body, objects, truth)
-        return FALSE if inner == TRUE else TRUE if inner == FALSE else A.Not(inner)
-    if isinstance(f, A.Equals):
+        return FALSE if inner == TRUE else TRUE if inner == FALSE else pddl.Not(inner)
+    if isinstance(f, pddl.Equals):
         return TRUE if f.left == f.right else FALSE
-    if isinstance(f, (A.Forall, A.Exists)):
+    if isinstance(f, (pddl.Forall, pddl.Exists)):
         names = [p.name for p in f.parameters]
         doms = [domain_of(p, objects) for p in f.parameters]
-        cls = A.And if isinstance(f, A.Forall) else A.Or
+        cls = pddl.And if isinstance(f, pddl.Forall) else pddl.Or
         parts = (substitute(f.body, dict(zip(names, combo))) for combo in itertools.product(*doms))
         return _fold(cls, parts, objects, truth)
-    if isinstance(f, (A.And, A.Or)):
+    if isinstance(f, (pddl.And, pddl.Or)):
         return _fold(type(f), f.parts, objects, truth)
     raise TypeError(f"not a formula: {f!r}")
 
 
-def _fold(cls, parts, objects, truth) -> A.Formula:
-    unit, zero = (TRUE, FALSE) if cls is A.And else (FALSE, TRUE)
+def _fold(cls, parts, objects, truth) -> pddl.Formula:
+    unit, zero = (TRUE, FALSE) if cls is pddl.And else (FALSE, TRUE)
     out: list = []
     for p in parts:
         g = ground_formula(p, objects, truth)
@@ -266,49 +266,49 @@ class _Context:
         return f"__{stem}{self.counter}"
 
 
-def _rename(params: tuple[A.TypedName, ...], ctx: _Context) -> tuple[tuple, dict]:
-    new = tuple(A.TypedName(ctx.fresh_var(p.name), p.types) for p in params)
+def _rename(params: tuple[pddl.TypedName, ...], ctx: _Context) -> tuple[tuple, dict]:
+    new = tuple(pddl.TypedName(ctx.fresh_var(p.name), p.types) for p in params)
     return new, {p.name: n.name for p, n in zip(params, new)}
 
 
-def _free_vars(f: A.Formula, bound: frozenset = frozenset()) -> set[str]:
-    if isinstance(f, A.Atom):
-        return {t for t in f.args if A.is_variable(t) and t not in bound}
-    if isinstance(f, A.Equals):
-        return {t for t in (f.left, f.right) if A.is_variable(t) and t not in bound}
-    if isinstance(f, A.Not):
+def _free_vars(f: pddl.Formula, bound: frozenset = frozenset()) -> set[str]:
+    if isinstance(f, pddl.Atom):
+        return {t for t in f.args if pddl.is_variable(t) and t not in bound}
+    if isinstance(f, pddl.Equals):
+        return {t for t in (f.left, f.right) if pddl.is_variable(t) and t not in bound}
+    if isinstance(f, pddl.Not):
         return _free_vars(f.body, bound)
-    if isinstance(f, (A.And, A.Or)):
+    if isinstance(f, (pddl.And, pddl.Or)):
         return set().union(*(_free_vars(p, bound) for p in f.parts)) if f.parts else set()
-    if isinstance(f, (A.Exists, A.Forall)):
+    if isinstance(f, (pddl.Exists, pddl.Forall)):
         return _free_vars(f.body, bound | {p.name for p in f.parameters})
     return set()
 
 
-def to_dnf(f: A.Formula, scope: dict, ctx: _Context) -> list[Conjunct]:
+def to_dnf(f: pddl.Formula, scope: dict, ctx: _Context) -> list[Conjunct]:
     """DNF of an NNF formula without ``forall``; ``scope`` maps variables to TypedNames.
 
     Existential variables are renamed apart and returned with each disjunct. A conjunction
     whose expansion would pass ``DNF_LIMIT`` gets its disjunctive parts replaced by fresh
     derived atoms (an axiom per disjunct), which keeps the size linear.
     """
-    if isinstance(f, (A.Atom, A.Equals)):
+    if isinstance(f, (pddl.Atom, pddl.Equals)):
         return [((), (Literal(f),))]
-    if isinstance(f, A.Forall):
+    if isinstance(f, pddl.Forall):
         return [((), (Residual(f),))]
-    if isinstance(f, A.Not):
+    if isinstance(f, pddl.Not):
         return [((), (Literal(f.body, True),))]
-    if isinstance(f, A.Or):
+    if isinstance(f, pddl.Or):
         out: list[Conjunct] = []
         for p in f.parts:
             out.extend(to_dnf(p, scope, ctx))
         return out
-    if isinstance(f, A.Exists):
+    if isinstance(f, pddl.Exists):
         params, sub = _rename(f.parameters, ctx)
         inner = dict(scope)
         inner.update({p.name: p for p in params})
         return [(params + v, lits) for v, lits in to_dnf(substitute(f.body, sub), inner, ctx)]
-    if isinstance(f, A.And):
+    if isinstance(f, pddl.And):
         parts = [(p, to_dnf(p, scope, ctx)) for p in f.parts]
         size = 1
         for _, d in parts:
@@ -329,16 +329,16 @@ def to_dnf(f: A.Formula, scope: dict, ctx: _Context) -> list[Conjunct]:
     raise TypeError(f"to_dnf expects a normalised formula, got {f!r}")
 
 
-def _compile_disjunction(formula, dnf, scope, ctx) -> A.Atom:
+def _compile_disjunction(formula, dnf, scope, ctx) -> pddl.Atom:
     free = sorted(_free_vars(formula))
-    head = A.Atom(ctx.fresh_predicate("or"), tuple(free))
-    params = tuple(scope.get(v, A.TypedName(v)) for v in free)
+    head = pddl.Atom(ctx.fresh_predicate("or"), tuple(free))
+    params = tuple(scope.get(v, pddl.TypedName(v)) for v in free)
     for variables, lits in dnf:
         ctx.axioms.append(NormAxiom(head, params, variables, lits))
     return head
 
 
-def dnf_of(f: A.Formula, scope: dict, ctx: _Context) -> list[Conjunct]:
+def dnf_of(f: pddl.Formula, scope: dict, ctx: _Context) -> list[Conjunct]:
     """Normalise then DNF; a top-level DNF over the limit becomes one derived atom."""
     d = to_dnf(normalize_formula(f), scope, ctx)
     if len(d) > DNF_LIMIT:
@@ -348,26 +348,26 @@ def dnf_of(f: A.Formula, scope: dict, ctx: _Context) -> list[Conjunct]:
 
 # -------------------------------------------------------------------------- effects
 
-def substitute_effect(e: A.Effect, sub: dict) -> A.Effect:
-    if isinstance(e, A.Add):
-        return A.Add(substitute(e.atom, sub))
-    if isinstance(e, A.Delete):
-        return A.Delete(substitute(e.atom, sub))
-    if isinstance(e, A.When):
-        return A.When(substitute(e.condition, sub), tuple(substitute_effect(x, sub) for x in e.effects))
-    if isinstance(e, A.ForallEffect):
+def substitute_effect(e: pddl.Effect, sub: dict) -> pddl.Effect:
+    if isinstance(e, pddl.Add):
+        return pddl.Add(substitute(e.atom, sub))
+    if isinstance(e, pddl.Delete):
+        return pddl.Delete(substitute(e.atom, sub))
+    if isinstance(e, pddl.When):
+        return pddl.When(substitute(e.condition, sub), tuple(substitute_effect(x, sub) for x in e.effects))
+    if isinstance(e, pddl.ForallEffect):
         inner = {k: v for k, v in sub.items() if k not in {p.name for p in e.parameters}}
-        return A.ForallEffect(e.parameters, tuple(substitute_effect(x, inner) for x in e.effects))
-    if isinstance(e, A.Increase):
-        return e if not sub else A.Increase(e.fluent, _substitute_num(e.amount, sub), e.pos)
+        return pddl.ForallEffect(e.parameters, tuple(substitute_effect(x, inner) for x in e.effects))
+    if isinstance(e, pddl.Increase):
+        return e if not sub else pddl.Increase(e.fluent, _substitute_num(e.amount, sub), e.pos)
     raise TypeError(f"not an effect: {e!r}")
 
 
 def _substitute_num(x, sub):
-    if isinstance(x, A.FunctionTerm):
-        return A.FunctionTerm(x.name, tuple(sub.get(t, t) for t in x.args), x.pos)
-    if isinstance(x, A.BinaryOp):
-        return A.BinaryOp(x.op, _substitute_num(x.left, sub), _substitute_num(x.right, sub), x.pos)
+    if isinstance(x, pddl.FunctionTerm):
+        return pddl.FunctionTerm(x.name, tuple(sub.get(t, t) for t in x.args), x.pos)
+    if isinstance(x, pddl.BinaryOp):
+        return pddl.BinaryOp(x.op, _substitute_num(x.left, sub), _substitute_num(x.right, sub), x.pos)
     return x
 
 
@@ -377,9 +377,9 @@ def flatten_effects(effects, scope: dict, ctx: _Context, file: str | None,
     out: list[NormEffect] = []
     costs: list = []
     for e in effects:
-        if isinstance(e, (A.Add, A.Delete)):
-            out.append(NormEffect(params, cond, e.atom, isinstance(e, A.Delete)))
-        elif isinstance(e, A.When):
+        if isinstance(e, (pddl.Add, pddl.Delete)):
+            out.append(NormEffect(params, cond, e.atom, isinstance(e, pddl.Delete)))
+        elif isinstance(e, pddl.When):
             for variables, lits in dnf_of(e.condition, scope, ctx):
                 inner = dict(scope)
                 inner.update({v.name: v for v in variables})
@@ -387,7 +387,7 @@ def flatten_effects(effects, scope: dict, ctx: _Context, file: str | None,
                                        cond + lits)
                 out += o
                 costs += c
-        elif isinstance(e, A.ForallEffect):
+        elif isinstance(e, pddl.ForallEffect):
             new, sub = _rename(e.parameters, ctx)
             inner = dict(scope)
             inner.update({v.name: v for v in new})
@@ -395,7 +395,7 @@ def flatten_effects(effects, scope: dict, ctx: _Context, file: str | None,
             o, c = flatten_effects(body, inner, ctx, file, params + new, cond)
             out += o
             costs += c
-        elif isinstance(e, A.Increase):
+        elif isinstance(e, pddl.Increase):
             pos = e.pos
             if e.fluent.name != "total-cost" or e.fluent.args:
                 raise UnsupportedFeature(f"numeric fluent {e.fluent} (only total-cost is supported)",
@@ -411,25 +411,25 @@ def flatten_effects(effects, scope: dict, ctx: _Context, file: str | None,
 
 # ---------------------------------------------------------------------------- tasks
 
-def normalize_action(action: A.Action, ctx: _Context,
+def normalize_action(action: pddl.Action, ctx: _Context,
                      file: str | None = None) -> list[NormAction]:
     scope = {p.name: p for p in action.parameters}
     effects, costs = flatten_effects(action.effects, scope, ctx, file)
     cost = None
     for c in costs:
-        cost = c if cost is None else A.BinaryOp("+", cost, c)
+        cost = c if cost is None else pddl.BinaryOp("+", cost, c)
     return [NormAction(action.name, i, action.parameters, variables, lits, tuple(effects), cost)
             for i, (variables, lits) in enumerate(dnf_of(action.precondition, scope, ctx))]
 
 
-def normalize_derived(d: A.DerivedPredicate, ctx: _Context) -> list[NormAxiom]:
-    head = A.Atom(d.head.name, tuple(p.name for p in d.head.parameters))
+def normalize_derived(d: pddl.DerivedPredicate, ctx: _Context) -> list[NormAxiom]:
+    head = pddl.Atom(d.head.name, tuple(p.name for p in d.head.parameters))
     scope = {p.name: p for p in d.head.parameters}
     return [NormAxiom(head, d.head.parameters, variables, lits)
             for variables, lits in dnf_of(d.body, scope, ctx)]
 
 
-def normalize(domain: A.Domain, problem: A.Problem) -> NormalTask:
+def normalize(domain: pddl.Domain, problem: pddl.Problem) -> NormalTask:
     """Domain + problem -> ``NormalTask`` (pure: inputs are not touched)."""
     objects = objects_by_type(domain, problem)
     ctx = _Context()

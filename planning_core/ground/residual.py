@@ -23,7 +23,7 @@ from typing import Callable
 
 from planning_core.errors import SemanticError
 from planning_core.ground.normalize import FALSE, TRUE, domain_of
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 
 
 class ResidualCompiler:
@@ -38,18 +38,18 @@ class ResidualCompiler:
     def compile(self, formulas: tuple, slots: dict) -> tuple[Callable, int]:
         """-> (evaluate(binding list) -> folded formula, number of slots it needs)."""
         self._next = max(slots.values(), default=-1) + 1
-        fn = self._formula(A.And(tuple(formulas)), dict(slots))
+        fn = self._formula(pddl.And(tuple(formulas)), dict(slots))
         return fn, self._next
 
     # ------------------------------------------------------------------ compiling
     def _term(self, t: str, slots: dict):
-        if not A.is_variable(t):
+        if not pddl.is_variable(t):
             return t
         if t not in slots:
             raise SemanticError(f"undeclared variable {t} in a quantified condition")
         return slots[t]
 
-    def _atom(self, a: A.Atom, slots: dict, negated: bool) -> Callable:
+    def _atom(self, a: pddl.Atom, slots: dict, negated: bool) -> Callable:
         pred = a.predicate
         tmpl = tuple(self._term(t, slots) for t in a.args)
         known = self.reached.setdefault(pred, set())
@@ -71,22 +71,22 @@ class ResidualCompiler:
         return ev
 
     def _formula(self, f, slots: dict) -> Callable:
-        if isinstance(f, A.Atom):
+        if isinstance(f, pddl.Atom):
             return self._atom(f, slots, False)
-        if isinstance(f, A.Not):
-            if isinstance(f.body, A.Atom):
+        if isinstance(f, pddl.Not):
+            if isinstance(f.body, pddl.Atom):
                 return self._atom(f.body, slots, True)
             raise TypeError("residues are in negation normal form")
-        if isinstance(f, A.Equals):
+        if isinstance(f, pddl.Equals):
             left, right = self._term(f.left, slots), self._term(f.right, slots)
             gl = (lambda b: b[left]) if type(left) is int else (lambda b: left)
             gr = (lambda b: b[right]) if type(right) is int else (lambda b: right)
             return lambda b: gl(b) == gr(b)
-        if isinstance(f, (A.And, A.Or)):
+        if isinstance(f, (pddl.And, pddl.Or)):
             parts = [self._formula(p, slots) for p in f.parts]
-            kind = AND if isinstance(f, A.And) else OR
+            kind = AND if isinstance(f, pddl.And) else OR
             return lambda b: _fold(kind, (p(b) for p in parts))
-        if isinstance(f, (A.Forall, A.Exists)):
+        if isinstance(f, (pddl.Forall, pddl.Exists)):
             return self._quantifier(f, slots)
         raise TypeError(f"not a formula: {f!r}")
 
@@ -98,7 +98,7 @@ class ResidualCompiler:
             qslots.append((self._next, tuple(domain_of(p, self.objects))))
             self._next += 1
         body = self._formula(f.body, inner)
-        is_forall = isinstance(f, A.Forall)
+        is_forall = isinstance(f, pddl.Forall)
         kind = AND if is_forall else OR
         enumerate_ = self._enumerator(f, inner, qslots, is_forall)
 
@@ -110,11 +110,11 @@ class ResidualCompiler:
         """Generator over bindings of the quantified slots, guarded when possible."""
         qset = {s for s, _ in qslots}
         body = f.body
-        parts = body.parts if isinstance(body, (A.Or if is_forall else A.And)) else (body,)
+        parts = body.parts if isinstance(body, (pddl.Or if is_forall else pddl.And)) else (body,)
         guard = None
         for p in parts:
-            lit = p.body if is_forall and isinstance(p, A.Not) else (p if not is_forall else None)
-            if isinstance(lit, A.Atom):
+            lit = p.body if is_forall and isinstance(p, pddl.Not) else (p if not is_forall else None)
+            if isinstance(lit, pddl.Atom):
                 tmpl = tuple(self._term(t, slots) for t in lit.args)
                 covered = {t for t in tmpl if type(t) is int} & qset
                 if covered and (guard is None or len(covered) > len(guard[2])):
@@ -229,14 +229,14 @@ def _dnf(g, limit):
     return result
 
 
-def to_ast(g) -> A.Formula:
+def to_ast(g) -> pddl.Formula:
     """Back to ``ast`` (for the Tseitin fallback in ``normalize.to_dnf``)."""
     if g is True:
         return TRUE
     if g is False:
         return FALSE
     if type(g[0]) is bool:
-        atom = A.Atom(g[1][0], g[1][1:])
-        return A.Not(atom) if g[0] else atom
-    cls = A.And if g[0] is AND else A.Or
+        atom = pddl.Atom(g[1][0], g[1][1:])
+        return pddl.Not(atom) if g[0] else atom
+    cls = pddl.And if g[0] is AND else pddl.Or
     return cls(tuple(to_ast(p) for p in g[1]))

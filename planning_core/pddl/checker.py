@@ -9,7 +9,7 @@ at fault. Nothing here raises on bad input.
 """
 from __future__ import annotations
 
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.types import ROOT, TypeHierarchy, object_types
 
 __all__ = ["check_domain", "check_problem", "check", "used_requirements", "errors_of",
@@ -41,19 +41,19 @@ _COVERED_BY = {
 }
 
 
-def errors_of(diagnostics) -> tuple[A.Diagnostic, ...]:
+def errors_of(diagnostics) -> tuple[pddl.Diagnostic, ...]:
     return tuple(d for d in diagnostics if d.severity == "error")
 
 
 class _Report:
     def __init__(self, filename: str | None) -> None:
         self.filename = filename
-        self.items: list[A.Diagnostic] = []
+        self.items: list[pddl.Diagnostic] = []
         self._seen: set[tuple] = set()
         self._more: dict[tuple, int] = {}
         self._index: dict[tuple, int] = {}
 
-    def add(self, severity: str, message: str, pos: A.Pos | None, fault: tuple | None = None) -> None:
+    def add(self, severity: str, message: str, pos: pddl.Pos | None, fault: tuple | None = None) -> None:
         """Record a diagnostic once per fault.
 
         ``fault`` identifies the underlying mistake (e.g. ``("type", "room")``): a name that
@@ -69,67 +69,67 @@ class _Report:
         if fault is not None:
             self._more[fault] = 0
             self._index[fault] = len(self.items)
-        self.items.append(A.Diagnostic(severity, message, self.filename,
+        self.items.append(pddl.Diagnostic(severity, message, self.filename,
                                        pos.line if pos else None, pos.column if pos else None))
 
-    def finish(self) -> tuple[A.Diagnostic, ...]:
+    def finish(self) -> tuple[pddl.Diagnostic, ...]:
         for fault, more in self._more.items():
             if more:
                 d = self.items[self._index[fault]]
-                self.items[self._index[fault]] = A.Diagnostic(
+                self.items[self._index[fault]] = pddl.Diagnostic(
                     d.severity, f"{d.message} (and {more} more use{'s' if more > 1 else ''})",
                     d.file, d.line, d.column)
         return tuple(self.items)
 
-    def error(self, message: str, pos: A.Pos | None) -> None:
+    def error(self, message: str, pos: pddl.Pos | None) -> None:
         self.add("error", message, pos)
 
-    def warning(self, message: str, pos: A.Pos | None) -> None:
+    def warning(self, message: str, pos: pddl.Pos | None) -> None:
         self.add("warning", message, pos)
 
 
 # ------------------------------------------------------------------ feature use
 
-def _formula_features(f: A.Formula, out: set[str], positive: bool = True) -> None:
-    if isinstance(f, A.Atom):
+def _formula_features(f: pddl.Formula, out: set[str], positive: bool = True) -> None:
+    if isinstance(f, pddl.Atom):
         if not positive:
             out.add(":negative-preconditions")
-    elif isinstance(f, A.Equals):
+    elif isinstance(f, pddl.Equals):
         out.add(":equality")  # (not (= ?a ?b)) is plain :equality, not a negative precondition
-    elif isinstance(f, A.Not):
+    elif isinstance(f, pddl.Not):
         _formula_features(f.body, out, not positive)
-    elif isinstance(f, (A.And, A.Or)):
+    elif isinstance(f, (pddl.And, pddl.Or)):
         # an `or`, or an `and` under negation, is a disjunction
-        if isinstance(f, A.Or) == positive and len(f.parts) > 1:
+        if isinstance(f, pddl.Or) == positive and len(f.parts) > 1:
             out.add(":disjunctive-preconditions")
         for p in f.parts:
             _formula_features(p, out, positive)
-    elif isinstance(f, A.Imply):
+    elif isinstance(f, pddl.Imply):
         out.add(":disjunctive-preconditions")
         _formula_features(f.antecedent, out, not positive)
         _formula_features(f.consequent, out, positive)
-    elif isinstance(f, (A.Exists, A.Forall)):
-        out.add(":existential-preconditions" if isinstance(f, A.Exists) == positive
+    elif isinstance(f, (pddl.Exists, pddl.Forall)):
+        out.add(":existential-preconditions" if isinstance(f, pddl.Exists) == positive
                 else ":universal-preconditions")
         if any(p.types != (ROOT,) for p in f.parameters):
             out.add(":typing")
         _formula_features(f.body, out, positive)
 
 
-def _effect_features(effects: tuple[A.Effect, ...], out: set[str]) -> None:
+def _effect_features(effects: tuple[pddl.Effect, ...], out: set[str]) -> None:
     for e in effects:
-        if isinstance(e, A.When):
+        if isinstance(e, pddl.When):
             out.add(":conditional-effects")
             _formula_features(e.condition, out)
             _effect_features(e.effects, out)
-        elif isinstance(e, A.ForallEffect):
+        elif isinstance(e, pddl.ForallEffect):
             out.add(":conditional-effects")
             _effect_features(e.effects, out)
-        elif isinstance(e, A.Increase):
+        elif isinstance(e, pddl.Increase):
             out.add(":action-costs")
 
 
-def used_requirements(domain: A.Domain, problem: A.Problem | None = None) -> frozenset[str]:
+def used_requirements(domain: pddl.Domain, problem: pddl.Problem | None = None) -> frozenset[str]:
     """The requirements the files really use, whatever they declare."""
     out: set[str] = {":strips"}
     typed = [*domain.types, *domain.constants,
@@ -174,7 +174,7 @@ def _check_requirements(declared_tuple, used, report: _Report, pos) -> None:
 class _Context:
     """What names mean while walking one domain (and optionally its problem)."""
 
-    def __init__(self, domain: A.Domain, problem: A.Problem | None, report: _Report) -> None:
+    def __init__(self, domain: pddl.Domain, problem: pddl.Problem | None, report: _Report) -> None:
         self.domain, self.problem, self.report = domain, problem, report
         self.types = TypeHierarchy.of(domain)
         self.predicates = {p.name: p for p in domain.predicates}
@@ -185,7 +185,7 @@ class _Context:
         self.objects = object_types(domain, problem)
 
     def check_typed(self, items, what: str, scope: dict | None = None) -> None:
-        seen: dict[str, A.TypedName] = {}
+        seen: dict[str, pddl.TypedName] = {}
         for item in items:
             for t in item.types:
                 if not self.types.declared(t):
@@ -200,7 +200,7 @@ class _Context:
                 self.report.warning(f"variable '{item.name}' shadows an outer variable", item.pos)
 
     def term_types(self, term: str, scope: dict, pos, where: str) -> tuple[str, ...] | None:
-        if A.is_variable(term):
+        if pddl.is_variable(term):
             if term not in scope:
                 self.report.add("error", f"undeclared variable '{term}' in {where}", pos,
                                 fault=("variable", term, where))
@@ -231,9 +231,9 @@ class _Context:
                        f"of type {_show(param.types)} of {kind} '{name}' in {where}")
             # a variable of a wider type is legal PDDL (the atom is simply false for the
             # objects outside the parameter's type); a ground argument of a wrong type is not
-            if A.is_variable(arg) and self._overlap(types, param.types):
+            if pddl.is_variable(arg) and self._overlap(types, param.types):
                 continue
-            if A.is_variable(arg):
+            if pddl.is_variable(arg):
                 self.report.warning(message + " (the atom can never hold)", pos)
             else:
                 self.report.error(message, pos)
@@ -241,7 +241,7 @@ class _Context:
     def _overlap(self, a: tuple[str, ...], b: tuple[str, ...]) -> bool:
         return self.types.is_subtype(b, a) or self.types.is_subtype(a, b)
 
-    def atom(self, atom: A.Atom, scope: dict, where: str) -> None:
+    def atom(self, atom: pddl.Atom, scope: dict, where: str) -> None:
         pred = self.predicates.get(atom.predicate)
         if pred is None:
             self.report.add("error", f"undeclared predicate '{atom.predicate}' in {where}",
@@ -251,31 +251,31 @@ class _Context:
             return
         self.check_args(atom.predicate, atom.args, pred.parameters, scope, atom.pos, where)
 
-    def formula(self, f: A.Formula, scope: dict, where: str) -> None:
-        if isinstance(f, A.Atom):
+    def formula(self, f: pddl.Formula, scope: dict, where: str) -> None:
+        if isinstance(f, pddl.Atom):
             self.atom(f, scope, where)
-        elif isinstance(f, A.Equals):
+        elif isinstance(f, pddl.Equals):
             for t in (f.left, f.right):
                 self.term_types(t, scope, f.pos, where)
-        elif isinstance(f, A.Not):
+        elif isinstance(f, pddl.Not):
             self.formula(f.body, scope, where)
-        elif isinstance(f, (A.And, A.Or)):
+        elif isinstance(f, (pddl.And, pddl.Or)):
             for p in f.parts:
                 self.formula(p, scope, where)
-        elif isinstance(f, A.Imply):
+        elif isinstance(f, pddl.Imply):
             self.formula(f.antecedent, scope, where)
             self.formula(f.consequent, scope, where)
-        elif isinstance(f, (A.Exists, A.Forall)):
+        elif isinstance(f, (pddl.Exists, pddl.Forall)):
             self.check_typed(f.parameters, "variable", scope)
             inner = dict(scope)
             inner.update({p.name: p.types for p in f.parameters})
             self.formula(f.body, inner, where)
 
-    def constraint(self, c: A.Constraint, scope: dict, where: str) -> None:
-        if isinstance(c, A.ConstraintAnd):
+    def constraint(self, c: pddl.Constraint, scope: dict, where: str) -> None:
+        if isinstance(c, pddl.ConstraintAnd):
             for part in c.parts:
                 self.constraint(part, scope, where)
-        elif isinstance(c, A.ConstraintForall):
+        elif isinstance(c, pddl.ConstraintForall):
             self.check_typed(c.parameters, "variable", scope)
             inner = dict(scope)
             inner.update({p.name: p.types for p in c.parameters})
@@ -284,7 +284,7 @@ class _Context:
             for f in _constraint_formulas(c):
                 self.formula(f, scope, where)
 
-    def fluent(self, ft: A.FunctionTerm, scope: dict, where: str) -> None:
+    def fluent(self, ft: pddl.FunctionTerm, scope: dict, where: str) -> None:
         fn = self.functions.get(ft.name)
         if fn is None:
             self.report.add("error", f"undeclared function '{ft.name}' in {where}", ft.pos,
@@ -292,37 +292,37 @@ class _Context:
             return
         self.check_args(ft.name, ft.args, fn.parameters, scope, ft.pos, where, kind="function")
 
-    def numeric(self, e: A.NumericExpr, scope: dict, where: str) -> None:
-        if isinstance(e, A.FunctionTerm):
+    def numeric(self, e: pddl.NumericExpr, scope: dict, where: str) -> None:
+        if isinstance(e, pddl.FunctionTerm):
             self.fluent(e, scope, where)
-        elif isinstance(e, A.BinaryOp):
+        elif isinstance(e, pddl.BinaryOp):
             self.numeric(e.left, scope, where)
             self.numeric(e.right, scope, where)
 
     def effects(self, effects, scope: dict, where: str) -> None:
         for e in effects:
-            if isinstance(e, (A.Add, A.Delete)):
+            if isinstance(e, (pddl.Add, pddl.Delete)):
                 self.atom(e.atom, scope, where)
                 if e.atom.predicate in self.derived:
                     self.report.error(f"derived predicate '{e.atom.predicate}' cannot be changed "
                                       f"by an effect in {where}", e.atom.pos)
-            elif isinstance(e, A.When):
+            elif isinstance(e, pddl.When):
                 self.formula(e.condition, scope, where)
                 self.effects(e.effects, scope, where)
-            elif isinstance(e, A.ForallEffect):
+            elif isinstance(e, pddl.ForallEffect):
                 self.check_typed(e.parameters, "variable", scope)
                 inner = dict(scope)
                 inner.update({p.name: p.types for p in e.parameters})
                 self.effects(e.effects, inner, where)
-            elif isinstance(e, A.Increase):
+            elif isinstance(e, pddl.Increase):
                 self.fluent(e.fluent, scope, where)
                 self.numeric(e.amount, scope, where)
 
 
-def _constraint_formulas(c: A.Constraint) -> tuple[A.Formula, ...]:
-    if isinstance(c, A.SometimeBefore):
+def _constraint_formulas(c: pddl.Constraint) -> tuple[pddl.Formula, ...]:
+    if isinstance(c, pddl.SometimeBefore):
         return (c.body, c.before)
-    if isinstance(c, A.SometimeAfter):
+    if isinstance(c, pddl.SometimeAfter):
         return (c.body, c.after)
     return (c.body,)
 
@@ -352,7 +352,7 @@ def _duplicate_types(types, report: _Report) -> None:
         parents.setdefault(item.name, []).extend(item.types)
 
 
-def check_domain(domain: A.Domain) -> tuple[A.Diagnostic, ...]:
+def check_domain(domain: pddl.Domain) -> tuple[pddl.Diagnostic, ...]:
     report = _Report(domain.filename)
     ctx = _Context(domain, None, report)
     _check_requirements(domain.requirements, used_requirements(domain), report, domain.pos)
@@ -384,15 +384,15 @@ def check_domain(domain: A.Domain) -> tuple[A.Diagnostic, ...]:
     return report.finish()
 
 
-def _atom_text(atom: A.Atom) -> str:
+def _atom_text(atom: pddl.Atom) -> str:
     return "(" + " ".join((atom.predicate,) + tuple(atom.args)) + ")"
 
 
 def _is_total_time(expr) -> bool:
-    return isinstance(expr, A.FunctionTerm) and expr.name == "total-time" and not expr.args
+    return isinstance(expr, pddl.FunctionTerm) and expr.name == "total-time" and not expr.args
 
 
-def check_problem(domain: A.Domain, problem: A.Problem) -> tuple[A.Diagnostic, ...]:
+def check_problem(domain: pddl.Domain, problem: pddl.Problem) -> tuple[pddl.Diagnostic, ...]:
     report = _Report(problem.filename)
     ctx = _Context(domain, problem, report)
     if problem.domain_name != domain.name:
@@ -428,7 +428,7 @@ def check_problem(domain: A.Domain, problem: A.Problem) -> tuple[A.Diagnostic, .
     return report.finish()
 
 
-def check(domain: A.Domain, problem: A.Problem | None = None) -> tuple[A.Diagnostic, ...]:
+def check(domain: pddl.Domain, problem: pddl.Problem | None = None) -> tuple[pddl.Diagnostic, ...]:
     out = check_domain(domain)
     if problem is not None:
         out += check_problem(domain, problem)

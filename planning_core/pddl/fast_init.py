@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 
 __all__ = ["FAST_INIT_MIN", "FlatGoal", "FlatInit", "flat_goal", "flat_init"]
 
@@ -29,7 +29,7 @@ _INIT_ITEM = re.compile(
 
 
 def _scan(text: str, pos: int, item: re.Pattern, end_group: int, name_groups: tuple[int, ...]
-          ) -> tuple[list[tuple[re.Match, A.Pos]], int] | None:
+          ) -> tuple[list[tuple[re.Match, pddl.Pos]], int] | None:
     """The items of a section from ``pos`` to its closing parenthesis (the match of group
     ``end_group`` of ``item``), each with the position of its name (the first of
     ``name_groups`` that matched), and the end of that parenthesis; None when something
@@ -54,7 +54,7 @@ def _scan(text: str, pos: int, item: re.Pattern, end_group: int, name_groups: tu
             line += newlines
             line_start = rfind("\n", counted, start) + 1
         counted = start
-        out.append((m, A.Pos(line, start - line_start + 1)))
+        out.append((m, pddl.Pos(line, start - line_start + 1)))
     return None
 
 
@@ -90,13 +90,13 @@ def flat_init(text: str) -> FlatInit | None:
     if scanned is None:
         return None
     items, end = scanned
-    atoms: list[A.Atom] = []
-    numeric: list[A.NumericInit] = []
+    atoms: list[pddl.Atom] = []
+    numeric: list[pddl.NumericInit] = []
     for m, where in items:
         if m.group(1):
-            atoms.append(A.Atom(m.group(1), tuple(m.group(2).split()), where))
+            atoms.append(pddl.Atom(m.group(1), tuple(m.group(2).split()), where))
         else:
-            numeric.append(A.NumericInit(A.FunctionTerm(m.group(3), tuple(m.group(4).split()),
+            numeric.append(pddl.NumericInit(pddl.FunctionTerm(m.group(3), tuple(m.group(4).split()),
                                                         where), float(m.group(5)), where))
     blanked = _blank(text, head.end(), end - 1)
     return FlatInit(tuple(atoms), tuple(numeric), blanked)
@@ -142,11 +142,11 @@ def flat_goal(text: str) -> FlatGoal | None:
     if scanned is None or not scanned[0]:
         return None
     items, end = scanned
-    atoms: list[A.Atom] = []
+    atoms: list[pddl.Atom] = []
     for m, where in items:
         name, args = m.group(1), tuple(m.group(2).split())
         if name in _KEYWORDS or (name == "at" and args[:1] == ("end",)):
             return None
-        atoms.append(A.Atom(name, args, where))
+        atoms.append(pddl.Atom(name, args, where))
     blanked = _blank(text, head.end(), end - 1)
     return FlatGoal(tuple(atoms), blanked)

@@ -8,7 +8,7 @@ only (it takes seconds to import), never on the CLI's paths.
 from __future__ import annotations
 
 from planning_core.errors import UnsupportedFeature
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.checker import used_requirements
 from planning_core.pddl.parser import parse_domain, parse_problem
 from planning_core.pddl.writer import write_domain, write_problem
@@ -27,7 +27,7 @@ def _up():
     return PDDLReader, PDDLWriter
 
 
-def to_unified_planning(domain: A.Domain, problem: A.Problem):
+def to_unified_planning(domain: pddl.Domain, problem: pddl.Problem):
     """A ``unified_planning.model.Problem`` for our lifted task.
 
     Requirements are written as the task really uses them, so files that use features they
@@ -39,7 +39,7 @@ def to_unified_planning(domain: A.Domain, problem: A.Problem):
                                              write_problem(problem))
 
 
-def from_unified_planning(up_problem) -> tuple[A.Domain, A.Problem]:
+def from_unified_planning(up_problem) -> tuple[pddl.Domain, pddl.Problem]:
     """Our (Domain, Problem) for a unified-planning problem (through its PDDL writer)."""
     _, writer_cls = _up()
     writer = writer_cls(up_problem)

@@ -24,7 +24,7 @@ from lark.exceptions import UnexpectedInput
 
 from planning_core.errors import PDDLSyntaxError, PlanningError, UnsupportedFeature
 from planning_core.grammar_files import built_once, grammar_text
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl import fast_init
 from planning_core.pddl.files import read_text
 from planning_core.pddl.syntax_errors import UNSUPPORTED_SECTIONS, explain_syntax_error
@@ -39,9 +39,9 @@ def _find_function(expr, name: str):
     todo = [expr]
     while todo:
         e = todo.pop()
-        if isinstance(e, A.FunctionTerm) and e.name == name:
+        if isinstance(e, pddl.FunctionTerm) and e.name == name:
             return e
-        if isinstance(e, A.BinaryOp):
+        if isinstance(e, pddl.BinaryOp):
             todo += [e.right, e.left]
     return None
 
@@ -51,7 +51,7 @@ class _NegatedInit:
 
     __slots__ = ("atom",)
 
-    def __init__(self, atom: A.Atom) -> None:
+    def __init__(self, atom: pddl.Atom) -> None:
         self.atom = atom
 
 
@@ -60,24 +60,24 @@ class _Section:
 
     __slots__ = ("kind", "value", "pos")
 
-    def __init__(self, kind: str, value, pos: A.Pos | None = None) -> None:
+    def __init__(self, kind: str, value, pos: pddl.Pos | None = None) -> None:
         self.kind, self.value, self.pos = kind, value, pos
 
 
 class _TypeAnnotation:
     __slots__ = ("types", "pos")
 
-    def __init__(self, types: tuple[str, ...], pos: A.Pos) -> None:
+    def __init__(self, types: tuple[str, ...], pos: pddl.Pos) -> None:
         self.types, self.pos = types, pos
 
 
-def _pos(tok: Token) -> A.Pos:
-    return A.Pos(tok.line, tok.column)
+def _pos(tok: Token) -> pddl.Pos:
+    return pddl.Pos(tok.line, tok.column)
 
 
-def _group_typed(items: list) -> tuple[A.TypedName, ...]:
+def _group_typed(items: list) -> tuple[pddl.TypedName, ...]:
     """Turn the flat ``a b - t c`` into typed names; untyped trailing names are objects."""
-    out: list[A.TypedName] = []
+    out: list[pddl.TypedName] = []
     pending: list[Token] = []
     for item in items:
         if isinstance(item, _TypeAnnotation):
@@ -86,11 +86,11 @@ def _group_typed(items: list) -> tuple[A.TypedName, ...]:
                     "found '- " + " ".join(item.types) + "' with no names before it; "
                     "expected names or variables, then '- type'",
                     line=item.pos.line, column=item.pos.column)
-            out.extend(A.TypedName(str(t), item.types, _pos(t)) for t in pending)
+            out.extend(pddl.TypedName(str(t), item.types, _pos(t)) for t in pending)
             pending = []
         else:
             pending.append(item)
-    out.extend(A.TypedName(str(t), ("object",), _pos(t)) for t in pending)
+    out.extend(pddl.TypedName(str(t), ("object",), _pos(t)) for t in pending)
     return tuple(out)
 
 
@@ -118,62 +118,62 @@ class _ToAst(Transformer):
     # -- formulas
     def atomic(self, c):
         head, *args = c
-        return A.Atom(str(head), tuple(str(a) for a in args), _pos(head))
+        return pddl.Atom(str(head), tuple(str(a) for a in args), _pos(head))
 
     def and_(self, c):
-        return A.And(tuple(c))
+        return pddl.And(tuple(c))
 
     def empty_and(self, c):
-        return A.TRUE
+        return pddl.TRUE
 
     def or_(self, c):
-        return A.Or(tuple(c))
+        return pddl.Or(tuple(c))
 
     def not_(self, c):
-        return A.Not(c[0])
+        return pddl.Not(c[0])
 
     def imply(self, c):
         antecedent, consequent = c
-        return A.Imply(antecedent, consequent)
+        return pddl.Imply(antecedent, consequent)
 
     def exists(self, c):
         params, body = c
-        return A.Exists(params, body)
+        return pddl.Exists(params, body)
 
     def forall(self, c):
         params, body = c
-        return A.Forall(params, body)
+        return pddl.Forall(params, body)
 
     def equals(self, c):
         left, right = c
-        return A.Equals(str(left), str(right), _pos(left))
+        return pddl.Equals(str(left), str(right), _pos(left))
 
     # -- numeric
     def f_head(self, c):
         head, *args = c
-        return A.FunctionTerm(str(head), tuple(str(a) for a in args), _pos(head))
+        return pddl.FunctionTerm(str(head), tuple(str(a) for a in args), _pos(head))
 
     def number(self, c):
-        return A.Number(float(c[0]), _pos(c[0]))
+        return pddl.Number(float(c[0]), _pos(c[0]))
 
     def binary(self, c):
         op, left, right = c
-        return A.BinaryOp(str(op), left, right, _pos(op))
+        return pddl.BinaryOp(str(op), left, right, _pos(op))
 
     def minus(self, c):
         left, right = c
-        return A.BinaryOp("-", left, right)
+        return pddl.BinaryOp("-", left, right)
 
     # -- effects
     def add(self, c):
-        return A.Add(c[0])
+        return pddl.Add(c[0])
 
     def delete(self, c):
-        return A.Delete(c[0])
+        return pddl.Delete(c[0])
 
     def increase(self, c):
         fluent, amount = c
-        return A.Increase(fluent, amount, fluent.pos)
+        return pddl.Increase(fluent, amount, fluent.pos)
 
     def and_effect(self, c):
         return tuple(c)
@@ -186,39 +186,39 @@ class _ToAst(Transformer):
 
     def forall_effect(self, c):
         params, effects = c
-        return A.ForallEffect(params, effects)
+        return pddl.ForallEffect(params, effects)
 
     def when(self, c):
         condition, effects = c
-        return A.When(condition, effects)
+        return pddl.When(condition, effects)
 
     # -- PDDL3 trajectory constraints
     def con_and(self, c):
-        return A.ConstraintAnd(tuple(c))
+        return pddl.ConstraintAnd(tuple(c))
 
     def con_forall(self, c):
         params, body = c
-        return A.ConstraintForall(params, body)
+        return pddl.ConstraintForall(params, body)
 
     def always(self, c):
-        return A.Always(c[0])
+        return pddl.Always(c[0])
 
     def sometime(self, c):
-        return A.Sometime(c[0])
+        return pddl.Sometime(c[0])
 
     def at_most_once(self, c):
-        return A.AtMostOnce(c[0])
+        return pddl.AtMostOnce(c[0])
 
     def sometime_before(self, c):
         body, before = c
-        return A.SometimeBefore(body, before)
+        return pddl.SometimeBefore(body, before)
 
     def sometime_after(self, c):
         body, after = c
-        return A.SometimeAfter(body, after)
+        return pddl.SometimeAfter(body, after)
 
     def at_end(self, c):
-        return A.AtEnd(c[0])
+        return pddl.AtEnd(c[0])
 
     def time_window(self, c):
         tok = c[0]
@@ -240,21 +240,21 @@ class _ToAst(Transformer):
 
     def predicate_def(self, c):
         name, params = c
-        return A.PredicateDef(str(name), params, _pos(name))
+        return pddl.PredicateDef(str(name), params, _pos(name))
 
     def predicates_def(self, c):
         return _Section("predicates", tuple(c))
 
     def function_skeleton(self, c):
         name, params = c
-        return A.FunctionDef(str(name), params, "number", _pos(name))
+        return pddl.FunctionDef(str(name), params, "number", _pos(name))
 
     def function_items(self, c):
-        out: list[A.FunctionDef] = []
-        pending: list[A.FunctionDef] = []
+        out: list[pddl.FunctionDef] = []
+        pending: list[pddl.FunctionDef] = []
         for item in c:
             if isinstance(item, _TypeAnnotation):
-                out.extend(A.FunctionDef(f.name, f.parameters, item.types[0], f.pos) for f in pending)
+                out.extend(pddl.FunctionDef(f.name, f.parameters, item.types[0], f.pos) for f in pending)
                 pending = []
             else:
                 pending.append(item)
@@ -281,18 +281,18 @@ class _ToAst(Transformer):
                 raise PDDLSyntaxError(f"action '{name}' has two :{part.kind} parts",
                                       line=name.line, column=name.column)
             fields[part.kind] = part.value
-        return _Section("action", A.Action(
-            str(name), fields.get("parameters", ()), fields.get("precondition", A.TRUE),
+        return _Section("action", pddl.Action(
+            str(name), fields.get("parameters", ()), fields.get("precondition", pddl.TRUE),
             fields.get("effect", ()), _pos(name)))
 
     def derived_def(self, c):
         name, params, body = c
-        return _Section("derived", A.DerivedPredicate(A.PredicateDef(str(name), params, _pos(name)),
+        return _Section("derived", pddl.DerivedPredicate(pddl.PredicateDef(str(name), params, _pos(name)),
                                                       body, _pos(name)))
 
     def domain(self, c):
         name, *sections = c
-        return _build(A.Domain, str(name), _pos(name), sections, {
+        return _build(pddl.Domain, str(name), _pos(name), sections, {
             "requirements": "requirements", "types": "types", "constants": "constants",
             "predicates": "predicates", "functions": "functions", "constraints": "constraints"},
             lists={"action": "actions", "derived": "derived"})
@@ -306,7 +306,7 @@ class _ToAst(Transformer):
 
     def numeric_init(self, c):
         fluent, value = c
-        return A.NumericInit(fluent, float(value), fluent.pos)
+        return pddl.NumericInit(fluent, float(value), fluent.pos)
 
     def negated_init(self, c):
         return _NegatedInit(c[0])
@@ -325,27 +325,27 @@ class _ToAst(Transformer):
             raise UnsupportedFeature("'is-violated' is not supported: preferences (PDDL3) in "
                                      "the metric", line=pos and pos.line,
                                      column=pos and pos.column)
-        return _Section("metric", A.Metric(str(direction), expr, _pos(direction)), _pos(direction))
+        return _Section("metric", pddl.Metric(str(direction), expr, _pos(direction)), _pos(direction))
 
     def problem(self, c):
         name, *sections = c
         inits = [x for s in sections if s.kind == "init" for x in s.value]
         if len(inits) or any(s.kind == "init" for s in sections):
-            atoms = tuple(x for x in inits if isinstance(x, A.Atom))
-            numeric = tuple(x for x in inits if isinstance(x, A.NumericInit))
+            atoms = tuple(x for x in inits if isinstance(x, pddl.Atom))
+            numeric = tuple(x for x in inits if isinstance(x, pddl.NumericInit))
             negated = tuple(x.atom for x in inits if isinstance(x, _NegatedInit))
             sections = [s for s in sections if s.kind != "init"]
             sections += [_Section("init", atoms), _Section("numeric_init", numeric)]
             if negated:
                 sections.append(_Section("negated_init", negated))
-        return _build(A.Problem, str(name), _pos(name), sections, {
+        return _build(pddl.Problem, str(name), _pos(name), sections, {
             "domain_name": "domain_name", "requirements": "requirements", "objects": "objects",
             "init": "init", "numeric_init": "numeric_init", "goal": "goal", "metric": "metric",
             "constraints": "constraints", "negated_init": "negated_init"},
             lists={})
 
 
-def _leftmost_pos(f) -> A.Pos | None:
+def _leftmost_pos(f) -> pddl.Pos | None:
     """The position of a formula's first atom (connectives are built without one), so that
     a section with no token of its own, such as a second ``(:goal``, can still be located."""
     while getattr(f, "pos", None) is None:
@@ -356,7 +356,7 @@ def _leftmost_pos(f) -> A.Pos | None:
     return f.pos
 
 
-def _build(cls, name: str, pos: A.Pos, sections: list, singles: dict, lists: dict):
+def _build(cls, name: str, pos: pddl.Pos, sections: list, singles: dict, lists: dict):
     """Assemble a Domain/Problem from its sections.
 
     A repeated section that is a list (two ``:predicates`` blocks) is concatenated, as
@@ -378,7 +378,7 @@ def _build(cls, name: str, pos: A.Pos, sections: list, singles: dict, lists: dic
                                   column=s.pos.column if s.pos else None)
         fields[key] = s.value
     fields.update({k: tuple(v) for k, v in many.items()})
-    if cls is A.Problem and "domain_name" not in fields:
+    if cls is pddl.Problem and "domain_name" not in fields:
         raise PDDLSyntaxError(f"problem '{name}' has no (:domain ...) section; expected "
                               "(:domain NAME) after (problem NAME)", line=pos.line, column=pos.column)
     return cls(name=name, pos=pos, **fields)
@@ -481,7 +481,7 @@ def _check_nesting(text: str, filename: str | None) -> None:
                 line=text.count("\n", 0, idx) + 1, column=idx - (text.rfind("\n", 0, idx) + 1) + 1)
 
 
-def parse(text: str, filename: str | None = None) -> A.Domain | A.Problem:
+def parse(text: str, filename: str | None = None) -> pddl.Domain | pddl.Problem:
     """Parse a domain or a problem, whichever the text is."""
     if not text.strip() or not _COMMENT.sub("", text).strip():
         raise PDDLSyntaxError("the file is empty (or only comments); expected (define (domain ...)) or "
@@ -515,11 +515,11 @@ def parse(text: str, filename: str | None = None) -> A.Domain | A.Problem:
             raise inner from None
         raise
     _check_nesting(text, filename)
-    if flat is not None and isinstance(result, A.Problem):
+    if flat is not None and isinstance(result, pddl.Problem):
         result = replace(result, init=flat.atoms + result.init,
                          numeric_init=flat.numeric + result.numeric_init)
-    if goal is not None and isinstance(result, A.Problem) and result.goal == A.And(()):
-        result = replace(result, goal=A.And(goal.atoms))
+    if goal is not None and isinstance(result, pddl.Problem) and result.goal == pddl.And(()):
+        result = replace(result, goal=pddl.And(goal.atoms))
     return _with_filename(result, filename)
 
 
@@ -527,27 +527,27 @@ def _with_filename(node, filename):
     return node if filename is None else replace(node, filename=filename)
 
 
-def parse_domain(text: str, filename: str | None = None) -> A.Domain:
+def parse_domain(text: str, filename: str | None = None) -> pddl.Domain:
     node = parse(text, filename)
-    if not isinstance(node, A.Domain):
+    if not isinstance(node, pddl.Domain):
         raise PDDLSyntaxError("expected a domain, found a problem definition "
                               f"('{node.name}')", file=filename, line=node.pos.line if node.pos else None,
                               column=node.pos.column if node.pos else None)
     return node
 
 
-def parse_problem(text: str, filename: str | None = None) -> A.Problem:
+def parse_problem(text: str, filename: str | None = None) -> pddl.Problem:
     node = parse(text, filename)
-    if not isinstance(node, A.Problem):
+    if not isinstance(node, pddl.Problem):
         raise PDDLSyntaxError("expected a problem, found a domain definition "
                               f"('{node.name}')", file=filename, line=node.pos.line if node.pos else None,
                               column=node.pos.column if node.pos else None)
     return node
 
 
-def parse_domain_file(path: str | Path) -> A.Domain:
+def parse_domain_file(path: str | Path) -> pddl.Domain:
     return parse_domain(read_text(path), str(path))
 
 
-def parse_problem_file(path: str | Path) -> A.Problem:
+def parse_problem_file(path: str | Path) -> pddl.Problem:
     return parse_problem(read_text(path), str(path))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 
 ROOT = "object"
 
@@ -20,7 +20,7 @@ class TypeHierarchy:
     _ancestors: dict  # type -> frozenset of itself and all supertypes, precomputed
 
     @classmethod
-    def of(cls, domain: A.Domain) -> "TypeHierarchy":
+    def of(cls, domain: pddl.Domain) -> "TypeHierarchy":
         parents: dict[str, tuple[str, ...]] = {ROOT: ()}
         for t in domain.types:
             if t.name == ROOT:
@@ -65,7 +65,7 @@ def _closure(parents: dict, name: str) -> frozenset[str]:
     return frozenset(seen)
 
 
-def object_types(domain: A.Domain, problem: A.Problem | None = None) -> dict[str, tuple[str, ...]]:
+def object_types(domain: pddl.Domain, problem: pddl.Problem | None = None) -> dict[str, tuple[str, ...]]:
     """Every constant and object with its declared type(s); later declarations win."""
     table = {c.name: c.types for c in domain.constants}
     if problem is not None:
@@ -73,7 +73,7 @@ def object_types(domain: A.Domain, problem: A.Problem | None = None) -> dict[str
     return table
 
 
-def objects_by_type(domain: A.Domain, problem: A.Problem | None = None) -> dict[str, tuple[str, ...]]:
+def objects_by_type(domain: pddl.Domain, problem: pddl.Problem | None = None) -> dict[str, tuple[str, ...]]:
     """Type -> sorted objects of that type or any subtype (the universe of a quantifier)."""
     hierarchy = TypeHierarchy.of(domain)
     table: dict[str, set[str]] = {t: set() for t in hierarchy.parents}

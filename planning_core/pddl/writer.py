@@ -7,7 +7,7 @@ caller (e.g. the Fast Downward bridge) write the requirements a task really need
 """
 from __future__ import annotations
 
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 
 __all__ = ["write_domain", "write_problem", "write_formula", "write_effect", "write_constraint"]
 
@@ -16,7 +16,7 @@ def _num(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
-def _typed(items: tuple[A.TypedName, ...]) -> str:
+def _typed(items: tuple[pddl.TypedName, ...]) -> str:
     """Group consecutive names of one type: ``a b - t c - u``.
 
     Untyped lists (everything ``object``) are written bare, as STRIPS planners expect.
@@ -37,75 +37,75 @@ def _typed(items: tuple[A.TypedName, ...]) -> str:
     return " ".join(parts)
 
 
-def write_formula(f: A.Formula) -> str:
-    if isinstance(f, A.Atom):
+def write_formula(f: pddl.Formula) -> str:
+    if isinstance(f, pddl.Atom):
         return str(f)
-    if isinstance(f, A.Equals):
+    if isinstance(f, pddl.Equals):
         return str(f)
-    if isinstance(f, A.Not):
+    if isinstance(f, pddl.Not):
         return f"(not {write_formula(f.body)})"
-    if isinstance(f, A.And):
+    if isinstance(f, pddl.And):
         return "(and" + "".join(" " + write_formula(p) for p in f.parts) + ")"
-    if isinstance(f, A.Or):
+    if isinstance(f, pddl.Or):
         return "(or" + "".join(" " + write_formula(p) for p in f.parts) + ")"
-    if isinstance(f, A.Imply):
+    if isinstance(f, pddl.Imply):
         return f"(imply {write_formula(f.antecedent)} {write_formula(f.consequent)})"
-    if isinstance(f, A.Exists):
+    if isinstance(f, pddl.Exists):
         return f"(exists ({_typed(f.parameters)}) {write_formula(f.body)})"
-    if isinstance(f, A.Forall):
+    if isinstance(f, pddl.Forall):
         return f"(forall ({_typed(f.parameters)}) {write_formula(f.body)})"
     raise TypeError(f"not a formula: {f!r}")
 
 
-def write_numeric(e: A.NumericExpr) -> str:
-    if isinstance(e, A.Number):
+def write_numeric(e: pddl.NumericExpr) -> str:
+    if isinstance(e, pddl.Number):
         return _num(e.value)
-    if isinstance(e, A.FunctionTerm):
+    if isinstance(e, pddl.FunctionTerm):
         return str(e)
-    if isinstance(e, A.BinaryOp):
+    if isinstance(e, pddl.BinaryOp):
         return f"({e.op} {write_numeric(e.left)} {write_numeric(e.right)})"
     raise TypeError(f"not a numeric expression: {e!r}")
 
 
-def write_effect(e: A.Effect) -> str:
-    if isinstance(e, A.Add):
+def write_effect(e: pddl.Effect) -> str:
+    if isinstance(e, pddl.Add):
         return str(e.atom)
-    if isinstance(e, A.Delete):
+    if isinstance(e, pddl.Delete):
         return f"(not {e.atom})"
-    if isinstance(e, A.When):
+    if isinstance(e, pddl.When):
         return f"(when {write_formula(e.condition)} {_effects(e.effects)})"
-    if isinstance(e, A.ForallEffect):
+    if isinstance(e, pddl.ForallEffect):
         return f"(forall ({_typed(e.parameters)}) {_effects(e.effects)})"
-    if isinstance(e, A.Increase):
+    if isinstance(e, pddl.Increase):
         return f"(increase {e.fluent} {write_numeric(e.amount)})"
     raise TypeError(f"not an effect: {e!r}")
 
 
-def write_constraint(c: A.Constraint) -> str:
-    if isinstance(c, A.ConstraintAnd):
+def write_constraint(c: pddl.Constraint) -> str:
+    if isinstance(c, pddl.ConstraintAnd):
         return "(and" + "".join(" " + write_constraint(p) for p in c.parts) + ")"
-    if isinstance(c, A.ConstraintForall):
+    if isinstance(c, pddl.ConstraintForall):
         return f"(forall ({_typed(c.parameters)}) {write_constraint(c.body)})"
-    if isinstance(c, A.Always):
+    if isinstance(c, pddl.Always):
         return f"(always {write_formula(c.body)})"
-    if isinstance(c, A.Sometime):
+    if isinstance(c, pddl.Sometime):
         return f"(sometime {write_formula(c.body)})"
-    if isinstance(c, A.AtMostOnce):
+    if isinstance(c, pddl.AtMostOnce):
         return f"(at-most-once {write_formula(c.body)})"
-    if isinstance(c, A.SometimeBefore):
+    if isinstance(c, pddl.SometimeBefore):
         return f"(sometime-before {write_formula(c.body)} {write_formula(c.before)})"
-    if isinstance(c, A.SometimeAfter):
+    if isinstance(c, pddl.SometimeAfter):
         return f"(sometime-after {write_formula(c.body)} {write_formula(c.after)})"
-    if isinstance(c, A.AtEnd):
+    if isinstance(c, pddl.AtEnd):
         return f"(at end {write_formula(c.body)})"
     raise TypeError(f"not a constraint: {c!r}")
 
 
-def _effects(effects: tuple[A.Effect, ...]) -> str:
+def _effects(effects: tuple[pddl.Effect, ...]) -> str:
     return "(and" + "".join(" " + write_effect(e) for e in effects) + ")"
 
 
-def _action(a: A.Action) -> str:
+def _action(a: pddl.Action) -> str:
     lines = [f"  (:action {a.name}",
              f"    :parameters ({_typed(a.parameters)})",
              f"    :precondition {write_formula(a.precondition)}",
@@ -113,7 +113,7 @@ def _action(a: A.Action) -> str:
     return "\n".join(lines)
 
 
-def write_domain(d: A.Domain, *, requirements: tuple[str, ...] | None = None) -> str:
+def write_domain(d: pddl.Domain, *, requirements: tuple[str, ...] | None = None) -> str:
     reqs = d.requirements if requirements is None else requirements
     out = [f"(define (domain {d.name})"]
     if reqs:
@@ -143,7 +143,7 @@ def write_domain(d: A.Domain, *, requirements: tuple[str, ...] | None = None) ->
     return "\n".join(out) + "\n"
 
 
-def write_problem(p: A.Problem) -> str:
+def write_problem(p: pddl.Problem) -> str:
     out = [f"(define (problem {p.name})", f"  (:domain {p.domain_name})"]
     if p.requirements:
         out.append("  (:requirements " + " ".join(p.requirements) + ")")

@@ -14,7 +14,7 @@ from typing import Sequence
 from planning_core.errors import PlanningError
 from planning_core.ground.facts import GroundAction
 from planning_core.ground.task import Task
-from planning_core.temporal import ltl as L
+from planning_core.temporal import ltl
 from planning_core.temporal.progression import Monitor
 from planning_core.temporal.semantics import Trace
 
@@ -53,7 +53,7 @@ def execute(task: Task, plan: Sequence[str]) -> tuple[tuple[int, ...], tuple[Gro
     return tuple(states), tuple(actions)
 
 
-def check_plan(task: Task, formula: L.Formula | Monitor, plan: Sequence[str]) -> TraceCheck:
+def check_plan(task: Task, formula: ltl.Formula | Monitor, plan: Sequence[str]) -> TraceCheck:
     """Execute ``plan`` and judge ``formula`` on its trace (raises ``PlanNotExecutable``)."""
     from planning_core.temporal.product import monitor_for
 

@@ -33,9 +33,9 @@ from lark.exceptions import (
 
 from planning_core.errors import PlanningError, SemanticError
 from planning_core.grammar_files import lazy_parser
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.ast import Pos
-from planning_core.temporal import ltl as L
+from planning_core.temporal import ltl
 
 __all__ = ["LTLSyntaxError", "Vocabulary", "parse_ltl", "resolve"]
 
@@ -53,7 +53,7 @@ class Vocabulary:
     objects: frozenset[str] | None = None
 
     @classmethod
-    def of(cls, domain: A.Domain, problem: A.Problem | None = None) -> "Vocabulary":
+    def of(cls, domain: pddl.Domain, problem: pddl.Problem | None = None) -> "Vocabulary":
         """The vocabulary of a domain (predicates, actions) and a problem's objects."""
         objects = None
         if problem is not None:
@@ -78,7 +78,7 @@ class _ToFormula(Transformer):
         return tok
 
     def argument(self, items):
-        return items[0].value.lower() if items[0].type == "NAME" else L.WILDCARD
+        return items[0].value.lower() if items[0].type == "NAME" else ltl.WILDCARD
 
     def sexpr(self, items):
         marked = isinstance(items[0], Token) and items[0].type == "ACTION_MARK"
@@ -94,57 +94,57 @@ class _ToFormula(Transformer):
         return _leaf(name_tok, args, marked)
 
     def true(self, _):
-        return L.TRUE
+        return ltl.TRUE
 
     def false(self, _):
-        return L.FALSE
+        return ltl.FALSE
 
     def last(self, _):
-        return L.LAST
+        return ltl.LAST
 
     def negation(self, items):
-        return L.Not(items[-1])
+        return ltl.Not(items[-1])
 
     def next(self, items):
-        return L.Next(items[-1])
+        return ltl.Next(items[-1])
 
     def weak_next(self, items):
-        return L.WeakNext(items[-1])
+        return ltl.WeakNext(items[-1])
 
     def eventually(self, items):
-        return L.Eventually(items[-1])
+        return ltl.Eventually(items[-1])
 
     def always(self, items):
-        return L.Always(items[-1])
+        return ltl.Always(items[-1])
 
     def until(self, items):
-        return L.Until(items[0], items[-1])
+        return ltl.Until(items[0], items[-1])
 
     def release(self, items):
-        return L.Release(items[0], items[-1])
+        return ltl.Release(items[0], items[-1])
 
     def weak_until(self, items):
-        return L.WeakUntil(items[0], items[-1])
+        return ltl.WeakUntil(items[0], items[-1])
 
     def conjunction(self, items):
         parts = tuple(i for i in items if not isinstance(i, Token))
-        return parts[0] if len(parts) == 1 else L.And(parts)
+        return parts[0] if len(parts) == 1 else ltl.And(parts)
 
     def disjunction(self, items):
         parts = tuple(i for i in items if not isinstance(i, Token))
-        return parts[0] if len(parts) == 1 else L.Or(parts)
+        return parts[0] if len(parts) == 1 else ltl.Or(parts)
 
     def implies(self, items):
-        return L.Implies(items[0], items[-1])
+        return ltl.Implies(items[0], items[-1])
 
     def iff(self, items):
-        return L.Iff(items[0], items[-1])
+        return ltl.Iff(items[0], items[-1])
 
 
 def _leaf(name_tok: Token, args: tuple[str, ...], marked: bool):
     pos = Pos(name_tok.line, name_tok.column)
     name = name_tok.value.lower()
-    return L.Occurs(name, args, pos) if marked else L.Atom(name, args, pos)
+    return ltl.Occurs(name, args, pos) if marked else ltl.Atom(name, args, pos)
 
 
 _READABLE = {"NAME": "a name", "WILDCARD": "_", "ACTION_MARK": "@", "NOT": "!",
@@ -190,7 +190,7 @@ def _syntax_error(err: UnexpectedInput, filename: str | None, text: str) -> LTLS
 
 
 def parse_ltl(text: str, vocabulary: Vocabulary | None = None, *,
-              filename: str | None = None) -> L.Formula:
+              filename: str | None = None) -> ltl.Formula:
     """Parse one formula; see the module docstring. Raises :class:`LTLSyntaxError` for
     text that is not a formula and ``SemanticError`` for names the vocabulary lacks."""
     if not "".join(line.split("#", 1)[0] for line in text.splitlines()).strip():
@@ -210,32 +210,32 @@ def parse_ltl(text: str, vocabulary: Vocabulary | None = None, *,
     return resolve(formula, vocabulary, filename=filename) if vocabulary else formula
 
 
-def resolve(f: L.Formula, vocabulary: Vocabulary, *, filename: str | None = None) -> L.Formula:
+def resolve(f: ltl.Formula, vocabulary: Vocabulary, *, filename: str | None = None) -> ltl.Formula:
     """Turn unmarked leaves that name actions into occurrences, and check every leaf's
     name, arity and objects against ``vocabulary`` (see the module docstring)."""
-    if isinstance(f, (L.Atom, L.Occurs)):
+    if isinstance(f, (ltl.Atom, ltl.Occurs)):
         return _resolve_leaf(f, vocabulary, filename)
-    if isinstance(f, (L.Const,)):
+    if isinstance(f, (ltl.Const,)):
         return f
-    if isinstance(f, (L.And, L.Or)):
+    if isinstance(f, (ltl.And, ltl.Or)):
         return type(f)(tuple(resolve(p, vocabulary, filename=filename) for p in f.parts))
-    if isinstance(f, (L.Not, L.Next, L.WeakNext, L.Eventually, L.Always)):
+    if isinstance(f, (ltl.Not, ltl.Next, ltl.WeakNext, ltl.Eventually, ltl.Always)):
         return type(f)(resolve(f.body, vocabulary, filename=filename))
     return type(f)(resolve(f.left, vocabulary, filename=filename),
                    resolve(f.right, vocabulary, filename=filename))
 
 
 def _resolve_leaf(leaf, vocab: Vocabulary, filename: str | None):
-    marked = isinstance(leaf, L.Occurs)
+    marked = isinstance(leaf, ltl.Occurs)
     name = leaf.action if marked else leaf.predicate
     pos = leaf.pos
     where = dict(file=filename, line=pos and pos.line, column=pos and pos.column)
     pred_arity = None if marked else vocab.arity(name, actions=False)
     act_arity = vocab.arity(name, actions=True)
     if pred_arity is not None:
-        arity, kind, out = pred_arity, "predicate", L.Atom(name, leaf.args, pos)
+        arity, kind, out = pred_arity, "predicate", ltl.Atom(name, leaf.args, pos)
     elif act_arity is not None:
-        arity, kind, out = act_arity, "action", L.Occurs(name, leaf.args, pos)
+        arity, kind, out = act_arity, "action", ltl.Occurs(name, leaf.args, pos)
     elif marked:
         known = ", ".join(n for n, _ in vocab.actions) or "none"
         raise SemanticError(f"unknown action '{name}' after @; the actions are: {known}",
@@ -249,7 +249,7 @@ def _resolve_leaf(leaf, vocab: Vocabulary, filename: str | None):
                             f"{len(leaf.args)}", **where)
     if vocab.objects is not None:
         for a in leaf.args:
-            if a != L.WILDCARD and a not in vocab.objects:
+            if a != ltl.WILDCARD and a not in vocab.objects:
                 raise SemanticError(f"unknown object '{a}' in ({name} "
                                     f"{' '.join(leaf.args)})", **where)
     return out

@@ -39,21 +39,21 @@ from itertools import product
 
 from planning_core.errors import UnsupportedFeature
 from planning_core.ground.task import Task
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.types import objects_by_type
 from planning_core.result import SolveResult
-from planning_core.temporal import ltl as L
+from planning_core.temporal import ltl
 from planning_core.temporal.product import ENGINE, plan_ltl
 
 __all__ = ["has_constraints", "constraint_formula", "compile_constraint", "ground_formula",
            "solve_constrained"]
 
 
-def has_constraints(domain: A.Domain, problem: A.Problem) -> bool:
+def has_constraints(domain: pddl.Domain, problem: pddl.Problem) -> bool:
     return domain.constraints is not None or problem.constraints is not None
 
 
-def _objects(params: tuple[A.TypedName, ...], universe: dict) -> list[tuple[str, ...]]:
+def _objects(params: tuple[pddl.TypedName, ...], universe: dict) -> list[tuple[str, ...]]:
     pools = []
     for p in params:
         pool: set[str] = set()
@@ -64,77 +64,77 @@ def _objects(params: tuple[A.TypedName, ...], universe: dict) -> list[tuple[str,
 
 
 def _term(t: str, binding: dict) -> str:
-    return binding.get(t, t) if A.is_variable(t) else t
+    return binding.get(t, t) if pddl.is_variable(t) else t
 
 
-def ground_formula(f: A.Formula, binding: dict, universe: dict) -> L.Formula:
+def ground_formula(f: pddl.Formula, binding: dict, universe: dict) -> ltl.Formula:
     """A PDDL formula as a propositional LTL formula: quantifiers expanded over
     ``universe`` (type -> objects), variables replaced, equality decided."""
-    if isinstance(f, A.Atom):
-        return L.Atom(f.predicate, tuple(_term(t, binding) for t in f.args))
-    if isinstance(f, A.Equals):
-        return L.Const(_term(f.left, binding) == _term(f.right, binding))
-    if isinstance(f, A.Not):
-        return L.Not(ground_formula(f.body, binding, universe))
-    if isinstance(f, (A.And, A.Or)):
+    if isinstance(f, pddl.Atom):
+        return ltl.Atom(f.predicate, tuple(_term(t, binding) for t in f.args))
+    if isinstance(f, pddl.Equals):
+        return ltl.Const(_term(f.left, binding) == _term(f.right, binding))
+    if isinstance(f, pddl.Not):
+        return ltl.Not(ground_formula(f.body, binding, universe))
+    if isinstance(f, (pddl.And, pddl.Or)):
         parts = tuple(ground_formula(p, binding, universe) for p in f.parts)
         if not parts:
-            return L.Const(isinstance(f, A.And))
-        return parts[0] if len(parts) == 1 else (L.And if isinstance(f, A.And) else L.Or)(parts)
-    if isinstance(f, A.Imply):
-        return L.Implies(ground_formula(f.antecedent, binding, universe),
+            return ltl.Const(isinstance(f, pddl.And))
+        return parts[0] if len(parts) == 1 else (ltl.And if isinstance(f, pddl.And) else ltl.Or)(parts)
+    if isinstance(f, pddl.Imply):
+        return ltl.Implies(ground_formula(f.antecedent, binding, universe),
                          ground_formula(f.consequent, binding, universe))
-    if isinstance(f, (A.Exists, A.Forall)):
+    if isinstance(f, (pddl.Exists, pddl.Forall)):
         names = [p.name for p in f.parameters]
         parts = tuple(ground_formula(f.body, {**binding, **dict(zip(names, combo))}, universe)
                       for combo in _objects(f.parameters, universe))
         if not parts:
-            return L.Const(isinstance(f, A.Forall))
-        return parts[0] if len(parts) == 1 else (L.And if isinstance(f, A.Forall) else L.Or)(parts)
+            return ltl.Const(isinstance(f, pddl.Forall))
+        return parts[0] if len(parts) == 1 else (ltl.And if isinstance(f, pddl.Forall) else ltl.Or)(parts)
     raise TypeError(f"not a PDDL formula: {f!r}")
 
 
-def compile_constraint(c: A.Constraint, binding: dict, universe: dict) -> L.Formula:
+def compile_constraint(c: pddl.Constraint, binding: dict, universe: dict) -> ltl.Formula:
     """One PDDL3 constraint as LTLf (the table of the module docstring)."""
-    def g(f: A.Formula) -> L.Formula:
+    def g(f: pddl.Formula) -> ltl.Formula:
         return ground_formula(f, binding, universe)
 
-    if isinstance(c, A.Always):
-        return L.Always(g(c.body))
-    if isinstance(c, A.Sometime):
-        return L.Eventually(g(c.body))
-    if isinstance(c, A.AtEnd):
-        return L.Eventually(L.And((L.LAST, g(c.body))))
-    if isinstance(c, A.AtMostOnce):
+    if isinstance(c, pddl.Always):
+        return ltl.Always(g(c.body))
+    if isinstance(c, pddl.Sometime):
+        return ltl.Eventually(g(c.body))
+    if isinstance(c, pddl.AtEnd):
+        return ltl.Eventually(ltl.And((ltl.LAST, g(c.body))))
+    if isinstance(c, pddl.AtMostOnce):
         f = g(c.body)
-        return L.Always(L.Implies(f, L.WeakNext(L.Or((f, L.Always(L.Not(f)))))))
-    if isinstance(c, A.SometimeBefore):
+        return ltl.Always(ltl.Implies(f, ltl.WeakNext(ltl.Or((f, ltl.Always(ltl.Not(f)))))))
+    if isinstance(c, pddl.SometimeBefore):
         f, before = g(c.body), g(c.before)
-        return L.WeakUntil(L.Not(f), L.And((before, L.Not(f))))
-    if isinstance(c, A.SometimeAfter):
-        return L.Always(L.Implies(g(c.body), L.Eventually(g(c.after))))
-    if isinstance(c, A.ConstraintAnd):
+        return ltl.WeakUntil(ltl.Not(f), ltl.And((before, ltl.Not(f))))
+    if isinstance(c, pddl.SometimeAfter):
+        return ltl.Always(ltl.Implies(g(c.body), ltl.Eventually(g(c.after))))
+    if isinstance(c, pddl.ConstraintAnd):
         parts = tuple(compile_constraint(p, binding, universe) for p in c.parts)
-        return L.TRUE if not parts else parts[0] if len(parts) == 1 else L.And(parts)
-    if isinstance(c, A.ConstraintForall):
+        return ltl.TRUE if not parts else parts[0] if len(parts) == 1 else ltl.And(parts)
+    if isinstance(c, pddl.ConstraintForall):
         names = [p.name for p in c.parameters]
         parts = tuple(compile_constraint(c.body, {**binding, **dict(zip(names, combo))},
                                          universe)
                       for combo in _objects(c.parameters, universe))
-        return L.TRUE if not parts else parts[0] if len(parts) == 1 else L.And(parts)
+        return ltl.TRUE if not parts else parts[0] if len(parts) == 1 else ltl.And(parts)
     raise TypeError(f"not a trajectory constraint: {c!r}")
 
 
-def constraint_formula(domain: A.Domain, problem: A.Problem) -> L.Formula:
+def constraint_formula(domain: pddl.Domain, problem: pddl.Problem) -> ltl.Formula:
     """The conjunction of the domain's and the problem's constraints as LTLf (``true``
     when there are none)."""
     universe = objects_by_type(domain, problem)
     parts = tuple(compile_constraint(c, {}, universe)
                   for c in (domain.constraints, problem.constraints) if c is not None)
-    return L.TRUE if not parts else parts[0] if len(parts) == 1 else L.And(parts)
+    return ltl.TRUE if not parts else parts[0] if len(parts) == 1 else ltl.And(parts)
 
 
-def solve_constrained(domain: A.Domain, problem: A.Problem, *, optimal: bool = True,
+def solve_constrained(domain: pddl.Domain, problem: pddl.Problem, *, optimal: bool = True,
                       time_limit: float = 60.0, engine: str = "auto",
                       task: Task | None = None) -> SolveResult:
     """Solve a task with trajectory constraints by product search (see the module doc).
@@ -156,6 +156,6 @@ def solve_constrained(domain: A.Domain, problem: A.Problem, *, optimal: bool = T
     res = plan_ltl(task, formula, search="astar" if optimal else "greedy",
                    time_limit=remaining)
     stats = dict(res.stats, ground_s=round(ground_s, 4), facts=len(task.facts),
-                 actions=len(task.actions), constraint_size=L.size(formula))
+                 actions=len(task.actions), constraint_size=ltl.size(formula))
     return SolveResult(res.status, res.plan, res.cost, ENGINE, time.perf_counter() - t0,
                        tuple(sorted(stats.items())), res.reason)

@@ -37,7 +37,7 @@ from collections import deque
 from planning_core.ground.task import Task
 from planning_core.heuristics.relaxed import goal_relaxed_reachable, h_max, relaxed_plan
 from planning_core.result import SolveResult, Status
-from planning_core.temporal import ltl as L
+from planning_core.temporal import ltl
 from planning_core.temporal.progression import (ACT, ALWAYS, AND, EVENTUALLY, FACT, UNTIL,
                                                 Alphabet, Monitor)
 
@@ -50,7 +50,7 @@ CHECK_EVERY = 256
 MAX_PROFILES = 32
 
 
-def monitor_for(task: Task, formula: L.Formula) -> Monitor:
+def monitor_for(task: Task, formula: ltl.Formula) -> Monitor:
     """The progression monitor of ``formula`` over ``task``'s facts, statics and actions."""
     return Monitor(formula, Alphabet.of_task(task))
 
@@ -203,7 +203,7 @@ class _Run:
         return self.task.is_goal(key[0]) and self.monitor.final(key[1], key[0])
 
 
-def plan_ltl(task: Task, formula: L.Formula | Monitor, *, search: str = "greedy",
+def plan_ltl(task: Task, formula: ltl.Formula | Monitor, *, search: str = "greedy",
              time_limit: float | None = 60.0, node_limit: int | None = None,
              prune: bool = True) -> SolveResult:
     """A plan that reaches the goal of ``task`` on a trace satisfying ``formula``.

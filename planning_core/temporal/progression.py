@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from planning_core.temporal import ltl as L
+from planning_core.temporal import ltl
 from planning_core.temporal.semantics import leaf_matches
 
 __all__ = ["Alphabet", "Monitor"]
@@ -85,7 +85,7 @@ class Monitor:
     TRUE = 0
     FALSE = 1
 
-    def __init__(self, formula: L.Formula, alphabet: Alphabet) -> None:
+    def __init__(self, formula: ltl.Formula, alphabet: Alphabet) -> None:
         self.alphabet = alphabet
         self.formula = formula
         self._node_ids: dict[tuple, int] = {}
@@ -133,7 +133,7 @@ class Monitor:
         return self._node((kind, tuple(sorted(flat))))
 
     def _leaf(self, f, positive: bool) -> int:
-        if isinstance(f, L.Occurs):
+        if isinstance(f, ltl.Occurs):
             key = (f.action, f.args)
             k = self._patterns.setdefault(key, len(self._patterns))
             return self._node((ACT, k, positive))
@@ -145,37 +145,37 @@ class Monitor:
         lits = [self._node((FACT, i, positive)) for i in ids]
         return self._junction(OR if positive else AND, lits)
 
-    def _nnf(self, f: L.Formula, pos: bool) -> int:
+    def _nnf(self, f: ltl.Formula, pos: bool) -> int:
         """The node of ``f`` (``pos``) or of ``!f`` (not ``pos``) in negation normal form."""
-        if isinstance(f, (L.Atom, L.Occurs)):
+        if isinstance(f, (ltl.Atom, ltl.Occurs)):
             return self._leaf(f, pos)
-        if isinstance(f, L.Const):
+        if isinstance(f, ltl.Const):
             return self._const(f.value == pos)
-        if isinstance(f, L.Not):
+        if isinstance(f, ltl.Not):
             return self._nnf(f.body, not pos)
-        if isinstance(f, (L.And, L.Or)):
-            kind = (AND if isinstance(f, L.And) else OR) if pos else \
-                (OR if isinstance(f, L.And) else AND)
+        if isinstance(f, (ltl.And, ltl.Or)):
+            kind = (AND if isinstance(f, ltl.And) else OR) if pos else \
+                (OR if isinstance(f, ltl.And) else AND)
             return self._junction(kind, [self._nnf(p, pos) for p in f.parts])
-        if isinstance(f, L.Implies):
-            return self._nnf(L.Or((L.Not(f.left), f.right)), pos)
-        if isinstance(f, L.Iff):
-            both = L.And((f.left, f.right))
-            neither = L.And((L.Not(f.left), L.Not(f.right)))
-            return self._nnf(L.Or((both, neither)), pos)
-        if isinstance(f, (L.Next, L.WeakNext)):
-            strong = isinstance(f, L.Next) == pos
+        if isinstance(f, ltl.Implies):
+            return self._nnf(ltl.Or((ltl.Not(f.left), f.right)), pos)
+        if isinstance(f, ltl.Iff):
+            both = ltl.And((f.left, f.right))
+            neither = ltl.And((ltl.Not(f.left), ltl.Not(f.right)))
+            return self._nnf(ltl.Or((both, neither)), pos)
+        if isinstance(f, (ltl.Next, ltl.WeakNext)):
+            strong = isinstance(f, ltl.Next) == pos
             return self._temporal(NEXT if strong else WNEXT, self._nnf(f.body, pos))
-        if isinstance(f, (L.Eventually, L.Always)):
-            kind = (EVENTUALLY if isinstance(f, L.Eventually) else ALWAYS) if pos else \
-                (ALWAYS if isinstance(f, L.Eventually) else EVENTUALLY)
+        if isinstance(f, (ltl.Eventually, ltl.Always)):
+            kind = (EVENTUALLY if isinstance(f, ltl.Eventually) else ALWAYS) if pos else \
+                (ALWAYS if isinstance(f, ltl.Eventually) else EVENTUALLY)
             return self._temporal(kind, self._nnf(f.body, pos))
-        if isinstance(f, (L.Until, L.Release)):
-            kind = (UNTIL if isinstance(f, L.Until) else RELEASE) if pos else \
-                (RELEASE if isinstance(f, L.Until) else UNTIL)
+        if isinstance(f, (ltl.Until, ltl.Release)):
+            kind = (UNTIL if isinstance(f, ltl.Until) else RELEASE) if pos else \
+                (RELEASE if isinstance(f, ltl.Until) else UNTIL)
             return self._temporal(kind, self._nnf(f.left, pos), self._nnf(f.right, pos))
-        if isinstance(f, L.WeakUntil):  # f W g == g R (f | g)
-            return self._nnf(L.Release(f.right, L.Or((f.left, f.right))), pos)
+        if isinstance(f, ltl.WeakUntil):  # f W g == g R (f | g)
+            return self._nnf(ltl.Release(f.right, ltl.Or((f.left, f.right))), pos)
         raise TypeError(f"not an LTL formula: {f!r}")
 
     def _temporal(self, kind: int, a: int, b: int | None = None) -> int:

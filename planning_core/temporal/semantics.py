@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from planning_core.temporal import ltl as L
+from planning_core.temporal import ltl
 
 __all__ = ["Trace", "holds", "leaf_matches"]
 
@@ -56,64 +56,64 @@ def leaf_matches(pattern_name: str, pattern_args: tuple[str, ...], name: str,
                  args: tuple[str, ...]) -> bool:
     """Whether ``(name args)`` is an instance of the pattern (``_`` matches any object)."""
     return name == pattern_name and len(args) == len(pattern_args) and all(
-        p == L.WILDCARD or p == a for p, a in zip(pattern_args, args))
+        p == ltl.WILDCARD or p == a for p, a in zip(pattern_args, args))
 
 
-def _atom_holds(leaf: L.Atom, state: frozenset) -> bool:
-    if L.WILDCARD not in leaf.args:
+def _atom_holds(leaf: ltl.Atom, state: frozenset) -> bool:
+    if ltl.WILDCARD not in leaf.args:
         return (leaf.predicate,) + leaf.args in state
     return any(leaf_matches(leaf.predicate, leaf.args, a[0], a[1:]) for a in state)
 
 
-def holds(f: L.Formula, trace: Trace, i: int = 0) -> bool:
+def holds(f: ltl.Formula, trace: Trace, i: int = 0) -> bool:
     """Whether ``f`` holds at position ``i`` of ``trace`` (see the module docstring)."""
     if not 0 <= i <= trace.last:
         raise IndexError(f"position {i} is outside the trace 0..{trace.last}")
     memo: dict[tuple[int, int], bool] = {}
     n = trace.last
 
-    def at(g: L.Formula, j: int) -> bool:
+    def at(g: ltl.Formula, j: int) -> bool:
         key = (id(g), j)
         hit = memo.get(key)
         if hit is None:
             hit = memo[key] = value(g, j)
         return hit
 
-    def value(g: L.Formula, j: int) -> bool:
-        if isinstance(g, L.Atom):
+    def value(g: ltl.Formula, j: int) -> bool:
+        if isinstance(g, ltl.Atom):
             return _atom_holds(g, trace.states[j])
-        if isinstance(g, L.Occurs):
+        if isinstance(g, ltl.Occurs):
             if j == n:
                 return False
             act = trace.actions[j]
             return leaf_matches(g.action, g.args, act[0], act[1:])
-        if isinstance(g, L.Const):
+        if isinstance(g, ltl.Const):
             return g.value
-        if isinstance(g, L.Not):
+        if isinstance(g, ltl.Not):
             return not at(g.body, j)
-        if isinstance(g, L.And):
+        if isinstance(g, ltl.And):
             return all(at(p, j) for p in g.parts)
-        if isinstance(g, L.Or):
+        if isinstance(g, ltl.Or):
             return any(at(p, j) for p in g.parts)
-        if isinstance(g, L.Implies):
+        if isinstance(g, ltl.Implies):
             return not at(g.left, j) or at(g.right, j)
-        if isinstance(g, L.Iff):
+        if isinstance(g, ltl.Iff):
             return at(g.left, j) == at(g.right, j)
-        if isinstance(g, L.Next):
+        if isinstance(g, ltl.Next):
             return j < n and at(g.body, j + 1)
-        if isinstance(g, L.WeakNext):
+        if isinstance(g, ltl.WeakNext):
             return j == n or at(g.body, j + 1)
-        if isinstance(g, L.Eventually):
+        if isinstance(g, ltl.Eventually):
             return any(at(g.body, k) for k in range(j, n + 1))
-        if isinstance(g, L.Always):
+        if isinstance(g, ltl.Always):
             return all(at(g.body, k) for k in range(j, n + 1))
-        if isinstance(g, L.Until):
+        if isinstance(g, ltl.Until):
             return any(at(g.right, k) and all(at(g.left, m) for m in range(j, k))
                        for k in range(j, n + 1))
-        if isinstance(g, L.Release):
+        if isinstance(g, ltl.Release):
             return all(at(g.right, k) or any(at(g.left, m) for m in range(j, k))
                        for k in range(j, n + 1))
-        if isinstance(g, L.WeakUntil):
+        if isinstance(g, ltl.WeakUntil):
             until = any(at(g.right, k) and all(at(g.left, m) for m in range(j, k))
                         for k in range(j, n + 1))
             return until or all(at(g.left, k) for k in range(j, n + 1))

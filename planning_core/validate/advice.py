@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from itertools import product
 
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.validate.formulas import atom_text, compile_formula, conjuncts, \
     formula_text, ground_args
 
@@ -56,61 +56,61 @@ class _Builder:
     def __init__(self, state: set, universe, derived: frozenset[str]) -> None:
         self.state, self.universe, self.derived = state, universe, derived
 
-    def holds(self, f: A.Formula, b: dict) -> bool:
+    def holds(self, f: pddl.Formula, b: dict) -> bool:
         return compile_formula(f, frozenset(b))(self.state, dict(b), self.universe)
 
-    def instances(self, f: A.Exists | A.Forall, b: dict):
+    def instances(self, f: pddl.Exists | pddl.Forall, b: dict):
         domains = [self.universe.objects_of(p.types) for p in f.parameters]
         for combo in product(*domains):
             inner = dict(b)
             inner.update(zip((p.name for p in f.parameters), combo))
             yield inner
 
-    def make_true(self, f: A.Formula, b: dict):
-        if isinstance(f, (A.Atom, A.Equals)):
+    def make_true(self, f: pddl.Formula, b: dict):
+        if isinstance(f, (pddl.Atom, pddl.Equals)):
             return self._literal(f, b, True)
-        if isinstance(f, A.Not):
+        if isinstance(f, pddl.Not):
             return self.make_false(f.body, b)
-        if isinstance(f, A.And):
+        if isinstance(f, pddl.And):
             return _Group(True, [self.make_true(p, b) for p in f.parts if not self.holds(p, b)])
-        if isinstance(f, A.Or):
+        if isinstance(f, pddl.Or):
             return _Group(False, [self.make_true(p, b) for p in f.parts])
-        if isinstance(f, A.Imply):
+        if isinstance(f, pddl.Imply):
             return _Group(False, [self.make_false(f.antecedent, b),
                                   self.make_true(f.consequent, b)])
-        if isinstance(f, A.Forall):
+        if isinstance(f, pddl.Forall):
             return _Group(True, [self.make_true(f.body, i) for i in self.instances(f, b)
                                  if not self.holds(f.body, i)])
-        if isinstance(f, A.Exists):
+        if isinstance(f, pddl.Exists):
             return _Group(False, [self.make_true(f.body, i) for i in self.instances(f, b)])
         raise TypeError(f"not a formula: {f!r}")
 
-    def make_false(self, f: A.Formula, b: dict):
-        if isinstance(f, (A.Atom, A.Equals)):
+    def make_false(self, f: pddl.Formula, b: dict):
+        if isinstance(f, (pddl.Atom, pddl.Equals)):
             return self._literal(f, b, False)
-        if isinstance(f, A.Not):
+        if isinstance(f, pddl.Not):
             return self.make_true(f.body, b)
-        if isinstance(f, A.And):
+        if isinstance(f, pddl.And):
             return _Group(False, [self.make_false(p, b) for p in f.parts])
-        if isinstance(f, A.Or):
+        if isinstance(f, pddl.Or):
             return _Group(True, [self.make_false(p, b) for p in f.parts if self.holds(p, b)])
-        if isinstance(f, A.Imply):
+        if isinstance(f, pddl.Imply):
             members = []
             if not self.holds(f.antecedent, b):
                 members.append(self.make_true(f.antecedent, b))
             if self.holds(f.consequent, b):
                 members.append(self.make_false(f.consequent, b))
             return _Group(True, members)
-        if isinstance(f, A.Forall):
+        if isinstance(f, pddl.Forall):
             return _Group(False, [self.make_false(f.body, i) for i in self.instances(f, b)])
-        if isinstance(f, A.Exists):
+        if isinstance(f, pddl.Exists):
             return _Group(True, [self.make_false(f.body, i) for i in self.instances(f, b)
                                  if self.holds(f.body, i)])
         raise TypeError(f"not a formula: {f!r}")
 
-    def _literal(self, f: A.Atom | A.Equals, b: dict, want: bool):
+    def _literal(self, f: pddl.Atom | pddl.Equals, b: dict, want: bool):
         text = formula_text(f, b)
-        if isinstance(f, A.Atom) and f.predicate in self.derived:
+        if isinstance(f, pddl.Atom) and f.predicate in self.derived:
             return _Derived(atom_text((f.predicate,) + ground_args(f.args, b)), not want)
         if self.holds(f, b) == want:
             return _Literal(None, want)
@@ -149,7 +149,7 @@ def _display(node, indent: int, out: list[str]) -> None:
     out.append(" " * indent + ")\n")
 
 
-def advice_lines(header: str, condition: A.Formula, binding: dict, state: set, universe,
+def advice_lines(header: str, condition: pddl.Formula, binding: dict, state: set, universe,
                  derived: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """``header`` followed by the advice for making ``condition`` true in ``state``."""
     tree = _Builder(state, universe, derived).make_true(condition, binding)
@@ -158,7 +158,7 @@ def advice_lines(header: str, condition: A.Formula, binding: dict, state: set, u
     return (header,) + tuple("".join(out).rstrip("\n").split("\n"))
 
 
-def unsatisfied_conditions(condition: A.Formula, binding: dict, state: set,
+def unsatisfied_conditions(condition: pddl.Formula, binding: dict, state: set,
                            universe) -> tuple[str, ...]:
     """The false top-level conjuncts of ``condition``, ground, as PDDL text."""
     builder = _Builder(state, universe, frozenset())

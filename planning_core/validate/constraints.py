@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Callable
 
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.validate.formulas import compile_formula, formula_text
 
 __all__ = ["Violation", "compile_constraint"]
@@ -44,7 +44,7 @@ Check = Callable[[list, dict, object], "Violation | None"]
 
 def compile_constraint(c, scope: frozenset[str] = frozenset(), file: str | None = None) -> Check:
     """Closure ``(states, binding, universe) -> first Violation or None``."""
-    if isinstance(c, A.ConstraintAnd):
+    if isinstance(c, pddl.ConstraintAnd):
         parts = tuple(compile_constraint(p, scope, file) for p in c.parts)
 
         def all_of(states, b, u):
@@ -54,7 +54,7 @@ def compile_constraint(c, scope: frozenset[str] = frozenset(), file: str | None 
                     return found
             return None
         return all_of
-    if isinstance(c, A.ConstraintForall):
+    if isinstance(c, pddl.ConstraintForall):
         names = tuple(p.name for p in c.parameters)
         types = tuple(p.types for p in c.parameters)
         body = compile_constraint(c.body, scope | set(names), file)
@@ -68,20 +68,20 @@ def compile_constraint(c, scope: frozenset[str] = frozenset(), file: str | None 
                     return found
             return None
         return for_all
-    if isinstance(c, (A.Always, A.Sometime, A.AtMostOnce, A.AtEnd)):
+    if isinstance(c, (pddl.Always, pddl.Sometime, pddl.AtMostOnce, pddl.AtEnd)):
         f = compile_formula(c.body, scope, file)
         kind = type(c)
 
         def unary(states, b, u):
             truth = [f(s, b, u) for s in states]
             text = constraint_text(c, b)
-            if kind is A.Always:
+            if kind is pddl.Always:
                 if not all(truth):
                     return Violation(text, truth.index(False), "is false in this state")
-            elif kind is A.Sometime:
+            elif kind is pddl.Sometime:
                 if not any(truth):
                     return Violation(text, None, "is never true along the plan")
-            elif kind is A.AtEnd:
+            elif kind is pddl.AtEnd:
                 if not truth[-1]:
                     return Violation(text, len(states) - 1, "is false in the final state")
             else:  # at-most-once: a second rising edge breaks it
@@ -93,11 +93,11 @@ def compile_constraint(c, scope: frozenset[str] = frozenset(), file: str | None 
                             return Violation(text, i, "becomes true for the second time here")
             return None
         return unary
-    if isinstance(c, (A.SometimeBefore, A.SometimeAfter)):
+    if isinstance(c, (pddl.SometimeBefore, pddl.SometimeAfter)):
         f = compile_formula(c.body, scope, file)
-        other = c.before if isinstance(c, A.SometimeBefore) else c.after
+        other = c.before if isinstance(c, pddl.SometimeBefore) else c.after
         g = compile_formula(other, scope, file)
-        before = isinstance(c, A.SometimeBefore)
+        before = isinstance(c, pddl.SometimeBefore)
 
         def binary(states, b, u):
             f_true = [f(s, b, u) for s in states]
@@ -121,21 +121,21 @@ def compile_constraint(c, scope: frozenset[str] = frozenset(), file: str | None 
 
 def constraint_text(c, b: dict) -> str:
     """PDDL text of a constraint with the bound variables replaced."""
-    if isinstance(c, A.Always):
+    if isinstance(c, pddl.Always):
         return f"(always {formula_text(c.body, b)})"
-    if isinstance(c, A.Sometime):
+    if isinstance(c, pddl.Sometime):
         return f"(sometime {formula_text(c.body, b)})"
-    if isinstance(c, A.AtMostOnce):
+    if isinstance(c, pddl.AtMostOnce):
         return f"(at-most-once {formula_text(c.body, b)})"
-    if isinstance(c, A.AtEnd):
+    if isinstance(c, pddl.AtEnd):
         return f"(at end {formula_text(c.body, b)})"
-    if isinstance(c, A.SometimeBefore):
+    if isinstance(c, pddl.SometimeBefore):
         return f"(sometime-before {formula_text(c.body, b)} {formula_text(c.before, b)})"
-    if isinstance(c, A.SometimeAfter):
+    if isinstance(c, pddl.SometimeAfter):
         return f"(sometime-after {formula_text(c.body, b)} {formula_text(c.after, b)})"
-    if isinstance(c, A.ConstraintAnd):
+    if isinstance(c, pddl.ConstraintAnd):
         return "(and" + "".join(" " + constraint_text(p, b) for p in c.parts) + ")"
-    if isinstance(c, A.ConstraintForall):
+    if isinstance(c, pddl.ConstraintForall):
         params = " ".join(p.name + " - " + p.type for p in c.parameters)
         inner = {k: v for k, v in b.items() if k not in {p.name for p in c.parameters}}
         return f"(forall ({params}) {constraint_text(c.body, inner)})"

@@ -18,33 +18,33 @@ from __future__ import annotations
 from itertools import product
 
 from planning_core.errors import SemanticError
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.validate.formulas import Cond, compile_formula, conjuncts
 
 __all__ = ["DerivedRules", "dependencies", "stratify"]
 
 
-def dependencies(f: A.Formula, derived: frozenset[str], positive: bool = True,
+def dependencies(f: pddl.Formula, derived: frozenset[str], positive: bool = True,
                  out: dict[str, bool] | None = None) -> dict[str, bool]:
     """Derived predicates used in ``f`` -> True if only ever used positively."""
     out = {} if out is None else out
-    if isinstance(f, A.Atom):
+    if isinstance(f, pddl.Atom):
         if f.predicate in derived:
             out[f.predicate] = out.get(f.predicate, True) and positive
-    elif isinstance(f, A.Not):
+    elif isinstance(f, pddl.Not):
         dependencies(f.body, derived, not positive, out)
-    elif isinstance(f, (A.And, A.Or)):
+    elif isinstance(f, (pddl.And, pddl.Or)):
         for p in f.parts:
             dependencies(p, derived, positive, out)
-    elif isinstance(f, A.Imply):
+    elif isinstance(f, pddl.Imply):
         dependencies(f.antecedent, derived, not positive, out)
         dependencies(f.consequent, derived, positive, out)
-    elif isinstance(f, (A.Exists, A.Forall)):
+    elif isinstance(f, (pddl.Exists, pddl.Forall)):
         dependencies(f.body, derived, positive, out)
     return out
 
 
-def stratify(rules: tuple[A.DerivedPredicate, ...], file: str | None = None
+def stratify(rules: tuple[pddl.DerivedPredicate, ...], file: str | None = None
              ) -> tuple[tuple[str, ...], ...]:
     """Derived predicate names grouped by stratum, lowest first (names sorted inside)."""
     names = frozenset(r.head.name for r in rules)
@@ -75,8 +75,8 @@ def stratify(rules: tuple[A.DerivedPredicate, ...], file: str | None = None
     return tuple(tuple(sorted(n for n in names if level[n] == k)) for k in range(top + 1))
 
 
-def _seed_atom(body: A.Formula, head: frozenset[str], not_ready: frozenset[str]
-               ) -> tuple[A.Atom | None, frozenset[str]]:
+def _seed_atom(body: pddl.Formula, head: frozenset[str], not_ready: frozenset[str]
+               ) -> tuple[pddl.Atom | None, frozenset[str]]:
     """A positive atom every true instance of ``body`` needs, binding most head variables.
 
     Looks through ``exists`` and nested ``and`` only (where a conjunct must hold), and only
@@ -84,15 +84,15 @@ def _seed_atom(body: A.Formula, head: frozenset[str], not_ready: frozenset[str]
     derived predicates of this stratum and above). Returns the atom and the head variables
     it really refers to (an ``exists`` may rebind a head variable's name).
     """
-    while isinstance(body, A.Exists):
+    while isinstance(body, pddl.Exists):
         head = head - {p.name for p in body.parameters}
         body = body.body
     best, best_vars = None, frozenset()
     for part in conjuncts(body):
         part_vars = head
-        if isinstance(part, A.Exists):
+        if isinstance(part, pddl.Exists):
             part, part_vars = _seed_atom(part, head, not_ready)
-        if isinstance(part, A.Atom) and part.predicate not in not_ready:
+        if isinstance(part, pddl.Atom) and part.predicate not in not_ready:
             covered = part_vars & set(part.args)
             if len(covered) > len(best_vars):
                 best, best_vars = part, covered
@@ -111,7 +111,7 @@ class _Rule:
 
     __slots__ = ("name", "variables", "types", "type_sets", "body", "seed", "seed_slots")
 
-    def __init__(self, rule: A.DerivedPredicate, file: str | None,
+    def __init__(self, rule: pddl.DerivedPredicate, file: str | None,
                  not_ready: frozenset[str]) -> None:
         params = rule.head.parameters
         self.name = rule.head.name
@@ -161,11 +161,11 @@ class DerivedRules:
 
     __slots__ = ("names", "strata")
 
-    def __init__(self, domain: A.Domain) -> None:
+    def __init__(self, domain: pddl.Domain) -> None:
         file = domain.filename
         self.names = frozenset(r.head.name for r in domain.derived)
         layers = stratify(domain.derived, file)
-        rules_by_name: dict[str, list[A.DerivedPredicate]] = {}
+        rules_by_name: dict[str, list[pddl.DerivedPredicate]] = {}
         for r in domain.derived:
             rules_by_name.setdefault(r.head.name, []).append(r)
         strata = []

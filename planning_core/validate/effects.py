@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from planning_core.errors import SemanticError
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.validate.formulas import UndefinedValue, atom_key_fn, check_terms, \
     compile_formula, compile_numeric
 
@@ -21,7 +21,7 @@ EffFn = Callable[[set, dict, object, dict, list, list, list], None]
 __all__ = ["EffFn", "compile_effects"]
 
 
-def compile_effects(effects: tuple[A.Effect, ...], scope: frozenset[str],
+def compile_effects(effects: tuple[pddl.Effect, ...], scope: frozenset[str],
                     file: str | None = None) -> EffFn:
     """One closure running every effect in order."""
     parts = tuple(_compile(e, scope, file) for e in effects)
@@ -34,16 +34,16 @@ def compile_effects(effects: tuple[A.Effect, ...], scope: frozenset[str],
     return run
 
 
-def _compile(e: A.Effect, scope: frozenset[str], file: str | None) -> EffFn:
-    if isinstance(e, A.Add):
+def _compile(e: pddl.Effect, scope: frozenset[str], file: str | None) -> EffFn:
+    if isinstance(e, pddl.Add):
         check_terms(e.atom.args, scope, e.atom, file)
         key_of = atom_key_fn(e.atom)
         return lambda s, b, u, n, adds, dels, incs: adds.append(key_of(b))
-    if isinstance(e, A.Delete):
+    if isinstance(e, pddl.Delete):
         check_terms(e.atom.args, scope, e.atom, file)
         key_of = atom_key_fn(e.atom)
         return lambda s, b, u, n, adds, dels, incs: dels.append(key_of(b))
-    if isinstance(e, A.When):
+    if isinstance(e, pddl.When):
         cond = compile_formula(e.condition, scope, file)
         body = compile_effects(e.effects, scope, file)
 
@@ -51,13 +51,13 @@ def _compile(e: A.Effect, scope: frozenset[str], file: str | None) -> EffFn:
             if cond(s, b, u):
                 body(s, b, u, n, adds, dels, incs)
         return when
-    if isinstance(e, A.ForallEffect):
+    if isinstance(e, pddl.ForallEffect):
         inner_scope = scope | {p.name for p in e.parameters}
         body = compile_effects(e.effects, inner_scope, file)
         return _forall(e.parameters, body)
-    if isinstance(e, A.Increase):
+    if isinstance(e, pddl.Increase):
         check_terms(e.fluent.args, scope, e.fluent, file)
-        key_of = atom_key_fn(A.Atom(e.fluent.name, e.fluent.args))
+        key_of = atom_key_fn(pddl.Atom(e.fluent.name, e.fluent.args))
         amount = compile_numeric(e.amount, scope, file)
 
         def increase(s, b, u, n, adds, dels, incs):
@@ -74,7 +74,7 @@ def _compile(e: A.Effect, scope: frozenset[str], file: str | None) -> EffFn:
                         line=pos.line if pos else None, column=pos.column if pos else None)
 
 
-def _forall(params: tuple[A.TypedName, ...], body: EffFn) -> EffFn:
+def _forall(params: tuple[pddl.TypedName, ...], body: EffFn) -> EffFn:
     if not params:  # (forall () e) is just e
         return body
     first, rest = params[0], params[1:]

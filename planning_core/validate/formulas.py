@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable
 
 from planning_core.errors import SemanticError
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 
 Cond = Callable[[set, dict, object], bool]
 NumFn = Callable[[dict, dict], float]
@@ -45,7 +45,7 @@ def check_terms(terms, scope: frozenset[str], node, file: str | None) -> None:
             raise _unbound(t, node, file)
 
 
-def atom_key_fn(atom: A.Atom):
+def atom_key_fn(atom: pddl.Atom):
     """A function binding -> ground tuple, specialised for the common shapes."""
     pred, args = atom.predicate, atom.args
     is_var = [a.startswith("?") for a in args]
@@ -77,16 +77,16 @@ def atom_key_fn(atom: A.Atom):
     return lambda b: (pred,) + tuple(g(b) for g in getters)
 
 
-def compile_formula(f: A.Formula, scope: frozenset[str], file: str | None = None) -> Cond:
+def compile_formula(f: pddl.Formula, scope: frozenset[str], file: str | None = None) -> Cond:
     """Closure deciding ``f`` under a binding of (at least) the variables in ``scope``."""
-    if isinstance(f, A.Atom):
+    if isinstance(f, pddl.Atom):
         check_terms(f.args, scope, f, file)
         key_of = atom_key_fn(f)
         if not any(a.startswith("?") for a in f.args):
             key = key_of({})
             return lambda s, b, u: key in s
         return lambda s, b, u: key_of(b) in s
-    if isinstance(f, A.Equals):
+    if isinstance(f, pddl.Equals):
         check_terms((f.left, f.right), scope, f, file)
         left, right = f.left, f.right
         lv, rv = left.startswith("?"), right.startswith("?")
@@ -98,10 +98,10 @@ def compile_formula(f: A.Formula, scope: frozenset[str], file: str | None = None
             return lambda s, b, u: left == b[right]
         same = left == right
         return lambda s, b, u: same
-    if isinstance(f, A.Not):
+    if isinstance(f, pddl.Not):
         body = compile_formula(f.body, scope, file)
         return lambda s, b, u: not body(s, b, u)
-    if isinstance(f, A.And):
+    if isinstance(f, pddl.And):
         parts = tuple(compile_formula(p, scope, file) for p in f.parts)
         if len(parts) == 1:
             return parts[0]
@@ -115,7 +115,7 @@ def compile_formula(f: A.Formula, scope: frozenset[str], file: str | None = None
                     return False
             return True
         return conj
-    if isinstance(f, A.Or):
+    if isinstance(f, pddl.Or):
         parts = tuple(compile_formula(p, scope, file) for p in f.parts)
 
         def disj(s, b, u):
@@ -124,18 +124,18 @@ def compile_formula(f: A.Formula, scope: frozenset[str], file: str | None = None
                     return True
             return False
         return disj
-    if isinstance(f, A.Imply):
+    if isinstance(f, pddl.Imply):
         ante = compile_formula(f.antecedent, scope, file)
         cons = compile_formula(f.consequent, scope, file)
         return lambda s, b, u: (not ante(s, b, u)) or cons(s, b, u)
-    if isinstance(f, (A.Exists, A.Forall)):
+    if isinstance(f, (pddl.Exists, pddl.Forall)):
         inner = scope | {p.name for p in f.parameters}
         body = compile_formula(f.body, inner, file)
-        return _quantifier(f.parameters, body, isinstance(f, A.Exists))
+        return _quantifier(f.parameters, body, isinstance(f, pddl.Exists))
     raise TypeError(f"not a formula: {f!r}")
 
 
-def _quantifier(params: tuple[A.TypedName, ...], body: Cond, exists: bool) -> Cond:
+def _quantifier(params: tuple[pddl.TypedName, ...], body: Cond, exists: bool) -> Cond:
     """``exists``/``forall`` by enumerating the typed objects, one variable at a time."""
     if not params:  # (exists () f) and (forall () f) are just f
         return body
@@ -162,14 +162,14 @@ def _quantifier(params: tuple[A.TypedName, ...], body: Cond, exists: bool) -> Co
 
 # ------------------------------------------------------------------------- numbers
 
-def compile_numeric(e: A.NumericExpr, scope: frozenset[str], file: str | None = None) -> NumFn:
+def compile_numeric(e: pddl.NumericExpr, scope: frozenset[str], file: str | None = None) -> NumFn:
     """Closure ``(binding, fluent values) -> float``; unknown fluents raise UndefinedValue."""
-    if isinstance(e, A.Number):
+    if isinstance(e, pddl.Number):
         value = float(e.value)
         return lambda b, n: value
-    if isinstance(e, A.FunctionTerm):
+    if isinstance(e, pddl.FunctionTerm):
         check_terms(e.args, scope, e, file)
-        key_of = atom_key_fn(A.Atom(e.name, e.args))
+        key_of = atom_key_fn(pddl.Atom(e.name, e.args))
 
         def fluent(b, n):
             key = key_of(b)
@@ -178,7 +178,7 @@ def compile_numeric(e: A.NumericExpr, scope: frozenset[str], file: str | None = 
                 raise UndefinedValue(atom_text(key))
             return value
         return fluent
-    if isinstance(e, A.BinaryOp):
+    if isinstance(e, pddl.BinaryOp):
         left = compile_numeric(e.left, scope, file)
         right = compile_numeric(e.right, scope, file)
         op = _OPS.get(e.op)
@@ -207,33 +207,33 @@ def atom_text(key: tuple) -> str:
     return "(" + " ".join(key) + ")"
 
 
-def conjuncts(f: A.Formula) -> tuple[A.Formula, ...]:
+def conjuncts(f: pddl.Formula) -> tuple[pddl.Formula, ...]:
     """Top-level conjuncts, nested ``and`` flattened: the conditions VAL lists one by one."""
-    if isinstance(f, A.And):
-        out: list[A.Formula] = []
+    if isinstance(f, pddl.And):
+        out: list[pddl.Formula] = []
         for p in f.parts:
             out.extend(conjuncts(p))
         return tuple(out)
     return (f,)
 
 
-def formula_text(f: A.Formula, b: dict) -> str:
+def formula_text(f: pddl.Formula, b: dict) -> str:
     """PDDL text of ``f`` with the bound variables replaced by their objects."""
-    if isinstance(f, A.Atom):
+    if isinstance(f, pddl.Atom):
         return atom_text((f.predicate,) + ground_args(f.args, b))
-    if isinstance(f, A.Equals):
+    if isinstance(f, pddl.Equals):
         left, right = ground_args((f.left, f.right), b)
         return f"(= {left} {right})"
-    if isinstance(f, A.Not):
+    if isinstance(f, pddl.Not):
         return f"(not {formula_text(f.body, b)})"
-    if isinstance(f, A.And):
+    if isinstance(f, pddl.And):
         return "(and" + "".join(" " + formula_text(p, b) for p in f.parts) + ")"
-    if isinstance(f, A.Or):
+    if isinstance(f, pddl.Or):
         return "(or" + "".join(" " + formula_text(p, b) for p in f.parts) + ")"
-    if isinstance(f, A.Imply):
+    if isinstance(f, pddl.Imply):
         return f"(imply {formula_text(f.antecedent, b)} {formula_text(f.consequent, b)})"
-    if isinstance(f, (A.Exists, A.Forall)):
-        word = "exists" if isinstance(f, A.Exists) else "forall"
+    if isinstance(f, (pddl.Exists, pddl.Forall)):
+        word = "exists" if isinstance(f, pddl.Exists) else "forall"
         inner = {k: v for k, v in b.items() if k not in {p.name for p in f.parameters}}
         params = " ".join(p.name + " - " + p.type for p in f.parameters)
         return f"({word} ({params}) {formula_text(f.body, inner)})"

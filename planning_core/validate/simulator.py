@@ -22,7 +22,7 @@ from copy import copy
 from dataclasses import replace
 
 from planning_core.limits import Budget, LimitReached
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.identity_cache import IdentityCache
 from planning_core.pddl.plans import Plan, PlanStep, parse_plan
 from planning_core.pddl.wellformed import Fault, ground_faults
@@ -42,7 +42,7 @@ class _Action:
     __slots__ = ("name", "variables", "param_types", "type_names", "precondition", "pre",
                  "effects")
 
-    def __init__(self, action: A.Action, file: str | None) -> None:
+    def __init__(self, action: pddl.Action, file: str | None) -> None:
         self.name = action.name
         self.variables = tuple(p.name for p in action.parameters)
         self.param_types = tuple(frozenset(p.types) for p in action.parameters)
@@ -56,7 +56,7 @@ class _Action:
 class CompiledDomain:
     """What validation needs from a domain, computed once: actions, types, derived rules."""
 
-    def __init__(self, domain: A.Domain) -> None:
+    def __init__(self, domain: pddl.Domain) -> None:
         self.domain = domain
         self.hierarchy = TypeHierarchy.of(domain)
         self.actions = {a.name: _Action(a, domain.filename) for a in domain.actions}
@@ -71,7 +71,7 @@ def _fmt(value: float) -> str:
 class Validator:
     """Validates any number of plans against one domain and problem."""
 
-    def __init__(self, domain: A.Domain, problem: A.Problem,
+    def __init__(self, domain: pddl.Domain, problem: pddl.Problem,
                  compiled: CompiledDomain | None = None) -> None:
         self.compiled = compiled or CompiledDomain(domain)
         self.problem = problem
@@ -302,16 +302,16 @@ _domains: IdentityCache[CompiledDomain] = IdentityCache(16)
 _validators: IdentityCache[Validator] = IdentityCache(16)
 
 
-def _new_validator(domain: A.Domain, problem: A.Problem) -> Validator:
+def _new_validator(domain: pddl.Domain, problem: pddl.Problem) -> Validator:
     return Validator(domain, problem, _domains.get(CompiledDomain, domain))
 
 
-def validator_for(domain: A.Domain, problem: A.Problem) -> Validator:
+def validator_for(domain: pddl.Domain, problem: pddl.Problem) -> Validator:
     """A cached :class:`Validator` (keyed by object identity)."""
     return _validators.get(_new_validator, domain, problem)
 
 
-def validate_plan(domain: A.Domain, problem: A.Problem, plan: Plan | str,
+def validate_plan(domain: pddl.Domain, problem: pddl.Problem, plan: Plan | str,
                   trace: bool = False, budget: Budget | None = None) -> ValidationReport:
     """Validate ``plan`` (parsed, or plan-file text) like VAL; see :class:`Validator`."""
     return validator_for(domain, problem).validate(plan, trace=trace, budget=budget)

@@ -11,7 +11,7 @@ Two layers, each computed once and cached by the simulator:
 """
 from __future__ import annotations
 
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.types import TypeHierarchy
 
 __all__ = ["TypeHierarchy", "Universe"]
@@ -21,7 +21,7 @@ class Universe:
 
     __slots__ = ("types_of", "declared", "_by_type", "budget")
 
-    def __init__(self, hierarchy: TypeHierarchy, domain: A.Domain, problem: A.Problem) -> None:
+    def __init__(self, hierarchy: TypeHierarchy, domain: pddl.Domain, problem: pddl.Problem) -> None:
         self.types_of: dict[str, frozenset[str]] = {}
         self.declared: dict[str, tuple[str, ...]] = {}
         for obj in domain.constants + problem.objects:

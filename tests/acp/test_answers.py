@@ -25,7 +25,7 @@ from planning_core.validators.acp.answers.parsers import (
     parse_effects,
     parse_index,
 )
-from planning_core.validators.acp.answers import parsers as P
+from planning_core.validators.acp.answers import parsers
 
 TASKS = ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")
 
@@ -532,19 +532,19 @@ _PLAIN_CASES = ["(a x) (b y)", "(none)", "(a) ,(b)", "(a)\n\n(b)", "(a 0b)", "(a
 
 def _full(read, text):
     try:
-        return P._over_regions(text, read)
+        return parsers._over_regions(text, read)
     except UnparseableAnswer as err:
         return err.reason
 
 
 def _assert_plain_agrees(text):
-    fast = P._plain(text)
+    fast = parsers._plain(text)
     if fast is not None:
-        assert fast == _full(P._read_list, text), text
-    one = P._plain_single(text)
+        assert fast == _full(parsers._read_list, text), text
+    one = parsers._plain_single(text)
     if one is not None:
         for allow_none, what in ((True, "atom"), (False, "action")):
-            assert one == _full(lambda r: P._read_single(r, allow_none=allow_none, what=what),
+            assert one == _full(lambda r: parsers._read_single(r, allow_none=allow_none, what=what),
                                 text), text
 
 
@@ -554,10 +554,10 @@ def test_plain_fast_path_gives_the_grammars_reading(text):
 
 
 def test_plain_fast_path_reads_the_common_shapes():
-    assert P._plain("(a x) (B y)") == (GroundName("a", ("x",)), GroundName("b", ("y",)))
-    assert P._plain_single("(a x)\n") == GroundName("a", ("x",))
+    assert parsers._plain("(a x) (B y)") == (GroundName("a", ("x",)), GroundName("b", ("y",)))
+    assert parsers._plain_single("(a x)\n") == GroundName("a", ("x",))
     for text in ("(none)", "(a x) None", "(a x).", "(a, x)", "x (a x)"):
-        assert P._plain(text) is None, text
+        assert parsers._plain(text) is None, text
 
 
 def test_plain_fast_path_agrees_on_every_dev_gold_and_wrong_answer(shared_data):
@@ -573,7 +573,7 @@ def test_plain_fast_path_agrees_on_every_dev_gold_and_wrong_answer(shared_data):
         for q in map(Question.from_record, rows):
             info = cache.get(q.domain_text, q.problem_text)
             for text in [gold_answer(q, cache), *(p.response for p in perturbations(q, info))]:
-                hits += P._plain(text) is not None
+                hits += parsers._plain(text) is not None
                 _assert_plain_agrees(text)
     assert hits > 500
 
@@ -586,9 +586,9 @@ _PLAIN_EFFECT_CASES = ["[(empty-ferry), (at c2 l1)] [(on c2)]", "[(a)] []", "[] 
 
 @pytest.mark.parametrize("text", _PLAIN_EFFECT_CASES)
 def test_plain_effects_fast_path_gives_the_grammars_reading(text):
-    fast = P._plain_effects(text)
+    fast = parsers._plain_effects(text)
     if fast is not None:
-        assert fast == _full(P._read_effects, text), text
+        assert fast == _full(parsers._read_effects, text), text
 
 
 def test_plain_effects_fast_path_agrees_on_every_dev_prog_answer(shared_data):
@@ -603,8 +603,8 @@ def test_plain_effects_fast_path_agrees_on_every_dev_prog_answer(shared_data):
     for q in map(Question.from_record, rows):
         info = cache.get(q.domain_text, q.problem_text)
         for text in [gold_answer(q, cache), *(p.response for p in perturbations(q, info))]:
-            fast = P._plain_effects(text)
+            fast = parsers._plain_effects(text)
             if fast is not None:
                 hits += 1
-                assert fast == _full(P._read_effects, text), text
+                assert fast == _full(parsers._read_effects, text), text
     assert hits > 150

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from planning_core.errors import PDDLSyntaxError, PlanningError, UnsupportedFeature
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.parser import parse, parse_domain, parse_problem, read_text
 from shared_files import MALFORMED_SHARED, cope_pddl_files, ipc_pddl_files, resolve
 
@@ -39,17 +39,17 @@ def test_domain_structure():
     assert d.constants[0].types == ("item", "box")
     assert [p.arity for p in d.predicates] == [2, 1, 0]
     assert d.predicates[1].parameters[0].types == ("object",)
-    assert d.functions[1] == A.FunctionDef("weight", (A.TypedName("?i", ("item",)),), "number")
+    assert d.functions[1] == pddl.FunctionDef("weight", (pddl.TypedName("?i", ("item",)),), "number")
     put = d.actions[0]
-    assert put.name == "put" and put.pos == A.Pos(9, 12)
+    assert put.name == "put" and put.pos == pddl.Pos(9, 12)
     pre = put.precondition
-    assert isinstance(pre, A.And) and isinstance(pre.parts[0], A.Not)
-    assert pre.parts[1] == A.Or((A.Atom("full", ("?b",)), A.Equals("?i", "home")))
-    assert isinstance(pre.parts[2], A.Forall)
-    assert isinstance(put.effects[1], A.When)
-    assert put.effects[1].effects == (A.Delete(A.Atom("full", ("?b",))),)
-    assert isinstance(put.effects[2], A.ForallEffect)
-    assert put.effects[3] == A.Increase(A.FunctionTerm("total-cost"), A.FunctionTerm("weight", ("?i",)))
+    assert isinstance(pre, pddl.And) and isinstance(pre.parts[0], pddl.Not)
+    assert pre.parts[1] == pddl.Or((pddl.Atom("full", ("?b",)), pddl.Equals("?i", "home")))
+    assert isinstance(pre.parts[2], pddl.Forall)
+    assert isinstance(put.effects[1], pddl.When)
+    assert put.effects[1].effects == (pddl.Delete(pddl.Atom("full", ("?b",))),)
+    assert isinstance(put.effects[2], pddl.ForallEffect)
+    assert put.effects[3] == pddl.Increase(pddl.FunctionTerm("total-cost"), pddl.FunctionTerm("weight", ("?i",)))
     assert d.derived[0].head.name == "ok"
 
 
@@ -63,9 +63,9 @@ def test_problem_structure():
         """))
     assert p.domain_name == "shop"
     assert [o.name for o in p.objects] == ["a", "b", "x"]
-    assert p.init == (A.Atom("full", ("x",)),)
+    assert p.init == (pddl.Atom("full", ("x",)),)
     assert [n.value for n in p.numeric_init] == [0.0, 2.5]
-    assert p.metric == A.Metric("minimize", A.FunctionTerm("total-cost"))
+    assert p.metric == pddl.Metric("minimize", pddl.FunctionTerm("total-cost"))
 
 
 def test_keywords_are_names_where_no_keyword_fits():
@@ -73,20 +73,20 @@ def test_keywords_are_names_where_no_keyword_fits():
                      "(:action not-now :parameters (?x) :precondition (and-not ?x) :effect (at ?x)))")
     assert d.name == "domain"
     assert d.actions[0].name == "not-now"
-    assert d.actions[0].precondition == A.Atom("and-not", ("?x",))
+    assert d.actions[0].precondition == pddl.Atom("and-not", ("?x",))
 
 
 def test_empty_precondition_and_effect():
     d = parse_domain("(define (domain d) (:predicates (p)) (:action a :parameters () "
                      ":precondition () :effect ()))")
-    assert d.actions[0].precondition == A.TRUE and d.actions[0].effects == ()
+    assert d.actions[0].precondition == pddl.TRUE and d.actions[0].effects == ()
 
 
 @pytest.mark.parametrize("rel", ipc_pddl_files())
 def test_parses_every_ipc_file(rel):
     path = resolve(rel)
     node = parse(read_text(path), str(path))
-    assert isinstance(node, (A.Domain, A.Problem))
+    assert isinstance(node, (pddl.Domain, pddl.Problem))
 
 
 @pytest.mark.parametrize("rel", cope_pddl_files())
@@ -160,10 +160,10 @@ def test_pddl3_constraints():
                              (at end (not (r))) (forall (?x - t) (always (q ?x))))))
         """))
     c = p.constraints
-    assert isinstance(c, A.ConstraintAnd) and len(c.parts) == 7
-    assert c.parts[3] == A.SometimeBefore(A.Atom("r"), A.Atom("q", ("a",)))
-    assert c.parts[5] == A.AtEnd(A.Not(A.Atom("r")))
-    assert isinstance(c.parts[6], A.ConstraintForall)
+    assert isinstance(c, pddl.ConstraintAnd) and len(c.parts) == 7
+    assert c.parts[3] == pddl.SometimeBefore(pddl.Atom("r"), pddl.Atom("q", ("a",)))
+    assert c.parts[5] == pddl.AtEnd(pddl.Not(pddl.Atom("r")))
+    assert isinstance(c.parts[6], pddl.ConstraintForall)
 
 
 @pytest.mark.parametrize("keyword", ["within", "always-within", "hold-during", "hold-after"])
@@ -181,18 +181,18 @@ def _big_problem(extra_init: str = "") -> str:
 
 @pytest.mark.parametrize("extra", ["", "    (= total 5)\n", "    (p ?x)\n"])
 def test_flat_init_fast_path_equals_grammar(monkeypatch, extra):
-    from planning_core.pddl import fast_init as P
+    from planning_core.pddl import fast_init
 
     text = _big_problem(extra)
-    assert len(text) > P.FAST_INIT_MIN
-    assert (P.flat_init(text) is None) == bool(extra)  # anything unusual falls back
+    assert len(text) > fast_init.FAST_INIT_MIN
+    assert (fast_init.flat_init(text) is None) == bool(extra)  # anything unusual falls back
     fast = parse(text)
-    monkeypatch.setattr(P, "FAST_INIT_MIN", 10 ** 12)
+    monkeypatch.setattr(fast_init, "FAST_INIT_MIN", 10 ** 12)
     slow = parse(text)
     assert fast == slow
     assert [a.pos for a in fast.init] == [a.pos for a in slow.init]
     assert [n.pos for n in fast.numeric_init] == [n.pos for n in slow.numeric_init]
-    assert fast.init[1] == A.Atom("at", ("o1", "l1")) and fast.init[1].pos == A.Pos(6, 6)
+    assert fast.init[1] == pddl.Atom("at", ("o1", "l1")) and fast.init[1].pos == pddl.Pos(6, 6)
 
 
 def test_errors_after_a_fast_init_keep_their_position():
@@ -248,24 +248,24 @@ _GOAL_PROBLEM = ("(define (problem g) (:domain d)\n  (:objects a b c - thing)\n"
     ("(and)", False),
 ])
 def test_flat_goal_fast_path_equals_grammar(monkeypatch, goal, fast):
-    from planning_core.pddl import fast_init as P
+    from planning_core.pddl import fast_init
 
     text = _GOAL_PROBLEM.replace("(and (p c) ; first\n     (q a b)\n  (r))", goal)
-    assert (P.flat_goal(text.lower()) is not None) == fast
+    assert (fast_init.flat_goal(text.lower()) is not None) == fast
     try:
         quick = parse(text)
     except PDDLSyntaxError as err:
         quick = (err.line, err.column, str(err))
-    monkeypatch.setattr(P, "flat_goal", lambda _text: None)
+    monkeypatch.setattr(fast_init, "flat_goal", lambda _text: None)
     try:
         slow = parse(text)
     except PDDLSyntaxError as err:
         slow = (err.line, err.column, str(err))
     assert quick == slow
-    if isinstance(quick, A.Problem) and isinstance(quick.goal, A.And):
+    if isinstance(quick, pddl.Problem) and isinstance(quick.goal, pddl.And):
         assert [a.pos for a in quick.goal.parts] == [a.pos for a in slow.goal.parts]
         if fast:
-            assert quick.goal.parts[0].pos == A.Pos(5, 16)
+            assert quick.goal.parts[0].pos == pddl.Pos(5, 16)
 
 
 def test_errors_after_a_fast_goal_keep_their_position():

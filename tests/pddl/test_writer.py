@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import pytest
 
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.parser import parse, read_text
 from planning_core.pddl.writer import write_domain, write_problem
 from shared_files import MALFORMED_SHARED, cope_pddl_files, ipc_pddl_files, resolve
 
 
 def _write(node) -> str:
-    return write_domain(node) if isinstance(node, A.Domain) else write_problem(node)
+    return write_domain(node) if isinstance(node, pddl.Domain) else write_problem(node)
 
 
 @pytest.mark.parametrize("rel", [f for f in ipc_pddl_files() + cope_pddl_files()

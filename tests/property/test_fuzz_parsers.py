@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from planning_core.cli.validate import run_validate
 from planning_core.errors import PlanningError
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.checker import check_domain, check_problem
 from planning_core.pddl.parser import parse, parse_domain
 from planning_core.pddl.plans import Plan, parse_plan
@@ -199,12 +199,12 @@ def _parse_and_check(text: str) -> None:
         assert err.file == "fuzz.pddl"
         assert str(err)
         return
-    assert isinstance(node, (A.Domain, A.Problem))
-    if isinstance(node, A.Domain):
+    assert isinstance(node, (pddl.Domain, pddl.Problem))
+    if isinstance(node, pddl.Domain):
         diags = check_domain(node)
     else:
         diags = check_problem(BASE_DOMAIN, node)
-    assert all(isinstance(d, A.Diagnostic) for d in diags)
+    assert all(isinstance(d, pddl.Diagnostic) for d in diags)
 
 
 @settings(FUZZ, max_examples=250)

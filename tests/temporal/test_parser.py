@@ -7,11 +7,11 @@ import pytest
 
 from planning_core.errors import SemanticError
 from planning_core.pddl.parser import parse_domain, parse_problem
-from planning_core.temporal import ltl as L
+from planning_core.temporal import ltl
 from planning_core.temporal.parser import LTLSyntaxError, Vocabulary, parse_ltl
 from tests.conftest import DOMAINS
 
-P, Q, R = L.Atom("p"), L.Atom("q"), L.Atom("r")
+P, Q, R = ltl.Atom("p"), ltl.Atom("q"), ltl.Atom("r")
 DOMAIN = parse_domain((DOMAINS / "blocksworld" / "domain.pddl").read_text())
 PROBLEM = parse_problem(textwrap.dedent("""\
     (define (problem two) (:domain blocksworld) (:objects a b x)
@@ -20,21 +20,21 @@ VOCAB = Vocabulary.of(DOMAIN, PROBLEM)
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("(p) | (q) & (r)", L.Or((P, L.And((Q, R))))),
-    ("(p) -> (q) -> (r)", L.Implies(P, L.Implies(Q, R))),
-    ("(p) U (q) U (r)", L.Until(P, L.Until(Q, R))),
-    ("(p) U (q) & (r)", L.And((L.Until(P, Q), R))),            # U binds tighter than &
-    ("!(p) U (q)", L.Until(L.Not(P), Q)),                       # prefix binds tightest
-    ("X F G WX (p)", L.Next(L.Eventually(L.Always(L.WeakNext(P))))),
-    ("(p) && (q) || ~(r)", L.Or((L.And((P, Q)), L.Not(R)))),
-    ("(p) => (q) <=> (r)", L.Iff(L.Implies(P, Q), R)),
-    ("(p) W (q) R (r)", L.WeakUntil(P, L.Release(Q, R))),
-    ("last | true | false", L.Or((L.LAST, L.TRUE, L.FALSE))),
-    ("((p) & (q)) & (r)", L.And((L.And((P, Q)), R))),           # brackets are kept
-    ("on(a, _) & # a comment\n(On A B)", L.And((L.Atom("on", ("a", "_")),
-                                                 L.Atom("on", ("a", "b"))))),
-    ("@(stack a b) | @stack(a, b)", L.Or((L.Occurs("stack", ("a", "b")),) * 2)),
-    ("(on X F)", L.Atom("on", ("x", "f"))),  # keywords are names inside an atom
+    ("(p) | (q) & (r)", ltl.Or((P, ltl.And((Q, R))))),
+    ("(p) -> (q) -> (r)", ltl.Implies(P, ltl.Implies(Q, R))),
+    ("(p) U (q) U (r)", ltl.Until(P, ltl.Until(Q, R))),
+    ("(p) U (q) & (r)", ltl.And((ltl.Until(P, Q), R))),            # U binds tighter than &
+    ("!(p) U (q)", ltl.Until(ltl.Not(P), Q)),                       # prefix binds tightest
+    ("X F G WX (p)", ltl.Next(ltl.Eventually(ltl.Always(ltl.WeakNext(P))))),
+    ("(p) && (q) || ~(r)", ltl.Or((ltl.And((P, Q)), ltl.Not(R)))),
+    ("(p) => (q) <=> (r)", ltl.Iff(ltl.Implies(P, Q), R)),
+    ("(p) W (q) R (r)", ltl.WeakUntil(P, ltl.Release(Q, R))),
+    ("last | true | false", ltl.Or((ltl.LAST, ltl.TRUE, ltl.FALSE))),
+    ("((p) & (q)) & (r)", ltl.And((ltl.And((P, Q)), R))),           # brackets are kept
+    ("on(a, _) & # a comment\n(On A B)", ltl.And((ltl.Atom("on", ("a", "_")),
+                                                 ltl.Atom("on", ("a", "b"))))),
+    ("@(stack a b) | @stack(a, b)", ltl.Or((ltl.Occurs("stack", ("a", "b")),) * 2)),
+    ("(on X F)", ltl.Atom("on", ("x", "f"))),  # keywords are names inside an atom
 ])
 def test_syntax(text, expected):
     assert parse_ltl(text) == expected
@@ -42,12 +42,12 @@ def test_syntax(text, expected):
 
 def test_vocabulary_resolves_actions_and_checks_leaves():
     f = parse_ltl("G((holding a) -> (stack a b)) & F (pick-up _)", VOCAB)
-    assert f == L.And((L.Always(L.Implies(L.Atom("holding", ("a",)),
-                                          L.Occurs("stack", ("a", "b")))),
-                       L.Eventually(L.Occurs("pick-up", ("_",)))))
+    assert f == ltl.And((ltl.Always(ltl.Implies(ltl.Atom("holding", ("a",)),
+                                          ltl.Occurs("stack", ("a", "b")))),
+                       ltl.Eventually(ltl.Occurs("pick-up", ("_",)))))
     both = Vocabulary((("move", 1),), (("move", 1),))
-    assert parse_ltl("(move a)", both) == L.Atom("move", ("a",))   # the predicate wins
-    assert parse_ltl("@(move a)", both) == L.Occurs("move", ("a",))
+    assert parse_ltl("(move a)", both) == ltl.Atom("move", ("a",))   # the predicate wins
+    assert parse_ltl("@(move a)", both) == ltl.Occurs("move", ("a",))
 
 
 @pytest.mark.parametrize("text, error, where", [

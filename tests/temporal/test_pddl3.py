@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from planning_core.errors import UnsupportedFeature
 from planning_core.ground.grounder import ground
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.parser import parse_domain_file, parse_problem_file
 from planning_core.pddl.types import objects_by_type
 from planning_core.pddl.writer import write_domain, write_problem
@@ -43,7 +43,7 @@ def _id(path: Path) -> str:
     return f"{path.parent.name}/{path.name}"
 
 
-def _load(problem: Path) -> tuple[A.Domain, A.Problem]:
+def _load(problem: Path) -> tuple[pddl.Domain, pddl.Problem]:
     return (parse_domain_file(problem.parent / "domain.pddl"),
             parse_problem_file(problem.parent / (problem.name.split(".")[0] + ".pddl")))
 
@@ -128,41 +128,41 @@ def test_fast_downward_refuses_constraints():
 # ---------------------------------------------------------- compilation vs the validator
 
 PATROL_DOMAIN, PATROL_PROBLEM = _load(FIXTURES / "patrol" / "p01.pddl")
-OPEN_PROBLEM = dataclasses.replace(PATROL_PROBLEM, goal=A.TRUE, constraints=None)
+OPEN_PROBLEM = dataclasses.replace(PATROL_PROBLEM, goal=pddl.TRUE, constraints=None)
 PATROL_TASK = ground(PATROL_DOMAIN, OPEN_PROBLEM)
 ROOMS = ("dock", "hall", "lab", "hazard", "office", "lobby", "vault")
 
 ground_atom = st.one_of(
-    st.sampled_from(ROOMS).map(lambda r: A.Atom("at", (r,))),
-    st.sampled_from(ROOMS).map(lambda r: A.Atom("photo", (r,))),
-    st.just(A.Atom("lamp-on")), st.just(A.Atom("has-key")),
-    st.sampled_from(ROOMS).map(lambda r: A.Atom("key-in", (r,))),
+    st.sampled_from(ROOMS).map(lambda r: pddl.Atom("at", (r,))),
+    st.sampled_from(ROOMS).map(lambda r: pddl.Atom("photo", (r,))),
+    st.just(pddl.Atom("lamp-on")), st.just(pddl.Atom("has-key")),
+    st.sampled_from(ROOMS).map(lambda r: pddl.Atom("key-in", (r,))),
 )
-open_atom = st.sampled_from([A.Atom("at", ("?r",)), A.Atom("photo", ("?r",))])
+open_atom = st.sampled_from([pddl.Atom("at", ("?r",)), pddl.Atom("photo", ("?r",))])
 
 
 def _formulas(atoms):
     return st.recursive(atoms, lambda inner: st.one_of(
-        st.builds(A.Not, inner),
-        st.builds(lambda a, b: A.And((a, b)), inner, inner),
-        st.builds(lambda a, b: A.Or((a, b)), inner, inner),
-        st.builds(lambda a, b: A.Imply(a, b), inner, inner)), max_leaves=3)
+        st.builds(pddl.Not, inner),
+        st.builds(lambda a, b: pddl.And((a, b)), inner, inner),
+        st.builds(lambda a, b: pddl.Or((a, b)), inner, inner),
+        st.builds(lambda a, b: pddl.Imply(a, b), inner, inner)), max_leaves=3)
 
 
 def _constraints(formula):
-    unary = st.sampled_from([A.Always, A.Sometime, A.AtMostOnce, A.AtEnd])
-    binary = st.sampled_from([A.SometimeBefore, A.SometimeAfter])
+    unary = st.sampled_from([pddl.Always, pddl.Sometime, pddl.AtMostOnce, pddl.AtEnd])
+    binary = st.sampled_from([pddl.SometimeBefore, pddl.SometimeAfter])
     return st.one_of(st.builds(lambda k, f: k(f), unary, formula),
                      st.builds(lambda k, f, g: k(f, g), binary, formula, formula))
 
 
 closed = _constraints(_formulas(st.one_of(
     ground_atom,
-    st.builds(lambda f: A.Exists((A.TypedName("?r", ("room",)),), f), _formulas(open_atom)))))
+    st.builds(lambda f: pddl.Exists((pddl.TypedName("?r", ("room",)),), f), _formulas(open_atom)))))
 constraints = st.one_of(
     closed,
-    st.builds(lambda cs: A.ConstraintAnd(tuple(cs)), st.lists(closed, min_size=2, max_size=3)),
-    st.builds(lambda c: A.ConstraintForall((A.TypedName("?r", ("room",)),), c),
+    st.builds(lambda cs: pddl.ConstraintAnd(tuple(cs)), st.lists(closed, min_size=2, max_size=3)),
+    st.builds(lambda c: pddl.ConstraintForall((pddl.TypedName("?r", ("room",)),), c),
               _constraints(_formulas(st.one_of(ground_atom, open_atom)))),
 )
 
@@ -192,29 +192,29 @@ def test_ltl_compilation_agrees_with_the_validator(constraint, plan):
 # -------------------------------------------------------------- independent optimal costs
 
 def _subst(f, b: dict):
-    if isinstance(f, A.Atom):
-        return A.Atom(f.predicate, tuple(b.get(t, t) for t in f.args))
-    if isinstance(f, A.Not):
-        return A.Not(_subst(f.body, b))
-    if isinstance(f, (A.And, A.Or)):
+    if isinstance(f, pddl.Atom):
+        return pddl.Atom(f.predicate, tuple(b.get(t, t) for t in f.args))
+    if isinstance(f, pddl.Not):
+        return pddl.Not(_subst(f.body, b))
+    if isinstance(f, (pddl.And, pddl.Or)):
         return type(f)(tuple(_subst(p, b) for p in f.parts))
-    if isinstance(f, A.Imply):
-        return A.Imply(_subst(f.antecedent, b), _subst(f.consequent, b))
+    if isinstance(f, pddl.Imply):
+        return pddl.Imply(_subst(f.antecedent, b), _subst(f.consequent, b))
     return f  # the fixtures quantify no further inside constraints
 
 
 def _flat(c) -> tuple:
-    return sum((_flat(p) for p in c.parts), ()) if isinstance(c, A.ConstraintAnd) else (c,)
+    return sum((_flat(p) for p in c.parts), ()) if isinstance(c, pddl.ConstraintAnd) else (c,)
 
 
 def _expand(c, b: dict, objects: dict):
     """unified-planning accepts no ``forall`` around constraints: expand it over objects."""
-    if isinstance(c, A.ConstraintForall):
+    if isinstance(c, pddl.ConstraintForall):
         (param,) = c.parameters
-        return A.ConstraintAnd(tuple(_expand(c.body, {**b, param.name: o}, objects)
+        return pddl.ConstraintAnd(tuple(_expand(c.body, {**b, param.name: o}, objects)
                                      for o in objects[param.types[0]]))
-    if isinstance(c, A.ConstraintAnd):
-        return A.ConstraintAnd(tuple(_expand(p, b, objects) for p in c.parts))
+    if isinstance(c, pddl.ConstraintAnd):
+        return pddl.ConstraintAnd(tuple(_expand(p, b, objects) for p in c.parts))
     fields = {k: _subst(getattr(c, k), b) for k in ("body", "before", "after")
               if hasattr(c, k)}
     return dataclasses.replace(c, **fields)
@@ -235,14 +235,14 @@ def test_optimal_cost_matches_unified_planning_compilation(problem):
     domain, prob = _load(problem)
     # and it has no (at end f): that is f in the final state, so it joins the goal
     objects = objects_by_type(domain, prob)
-    parts = _flat(A.ConstraintAnd(tuple(_expand(c, {}, objects) for c in
+    parts = _flat(pddl.ConstraintAnd(tuple(_expand(c, {}, objects) for c in
                                         (domain.constraints, prob.constraints) if c)))
-    at_end = tuple(c.body for c in parts if isinstance(c, A.AtEnd))
-    rest = tuple(c for c in parts if not isinstance(c, A.AtEnd))
+    at_end = tuple(c.body for c in parts if isinstance(c, pddl.AtEnd))
+    rest = tuple(c for c in parts if not isinstance(c, pddl.AtEnd))
     up_problem = PDDLReader().parse_problem_string(
         write_domain(dataclasses.replace(domain, constraints=None)),
-        write_problem(dataclasses.replace(prob, goal=A.And((prob.goal,) + at_end),
-                                          constraints=A.ConstraintAnd(rest) if rest else None)))
+        write_problem(dataclasses.replace(prob, goal=pddl.And((prob.goal,) + at_end),
+                                          constraints=pddl.ConstraintAnd(rest) if rest else None)))
     compiled = TrajectoryConstraintsRemover().compile(
         up_problem, CompilationKind.TRAJECTORY_CONSTRAINTS_REMOVING).problem
     with OneshotPlanner(name="fast-downward-opt") as planner:

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, event, given, settings, strategies as st
 from planning_core.ground.grounder import ground
 from planning_core.pddl.parser import parse_domain, parse_problem
 from planning_core.result import Status
-from planning_core.temporal import ltl as L
+from planning_core.temporal import ltl
 from planning_core.temporal.check import check_plan, execute, semantic_trace
 from planning_core.temporal.parser import Vocabulary, parse_ltl
 from planning_core.temporal.product import plan_ltl
@@ -52,26 +52,26 @@ TRACES = {p: semantic_trace(TASK, p) for p in PLANS}
 GOAL_PLANS = [p for p in PLANS if TASK.is_goal(execute(TASK, p)[0][-1])]
 
 leaf = st.sampled_from([
-    L.Atom("on", ("a", "b")), L.Atom("on", ("b", "c")), L.Atom("on", ("c", "a")),
-    L.Atom("clear", ("a",)), L.Atom("holding", ("_",)), L.Atom("ontable", ("c",)),
-    L.Occurs("stack", ("_", "_")), L.Occurs("pick-up", ("a",)), L.Occurs("unstack", ("b", "a")),
-    L.Occurs("put-down", ("_",)),
+    ltl.Atom("on", ("a", "b")), ltl.Atom("on", ("b", "c")), ltl.Atom("on", ("c", "a")),
+    ltl.Atom("clear", ("a",)), ltl.Atom("holding", ("_",)), ltl.Atom("ontable", ("c",)),
+    ltl.Occurs("stack", ("_", "_")), ltl.Occurs("pick-up", ("a",)), ltl.Occurs("unstack", ("b", "a")),
+    ltl.Occurs("put-down", ("_",)),
 ])
 formulas = st.recursive(leaf, lambda inner: st.one_of(
-    st.builds(L.Not, inner), st.builds(L.Next, inner), st.builds(L.WeakNext, inner),
-    st.builds(L.Eventually, inner), st.builds(L.Always, inner),
-    st.builds(L.Until, inner, inner), st.builds(L.Release, inner, inner),
-    st.builds(lambda a, b: L.And((a, b)), inner, inner),
-    st.builds(lambda a, b: L.Or((a, b)), inner, inner),
-    st.builds(L.Implies, inner, inner),
+    st.builds(ltl.Not, inner), st.builds(ltl.Next, inner), st.builds(ltl.WeakNext, inner),
+    st.builds(ltl.Eventually, inner), st.builds(ltl.Always, inner),
+    st.builds(ltl.Until, inner, inner), st.builds(ltl.Release, inner, inner),
+    st.builds(lambda a, b: ltl.And((a, b)), inner, inner),
+    st.builds(lambda a, b: ltl.Or((a, b)), inner, inner),
+    st.builds(ltl.Implies, inner, inner),
     # invariants and eventualities that the relaxed pruning reads
-    st.builds(lambda a, f: L.And((f, L.Always(L.Not(a)))), leaf, inner),
-    st.builds(lambda a, f: L.Or((f, L.Eventually(a))), leaf, inner)), max_leaves=6)
+    st.builds(lambda a, f: ltl.And((f, ltl.Always(ltl.Not(a)))), leaf, inner),
+    st.builds(lambda a, f: ltl.Or((f, ltl.Eventually(a))), leaf, inner)), max_leaves=6)
 
 
 def _assert_plan_ok(formula, plan):
     assert TASK.is_goal(execute(TASK, plan)[0][-1])
-    assert holds(formula, semantic_trace(TASK, plan)), (L.format_ltl(formula), plan)
+    assert holds(formula, semantic_trace(TASK, plan)), (ltl.format_ltl(formula), plan)
     assert check_plan(TASK, formula, plan).holds
 
 
@@ -138,7 +138,7 @@ def test_limits_give_unknown():
 
 def test_unknown_search_is_rejected():
     with pytest.raises(ValueError, match="search must be one of"):
-        plan_ltl(TASK, L.TRUE, search="dfs")
+        plan_ltl(TASK, ltl.TRUE, search="dfs")
 
 
 def test_plans_are_deterministic():

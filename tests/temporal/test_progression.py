@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from planning_core.temporal import ltl as L
+from planning_core.temporal import ltl
 from planning_core.temporal.parser import parse_ltl
 from planning_core.temporal.progression import Alphabet, Monitor
 from planning_core.temporal.semantics import Trace, holds
@@ -20,19 +20,19 @@ ACTIONS = (("go", "a"), ("go", "b"), ("stop",))
 ALPHABET = Alphabet(FACTS, ACTIONS, static=(("s",),))
 
 leaf = st.sampled_from([
-    L.Atom("p"), L.Atom("q"), L.Atom("r", ("a",)), L.Atom("r", ("_",)), L.Atom("s"),
-    L.Occurs("go", ("a",)), L.Occurs("go", ("_",)), L.Occurs("stop"), L.TRUE, L.FALSE,
+    ltl.Atom("p"), ltl.Atom("q"), ltl.Atom("r", ("a",)), ltl.Atom("r", ("_",)), ltl.Atom("s"),
+    ltl.Occurs("go", ("a",)), ltl.Occurs("go", ("_",)), ltl.Occurs("stop"), ltl.TRUE, ltl.FALSE,
 ])
 
 
 def _extend(inner):
-    unary = st.sampled_from([L.Not, L.Next, L.WeakNext, L.Eventually, L.Always])
-    binary = st.sampled_from([L.Until, L.Release, L.WeakUntil, L.Implies, L.Iff])
+    unary = st.sampled_from([ltl.Not, ltl.Next, ltl.WeakNext, ltl.Eventually, ltl.Always])
+    binary = st.sampled_from([ltl.Until, ltl.Release, ltl.WeakUntil, ltl.Implies, ltl.Iff])
     return st.one_of(
         st.builds(lambda op, f: op(f), unary, inner),
         st.builds(lambda op, a, b: op(a, b), binary, inner, inner),
-        st.builds(lambda parts: L.And(tuple(parts)), st.lists(inner, min_size=2, max_size=3)),
-        st.builds(lambda parts: L.Or(tuple(parts)), st.lists(inner, min_size=2, max_size=3)),
+        st.builds(lambda parts: ltl.And(tuple(parts)), st.lists(inner, min_size=2, max_size=3)),
+        st.builds(lambda parts: ltl.Or(tuple(parts)), st.lists(inner, min_size=2, max_size=3)),
     )
 
 
@@ -62,13 +62,13 @@ def test_progression_agrees_with_direct_semantics(formula, trace_data):
     labels = [monitor.labels[k] for k in acts]
     for start in range(len(masks)):
         ok, _ = monitor.accepts(masks[start:], labels[start:])
-        assert ok == holds(formula, trace, start), (L.format_ltl(formula), masks, acts, start)
+        assert ok == holds(formula, trace, start), (ltl.format_ltl(formula), masks, acts, start)
 
 
 @settings(max_examples=150, deadline=None)
 @given(formulas)
 def test_format_parse_round_trip(formula):
-    assert parse_ltl(L.format_ltl(formula)) == formula
+    assert parse_ltl(ltl.format_ltl(formula)) == formula
 
 
 def _check(text: str, masks, acts) -> tuple[bool, bool]:

@@ -26,7 +26,7 @@ from planning_core.ground.grounder import ground
 from planning_core.ground.facts import GroundAction
 from planning_core.ground.task import Task
 from planning_core.limits import LimitReached, Limits
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.parser import parse_domain, parse_problem
 from planning_core.pddl.types import TypeHierarchy, object_types, objects_by_type
 from planning_core.pddl.wellformed import Fault, ground_faults
@@ -50,29 +50,29 @@ def atom_key(name: GroundName) -> tuple[str, ...]:
     return (name.name, *name.args)
 
 
-def _effect_predicates(effects: tuple[A.Effect, ...], out: set[str]) -> None:
+def _effect_predicates(effects: tuple[pddl.Effect, ...], out: set[str]) -> None:
     for e in effects:
-        if isinstance(e, (A.Add, A.Delete)):
+        if isinstance(e, (pddl.Add, pddl.Delete)):
             out.add(e.atom.predicate)
-        elif isinstance(e, (A.When, A.ForallEffect)):
+        elif isinstance(e, (pddl.When, pddl.ForallEffect)):
             _effect_predicates(e.effects, out)
 
 
-def _goal_atoms(goal: A.Formula) -> frozenset[tuple[str, ...]] | None:
+def _goal_atoms(goal: pddl.Formula) -> frozenset[tuple[str, ...]] | None:
     """Positive atoms of a conjunctive goal, or None when the goal is not a conjunction."""
-    if isinstance(goal, A.Atom):
+    if isinstance(goal, pddl.Atom):
         return frozenset({(goal.predicate, *goal.args)})
-    if isinstance(goal, A.And):
+    if isinstance(goal, pddl.And):
         out: set[tuple[str, ...]] = set()
         for part in goal.parts:
-            if isinstance(part, A.Atom):
+            if isinstance(part, pddl.Atom):
                 out.add((part.predicate, *part.args))
-            elif isinstance(part, A.And):
+            elif isinstance(part, pddl.And):
                 inner = _goal_atoms(part)
                 if inner is None:
                     return None
                 out |= inner
-            elif isinstance(part, A.Not):
+            elif isinstance(part, pddl.Not):
                 continue
             else:
                 return None
@@ -100,8 +100,8 @@ class ProblemInfo:
     tries again.
     """
 
-    domain: A.Domain
-    problem: A.Problem
+    domain: pddl.Domain
+    problem: pddl.Problem
     fluent_predicates: frozenset[str]
     init_atoms: frozenset[tuple[str, ...]]
     goal_atoms: frozenset[tuple[str, ...]] | None
@@ -178,7 +178,7 @@ class ProblemInfo:
     # ------------------------------------------------------------------ well-formedness
 
     def _problem(self, what: str, name: GroundName,
-                 params: tuple[A.TypedName, ...] | None) -> str | None:
+                 params: tuple[pddl.TypedName, ...] | None) -> str | None:
         """The first fault of ``name`` against its declaration, worded for a reason."""
         faults = ground_faults(name.args, None if params is None else
                                tuple(frozenset(p.types) for p in params), self.types_of)
@@ -212,12 +212,12 @@ class ProblemInfo:
         return predicate not in self.fluent_predicates
 
 
-_DOMAINS: OrderedDict[str, A.Domain] = OrderedDict()
+_DOMAINS: OrderedDict[str, pddl.Domain] = OrderedDict()
 _DOMAINS_LOCK = threading.Lock()
 _DOMAINS_SIZE = 64
 
 
-def parse_domain_cached(text: str) -> A.Domain:
+def parse_domain_cached(text: str) -> pddl.Domain:
     """The parsed domain of ``text``, parsed once per distinct text (keyed by its SHA-256).
 
     A benchmark split has a handful of domain texts shared by hundreds of problems, and the

@@ -38,7 +38,7 @@ from collections import Counter
 from dataclasses import replace
 from itertools import zip_longest
 
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.types import object_types
 from planning_core.result import Status
 from planning_core.validate import Validator
@@ -70,7 +70,7 @@ def _fact_text(atom: tuple) -> str:
     return "(" + " ".join(atom) + ")"
 
 
-def _trajectory_adds(domain: A.Domain, problem: A.Problem, plan: tuple[str, ...]):
+def _trajectory_adds(domain: pddl.Domain, problem: pddl.Problem, plan: tuple[str, ...]):
     """(step, fact text) for every fact each step adds (from the validator's trace)."""
     report = Validator(domain, problem).validate("\n".join(plan), trace=True)
     return [(t.step, a) for t in report.trace for a in t.added]
@@ -82,7 +82,7 @@ def _finish(c: Constraint) -> Constraint:
     return replace(c, text=render_text(c))
 
 
-def candidates(domain: A.Domain, problem: A.Problem, plan: tuple[str, ...],
+def candidates(domain: pddl.Domain, problem: pddl.Problem, plan: tuple[str, ...],
                rng: random.Random, free_attributes: list[str],
                detours: tuple[str, ...] = ()) -> tuple[list, list]:
     """World and user candidates from one plan: ``(world, [(constraint, attribute
@@ -159,8 +159,8 @@ def candidates(domain: A.Domain, problem: A.Problem, plan: tuple[str, ...],
     return [_finish(c) for c in world], [(_finish(c), a) for c, a in user]
 
 
-def conflict(c: Constraint, kept: list[Constraint], problem: A.Problem,
-             attributes: dict[str, tuple[str, ...]], domain: A.Domain) -> str | None:
+def conflict(c: Constraint, kept: list[Constraint], problem: pddl.Problem,
+             attributes: dict[str, tuple[str, ...]], domain: pddl.Domain) -> str | None:
     """Why ``c`` cannot join ``kept`` user constraints without the solver: a cycle of
     ``order`` constraints (contradictory), an ``avoid_fact`` of a fact an ``order`` needs
     first, or ``avoid_attribute`` constraints on one predicate whose attributes together
@@ -203,7 +203,7 @@ def _reaches(edges: set, src: str, dst: str) -> bool:
     return False
 
 
-def build_profile(domain: A.Domain, problem: A.Problem, *, domain_path: str,
+def build_profile(domain: pddl.Domain, problem: pddl.Problem, *, domain_path: str,
                   problem_path: str, seed: int = 0, rounds: int = 3, world_per_round: int = 1,
                   user_per_round: int = 1, k: int = 4, method: str = "auto",
                   node_limit: int = BUILD_NODE_LIMIT, max_tries: int = 30,
@@ -338,7 +338,7 @@ def _gather(state: _State, sampled, base_plan, reachable, rng, is_world: bool) -
     return first + later
 
 
-def _reachable_facts(domain: A.Domain, problem: A.Problem) -> tuple[str, ...]:
+def _reachable_facts(domain: pddl.Domain, problem: pddl.Problem) -> tuple[str, ...]:
     """The facts of the ground task (relaxed reachable, not static) as text."""
     from planning_core.ground.grounder import ground
     from planning_core.errors import PlanningError

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.plans import Plan, parse_plan
 from planning_core.validate import ValidationReport, Validator, Verdict
 from planning_core.validators.adaptive.compile import _with_attributes, parse_formal
@@ -70,7 +70,7 @@ def _executed(plan: Plan, report: ValidationReport) -> int:
 class ConstraintChecker:
     """Checks plans against one task and a set of profile constraints (built once)."""
 
-    def __init__(self, domain: A.Domain, problem: A.Problem, profile: Profile,
+    def __init__(self, domain: pddl.Domain, problem: pddl.Problem, profile: Profile,
                  constraints: tuple[Constraint, ...]) -> None:
         self.constraints = constraints
         self.task_validator = Validator(domain, problem)
@@ -80,7 +80,7 @@ class ConstraintChecker:
         for c in constraints:
             if c.type == "user":
                 formal = parse_formal(dom, c.formal)
-                self._user[c.id] = Validator(dom, replace(prob, goal=A.TRUE,
+                self._user[c.id] = Validator(dom, replace(prob, goal=pddl.TRUE,
                                                           constraints=formal))
 
     def check(self, plan_text: str | Plan) -> PlanCheck:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.checker import check
 from planning_core.pddl.parser import parse_problem
 from planning_core.errors import PlanningError
@@ -36,18 +36,18 @@ __all__ = ["UNAVAILABLE", "parse_formal", "check_profile", "constrained_task", "
 
 UNAVAILABLE = "adaptive-unavailable"
 DEFAULT_NODE_LIMIT = 200_000
-_OPERATOR = {A.Always: "always", A.SometimeBefore: "sometime-before",
-             A.AtMostOnce: "at-most-once", A.Sometime: "sometime",
-             A.SometimeAfter: "sometime-after", A.AtEnd: "at end"}
+_OPERATOR = {pddl.Always: "always", pddl.SometimeBefore: "sometime-before",
+             pddl.AtMostOnce: "at-most-once", pddl.Sometime: "sometime",
+             pddl.SometimeAfter: "sometime-after", pddl.AtEnd: "at end"}
 _PREFIX = "(define (problem adaptive-formal) (:domain {}) (:constraints "
 
 
-def _wrapper(domain: A.Domain, formal: str) -> tuple[str, int]:
+def _wrapper(domain: pddl.Domain, formal: str) -> tuple[str, int]:
     prefix = _PREFIX.format(domain.name)
     return prefix + formal + "))", len(prefix)
 
 
-def _located(err: PlanningError | A.Diagnostic, path: str, file: str | None,
+def _located(err: PlanningError | pddl.Diagnostic, path: str, file: str | None,
              prefix_len: int) -> ProfileError:
     """An error inside the wrapper problem, moved to the formal string of the profile."""
     line, column = err.line, err.column
@@ -57,8 +57,8 @@ def _located(err: PlanningError | A.Diagnostic, path: str, file: str | None,
     return ProfileError(f"{path}.formal: {err.message}{where}", file=file)
 
 
-def parse_formal(domain: A.Domain, formal: str, path: str = "formal",
-                 file: str | None = None) -> A.Constraint:
+def parse_formal(domain: pddl.Domain, formal: str, path: str = "formal",
+                 file: str | None = None) -> pddl.Constraint:
     """A PDDL3 constraint from its text; errors name the JSON path and the column."""
     text, prefix_len = _wrapper(domain, formal)
     try:
@@ -70,19 +70,19 @@ def parse_formal(domain: A.Domain, formal: str, path: str = "formal",
     return problem.constraints
 
 
-def _attribute_predicates(domain: A.Domain, profile: Profile) -> tuple[A.PredicateDef, ...]:
-    return tuple(A.PredicateDef(name, (A.TypedName("?x"),)) for name, _ in profile.attributes)
+def _attribute_predicates(domain: pddl.Domain, profile: Profile) -> tuple[pddl.PredicateDef, ...]:
+    return tuple(pddl.PredicateDef(name, (pddl.TypedName("?x"),)) for name, _ in profile.attributes)
 
 
-def _with_attributes(domain: A.Domain, problem: A.Problem, profile: Profile):
+def _with_attributes(domain: pddl.Domain, problem: pddl.Problem, profile: Profile):
     if not profile.attributes:
         return domain, problem
-    facts = tuple(A.Atom(name, (obj,)) for name, objs in profile.attributes for obj in objs)
+    facts = tuple(pddl.Atom(name, (obj,)) for name, objs in profile.attributes for obj in objs)
     domain = replace(domain, predicates=domain.predicates + _attribute_predicates(domain, profile))
     return domain, replace(problem, init=problem.init + facts)
 
 
-def check_profile(domain: A.Domain, problem: A.Problem, profile: Profile) -> None:
+def check_profile(domain: pddl.Domain, problem: pddl.Problem, profile: Profile) -> None:
     """Check a profile against its task: objects, actions, attributes and every formal
     form (names, arity, types, the PDDL3 operator of its kind). Raises ProfileError."""
     file = profile.filename
@@ -124,20 +124,20 @@ def _counter(k: int, i: int) -> str:
     return f"adaptive-count-{k}-{i}"
 
 
-def _compile_world(domain: A.Domain, problem: A.Problem, world: list[Constraint]):
+def _compile_world(domain: pddl.Domain, problem: pddl.Problem, world: list[Constraint]):
     unavailable = sorted({c.object for c in world if c.kind == "object_unavailable"})
     unusable = {c.action for c in world if c.kind == "action_unusable"}
     limited = [c for c in world if c.kind == "limited_use"]
     predicates = list(domain.predicates)
     init = list(problem.init)
     if unavailable:
-        predicates.append(A.PredicateDef(UNAVAILABLE, (A.TypedName("?x"),)))
-        init.extend(A.Atom(UNAVAILABLE, (o,)) for o in unavailable)
+        predicates.append(pddl.PredicateDef(UNAVAILABLE, (pddl.TypedName("?x"),)))
+        init.extend(pddl.Atom(UNAVAILABLE, (o,)) for o in unavailable)
     for k, c in enumerate(limited):
-        predicates.append(A.PredicateDef(f"adaptive-mark-{k}", (A.TypedName("?x"),)))
-        predicates.extend(A.PredicateDef(_counter(k, i)) for i in range(c.limit + 1))
-        init.append(A.Atom(f"adaptive-mark-{k}", (c.object,)))
-        init.append(A.Atom(_counter(k, 0)))
+        predicates.append(pddl.PredicateDef(f"adaptive-mark-{k}", (pddl.TypedName("?x"),)))
+        predicates.extend(pddl.PredicateDef(_counter(k, i)) for i in range(c.limit + 1))
+        init.append(pddl.Atom(f"adaptive-mark-{k}", (c.object,)))
+        init.append(pddl.Atom(_counter(k, 0)))
     actions = []
     for action in domain.actions:
         if action.name in unusable:
@@ -146,18 +146,18 @@ def _compile_world(domain: A.Domain, problem: A.Problem, world: list[Constraint]
         pre = [action.precondition]
         effects = list(action.effects)
         if unavailable:
-            pre.extend(A.Not(A.Atom(UNAVAILABLE, (p,))) for p in params)
+            pre.extend(pddl.Not(pddl.Atom(UNAVAILABLE, (p,))) for p in params)
         for k, c in enumerate(limited):
             if not params:
                 continue
-            uses = A.Or(tuple(A.Atom(f"adaptive-mark-{k}", (p,)) for p in params))
-            pre.append(A.Imply(uses, A.Not(A.Atom(_counter(k, c.limit)))))
-            effects.extend(A.When(A.And((uses, A.Atom(_counter(k, i)))),
-                                  (A.Delete(A.Atom(_counter(k, i))),
-                                   A.Add(A.Atom(_counter(k, i + 1)))))
+            uses = pddl.Or(tuple(pddl.Atom(f"adaptive-mark-{k}", (p,)) for p in params))
+            pre.append(pddl.Imply(uses, pddl.Not(pddl.Atom(_counter(k, c.limit)))))
+            effects.extend(pddl.When(pddl.And((uses, pddl.Atom(_counter(k, i)))),
+                                  (pddl.Delete(pddl.Atom(_counter(k, i))),
+                                   pddl.Add(pddl.Atom(_counter(k, i + 1)))))
                            for i in range(c.limit))
         if len(pre) > 1:
-            action = replace(action, precondition=A.And(tuple(pre)), effects=tuple(effects))
+            action = replace(action, precondition=pddl.And(tuple(pre)), effects=tuple(effects))
         actions.append(action)
     return (replace(domain, predicates=tuple(predicates), actions=tuple(actions)),
             replace(problem, init=tuple(init)))
@@ -167,8 +167,8 @@ _REQUIREMENTS = (":negative-preconditions", ":disjunctive-preconditions",
                  ":conditional-effects", ":constraints")
 
 
-def constrained_task(domain: A.Domain, problem: A.Problem, profile: Profile,
-                     constraints) -> tuple[A.Domain, A.Problem]:
+def constrained_task(domain: pddl.Domain, problem: pddl.Problem, profile: Profile,
+                     constraints) -> tuple[pddl.Domain, pddl.Problem]:
     """The task with ``constraints`` (of ``profile``) compiled in (module docstring)."""
     domain, problem = _with_attributes(domain, problem, profile)
     world = [c for c in constraints if c.type == "world"]
@@ -180,13 +180,13 @@ def constrained_task(domain: A.Domain, problem: A.Problem, profile: Profile,
         if problem.constraints is not None:
             parts.insert(0, problem.constraints)
         problem = replace(problem, constraints=parts[0] if len(parts) == 1
-                          else A.ConstraintAnd(tuple(parts)))
+                          else pddl.ConstraintAnd(tuple(parts)))
     needed = (_REQUIREMENTS[:3] if world else ()) + (_REQUIREMENTS[3:] if user else ())
     extra = tuple(r for r in needed if r not in domain.requirements)
     return replace(domain, requirements=domain.requirements + extra), problem
 
 
-def solve_under(domain: A.Domain, problem: A.Problem, profile: Profile, constraints, *,
+def solve_under(domain: pddl.Domain, problem: pddl.Problem, profile: Profile, constraints, *,
                 node_limit: int = DEFAULT_NODE_LIMIT, time_limit: float = 300.0) -> SolveResult:
     """Solve the task under ``constraints``: SOLVED with a plan, UNSOLVABLE with a proof,
     UNKNOWN at the expansion budget (or the wall-clock guard that only protects the user)."""
@@ -207,7 +207,7 @@ def proof_of(result: SolveResult) -> dict:
             **{k: v for k, v in result.stats}}
 
 
-def prove_solvable(domain: A.Domain, problem: A.Problem, profile: Profile, tier: str, *,
+def prove_solvable(domain: pddl.Domain, problem: pddl.Problem, profile: Profile, tier: str, *,
                    node_limit: int = DEFAULT_NODE_LIMIT) -> SolveResult:
     """Solve ``tier`` of ``profile``; raise :class:`ProfileUnsolvable` with the proof when
     the solver proves it has no plan, ProfileError when the budget leaves it open."""

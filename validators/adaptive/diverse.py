@@ -20,7 +20,7 @@ import random
 import tempfile
 from pathlib import Path
 
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.writer import write_domain, write_problem
 from planning_core.result import Status
 from planning_core.validators.adaptive.check import ConstraintChecker
@@ -40,7 +40,7 @@ def kstar_available() -> bool:
     return True
 
 
-def _kstar(domain: A.Domain, problem: A.Problem, k: int, timeout: int) -> list[tuple[str, ...]]:
+def _kstar(domain: pddl.Domain, problem: pddl.Problem, k: int, timeout: int) -> list[tuple[str, ...]]:
     from kstar_planner import planners
 
     with tempfile.TemporaryDirectory(prefix="adaptive-kstar-") as tmp:
@@ -52,7 +52,7 @@ def _kstar(domain: A.Domain, problem: A.Problem, k: int, timeout: int) -> list[t
     return [tuple(f"({a})" for a in p["actions"]) for p in found.get("plans", [])]
 
 
-def _iterated(domain: A.Domain, problem: A.Problem, profile: Profile,
+def _iterated(domain: pddl.Domain, problem: pddl.Problem, profile: Profile,
               constraints: tuple[Constraint, ...], k: int, rng: random.Random,
               node_limit: int) -> list[tuple[str, ...]]:
     plans: list[tuple[str, ...]] = []
@@ -73,8 +73,8 @@ def _iterated(domain: A.Domain, problem: A.Problem, profile: Profile,
     return plans
 
 
-def _atoms(f) -> list[A.Atom]:
-    if isinstance(f, A.Atom):
+def _atoms(f) -> list[pddl.Atom]:
+    if isinstance(f, pddl.Atom):
         return [f]
     out = []
     for name in ("parts", "body", "antecedent", "consequent"):
@@ -87,7 +87,7 @@ def _atoms(f) -> list[A.Atom]:
     return out
 
 
-def diverse_plans(domain: A.Domain, problem: A.Problem, profile: Profile,
+def diverse_plans(domain: pddl.Domain, problem: pddl.Problem, profile: Profile,
                   constraints: tuple[Constraint, ...], *, k: int = 5, method: str = "auto",
                   rng: random.Random | None = None, node_limit: int = 200_000,
                   timeout: int = 60) -> tuple[tuple[str, ...], ...]:

@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from planning_core.errors import PlanningError
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.writer import write_domain, write_problem
 from planning_core.validate import Verdict
 from planning_core.validators.adaptive.check import ConstraintChecker, PlanCheck
@@ -146,7 +146,7 @@ class Episode:
 class AdaptiveEnv:
     """One task under one tier of its profile (module docstring)."""
 
-    def __init__(self, domain: A.Domain, problem: A.Problem, profile: Profile, tier: str, *,
+    def __init__(self, domain: pddl.Domain, problem: pddl.Problem, profile: Profile, tier: str, *,
                  max_turns: int = DEFAULT_MAX_TURNS, patience: int = DEFAULT_PATIENCE,
                  protocol: str = "paper", task_id: str | None = None) -> None:
         if max_turns < 1 or patience < 1:

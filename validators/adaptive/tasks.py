@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from planning_core.errors import InputError, PlanningError
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.parser import parse_domain_file, parse_problem_file
 from planning_core.validators.adaptive.build import build_profile
 from planning_core.validators.adaptive.compile import check_profile
@@ -63,7 +63,7 @@ def find_profiles(paths) -> list[Path]:
     return out
 
 
-def load_task(profile: Profile | str | Path) -> tuple[Profile, A.Domain, A.Problem]:
+def load_task(profile: Profile | str | Path) -> tuple[Profile, pddl.Domain, pddl.Problem]:
     """A profile with its parsed, checked task (ProfileError on any mismatch)."""
     if not isinstance(profile, Profile):
         profile = load_profile(profile)

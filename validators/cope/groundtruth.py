@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from planning_core.errors import PlanningError
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.checker import check_domain, check_problem
 from planning_core.pddl.parser import parse_domain, parse_problem, read_text
 
@@ -56,7 +56,7 @@ def issue_from_error(err: PlanningError, kind: str = "syntax") -> Issue:
     return Issue(kind, err.message, err.file, err.line, err.column)
 
 
-def _issue_from_diagnostic(d: A.Diagnostic) -> Issue:
+def _issue_from_diagnostic(d: pddl.Diagnostic) -> Issue:
     return Issue("semantic" if d.severity == "error" else "warning", d.message, d.file,
                  d.line, d.column)
 
@@ -70,8 +70,8 @@ class GroundTruth:
     """
 
     pair: Pair
-    domain: A.Domain | None
-    problem: A.Problem | None
+    domain: pddl.Domain | None
+    problem: pddl.Problem | None
     errors: tuple[Issue, ...] = ()
     warnings: tuple[Issue, ...] = ()
 
@@ -93,8 +93,8 @@ class GroundTruthCache:
     """
 
     def __init__(self) -> None:
-        self._domains: dict[str, A.Domain | PlanningError] = {}
-        self._problems: dict[str, A.Problem | PlanningError] = {}
+        self._domains: dict[str, pddl.Domain | PlanningError] = {}
+        self._problems: dict[str, pddl.Problem | PlanningError] = {}
         self._truths: dict[tuple, GroundTruth] = {}
 
     def load(self, pair: Pair) -> GroundTruth:

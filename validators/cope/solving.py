@@ -29,7 +29,7 @@ from __future__ import annotations
 from math import prod
 
 from planning_core.errors import PlanningError, UnsupportedFeature
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.result import SolveResult, Status
 
 DEFAULT_TIME_LIMIT = 60.0
@@ -45,7 +45,7 @@ INTERNAL_NODES = 5_000
 FD_PORTFOLIO = (("lazy-ff", 1.0), ("lama-first", 1.0))
 
 
-def estimated_actions(domain: A.Domain, problem: A.Problem) -> int:
+def estimated_actions(domain: pddl.Domain, problem: pddl.Problem) -> int:
     """Upper bound on the ground actions: per action, the product over its parameters of
     the objects whose declared type (or a subtype) fits; cheap, no grounding."""
     parents: dict[str, set[str]] = {}
@@ -71,7 +71,7 @@ def estimated_actions(domain: A.Domain, problem: A.Problem) -> int:
     return total
 
 
-def _internal(domain: A.Domain, problem: A.Problem, time_limit: float
+def _internal(domain: pddl.Domain, problem: pddl.Problem, time_limit: float
               ) -> SolveResult | UnsupportedFeature | None:
     """In-process grounding and greedy search; None when it leaves the question open.
 
@@ -111,7 +111,7 @@ def _internal(domain: A.Domain, problem: A.Problem, time_limit: float
                        stats + (("expanded", out.expanded),), out.reason)
 
 
-def solve_task(domain: A.Domain, problem: A.Problem, *,
+def solve_task(domain: pddl.Domain, problem: pddl.Problem, *,
                time_limit: float = DEFAULT_TIME_LIMIT) -> SolveResult:
     """Is there a plan? See the module doc for the two steps and their budgets.
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 from planning_core.errors import PlanningError, SemanticError
 from planning_core.ground.task import Task
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.checker import check_domain, check_problem, errors_of
 from planning_core.pddl.parser import (
     parse_domain,
@@ -157,7 +157,7 @@ class Completion:
 _STEP = re.compile(r"^\s*\(\s*([^\s()]+)((?:\s+[^\s()]+)*)\s*\)\s*$")
 
 
-def complete_arguments(steps: tuple[str, ...], domain: A.Domain, problem: A.Problem,
+def complete_arguments(steps: tuple[str, ...], domain: pddl.Domain, problem: pddl.Problem,
                        *, node_limit: int = COMPLETION_NODES) -> Completion:
     """Fill missing trailing arguments of ``steps`` so that the plan runs to the goal of
     (``domain``, ``problem``); depth-first over the candidate values (see the module doc).
@@ -257,7 +257,7 @@ class LtlJudgement:
         }
 
 
-def _task_of(pair: Pair, answer: LtlAnswer) -> tuple[A.Domain | None, A.Problem | None,
+def _task_of(pair: Pair, answer: LtlAnswer) -> tuple[pddl.Domain | None, pddl.Problem | None,
                                                      list[Issue], str]:
     """The task the formula speaks about: the model's PDDL if it wrote both files, else the
     pair's unconstrained domain and problem."""

@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 
 from planning_core.validators.cope.dataset import ActionHead
 from planning_core.validators.cope.naming import squash
@@ -130,7 +130,7 @@ def _by_names(names: list[str], reference: list[str]) -> tuple[int, ...] | None:
     return tuple(names.index(name) for name in reference)
 
 
-def action_mapping(source: A.Action, target_domain: A.Domain,
+def action_mapping(source: pddl.Action, target_domain: pddl.Domain,
                    heads: tuple[ActionHead, ...] = ()) -> ActionMapping:
     """The mapping of one model action onto the ground truth (rules 1-3 of the module doc)."""
     candidates = [a for a in target_domain.actions if squash(a.name) == squash(source.name)]
@@ -171,8 +171,8 @@ def action_mapping(source: A.Action, target_domain: A.Domain,
 _STEP = re.compile(r"^\s*\(\s*([^\s()]+)((?:\s+[^\s()]+)*)\s*\)\s*$")
 
 
-def map_plan(plan: tuple[str, ...], source_domain: A.Domain, target_domain: A.Domain,
-             target_problem: A.Problem, heads: tuple[ActionHead, ...] = ()) -> PlanMapping:
+def map_plan(plan: tuple[str, ...], source_domain: pddl.Domain, target_domain: pddl.Domain,
+             target_problem: pddl.Problem, heads: tuple[ActionHead, ...] = ()) -> PlanMapping:
     """Rewrite ``plan`` (steps ``"(name arg ...)"`` over the model's task) onto the ground
     truth (rules 1-4 of the module doc)."""
     objects = {o.name for o in target_problem.objects} | {c.name for c in

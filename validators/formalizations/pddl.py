@@ -39,7 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planning_core.errors import PlanningError, UnsupportedFeature
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.checker import check_domain, check_problem, errors_of
 from planning_core.pddl.parser import parse_domain, parse_problem
 from planning_core.result import SolveResult
@@ -124,7 +124,7 @@ def _issue(err: PlanningError) -> Issue:
                             else "syntax")
 
 
-def _read(files: PddlFiles) -> tuple[A.Domain | None, A.Problem | None, list[Issue]]:
+def _read(files: PddlFiles) -> tuple[pddl.Domain | None, pddl.Problem | None, list[Issue]]:
     issues = [Issue("syntax", message) for message in files.missing()]
     domain = problem = None
     if files.domain is not None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.pddl.checker import used_requirements
 from planning_core.pddl.writer import write_domain, write_problem
 from planning_core.validators.toolplans.spec import Tool, ToolSpecError, ToolTask
@@ -40,23 +40,23 @@ __all__ = ["Compiled", "MODES", "compile_task", "output_object"]
 
 MODES = ("pddl3", "folded")
 ROOT = "item"
-COST = A.FunctionTerm("total-cost")
+COST = pddl.FunctionTerm("total-cost")
 
 
 def output_object(tool: str, data_type: str) -> str:
     return f"{data_type}-of-{tool}"
 
 
-def _have(term: str) -> A.Atom:
-    return A.Atom("have", (term,))
+def _have(term: str) -> pddl.Atom:
+    return pddl.Atom("have", (term,))
 
 
-def _called(tool: str) -> A.Atom:
-    return A.Atom(f"called-{tool}")
+def _called(tool: str) -> pddl.Atom:
+    return pddl.Atom(f"called-{tool}")
 
 
-def _exists_have(data_type: str, var: str) -> A.Formula:
-    return A.Exists((A.TypedName(var, (data_type,)),), _have(var))
+def _exists_have(data_type: str, var: str) -> pddl.Formula:
+    return pddl.Exists((pddl.TypedName(var, (data_type,)),), _have(var))
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +69,8 @@ class Compiled:
 
     task: ToolTask
     mode: str
-    domain: A.Domain
-    problem: A.Problem
+    domain: pddl.Domain
+    problem: pddl.Problem
     item_type: dict = field(compare=False)
     producers: dict = field(compare=False)
 
@@ -78,14 +78,14 @@ class Compiled:
         return write_domain(self.domain), write_problem(self.problem)
 
 
-def _counter(prefix: str, n: int) -> tuple[list[A.PredicateDef], A.Formula, list[A.Effect], A.Atom]:
+def _counter(prefix: str, n: int) -> tuple[list[pddl.PredicateDef], pddl.Formula, list[pddl.Effect], pddl.Atom]:
     """Predicates, precondition, conditional effects and initial fact of an N-counter."""
-    preds = [A.PredicateDef(f"{prefix}-{k}") for k in range(n + 1)]
-    effects: list[A.Effect] = [
-        A.When(A.Atom(f"{prefix}-{k}"),
-               (A.Delete(A.Atom(f"{prefix}-{k}")), A.Add(A.Atom(f"{prefix}-{k + 1}"))))
+    preds = [pddl.PredicateDef(f"{prefix}-{k}") for k in range(n + 1)]
+    effects: list[pddl.Effect] = [
+        pddl.When(pddl.Atom(f"{prefix}-{k}"),
+               (pddl.Delete(pddl.Atom(f"{prefix}-{k}")), pddl.Add(pddl.Atom(f"{prefix}-{k + 1}"))))
         for k in range(n)]
-    return preds, A.Not(A.Atom(f"{prefix}-{n}")), effects, A.Atom(f"{prefix}-0")
+    return preds, pddl.Not(pddl.Atom(f"{prefix}-{n}")), effects, pddl.Atom(f"{prefix}-0")
 
 
 def _variables(tool: Tool) -> tuple[str, ...]:
@@ -122,34 +122,34 @@ def compile_task(task: ToolTask, mode: str = "pddl3") -> Compiled:
             producers[o] = t.name
     costs = any(t.cost != 1 for t in task.tools)
     # counted use and orderings, per tool
-    extra_pre: dict[str, list[A.Formula]] = {t.name: [] for t in task.tools}
-    extra_eff: dict[str, list[A.Effect]] = {t.name: [] for t in task.tools}
-    predicates = [A.PredicateDef("have", (A.TypedName("?d", (ROOT,)),))]
-    predicates += [A.PredicateDef(f"called-{t.name}") for t in task.tools]
-    predicates += [A.PredicateDef(f"working-{t}") for t in task.broken]
-    init: list[A.Atom] = []
-    constraints: list[A.Constraint] = []
-    goal: list[A.Formula] = [_exists_have(x, f"?g{k + 1}") for k, x in enumerate(task.goal)]
+    extra_pre: dict[str, list[pddl.Formula]] = {t.name: [] for t in task.tools}
+    extra_eff: dict[str, list[pddl.Effect]] = {t.name: [] for t in task.tools}
+    predicates = [pddl.PredicateDef("have", (pddl.TypedName("?d", (ROOT,)),))]
+    predicates += [pddl.PredicateDef(f"called-{t.name}") for t in task.tools]
+    predicates += [pddl.PredicateDef(f"working-{t}") for t in task.broken]
+    init: list[pddl.Atom] = []
+    constraints: list[pddl.Constraint] = []
+    goal: list[pddl.Formula] = [_exists_have(x, f"?g{k + 1}") for k, x in enumerate(task.goal)]
     for t in task.broken:
-        extra_pre[t].append(A.Atom(f"working-{t}"))
+        extra_pre[t].append(pddl.Atom(f"working-{t}"))
     dropped = set(task.forbidden) if folded else set()
     if not folded:
-        constraints += [A.Always(A.Not(_called(t))) for t in task.forbidden]
+        constraints += [pddl.Always(pddl.Not(_called(t))) for t in task.forbidden]
     for c in task.constraints:
         if c.kind == "not_before":
             if folded:
                 extra_pre[c.tool].append(_called(c.until))
             else:
-                constraints.append(A.SometimeBefore(_called(c.tool), _called(c.until)))
+                constraints.append(pddl.SometimeBefore(_called(c.tool), _called(c.until)))
         elif c.kind == "must_call":
             if folded:
                 goal.append(_called(c.tool))
             else:
-                constraints.append(A.Sometime(_called(c.tool)))
+                constraints.append(pddl.Sometime(_called(c.tool)))
         else:
             targets = [c.tool] if c.tool else [t.name for t in task.tools]
             if c.n == 1 and c.tool:
-                extra_pre[c.tool].append(A.Not(_called(c.tool)))
+                extra_pre[c.tool].append(pddl.Not(_called(c.tool)))
                 continue
             prefix = f"count-of-{c.tool}" if c.tool else "count-calls"
             if any(p.name == f"{prefix}-0" for p in predicates):
@@ -165,32 +165,32 @@ def compile_task(task: ToolTask, mode: str = "pddl3") -> Compiled:
         if t.name in dropped:
             continue
         variables = _variables(t)
-        params = tuple(A.TypedName(v, (p.data_type,)) for v, p in zip(variables, t.data_params))
-        pre: list[A.Formula] = [_have(v) for v in variables]
+        params = tuple(pddl.TypedName(v, (p.data_type,)) for v, p in zip(variables, t.data_params))
+        pre: list[pddl.Formula] = [_have(v) for v in variables]
         pre += [_exists_have(r, f"?r{k + 1}") for k, r in enumerate(t.requires)]
         pre += [_called(u) for u in t.after]
         pre += extra_pre[t.name]
-        effects: list[A.Effect] = [A.Add(_called(t.name))]
-        effects += [A.Add(_have(output_object(t.name, x))) for x in t.produces]
+        effects: list[pddl.Effect] = [pddl.Add(_called(t.name))]
+        effects += [pddl.Add(_have(output_object(t.name, x))) for x in t.produces]
         effects += extra_eff[t.name]
         if costs:
-            effects.append(A.Increase(COST, A.Number(float(t.cost))))
-        actions.append(A.Action(t.name, params, A.And(tuple(pre)), tuple(effects)))
-    types = tuple(A.TypedName(x, (ROOT,)) for x in task.types)
-    constants = tuple(A.TypedName(o, (item_type[o],)) for o in sorted(producers))
-    domain = A.Domain(f"tools-{task.id}".lower().replace(".", "-").replace(" ", "-"), (),
-                      (A.TypedName(ROOT, ("object",)),) + types, constants,
-                      tuple(predicates), (A.FunctionDef("total-cost"),) if costs else (),
+            effects.append(pddl.Increase(COST, pddl.Number(float(t.cost))))
+        actions.append(pddl.Action(t.name, params, pddl.And(tuple(pre)), tuple(effects)))
+    types = tuple(pddl.TypedName(x, (ROOT,)) for x in task.types)
+    constants = tuple(pddl.TypedName(o, (item_type[o],)) for o in sorted(producers))
+    domain = pddl.Domain(f"tools-{task.id}".lower().replace(".", "-").replace(" ", "-"), (),
+                      (pddl.TypedName(ROOT, ("object",)),) + types, constants,
+                      tuple(predicates), (pddl.FunctionDef("total-cost"),) if costs else (),
                       tuple(actions))
-    problem = A.Problem(
+    problem = pddl.Problem(
         f"request-{task.id}".lower().replace(".", "-").replace(" ", "-"), domain.name,
-        objects=tuple(A.TypedName(i.name, (i.type,)) for i in task.items),
+        objects=tuple(pddl.TypedName(i.name, (i.type,)) for i in task.items),
         init=tuple(_have(i.name) for i in task.items) + tuple(init),
-        numeric_init=(A.NumericInit(COST, 0.0),) if costs else (),
-        goal=A.And(tuple(goal)),
-        metric=A.Metric("minimize", COST) if costs else None,
-        constraints=A.ConstraintAnd(tuple(constraints)) if constraints else None)
+        numeric_init=(pddl.NumericInit(COST, 0.0),) if costs else (),
+        goal=pddl.And(tuple(goal)),
+        metric=pddl.Metric("minimize", COST) if costs else None,
+        constraints=pddl.ConstraintAnd(tuple(constraints)) if constraints else None)
     reqs = tuple(sorted(used_requirements(domain, problem)))
-    domain = A.Domain(domain.name, reqs, domain.types, domain.constants, domain.predicates,
+    domain = pddl.Domain(domain.name, reqs, domain.types, domain.constants, domain.predicates,
                       domain.functions, domain.actions)
     return Compiled(task, mode, domain, problem, item_type, producers)

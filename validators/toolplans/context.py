@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import cached_property
 
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.validate import Validator
 from planning_core.validators.toolplans.compile import Compiled, compile_task
 from planning_core.validators.toolplans.relevance import relevant_tools
@@ -40,7 +40,7 @@ class TaskContext:
         """The same task without a goal: checks that a prefix executes and keeps the
         trajectory constraints so far."""
         c = self.pddl3
-        return Validator(c.domain, replace(c.problem, goal=A.TRUE), self.validator.compiled)
+        return Validator(c.domain, replace(c.problem, goal=pddl.TRUE), self.validator.compiled)
 
     @cached_property
     def ground(self):

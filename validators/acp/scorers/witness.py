@@ -28,7 +28,7 @@ from typing import Callable, Iterator
 
 from planning_core.ground.facts import bits
 from planning_core.heuristics.relaxed import goal_relaxed_reachable
-from planning_core.pddl import ast as A
+from planning_core.pddl import ast as pddl
 from planning_core.result import Status
 
 from planning_core.validators.acp.answers.values import GroundName
@@ -45,7 +45,7 @@ Decide = Callable[[ScoreContext, GroundName], Score]
 atom); right (1) means the candidate is a witness against ``None``."""
 
 
-def _ground(info: ProblemInfo, name: str, params: tuple[A.TypedName, ...]
+def _ground(info: ProblemInfo, name: str, params: tuple[pddl.TypedName, ...]
             ) -> Iterator[GroundName]:
     by_type = info.objects_by_type()
     domains = [sorted(set().union(*(by_type.get(t, ()) for t in p.types))) for p in params]
