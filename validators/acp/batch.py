@@ -217,9 +217,11 @@ def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_L
     if executor is None:
         executor = make_executor("local", workers=1 if len(jobs) <= 1 else workers)
     try:
-        if isinstance(executor, SerialExecutor):
-            # in input order, one scorer for the run: every row is written as it is made
-            scorer = scorer or settings.scorer()
+        if isinstance(executor, SerialExecutor) and scorer is not None:
+            # the caller's own scorer, in input order: every row is yielded as it is made
+            # (without one, the serial executor takes the grouped path below too, so an
+            # answers file that cycles through more problems than the scorer's cache holds
+            # still parses and grounds each problem once)
             for job in jobs:
                 row = _score_one(scorer, job, provenance)
                 if on_row:
