@@ -86,10 +86,18 @@ class LocalExecutor(Executor):
                                             initializer=_die_with_parent)
         return self._pool
 
-    def _shutdown(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+    def _shutdown(self, terminate: bool = True) -> None:
+        """Stop the pool and wait for its threads. Unless the run finished (``terminate``
+        false), workers still alive are terminated first, so waiting is short. Waiting matters:
+        a pool left with ``wait=False`` makes ``concurrent.futures``' exit hook write to a
+        closed pipe when the interpreter ends, which prints a traceback after a good run."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            if terminate and process.is_alive():
+                process.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
     def close(self) -> None:
         self._shutdown()
@@ -100,6 +108,7 @@ class LocalExecutor(Executor):
         deaths: dict[int, int] = {}
         pool = self._new_pool()
         running: dict[cf.Future, int] = {}
+        finished = False
         try:
             while todo or suspects or running:
                 # a suspect runs alone, so a death during it is its own
@@ -139,5 +148,6 @@ class LocalExecutor(Executor):
                 else:
                     suspects.extend(victims)
                 pool = self._new_pool()
+            finished = True
         finally:
-            self._shutdown()
+            self._shutdown(terminate=not finished)
