@@ -107,3 +107,50 @@ def test_unusable_endpoint_stops_with_one_line(tmp_path, capsys):
                      str(tmp_path / "r.jsonl"), "--no-cache", "--no-progress"])
     err = capsys.readouterr().err
     assert code == 2 and "refused the API key" in err and "Traceback" not in err
+
+
+def _rows_without_timing(path):
+    rows, _ = read_results(path)
+    drop = {"time_s", "cpu_s", "seconds", "latency_s", "elapsed_s"}
+
+    def clean(value):
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items() if k not in drop}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return sorted((clean(r) for r in rows), key=lambda r: json.dumps(r, sort_keys=True))
+
+
+@pytest.mark.slow   # a Dask LocalCluster starts
+def test_run_on_local_workers_and_dask_gives_the_rows_of_one_process(tmp_path, capsys):
+    """The executor path: each worker builds its own client from the options, runs the
+    pair's loop (requests and judgements) and the CLI writes the rows."""
+    root, _ = _selection()
+    outs = []
+    with ChatServer(lambda req, n: answer('{"plan": []}')) as server:
+        for name, where in (("serial", []), ("local", ["--workers", "2"]),
+                            ("dask", ["--scheduler", "local:1"])):
+            out = tmp_path / f"{name}.jsonl"
+            code = main(["cope", "run", "--method", "planner", "--model", "scripted",
+                         "--base-url", server.base_url, "--dataset", str(root),
+                         "--categories", "goal", "--limit", "4", "--out", str(out),
+                         "--no-cache", "--retries", "0", "--no-progress", *where])
+            assert code == 0, capsys.readouterr().err
+            outs.append(_rows_without_timing(out))
+        assert len(server.requests) == 12
+    assert len(outs[0]) == 4 and outs[0] == outs[1] == outs[2]
+    assert all("error" not in r for r in outs[0])
+
+
+def test_unusable_endpoint_stops_the_workers_with_one_line(tmp_path, capsys):
+    root, _ = _selection()
+    with ChatServer(lambda req, n: error(401, "bad key")) as server:
+        code = main(["cope", "run", "--method", "planner", "--model", "m", "--base-url",
+                     server.base_url, "--dataset", str(root), "--limit", "3", "--out",
+                     str(tmp_path / "r.jsonl"), "--no-cache", "--no-progress",
+                     "--workers", "2"])
+    err = capsys.readouterr().err
+    assert code == 2 and "refused the API key" in err and "Traceback" not in err
+    assert not read_results(tmp_path / "r.jsonl")[0]

@@ -10,7 +10,11 @@ every pair of ``D`` (:mod:`planning_core.validators.formalizations.live`), runs 
 the solver's or validator's feedback, judges the final answer against the ground truth and
 appends one row per pair (with every turn's prompt and response) as it finishes, to a
 results file locked for the run with a torn last line cut off
-(:func:`planning_core.results_file.open_results`). Pairs already in ``R.jsonl`` without an
+(:func:`planning_core.results_file.open_results`). By default the pairs run in the model
+client's thread pool (``--concurrency``); with ``--workers N`` or ``--scheduler ADDRESS``
+each pair's whole loop -- requests and judgements, whose planner runs cost seconds of CPU
+-- is one task on local worker processes or a Dask cluster, each worker building its own
+client from the same options. Pairs already in ``R.jsonl`` without an
 error are skipped; failed ones are asked again. ``--report`` writes
 the paper's correctness table. Exit 0 done, 1 some requests failed (rerun to fill them in),
 2 bad input or an unusable endpoint.
@@ -19,11 +23,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from planning_core.cli import ExitCode
 from planning_core.cli.args import positive_int, seconds
+from planning_core.cli.executor_args import add_executor_options, executor_from_args
 from planning_core.errors import InputError
+from planning_core.executor import TaskFailed, worker_state
 
 __all__ = ["add_run_command"]
 
@@ -67,6 +74,7 @@ def add_run_command(sub) -> None:
                    help="solver seconds per judgement (default 30)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_model_arguments(p)
+    add_executor_options(p, unit="pair")
     p.set_defaults(func=cmd_run)
 
 
@@ -103,7 +111,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         if len(pairs) > len(todo):
             print(f"{len(pairs) - len(todo)} pair(s) already in {out}; skipped",
                   file=sys.stderr)
-        correct, failed, fatal = _ask_all(args, model, todo, f)
+        if args.workers > 1 or args.executor == "dask" or args.scheduler:
+            correct, failed, fatal = _ask_on_executor(args, todo, f)
+        else:
+            correct, failed, fatal = _ask_all(args, model, todo, f)
     if fatal is not None:
         raise fatal
     rows, _ = read_results(out)
@@ -130,6 +141,92 @@ def cmd_run(args: argparse.Namespace) -> int:
     return ExitCode.NEGATIVE if errors else ExitCode.OK
 
 
+# the options model_from_args reads: a worker builds its own client from them
+MODEL_OPTIONS = ("model", "base_url", "api_key_env", "command", "temperature", "max_tokens",
+                 "seed", "system", "stop", "timeout", "retries", "backoff", "cache", "no_cache")
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """What every pair of one ``cope run`` on an executor shares (picklable, hashable)."""
+
+    model_options: tuple[tuple[str, object], ...]
+    method: str
+    revisions: int
+    mode: str
+    time_limit: float
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> "RunSettings":
+        options = tuple((name, tuple(value) if isinstance(value, list) else value)
+                        for name in MODEL_OPTIONS for value in (getattr(args, name),))
+        return cls(options, args.method, args.revisions, args.mode, args.time_limit)
+
+    def setup(self):
+        """The worker's model client and evaluation context, built once per process."""
+        from planning_core.validators.cope.results import EvalContext
+        from planning_core.validators.models.options import model_from_args
+
+        model = model_from_args(argparse.Namespace(**dict(self.model_options)))
+        return model, EvalContext(time_limit=self.time_limit)
+
+
+def run_pair_task(settings: RunSettings, pair) -> dict:
+    """One executor task: the whole revision loop of one pair -- its model requests and its
+    judgements, which a revision needs before the next prompt -- on a worker.
+    ``{"row": ...}``, or ``{"unavailable": message}`` when the endpoint cannot answer at
+    all (the run stops, as in the client's thread pool)."""
+    from planning_core.validators.formalizations.live import run_pair
+    from planning_core.validators.models.completion import ModelUnavailable
+
+    model, context = worker_state(settings, settings.setup)
+    try:
+        return {"row": run_pair(model, pair, settings.method, revisions=settings.revisions,
+                                mode=settings.mode, context=context)}
+    except ModelUnavailable as err:
+        return {"unavailable": str(err)}
+
+
+def _ask_on_executor(args: argparse.Namespace, todo, handle
+                     ) -> tuple[int, int, Exception | None]:
+    """As :func:`_ask_all`, with one executor task per pair (``--workers N`` local
+    processes or a Dask cluster): the planner runs of the judgements, seconds of CPU each,
+    spread over the workers; each worker asks the model itself. Rows are appended as they
+    finish. A pair whose worker keeps dying gets an error row, asked again on a rerun."""
+    from planning_core.results_file import append_row
+    from planning_core.validators.cope.cli import _bar
+    from planning_core.validators.models.completion import ModelUnavailable
+
+    correct = failed = 0
+    fatal = None
+    if not todo:
+        return correct, failed, fatal
+    with executor_from_args(args) as executor, \
+            _bar(len(todo), args.no_progress, "pair") as bar:
+        print(executor.describe(), file=sys.stderr)
+        for index, result in executor.run(run_pair_task, RunSettings.from_args(args), todo):
+            if isinstance(result, TaskFailed):
+                pair = todo[index]
+                result = {"row": {"dataset": pair.dataset, "category": pair.category,
+                                  "problem": pair.problem, "constraint": pair.constraint,
+                                  "method": args.method, "turns": [],
+                                  "error": f"not run: {result.message}"}}
+            if "unavailable" in result:
+                fatal = ModelUnavailable(result["unavailable"])
+                break   # leaving the loop stops the executor's remaining tasks
+            row = result["row"]
+            try:
+                append_row(handle, row)
+            except OSError as err:
+                raise InputError(f"cannot write: {err.strerror or err}",
+                                 file=args.out) from None
+            failed += "error" in row
+            correct += row.get("correct") is True
+            bar.set_postfix_str(f"correct {correct}")
+            bar.update()
+    return correct, failed, fatal
+
+
 def _ask_all(args: argparse.Namespace, model, todo, handle) -> tuple[int, int, Exception | None]:
     """Run every pair of ``todo`` in the model client's thread pool and append each row to
     ``handle`` as it finishes; ``(correct, failed requests, the fatal error or None)``.
@@ -138,7 +235,8 @@ def _ask_all(args: argparse.Namespace, model, todo, handle) -> tuple[int, int, E
     ``cope eval``): each row is paid for with model requests, and a row held back for
     order would be lost if the run were killed before the rows ahead of it; the report
     sorts them. Judging stays in the pair's thread, next to its requests: the revision
-    loop needs each judgement before it can write the next prompt.
+    loop needs each judgement before it can write the next prompt (on an executor the
+    whole loop of a pair is one task for the same reason: :func:`_ask_on_executor`).
     """
     import concurrent.futures as cf
 
