@@ -259,3 +259,31 @@ def test_a_second_run_on_the_same_results_file_is_refused(dev, tmp_path, capsys)
         code, io = _run(capsys, server, folder, out)
     assert code == 2 and "another run is writing" in io.err
     assert out.read_text() == ""
+
+
+@pytest.mark.slow   # a Dask LocalCluster starts
+def test_run_on_local_workers_and_dask_gives_the_rows_of_one_process(dev, tmp_path, capsys):
+    """The executor path: each worker builds its own client from the options, asks and
+    scores; the CLI writes the rows."""
+    folder, gold = dev
+    keep = ("id", "task", "score", "reason", "evidence", "response", "prompt_hash", "model")
+    outs = []
+    with ChatServer(_gold_reply(gold)) as server:
+        for name, where in (("serial", []), ("local", ["--workers", "2"]),
+                            ("dask", ["--scheduler", "local:1"])):
+            out = tmp_path / f"{name}.jsonl"
+            code, io = _run(capsys, server, folder, out, *where)
+            assert code == 0, io.err
+            outs.append(sorted((tuple(r.get(k) for k in keep) for r in read_results(out)),
+                               key=repr))
+    assert len(outs[0]) == PER_TASK * len(TASKS) and outs[0] == outs[1] == outs[2]
+    assert all(row[2] == 1 for row in outs[0])
+
+
+def test_unusable_endpoint_stops_the_workers_with_one_error_line(dev, tmp_path, capsys):
+    folder, _ = dev
+    with ChatServer(lambda req, n: error(401, "nope")) as server:
+        code, io = _run(capsys, server, folder, tmp_path / "r.jsonl", "--workers", "2")
+    errors = [line for line in io.err.splitlines() if "error" in line]
+    assert code == 2 and "refused the API key" in io.err and "Traceback" not in io.err
+    assert len(errors) == 1 and not read_results(tmp_path / "r.jsonl")

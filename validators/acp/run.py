@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
 from planning_core.errors import PlanningError
+from planning_core.executor import Executor, TaskFailed, worker_state
 from planning_core.validators.acp.batch import result_row
 from planning_core.validators.acp.problem import ProblemCache
 from planning_core.validators.acp.prompts import build_prompt, choose_shots, prompt_hash
@@ -144,3 +145,43 @@ def run_questions(model, items: Sequence[RunItem], *, scorer: AnswerScorer | Non
         raise fatal
 
 
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """What every question of one ``acp run`` on an executor shares: the model options (a
+    worker builds its own client from them) and the scorer's limit."""
+
+    model_options: tuple[tuple[str, object], ...]
+    time_limit: float | None = None
+
+    def setup(self):
+        from planning_core.validators.models.options import model_from_options
+
+        return model_from_options(self.model_options), AnswerScorer(time_limit=self.time_limit)
+
+
+def run_item_task(settings: RunSettings, item: RunItem) -> dict:
+    """One executor task: ask one question and score the answer, on a worker.
+    ``{"row": ...}``, or ``{"unavailable": message}`` when the endpoint cannot answer."""
+    model, scorer = worker_state(settings, settings.setup)
+    try:
+        completion = ask(model, item.prompt)
+    except ModelUnavailable as err:
+        return {"unavailable": str(err)}
+    except ModelError as err:
+        return {"row": {**_head(item), "model": getattr(model, "name", None), "error": str(err)}}
+    return {"row": _scored(item, completion, scorer)}
+
+
+def run_on_executor(executor: Executor, settings: RunSettings,
+                    items: Sequence[RunItem]) -> Iterator[dict]:
+    """As :func:`run_questions`, one executor task per question (``--workers N`` local
+    processes or a Dask cluster, each worker asking the model itself); rows as they
+    complete. A question whose worker keeps dying gets an error row, asked again on a
+    rerun; an unusable endpoint raises :class:`ModelUnavailable` and ends the run."""
+    for index, result in executor.run(run_item_task, settings, items):
+        if isinstance(result, TaskFailed):
+            yield {**_head(items[index]), "error": f"not run: {result.message}"}
+        elif "unavailable" in result:
+            raise ModelUnavailable(result["unavailable"])
+        else:
+            yield result["row"]

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from planning_core.cli import ExitCode
 from planning_core.cli.args import non_negative_int, positive_int, seconds
+from planning_core.cli.executor_args import add_executor_options, executor_from_args
 
 __all__ = ["add_run_commands"]
 
@@ -50,6 +51,7 @@ def add_run_commands(sub) -> None:
                         "verdicts are bounded by deterministic budgets)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_model_arguments(p, max_tokens=1000)
+    add_executor_options(p, unit="question")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("lm-eval-tasks",
@@ -88,9 +90,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         summarize,
         text_table,
     )
-    from planning_core.validators.acp.run import latest_rows, pending_items, plan_items, run_questions
+    from planning_core.validators.acp.run import (
+        RunSettings,
+        latest_rows,
+        pending_items,
+        plan_items,
+        run_on_executor,
+        run_questions,
+    )
     from planning_core.validators.acp.scoring import AnswerScorer
-    from planning_core.validators.models.options import model_from_args
+    from planning_core.validators.models.options import model_from_args, model_options
     from planning_core.results_file import append_row, open_results
 
     out = Path(args.out)
@@ -113,9 +122,18 @@ def cmd_run(args: argparse.Namespace) -> int:
             bar = tqdm(total=len(todo), unit="question", file=sys.stderr, dynamic_ncols=True,
                        disable=None)
         right = known = failed = 0
-        scorer = AnswerScorer(time_limit=args.time_limit)
+        on_executor = args.workers > 1 or args.executor == "dask" or bool(args.scheduler)
+        executor = executor_from_args(args) if on_executor and todo else None
+        if executor is not None:
+            # each worker asks the model and scores in its own process
+            print(executor.describe(), file=sys.stderr)
+            rows = run_on_executor(executor, RunSettings(model_options(args), args.time_limit),
+                                   todo)
+        else:
+            rows = run_questions(model, todo, scorer=AnswerScorer(time_limit=args.time_limit),
+                                 concurrency=args.concurrency)
         try:
-            for row in run_questions(model, todo, scorer=scorer, concurrency=args.concurrency):
+            for row in rows:
                 append_row(handle, row)
                 if "error" in row:
                     failed += 1
@@ -130,6 +148,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         finally:
             if bar is not None:
                 bar.close()
+            if executor is not None:
+                executor.close()
     rows = latest_rows(read_results(out))
     answered = [r for r in rows if "error" not in r]
     errors = [r for r in rows if "error" in r]

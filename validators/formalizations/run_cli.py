@@ -141,11 +141,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     return ExitCode.NEGATIVE if errors else ExitCode.OK
 
 
-# the options model_from_args reads: a worker builds its own client from them
-MODEL_OPTIONS = ("model", "base_url", "api_key_env", "command", "temperature", "max_tokens",
-                 "seed", "system", "stop", "timeout", "retries", "backoff", "cache", "no_cache")
-
-
 @dataclass(frozen=True, slots=True)
 class RunSettings:
     """What every pair of one ``cope run`` on an executor shares (picklable, hashable)."""
@@ -158,17 +153,17 @@ class RunSettings:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "RunSettings":
-        options = tuple((name, tuple(value) if isinstance(value, list) else value)
-                        for name in MODEL_OPTIONS for value in (getattr(args, name),))
-        return cls(options, args.method, args.revisions, args.mode, args.time_limit)
+        from planning_core.validators.models.options import model_options
+
+        return cls(model_options(args), args.method, args.revisions, args.mode,
+                   args.time_limit)
 
     def setup(self):
         """The worker's model client and evaluation context, built once per process."""
         from planning_core.validators.cope.results import EvalContext
-        from planning_core.validators.models.options import model_from_args
+        from planning_core.validators.models.options import model_from_options
 
-        model = model_from_args(argparse.Namespace(**dict(self.model_options)))
-        return model, EvalContext(time_limit=self.time_limit)
+        return model_from_options(self.model_options), EvalContext(time_limit=self.time_limit)
 
 
 def run_pair_task(settings: RunSettings, pair) -> dict:

@@ -12,7 +12,8 @@ import argparse
 
 from planning_core.cli.args import non_negative_float, non_negative_int, positive_int, seconds
 
-__all__ = ["add_model_arguments", "model_from_args", "describe"]
+__all__ = ["MODEL_OPTIONS", "add_model_arguments", "describe", "model_from_args",
+           "model_from_options", "model_options"]
 
 
 def add_model_arguments(p: argparse.ArgumentParser, *, max_tokens: int | None = None) -> None:
@@ -78,6 +79,23 @@ def model_from_args(args: argparse.Namespace):
                             system=args.system, timeout_s=args.timeout,
                             retry=RetryPolicy(retries=args.retries, base_s=args.backoff))
     return ChatModel(settings, cache=cache)
+
+
+# what model_from_args reads: a worker process (local or on a Dask cluster) builds its own
+# client from these values, since a client with open connections cannot be pickled
+MODEL_OPTIONS = ("model", "base_url", "api_key_env", "command", "temperature", "max_tokens",
+                 "seed", "system", "stop", "timeout", "retries", "backoff", "cache", "no_cache")
+
+
+def model_options(args: argparse.Namespace) -> tuple[tuple[str, object], ...]:
+    """The model options of ``args`` as a hashable, picklable tuple (lists as tuples)."""
+    return tuple((name, tuple(value) if isinstance(value, list) else value)
+                 for name in MODEL_OPTIONS for value in (getattr(args, name),))
+
+
+def model_from_options(options: tuple[tuple[str, object], ...]):
+    """The client :func:`model_options` describes (in a worker)."""
+    return model_from_args(argparse.Namespace(**dict(options)))
 
 
 def describe(model) -> dict:
