@@ -182,23 +182,42 @@ def run_pair_task(settings: RunSettings, pair) -> dict:
         return {"unavailable": str(err)}
 
 
+class _Tally:
+    """Appends each finished row to the results file and counts it on the progress bar."""
+
+    def __init__(self, handle, bar, out: str) -> None:
+        self.handle, self.bar, self.out = handle, bar, out
+        self.correct = self.failed = 0
+
+    def keep(self, row: dict) -> None:
+        from planning_core.results_file import append_row
+
+        try:
+            append_row(self.handle, row)
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror or err}", file=self.out) from None
+        self.failed += "error" in row
+        self.correct += row.get("correct") is True
+        self.bar.set_postfix_str(f"correct {self.correct}")
+        self.bar.update()
+
+
 def _ask_on_executor(args: argparse.Namespace, todo, handle
                      ) -> tuple[int, int, Exception | None]:
     """As :func:`_ask_all`, with one executor task per pair (``--workers N`` local
     processes or a Dask cluster): the planner runs of the judgements, seconds of CPU each,
     spread over the workers; each worker asks the model itself. Rows are appended as they
     finish. A pair whose worker keeps dying gets an error row, asked again on a rerun."""
-    from planning_core.results_file import append_row
     from planning_core.validators.cope.cli import _bar
     from planning_core.validators.models.completion import ModelUnavailable
 
-    correct = failed = 0
     fatal = None
     if not todo:
-        return correct, failed, fatal
+        return 0, 0, fatal
     with executor_from_args(args) as executor, \
             _bar(len(todo), args.no_progress, "pair") as bar:
         print(executor.describe(), file=sys.stderr)
+        tally = _Tally(handle, bar, args.out)
         for index, result in executor.run(run_pair_task, RunSettings.from_args(args), todo):
             if isinstance(result, TaskFailed):
                 pair = todo[index]
@@ -209,17 +228,8 @@ def _ask_on_executor(args: argparse.Namespace, todo, handle
             if "unavailable" in result:
                 fatal = ModelUnavailable(result["unavailable"])
                 break   # leaving the loop stops the executor's remaining tasks
-            row = result["row"]
-            try:
-                append_row(handle, row)
-            except OSError as err:
-                raise InputError(f"cannot write: {err.strerror or err}",
-                                 file=args.out) from None
-            failed += "error" in row
-            correct += row.get("correct") is True
-            bar.set_postfix_str(f"correct {correct}")
-            bar.update()
-    return correct, failed, fatal
+            tally.keep(result["row"])
+    return tally.correct, tally.failed, fatal
 
 
 def _ask_all(args: argparse.Namespace, model, todo, handle) -> tuple[int, int, Exception | None]:
@@ -235,17 +245,16 @@ def _ask_all(args: argparse.Namespace, model, todo, handle) -> tuple[int, int, E
     """
     import concurrent.futures as cf
 
-    from planning_core.results_file import append_row
     from planning_core.validators.cope.cli import _bar
     from planning_core.validators.cope.results import EvalContext
     from planning_core.validators.formalizations.live import run_pair
     from planning_core.validators.models.completion import ModelUnavailable
 
     context = EvalContext(time_limit=args.time_limit)
-    correct = failed = 0
     fatal = None
     with _bar(len(todo), args.no_progress, "pair") as bar, \
             cf.ThreadPoolExecutor(max_workers=args.concurrency) as pool:
+        tally = _Tally(handle, bar, args.out)
         futures = [pool.submit(run_pair, model, pair, args.method, revisions=args.revisions,
                                mode=args.mode, context=context) for pair in todo]
         for fut in cf.as_completed(futures):
@@ -258,13 +267,5 @@ def _ask_all(args: argparse.Namespace, model, todo, handle) -> tuple[int, int, E
                 for other in futures:
                     other.cancel()
                 continue
-            try:
-                append_row(handle, row)
-            except OSError as err:
-                raise InputError(f"cannot write: {err.strerror or err}",
-                                 file=args.out) from None
-            failed += "error" in row
-            correct += row.get("correct") is True
-            bar.set_postfix_str(f"correct {correct}")
-            bar.update()
-    return correct, failed, fatal
+            tally.keep(row)
+    return tally.correct, tally.failed, fatal
