@@ -22,7 +22,11 @@ are written. So that killing the CLI loses none of those, it also appends every 
 moment it is computed to a sidecar journal, ``OUT.pending`` (:func:`open_pending`). A
 resumed run first moves the journal's rows that ``OUT`` lacks into ``OUT``
 (:func:`recover_pending`) and so never computes a finished row again; a clean end removes
-the journal (:func:`close_pending`). Both happen under the lock of ``OUT``.
+the journal (:func:`close_pending`). Both happen under the lock of ``OUT``. ``acp score``
+journals this way; recovered rows are appended in the order they were computed, so after a
+resume ``OUT`` is in input order except for them. ``cope check --out``, ``cope eval`` and
+``validate --batch --out`` do not journal yet: killing them loses the rows held back
+behind a slow earlier item (their items are recomputed on resume, nothing is duplicated).
 """
 from __future__ import annotations
 

@@ -247,7 +247,9 @@ def _validate_one(settings: BatchSettings, domain, problem, item: PlanItem) -> d
         text, name = item.plan_text, f"{item.source}:plan_text"
     cpu0 = time.thread_time()
     plan = parse_plan(text, name)
-    budget = Limits(time_s=settings.time_limit, wall_s=settings.time_limit).budget()
+    # CPU time only: on a busy worker a wall-clock limit would turn a plan unknown that an
+    # idle one decides (the verdict must not depend on load); a rerun skips unknown rows
+    budget = Limits(time_s=settings.time_limit).budget()
     report = validate_plan(domain, problem, plan, budget=budget)
     cpu = time.thread_time() - cpu0
     return {"id": item.id, "plan": item.plan, "verdict": report.verdict.value,

@@ -75,7 +75,8 @@ class DaskExecutor(Executor):
         except ExecutorUnavailable:
             self.close()
             raise
-        except (OSError, TimeoutError, ValueError) as err:
+        except (OSError, TimeoutError, ValueError, RuntimeError) as err:
+            # RuntimeError: a LocalCluster whose workers failed to start (e.g. timed out)
             self.close()
             raise ExecutorUnavailable(f"cannot reach the Dask scheduler at {scheduler}: "
                                       f"{err}") from None
@@ -171,13 +172,19 @@ class DaskExecutor(Executor):
             while next_index < len(items) and next_index < window:
                 submit(queue, next_index)
                 next_index += 1
+            finished = 0
             for fut, value in queue:
                 index = position.pop(fut.key)
                 result = outcome(fut, value)
                 fut.release()
-                if next_index < len(items):
+                finished += 1
+                if finished % 16 == 0:   # workers come and go (dask-jobqueue): follow them
+                    window = max(2, self.workers * WINDOW_PER_THREAD)
+                in_flight = next_index - finished
+                while next_index < len(items) and in_flight < window:
                     submit(queue, next_index)
                     next_index += 1
+                    in_flight += 1
                 if result is None:
                     suspects.append(index)
                     continue

@@ -42,6 +42,9 @@ def _die_with_parent() -> None:
     sandbox dies with its parent too)."""
     import ctypes
 
+    # Ctrl-C reaches the whole process group: the CLI stops the workers itself, so a
+    # worker ignores SIGINT instead of printing a KeyboardInterrupt traceback of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = os.getppid()
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
@@ -112,14 +115,22 @@ class LocalExecutor(Executor):
         try:
             while todo or suspects or running:
                 # a suspect runs alone, so a death during it is its own
-                if suspects and not running:
-                    index = suspects.popleft()
-                    running[pool.submit(_call, fn, context, items[index])] = index
-                while not suspects and todo and len(running) < self._workers:
-                    index = todo.popleft()
-                    running[pool.submit(_call, fn, context, items[index])] = index
-                done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
                 broken = False
+                try:
+                    if suspects and not running:
+                        index = suspects[0]
+                        running[pool.submit(_call, fn, context, items[index])] = index
+                        suspects.popleft()
+                    while not suspects and todo and len(running) < self._workers:
+                        index = todo[0]
+                        running[pool.submit(_call, fn, context, items[index])] = index
+                        todo.popleft()
+                except BrokenProcessPool:
+                    # a worker died while the caller was writing rows: the index that was
+                    # being submitted stays in its queue; settle the ones in flight below
+                    broken = True
+                done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED) if running and \
+                    not broken else (set(), set())
                 for fut in done:
                     index = running.pop(fut)
                     try:

@@ -63,13 +63,29 @@ def _clamp_to_hard(which: int, value: int) -> int:
     return value if hard == resource.RLIM_INFINITY else min(value, hard)
 
 
+def _load_prctl():
+    """libc's ``prctl``, looked up in the parent (nothing is loaded between fork and exec),
+    or None off Linux."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _load_prctl()
+
+
 def _limit_setter(cpu_s: int | None, memory_bytes: int | None) -> Callable[[], None] | None:
     """A ``preexec_fn`` that installs the limits in the child between fork and exec.
 
     The numbers are computed (and clamped to any hard limit already in force) in the parent,
-    so the child only makes two system calls.
+    so the child only makes three system calls. The child also asks for ``SIGKILL`` when
+    its parent dies: it runs in a session of its own (for the wall-clock group kill), so
+    nothing else would end a planner whose batch worker or CLI was killed.
     """
-    if cpu_s is None and memory_bytes is None:
+    if cpu_s is None and memory_bytes is None and _PRCTL is None:
         return None
     cpu = None
     if cpu_s is not None:
@@ -81,6 +97,8 @@ def _limit_setter(cpu_s: int | None, memory_bytes: int | None) -> Callable[[], N
         memory = (value, value)
 
     def set_limits() -> None:
+        if _PRCTL is not None:   # die with the process that started us (a killed worker)
+            _PRCTL(1, signal.SIGKILL, 0, 0, 0)   # PR_SET_PDEATHSIG
         if cpu is not None:
             resource.setrlimit(resource.RLIMIT_CPU, cpu)
         if memory is not None:
