@@ -224,8 +224,11 @@ def test_cpu_time_counts_forked_children():
 def test_killing_the_evaluator_ends_its_sandbox(sig):
     code = ("from planning_core.validators.formalizations.sandbox import SandboxLimits, "
             f"run_program\nrun_program({SLEEPER!r}, SandboxLimits(cpu_s=300, wall_s=300))")
+    # the evaluator starts with SIGINT's default action whatever this test inherited: a
+    # shell's background job (`cmd &`) has SIGINT ignored, and Python keeps it ignored
     evaluator = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE)
+                                 stderr=subprocess.PIPE,
+                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         kill_and_check(evaluator, 1, sig)
     finally:
