@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import sys
+from typing import IO
 
 from planning_core.cli.args import positive_int
 from planning_core.executor import Executor, ExecutorUnavailable, make_executor
 from planning_core.executor.factory import EXECUTORS
+from planning_core.executor.local import SerialExecutor
 
-__all__ = ["add_executor_options", "executor_from_args"]
+__all__ = ["add_executor_options", "executor_for", "executor_from_args"]
 
 
 def add_executor_options(parser: argparse.ArgumentParser, *, unit: str = "task") -> None:
@@ -40,6 +43,21 @@ def executor_from_args(args: argparse.Namespace) -> Executor:
     executor = make_executor(kind, workers=args.workers, scheduler=args.scheduler)
     if kind == "dask" and os.environ.get("PLANNING_CORE_DEBUG") != "1":
         _quiet_dask()
+    return executor
+
+
+def executor_for(args: argparse.Namespace, tasks: int | None = None,
+                 stream: IO[str] | None = None) -> Executor:
+    """The executor a batch command runs on: :func:`executor_from_args`, except this
+    process alone when ``tasks`` says there is nothing to do (a resumed run that is done
+    starts no cluster; with ``tasks`` None the executor asked for is always made, so a
+    bad address is reported even then). When the work goes beyond this process, one line
+    on ``stream`` (default stderr) says where (and the Dask dashboard's address)."""
+    if tasks == 0:
+        return SerialExecutor()
+    executor = executor_from_args(args)
+    if executor.name != "serial":
+        print(executor.describe(), file=stream or sys.stderr)
     return executor
 
 

@@ -360,8 +360,7 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
               out: TextIO, err: TextIO) -> int:
     """The ``validate --batch`` command (see the module doc); returns the exit code."""
     from planning_core.cli import ExitCode, error_line
-    from planning_core.cli.executor_args import executor_from_args
-    from planning_core.executor.local import SerialExecutor
+    from planning_core.cli.executor_args import executor_for
     from planning_core.results_file import append_row, open_results
 
     manifest = read_manifest(manifest_path, max_plan_bytes=max_plan_bytes)
@@ -400,10 +399,7 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
                 emit(bad.to_row())
             new_rows.append(bad.to_row())
         settings = BatchSettings(time_limit, max_plan_bytes, os.urandom(8).hex())
-        executor = executor_from_args(executor_args) if todo else SerialExecutor()
-        with executor:
-            if executor.name != "serial":
-                print(executor.describe(), file=err)
+        with executor_for(executor_args, len(todo), err) as executor:
             bar = _progress(len(todo), progress, err)
             valid = 0
             try:

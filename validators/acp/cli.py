@@ -32,7 +32,7 @@ from pathlib import Path
 
 from planning_core.cli import ArgumentParser, ExitCode
 from planning_core.cli.args import positive_int, seconds
-from planning_core.cli.executor_args import add_executor_options, executor_from_args
+from planning_core.cli.executor_args import add_executor_options, executor_for
 from planning_core.errors import InputError
 from planning_core.validators.acp.records import MAX_RESPONSE_BYTES
 from planning_core.validators.acp.scorers.queries import DEFAULT_BUDGET
@@ -159,9 +159,7 @@ def cmd_score(args: argparse.Namespace) -> int:
                   file=sys.stderr)
         for row in new_bad:
             append_row(handle, row.to_row())
-        with executor_from_args(args) as executor:
-            if executor.name != "serial":
-                print(executor.describe(), file=sys.stderr)
+        with executor_for(args) as executor:
             journal = open_pending(out)
             bar = _progress(len(todo), disabled=args.no_progress)
             right = scored_n = 0
@@ -236,9 +234,7 @@ def cmd_check_gold(args: argparse.Namespace) -> int:
     questions = load_questions(args.questions)
     settings = ScoreSettings(time_limit=args.time_limit, budget=args.budget,
                              trust_stored_none=args.trust_stored_none)
-    with executor_from_args(args) as executor:
-        if executor.name != "serial":
-            print(executor.describe(), file=sys.stderr)
+    with executor_for(args) as executor:
         bar = _progress(len(questions), disabled=args.no_progress, unit="question")
         try:
             results = check_gold(questions, settings, executor,

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from planning_core.cli import ExitCode
 from planning_core.cli.args import non_negative_int, positive_int, seconds
-from planning_core.cli.executor_args import add_executor_options, executor_from_args
+from planning_core.cli.executor_args import add_executor_options, executor_for
 
 __all__ = ["add_run_commands"]
 
@@ -122,11 +122,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             bar = tqdm(total=len(todo), unit="question", file=sys.stderr, dynamic_ncols=True,
                        disable=None)
         right = known = failed = 0
-        on_executor = args.workers > 1 or args.executor == "dask" or bool(args.scheduler)
-        executor = executor_from_args(args) if on_executor and todo else None
-        if executor is not None:
+        executor = executor_for(args, len(todo))
+        if executor.name != "serial":
             # each worker asks the model and scores in its own process
-            print(executor.describe(), file=sys.stderr)
             rows = run_on_executor(executor, RunSettings(model_options(args), args.time_limit),
                                    todo)
         else:
@@ -148,8 +146,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         finally:
             if bar is not None:
                 bar.close()
-            if executor is not None:
-                executor.close()
+            executor.close()
     rows = latest_rows(read_results(out))
     answered = [r for r in rows if "error" not in r]
     errors = [r for r in rows if "error" in r]

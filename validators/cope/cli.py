@@ -45,7 +45,7 @@ from typing import Callable, Mapping, Sequence
 
 from planning_core.cli import ArgumentParser, ExitCode, error_line
 from planning_core.cli.args import seconds
-from planning_core.cli.executor_args import add_executor_options, executor_from_args
+from planning_core.cli.executor_args import add_executor_options, executor_for
 from planning_core.results_file import add_bad_row_options
 from planning_core.validators.cope.evaluate import MAX_RESPONSE_BYTES
 
@@ -139,20 +139,6 @@ def _bar(total: int, disabled: bool, unit: str):
 
 # -------------------------------------------------------------------------- check
 
-def _executor(args: argparse.Namespace, tasks: int):
-    """The executor of ``--executor/--scheduler/--workers``, described on stderr when it is
-    more than this process; this process alone when there is no work (a resumed run that
-    is done starts no cluster)."""
-    if tasks == 0:
-        from planning_core.executor.local import SerialExecutor
-
-        return SerialExecutor()
-    executor = executor_from_args(args)
-    if executor.name != "serial":
-        print(executor.describe(), file=sys.stderr)
-    return executor
-
-
 def _progress(bar) -> Callable[[object], None]:
     """What a finished check does to the progress bar: one more, and the running count of
     pairs that agree with their label."""
@@ -180,7 +166,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         if checks is None:
             return ExitCode.BAD_INPUT
     else:
-        with _executor(args, len(pairs)) as executor, \
+        with executor_for(args, len(pairs)) as executor, \
                 _bar(len(pairs), args.no_progress, "pair") as bar:
             checks = tuple(iter_checks(pairs, executor, time_limit=args.time_limit,
                                        on_done=_progress(bar)))
@@ -222,7 +208,7 @@ def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
         if len(todo) < len(pairs):
             print(f"{len(pairs) - len(todo)} pair(s) already in {args.out}; skipped",
                   file=sys.stderr)
-        with _executor(args, len(todo)) as executor, \
+        with executor_for(args, len(todo)) as executor, \
                 _bar(len(todo), args.no_progress, "pair") as bar:
             for check in iter_checks(todo, executor, time_limit=args.time_limit,
                                      on_done=_progress(bar)):
@@ -283,7 +269,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             append_row(handle, row.to_row(args.method))
         work = [(job.pair, job.row.output) for job in jobs]
         written: list[dict] = []
-        with _executor(args, len(work)) as executor, \
+        with executor_for(args, len(work)) as executor, \
                 _bar(len(work), args.no_progress, "output") as bar:
             def arrived():
                 right = 0

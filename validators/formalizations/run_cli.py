@@ -28,7 +28,7 @@ from pathlib import Path
 
 from planning_core.cli import ExitCode
 from planning_core.cli.args import positive_int, seconds
-from planning_core.cli.executor_args import add_executor_options, executor_from_args
+from planning_core.cli.executor_args import add_executor_options, executor_for
 from planning_core.errors import InputError
 from planning_core.executor import TaskFailed, worker_state
 
@@ -111,10 +111,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         if len(pairs) > len(todo):
             print(f"{len(pairs) - len(todo)} pair(s) already in {out}; skipped",
                   file=sys.stderr)
-        if args.workers > 1 or args.executor == "dask" or args.scheduler:
-            correct, failed, fatal = _ask_on_executor(args, todo, f)
-        else:
-            correct, failed, fatal = _ask_all(args, model, todo, f)
+        with executor_for(args, len(todo)) as executor:
+            if executor.name != "serial":
+                correct, failed, fatal = _ask_on_executor(args, executor, todo, f)
+            else:
+                correct, failed, fatal = _ask_all(args, model, todo, f)
     if fatal is not None:
         raise fatal
     rows, _ = read_results(out)
@@ -202,7 +203,7 @@ class _Tally:
         self.bar.update()
 
 
-def _ask_on_executor(args: argparse.Namespace, todo, handle
+def _ask_on_executor(args: argparse.Namespace, executor, todo, handle
                      ) -> tuple[int, int, Exception | None]:
     """As :func:`_ask_all`, with one executor task per pair (``--workers N`` local
     processes or a Dask cluster): the planner runs of the judgements, seconds of CPU each,
@@ -212,11 +213,7 @@ def _ask_on_executor(args: argparse.Namespace, todo, handle
     from planning_core.validators.models.completion import ModelUnavailable
 
     fatal = None
-    if not todo:
-        return 0, 0, fatal
-    with executor_from_args(args) as executor, \
-            _bar(len(todo), args.no_progress, "pair") as bar:
-        print(executor.describe(), file=sys.stderr)
+    with _bar(len(todo), args.no_progress, "pair") as bar:
         tally = _Tally(handle, bar, args.out)
         for index, result in executor.run(run_pair_task, RunSettings.from_args(args), todo):
             if isinstance(result, TaskFailed):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from planning_core.cli import ArgumentParser, ExitCode
 from planning_core.cli.args import seconds
-from planning_core.cli.executor_args import add_executor_options, executor_from_args
+from planning_core.cli.executor_args import add_executor_options, executor_for
 from planning_core.errors import InputError
 
 __all__ = ["register"]
@@ -236,9 +236,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         todo = [r for r in rows if r.id not in done]
         if len(rows) - len(todo):
             print(f"{len(rows) - len(todo)} row(s) already in {out}: skipped", file=sys.stderr)
-        with executor_from_args(args) as executor:
-            if executor.name != "serial":
-                print(executor.describe(), file=sys.stderr)
+        with executor_for(args) as executor:
             bar = _progress(len(todo), disabled=args.no_progress)
             results = check_rows(todo, engine=args.engine, time_limit=args.time_limit,
                                  on_done=bar.update if bar else None, executor=executor)
