@@ -283,7 +283,10 @@ def test_run_on_local_workers_and_dask_gives_the_rows_of_one_process(dev, tmp_pa
 def test_unusable_endpoint_stops_the_workers_with_one_error_line(dev, tmp_path, capsys):
     folder, _ = dev
     with ChatServer(lambda req, n: error(401, "nope")) as server:
-        code, io = _run(capsys, server, folder, tmp_path / "r.jsonl", "--workers", "2")
+        # a generous request timeout: on a loaded machine a slow scripted reply must not
+        # turn into a failed request (an error row) before the 401 stops the run
+        code, io = _run(capsys, server, folder, tmp_path / "r.jsonl", "--workers", "2",
+                        "--timeout", "60")
     errors = [line for line in io.err.splitlines() if "error" in line]
     assert code == 2 and "refused the API key" in io.err and "Traceback" not in io.err
     assert len(errors) == 1 and not read_results(tmp_path / "r.jsonl")
