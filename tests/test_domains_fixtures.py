@@ -23,7 +23,8 @@ import pytest
 
 DOMAINS = Path(__file__).resolve().parent.parent / "domains"
 EXPECTED_DOMAINS = (
-    "adl-showcase", "blocksworld", "coins", "costs", "ferry", "gripper", "grid", "logistics",
+    "adl-showcase", "alfred", "blocksworld", "coins", "costs", "ferry", "gripper", "grid",
+    "logistics", "swap",
 )
 # Domains unified-planning cannot parse, with the reason (checked below to still hold).
 UP_UNSUPPORTED = {

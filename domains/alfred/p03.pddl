@@ -1,0 +1,26 @@
+;; Slice bread with the knife from the drawer, cool a tomato, heat a potato.
+(define (problem alfred-03)
+  (:domain alfred)
+  (:objects door counter-spot drawer-spot fridge-spot microwave-spot sink-spot table-spot - location
+            countertop1 drawer1 drawer2 fridge1 microwave1 sinkbasin1 diningtable1 - receptacle
+            floorlamp1 - device
+            knife1 bread1 tomato1 potato1 plate1 - thing)
+  (:init (at-agent door) (hand-empty)
+         (receptacle-at countertop1 counter-spot) (opened countertop1)
+         (receptacle-at drawer1 drawer-spot) (openable drawer1) (closed drawer1)
+         (receptacle-at drawer2 drawer-spot) (openable drawer2) (closed drawer2)
+         (receptacle-at fridge1 fridge-spot) (openable fridge1) (closed fridge1) (fridge fridge1)
+         (receptacle-at microwave1 microwave-spot) (openable microwave1) (closed microwave1)
+         (microwave microwave1)
+         (receptacle-at sinkbasin1 sink-spot) (opened sinkbasin1) (sink sinkbasin1)
+         (receptacle-at diningtable1 table-spot) (opened diningtable1)
+         (device-at floorlamp1 table-spot) (is-off floorlamp1)
+         (in knife1 drawer2) (in bread1 countertop1) (in tomato1 fridge1) (in potato1 countertop1)
+         (in plate1 sinkbasin1)
+         (knife knife1) (cleanable knife1)
+         (sliceable bread1) (heatable bread1) (coolable bread1)
+         (sliceable tomato1) (coolable tomato1) (heatable tomato1) (cleanable tomato1)
+         (heatable potato1) (coolable potato1) (cleanable potato1) (sliceable potato1)
+         (cleanable plate1) (heatable plate1) (coolable plate1))
+  (:goal (and (sliced bread1) (cold tomato1) (in tomato1 diningtable1) (hot potato1)
+              (in potato1 diningtable1))))
