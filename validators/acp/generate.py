@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import random
 from dataclasses import dataclass
 
@@ -46,11 +47,11 @@ from planning_core.pddl.writer import write_problem
 from planning_core.result import Status
 from planning_core.search.astar import astar
 
+from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.problem import ProblemInfo, parse_domain_cached
 from planning_core.validators.acp.question_text import effects_of
 from planning_core.validators.acp.records import GROUPS, TASKS, Question
 from planning_core.validators.acp.scorers.queries import explore, is_landmark
-from planning_core.validators.acp.scorers.witness import candidate_actions, candidate_atoms
 
 __all__ = ["EXPLORE_STATES", "GeneratorConfig", "generate", "state_problem_text"]
 
@@ -61,6 +62,8 @@ SEARCH_NODES = 200_000
 #: Well-formed candidates (atoms or actions) the generator enumerates for stored sets; an
 #: untyped domain with 4-ary actions has more, and then a seeded sample is checked.
 CANDIDATE_CAP = 20_000
+#: Candidates sampled (seeded) when there are more than :data:`CANDIDATE_CAP`.
+CANDIDATE_SAMPLE = 2_000
 #: Longest stored list (the dataset's stored sets are evidence, often shortened).
 STORED_CAP = 40
 
@@ -179,13 +182,30 @@ def _sample(rng: random.Random, items: list, cap: int) -> list:
     return items if len(items) <= cap else rng.sample(items, cap)
 
 
-def _candidates(rng: random.Random, make) -> tuple[list, bool]:
-    """The well-formed candidates, or a seeded sample when there are more than
-    :data:`CANDIDATE_CAP`; the flag says whether the list is complete."""
-    items = list(make())
-    if len(items) <= CANDIDATE_CAP:
-        return items, True
-    return rng.sample(items, CANDIDATE_CAP), False
+def _candidates(g: "_Generator", info: ProblemInfo, schemas) -> tuple[list[GroundName], bool]:
+    """Every well-formed ground form of ``schemas`` (predicates or actions, with
+    ``name`` and ``parameters``), sorted; or, when there are more than
+    :data:`CANDIDATE_CAP`, a seeded sample of :data:`CANDIDATE_SAMPLE`. The flag says whether the list is
+    complete."""
+    by_type = info.objects_by_type()
+    domains = {x.name: [sorted(set().union(*(by_type.get(t, ()) for t in p.types)))
+                        for p in x.parameters] for x in schemas}
+    total = 0
+    for ds in domains.values():
+        n = 1
+        for d in ds:
+            n *= len(d)
+        total += n
+    names = sorted(domains)
+    if total <= CANDIDATE_CAP:
+        return [GroundName(n, args) for n in names
+                for args in itertools.product(*domains[n])], True
+    picked = set()
+    for _ in range(CANDIDATE_SAMPLE):
+        n = g.rng.choice(names)
+        if all(domains[n]):
+            picked.add(GroundName(n, tuple(g.rng.choice(d) for d in domains[n])))
+    return sorted(picked), False
 
 
 # ---------------------------------------------------------------- one builder per task
@@ -201,7 +221,9 @@ def _words(action: GroundAction) -> str:
 
 def _prog(g: _Generator, info: ProblemInfo, k: int) -> Question | None:
     task = info.task
-    acts = task.applicable(task.init)
+    # an action that changes something (a no-op such as driving from a place to itself
+    # makes a dull question)
+    acts = [a for a in task.applicable(task.init) if task.progress(task.init, a) != task.init]
     if not acts:
         return None
     action = g.rng.choice(acts)
@@ -213,7 +235,8 @@ def _prog(g: _Generator, info: ProblemInfo, k: int) -> Question | None:
 
 def _reach(g: _Generator, info: ProblemInfo, k: int) -> Question:
     task = info.task
-    atoms, complete = _candidates(g.rng, lambda: candidate_atoms(info))
+    atoms, complete = _candidates(g, info, [p for p in info.domain.predicates
+                                            if not info.is_static(p.name)])
     found = [a for a in atoms if not task.holds_statically((a.name, *a.args))
              and task.never_true((a.name, *a.args))]
     if not found and complete:
@@ -232,7 +255,7 @@ def _reach(g: _Generator, info: ProblemInfo, k: int) -> Question:
 
 def _areach(g: _Generator, info: ProblemInfo, k: int) -> Question:
     task = info.task
-    actions, complete = _candidates(g.rng, lambda: candidate_actions(info))
+    actions, complete = _candidates(g, info, info.domain.actions)
     found = [a for a in actions if not info.ground_actions(a)]
     if not found and complete:
         bit: dict[int, int] = {}
@@ -283,6 +306,8 @@ def _detour(g: _Generator, task: Task, plan: tuple[GroundAction, ...]):
         s = states[j]
         for a in g.rng.sample(task.applicable(s), len(task.applicable(s))):
             t = task.progress(s, a)
+            if t == s:
+                continue  # a no-op is a detour of one action, not of two
             back = [b for b in task.applicable(t) if task.progress(t, b) == s]
             if back:
                 return plan[:j] + (a, back[0]) + plan[j:]

@@ -156,14 +156,16 @@ def is_landmark(task: Task, fact: int, state: int, *, budget: int = DEFAULT_BUDG
 
 
 def plan_facts(task: Task, state: int, *, budget: int = DEFAULT_BUDGET,
-               time_limit: float | None = None) -> tuple[Status, int]:
-    """Whether the goal is reachable from ``state``, and the facts true at some point along
-    one plan (0 when there is none): every other fact is avoided by that plan, so it is not
-    a landmark. Greedy search with h_add, then breadth-first search (exhausted: no plan)."""
-    out = greedy(task, state=state, heuristic=SEARCH_HEURISTIC, time_limit=time_limit,
-                 node_limit=budget)
+               time_limit: float | None = None, forbidden: int = 0) -> tuple[Status, int]:
+    """Whether the goal is reachable from ``state`` (never making a fact of ``forbidden``
+    true), and the facts true at some point along one plan (0 when there is none): every
+    other fact is avoided by that plan, so it is not a landmark. Greedy search with h_add,
+    then breadth-first search (exhausted: no plan)."""
+    out = greedy(task, state=state, heuristic=SEARCH_HEURISTIC, forbidden=forbidden,
+                 time_limit=time_limit, node_limit=budget)
     if out.status is Status.UNKNOWN and out.reason != "time limit":
-        out = bfs(task, state=state, time_limit=time_limit, node_limit=budget)
+        out = bfs(task, state=state, forbidden=forbidden, time_limit=time_limit,
+                  node_limit=budget)
     if out.status is not Status.SOLVED:
         return out.status, 0
     seen = s = state

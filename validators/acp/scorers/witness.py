@@ -9,15 +9,19 @@ the dev split has stored-empty questions that computation refutes (floor-tile re
 painted tiles can never be clear again, a relaxation proof; grid-visit-all land: the
 robot must stand on every unvisited place, confirmed by brute-force search).
 
-The witness search enumerates the candidates in sorted order and runs the cheap proofs over
-all of them first (statics, the delete relaxation), so a witness is usually found without
-search. Then, for reach and areach, one breadth-first exploration from the state covers all
+The witness search runs the cheap proofs first (statics, the delete relaxation), by
+counting: a predicate or action schema with more well-formed ground forms than the task can
+ever make true (or apply) has a witness, the first of which (in sorted order) is found by
+enumerating that schema up to it; so a witness is usually found without search, and
+without building every candidate (an untyped domain with 4-ary actions has hundreds of
+thousands). Then, for reach and areach, one breadth-first exploration from the state covers all
 candidates at once (novel states first): it stops as soon as every candidate atom has been true (every candidate
 action applicable) in some reached state, which proves ``None`` right; when it exhausts the
 reachable states first, an uncovered candidate is a witness (``planner-unsolvable``). For
 land, one plan from the state clears every atom it never makes true (that plan avoids it),
 and only the atoms on the plan get the delete-relaxation test and then the exact landmark
-test. Everything is bounded by the context's deterministic budget; past it, the remaining
+test; the plan found by each test (one that avoids the tested atom) clears in turn every
+candidate it avoids, so a few searches usually decide them all. Everything is bounded by the context's deterministic budget; past it, the remaining
 candidates are searched one by one with the scorer's own decision, passed in as ``decide``
 (this module imports no scorer). The result is memoised per problem.
 """
@@ -36,7 +40,7 @@ from planning_core.validators.acp.problem import ProblemInfo
 from planning_core.validators.acp.records import Score
 from planning_core.validators.acp.scorers.base import (ScoreContext, goal_plan, right, unknown,
                                                        wrong)
-from planning_core.validators.acp.scorers.queries import explore
+from planning_core.validators.acp.scorers.queries import explore, plan_facts
 
 __all__ = ["Decide", "candidate_actions", "candidate_atoms", "none_verdict"]
 
@@ -45,12 +49,36 @@ Decide = Callable[[ScoreContext, GroundName], Score]
 atom); right (1) means the candidate is a witness against ``None``."""
 
 
+def _domains(info: ProblemInfo, params: tuple[pddl.TypedName, ...]) -> list[list[str]]:
+    """The sorted objects each parameter may take (its types and their subtypes)."""
+    by_type = info.objects_by_type()
+    return [sorted(set().union(*(by_type.get(t, ()) for t in p.types))) for p in params]
+
+
 def _ground(info: ProblemInfo, name: str, params: tuple[pddl.TypedName, ...]
             ) -> Iterator[GroundName]:
-    by_type = info.objects_by_type()
-    domains = [sorted(set().union(*(by_type.get(t, ()) for t in p.types))) for p in params]
-    for args in itertools.product(*domains):
+    for args in itertools.product(*_domains(info, params)):
         yield GroundName(name, args)
+
+
+def _count(domains: list[list[str]]) -> int:
+    n = 1
+    for d in domains:
+        n *= len(d)
+    return n
+
+
+def _fits(args: tuple[str, ...], domains: list[set[str]]) -> bool:
+    return len(args) == len(domains) and all(a in d for a, d in zip(args, domains))
+
+
+def _first_missing(info: ProblemInfo, name: str, params, present: set[tuple[str, ...]]
+                   ) -> GroundName | None:
+    """The first (sorted) well-formed ``name(args)`` whose args are not in ``present``."""
+    for args in itertools.product(*_domains(info, params)):
+        if args not in present:
+            return GroundName(name, args)
+    return None
 
 
 def candidate_atoms(info: ProblemInfo, *, fluent_only: bool = True) -> tuple[GroundName, ...]:
@@ -71,6 +99,61 @@ def candidate_actions(info: ProblemInfo) -> tuple[GroundName, ...]:
     return tuple(out)
 
 
+def _relaxed_atom_witness(info: ProblemInfo) -> tuple[GroundName | None, dict[int, GroundName]]:
+    """The first (sorted) well-formed fluent atom that can never hold by the delete
+    relaxation, or None and the fact id -> atom of every well-formed fluent fact that can.
+
+    Counting instead of enumerating: a predicate whose well-formed atoms outnumber its
+    possible ones (static or relaxed-reachable) has a witness, found by enumerating that
+    predicate only up to it; in an untyped domain every predicate has one early (an atom
+    such as ``(on crate0 crate0)``), so the enumeration stops at once instead of building
+    every atom (seconds for the 4-ary actions of untyped depots)."""
+    task = info.task
+    by_pred: dict[str, set[tuple[str, ...]]] = {}
+    for atom in task.static_atoms:
+        by_pred.setdefault(atom[0], set()).add(tuple(atom[1:]))
+    possible: dict[int, tuple] = {}
+    for i, atom in enumerate(task.facts.atoms):
+        if not task.never_true(atom):
+            by_pred.setdefault(atom[0], set()).add(tuple(atom[1:]))
+            possible[i] = atom
+    alive: dict[int, GroundName] = {}
+    for pred in sorted(info.domain.predicates, key=lambda p: p.name):
+        if info.is_static(pred.name):
+            continue
+        domains = _domains(info, pred.parameters)
+        sets = [set(d) for d in domains]
+        present = {args for args in by_pred.get(pred.name, ()) if _fits(args, sets)}
+        if len(present) < _count(domains):
+            return _first_missing(info, pred.name, pred.parameters, present), {}
+    for i, atom in possible.items():
+        if not info.is_static(atom[0]) and atom not in task.static_atoms:
+            pred = info.domain.predicate(atom[0])
+            if pred is not None and _fits(tuple(atom[1:]),
+                                          [set(d) for d in _domains(info, pred.parameters)]):
+                alive[i] = GroundName(atom[0], tuple(atom[1:]))
+    return None, alive
+
+
+def _relaxed_action_witness(info: ProblemInfo) -> tuple[GroundName | None, list[GroundName]]:
+    """The first (sorted) well-formed ground action that is not a ground action of the
+    task (never applicable by the delete relaxation or a false static precondition), or
+    None and every well-formed ground action, sorted (counting as in
+    :func:`_relaxed_atom_witness`)."""
+    names: dict[str, set[tuple[str, ...]]] = {}
+    for a in info.task.actions:
+        names.setdefault(a.name, set()).add(a.args)
+    out: list[GroundName] = []
+    for action in sorted(info.domain.actions, key=lambda a: a.name):
+        domains = _domains(info, action.parameters)
+        sets = [set(d) for d in domains]
+        present = {args for args in names.get(action.name, ()) if _fits(args, sets)}
+        if len(present) < _count(domains):
+            return _first_missing(info, action.name, action.parameters, present), []
+        out.extend(GroundName(action.name, args) for args in sorted(present))
+    return None, out
+
+
 def _explore(ctx: ScoreContext, covers: Callable[[int, list], int], need: int
              ) -> tuple[int, int, bool]:
     """:func:`~.queries.explore` from the question's state within the context's budget."""
@@ -84,23 +167,18 @@ def _first(candidates, mask: int):
 
 
 def _reach_witness(ctx: ScoreContext, decide: Decide) -> Score:
-    info, task = ctx.info, ctx.info.task
-    atoms = candidate_atoms(info)
-    for atom in atoms:  # cheap proofs first
-        fact = (atom.name, *atom.args)
-        if not task.holds_statically(fact) and task.never_true(fact):
-            return wrong(f"{atom} can never hold (delete relaxation)", "relaxed-unreachable")
-    by_fact = {task.facts.id((a.name, *a.args)): a for a in atoms
-               if not task.holds_statically((a.name, *a.args))}
+    witness, by_fact = _relaxed_atom_witness(ctx.info)  # cheap proofs first
+    if witness is not None:
+        return wrong(f"{witness} can never hold (delete relaxation)", "relaxed-unreachable")
     need = 0
     for i in by_fact:
         need |= 1 << i
     # an atom is covered by a state where it holds: the state itself is the coverage mask
     left, states, exhausted = _explore(ctx, lambda state, _acts: state, need)
     if not left:
-        return right(f"one exploration from the state ({states} states) made every one of "
-                     f"the {len(atoms)} well-formed fluent atoms true: every atom is "
-                     "reachable", "all-checked")
+        return right(f"one exploration from the state ({states} states) made every "
+                     f"well-formed fluent atom true ({len(by_fact)} that are not static): "
+                     "every atom is reachable", "all-checked")
     uncovered = sorted(by_fact[i] for i in bits(left))
     if exhausted:
         return wrong(f"None is wrong: {uncovered[0]} never holds in any of the {states} "
@@ -111,11 +189,10 @@ def _reach_witness(ctx: ScoreContext, decide: Decide) -> Score:
 
 
 def _areach_witness(ctx: ScoreContext, decide: Decide) -> Score:
-    actions = candidate_actions(ctx.info)
-    for action in actions:
-        if not ctx.info.ground_actions(action):
-            return wrong(f"{action} can never be applied (delete relaxation or a false "
-                         "static precondition)", "relaxed-unreachable")
+    witness, actions = _relaxed_action_witness(ctx.info)
+    if witness is not None:
+        return wrong(f"{witness} can never be applied (delete relaxation or a false "
+                     "static precondition)", "relaxed-unreachable")
     bit: dict[int, int] = {}  # id of a ground action -> bit of its candidate
     for k, action in enumerate(actions):
         for a in ctx.info.ground_actions(action):
@@ -140,8 +217,28 @@ def _areach_witness(ctx: ScoreContext, decide: Decide) -> Score:
                         "action", "every well-formed ground action can become applicable")
 
 
-def _land_witness(ctx: ScoreContext, decide: Decide) -> Score:
+def _land_candidates(ctx: ScoreContext, plan_atoms: int) -> list[tuple[GroundName, int]]:
+    """(atom, fact id) of every non-trivial well-formed fluent atom on the plan, sorted:
+    only these can be landmarks (the plan avoids every other atom)."""
     info, task = ctx.info, ctx.info.task
+    goal = info.goal_atoms or frozenset()
+    out = []
+    for i in bits(plan_atoms & ~task.init & ~task.goal_pos & ~task.derived):
+        fact = task.facts.atom(i)
+        if info.is_static(fact[0]) or fact in info.init_atoms or fact in goal:
+            continue
+        name = GroundName(fact[0], tuple(fact[1:]))
+        if info.atom_problem(name) is None:
+            out.append((name, i))
+    return sorted(out)
+
+
+def _land_witness(ctx: ScoreContext, decide: Decide) -> Score:
+    """Landmarks among the atoms on one plan. Every plan found while testing one atom
+    (a plan that avoids it) also clears every candidate it avoids, so the candidates
+    shrink to the atoms common to all plans found; usually a few searches decide all
+    (the exact test of :func:`~.queries.is_landmark` for the rest)."""
+    task = ctx.info.task
     status, plan_atoms = goal_plan(ctx)
     if status is Status.UNSOLVABLE:
         return wrong("no plan exists, so every atom is (vacuously) a landmark",
@@ -149,21 +246,28 @@ def _land_witness(ctx: ScoreContext, decide: Decide) -> Score:
     if status is Status.UNKNOWN:
         return unknown(f"deciding whether the task is solvable ran out of "
                        f"{ctx.limit_text()}")
-    facts = []
-    for atom in candidate_atoms(info):
-        fact = (atom.name, *atom.args)
-        i = task.facts.get(fact)
-        if i is None or fact in info.init_atoms or task.never_true(fact):
-            continue  # never true in a solvable task, or trivial: not a witness
-        if task.goal_pos >> i & 1 or (info.goal_atoms is not None and fact in info.goal_atoms):
-            continue
-        if not plan_atoms >> i & 1:
-            continue  # a plan avoids it: not a landmark
+    candidates = _land_candidates(ctx, plan_atoms)
+    for atom, i in candidates:
         if not goal_relaxed_reachable(task, task.init, forbidden=1 << i):
             return wrong(f"{atom} is a landmark: without it the goal is unreachable even in "
                          "the delete relaxation", "landmark-test")
-        facts.append(atom)
-    return _search_each(ctx, tuple(facts), decide, "atom", "no non-trivial atom is a landmark")
+    limited = 0
+    checked = len(candidates)
+    while candidates:
+        (atom, i), candidates = candidates[0], candidates[1:]
+        found, along = plan_facts(task, task.init, budget=ctx.budget,
+                                  time_limit=ctx.time_limit, forbidden=1 << i)
+        if found is Status.SOLVED:
+            candidates = [(a, j) for a, j in candidates if along >> j & 1]
+        elif found is Status.UNSOLVABLE:
+            return wrong(f"None is wrong: every plan makes {atom} true: the task without it "
+                         "is unsolvable", "landmark-test")
+        else:
+            limited += 1
+    if limited:
+        return unknown(f"{limited} atom(s) could not be decided within {ctx.limit_text()}")
+    return right(f"checked all {checked} candidate atoms on a plan: no non-trivial atom is "
+                 "a landmark", "all-checked")
 
 
 def _search_each(ctx: ScoreContext, candidates, decide: Decide, what: str,

@@ -1,0 +1,250 @@
+"""ACP scoring on domains the dev split lacks: unknowns and CPU time per answer (issue 12).
+
+The ACPBench Hard test split adds alfred, depots, gold-miner, satellite and swap to the
+dev split's eight domains. We have no test questions, so our own generator
+(``planning_core.validators.acp.generate``) writes questions about ACPBench-sized problems
+of those domains: the IPC tasks in ``../shared/data/ipc/{depot,goldminer,satellite}`` (read
+at run time) and our fixtures ``domains/swap`` and ``domains/alfred``.
+
+Every question is scored with the default budgets (``AnswerScorer()``) in two modes:
+
+* ``stored``: the question as generated, stored evidence included;
+* ``bare``: the stored evidence removed (reach/areach sets, land and nexta lists and
+  ``opt``; app and prog keep theirs, which is the answer itself) so every verdict is
+  computed. A ``None`` answer then runs the witness
+  search, the costliest path: this is the worst case of a test question whose stored set
+  is empty.
+
+Answers per question: the gold answer (``gold.py``, built from the stored answer), our
+constructed wrong answers (``perturb.py``) and ``None``. Each answer is timed alone in CPU
+time (``time.process_time``). Gold and wrong answers share one scorer per question (the
+first pays for parsing and grounding, as in a batch); each ``None`` answer gets a fresh
+scorer, so its time includes parsing and grounding its problem (the domain's parse is
+shared by the whole split and kept, as ``acp score`` keeps it).
+
+Expected verdicts: gold 1, wrong answers 0, ``None`` 1 iff the generator's stored set is
+empty (reach, areach, land), the stored val index is -1 (val), never for app with a
+non-empty applicable set, prog with effects, just and nexta. Any other verdict is listed
+as a disagreement with its reason.
+
+Usage::
+
+    nice python benchmarks/acp_unseen_domains.py [--per-task 3] [--seed 0]
+        [--out benchmarks/results/acp_unseen_domains.md] [--write-questions DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+IPC = ROOT.parent / "shared" / "data" / "ipc"
+RESULTS = ROOT / "benchmarks" / "results" / "acp_unseen_domains.md"
+
+sys.path.insert(0, str(ROOT))
+from planning_core.validators.acp.generate import GeneratorConfig, generate  # noqa: E402
+from planning_core.validators.acp.gold import gold_answer  # noqa: E402
+from planning_core.validators.acp.perturb import perturbations  # noqa: E402
+from planning_core.validators.acp.problem import ProblemCache  # noqa: E402
+from planning_core.validators.acp.records import TASKS, Question  # noqa: E402
+from planning_core.validators.acp.scoring import AnswerScorer  # noqa: E402
+
+#: (domain label, domain file, problem files): ACPBench-sized problems (a few to ~20
+#: objects). IPC files are read from the shared data at run time, never copied.
+DOMAINS = (
+    ("alfred", ROOT / "domains" / "alfred", ("p01.pddl", "p02.pddl", "p03.pddl")),
+    ("depots", IPC / "depot", ("p01.pddl", "p02.pddl")),
+    ("goldminer", IPC / "goldminer", ("bootstrap-untyped-01.pddl", "bootstrap-untyped-02.pddl",
+                                      "bootstrap-untyped-03.pddl")),
+    ("satellite", IPC / "satellite", ("p01-pfile1.pddl", "p02-pfile2.pddl", "p03-pfile3.pddl",
+                                      "p04-pfile4.pddl")),
+    ("swap", ROOT / "domains" / "swap", ("p01.pddl", "p02.pddl", "p03.pddl")),
+)
+
+
+def bare(q: Question) -> Question:
+    """``q`` without its stored evidence, so every verdict must be computed. app and prog
+    keep theirs: their stored set is the answer itself, which the scorers take as given."""
+    a = q.answer
+    if q.task in ("reach", "areach"):
+        a = []
+    elif q.task == "land":
+        a = {"yes": [], "no": []}
+    elif q.task == "nexta":
+        a = {"yes": [], "no": [], "maybe": [], "opt": ""}
+    return dataclasses.replace(q, answer=a)
+
+
+def expected_none(q: Question) -> int:
+    """The verdict a ``None`` answer should get by the generator's stored answer."""
+    a = q.answer
+    if q.task in ("reach", "areach"):
+        return int(not a)
+    if q.task == "land":
+        return int(not a.get("yes"))
+    if q.task == "val":
+        return int(int(a) < 0)
+    if q.task == "app":
+        return int(not a)
+    if q.task == "prog":
+        return int(not a.get("pos") and not a.get("neg"))
+    return 0
+
+
+def _cpu(fn):
+    t0 = time.process_time()
+    out = fn()
+    return out, time.process_time() - t0
+
+
+def measure(questions, log) -> list[dict]:
+    """One row per scored answer: domain, task, mode, kind, verdict, expected, CPU s."""
+    rows = []
+    builder = ProblemCache()
+    for domain, q in questions:
+        info = builder.get(q.domain_text, q.problem_text)
+        answers = [("gold", gold_answer(q, builder), 1)]
+        answers += [(p.kind, p.response, 0) for p in perturbations(q, info)]
+        for mode, asked in (("stored", q), ("bare", bare(q))):
+            scorer = AnswerScorer()
+            for kind, response, want in answers:
+                s, dt = _cpu(lambda: scorer(asked, response))
+                rows.append(dict(domain=domain, task=q.task, mode=mode, kind=kind, id=q.id,
+                                 value=s.value, expected=want, evidence=s.evidence,
+                                 reason=s.reason, cpu=dt, response=response))
+            s, dt = _cpu(lambda: AnswerScorer()(asked, "None"))
+            rows.append(dict(domain=domain, task=q.task, mode=mode, kind="None", id=q.id,
+                             value=s.value, expected=expected_none(q), evidence=s.evidence,
+                             reason=s.reason, cpu=dt, response="None"))
+        log(f"{domain} {q.task} {q.id}")
+    return rows
+
+
+def _ms(x: float) -> str:
+    return f"{1000 * x:.1f}"
+
+
+def table(rows: list[dict], gen_s: dict[str, float], nq: dict[str, int], args) -> str:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    domains = sorted({r["domain"] for r in rows})
+    out = [
+        "# ACP scoring on domains the dev split lacks (issue 12)",
+        "",
+        "Questions written by our own generator (`planning_core.validators.acp.generate`, "
+        f"seed {args.seed}, {args.per_task} per task and problem) about ACPBench-sized "
+        "problems of the test split's five new domains: IPC depot, goldminer and satellite "
+        "tasks from `../shared/data/ipc`, our `domains/alfred` and `domains/swap`. Each "
+        "question is scored with the default budgets as generated (`stored`) and with its "
+        "stored evidence removed (`bare`: every verdict computed; a `None` answer then runs "
+        "the witness search). Answers: gold, our wrong answers (`perturb.py`) and `None`. "
+        "CPU time per answer (`time.process_time`); each `None` answer is scored by a fresh "
+        "scorer, so its time includes parsing and grounding its problem. Produced by "
+        f"`benchmarks/acp_unseen_domains.py`; load average at the end {load:.1f} on a "
+        "shared 2-core machine (CPU times are little affected, wall time would be).",
+        "",
+        "## Per domain",
+        "",
+        "| domain | questions | answers | unknown | disagree | CPU s | median ms | max ms "
+        "| None answers | max None ms (stored) | max None ms (bare) | generation s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for d in domains:
+        rs = [r for r in rows if r["domain"] == d]
+        cpu = [r["cpu"] for r in rs]
+        nones = [r for r in rs if r["kind"] == "None"]
+        ns = [r["cpu"] for r in nones if r["mode"] == "stored"]
+        nb = [r["cpu"] for r in nones if r["mode"] == "bare"]
+        out.append(f"| {d} | {nq[d]} | {len(rs)} | {sum(r['value'] is None for r in rs)} | "
+                   f"{sum(_disagrees(r) for r in rs)} | {sum(cpu):.2f} | "
+                   f"{_ms(statistics.median(cpu))} | {_ms(max(cpu))} | {len(nones)} | "
+                   f"{_ms(max(ns))} | {_ms(max(nb))} | {gen_s[d]:.1f} |")
+    cpu = [r["cpu"] for r in rows]
+    nones = [r["cpu"] for r in rows if r["kind"] == "None"]
+    out.append(f"| all | {sum(nq.values())} | {len(rows)} | "
+               f"{sum(r['value'] is None for r in rows)} | {sum(map(_disagrees, rows))} | "
+               f"{sum(cpu):.2f} | {_ms(statistics.median(cpu))} | {_ms(max(cpu))} | "
+               f"{len(nones)} | {_ms(max(r['cpu'] for r in rows if r['kind'] == 'None' and r['mode'] == 'stored'))} | "
+               f"{_ms(max(r['cpu'] for r in rows if r['kind'] == 'None' and r['mode'] == 'bare'))} | "
+               f"{sum(gen_s.values()):.1f} |")
+    out += ["", "## Per domain and task (both modes)", "",
+            "| domain | task | answers | unknown | disagree | median ms | max ms | max None ms "
+            "| slowest answer |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    for d in domains:
+        for t in TASKS:
+            rs = [r for r in rows if r["domain"] == d and r["task"] == t]
+            if not rs:
+                continue
+            cpu = [r["cpu"] for r in rs]
+            slow = max(rs, key=lambda r: r["cpu"])
+            nmax = max(r["cpu"] for r in rs if r["kind"] == "None")
+            out.append(f"| {d} | {t} | {len(rs)} | {sum(r['value'] is None for r in rs)} | "
+                       f"{sum(map(_disagrees, rs))} | {_ms(statistics.median(cpu))} | "
+                       f"{_ms(max(cpu))} | {_ms(nmax)} | {slow['mode']} {slow['kind']} "
+                       f"({slow['evidence']}) |")
+    bad = [r for r in rows if _disagrees(r) or r["value"] is None]
+    out += ["", "## Disagreements with the generator's stored answer, and unknowns", ""]
+    if not bad:
+        out.append("None: every gold answer scored 1, every wrong answer 0, every `None` "
+                   "answer as the stored answer says, and no verdict was unknown.")
+    else:
+        out += ["| domain | task | mode | answer | verdict | expected | evidence | reason |",
+                "|---|---|---|---|---:|---:|---|---|"]
+        for r in bad:
+            reason = r["reason"].replace("|", "/")[:200]
+            out.append(f"| {r['domain']} | {r['task']} | {r['mode']} | {r['kind']} | "
+                       f"{r['value']} | {r['expected']} | {r['evidence']} | {reason} |")
+    return "\n".join(out) + "\n"
+
+
+def _disagrees(r: dict) -> bool:
+    return r["value"] is not None and r["value"] != r["expected"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--per-task", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--domains", nargs="*", default=None)
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--write-questions", type=Path, default=None,
+                    help="also write the questions as <DIR>/<task>/unseen.gen.json")
+    args = ap.parse_args()
+    questions: list[tuple[str, Question]] = []
+    gen_s: dict[str, float] = {}
+    nq: dict[str, int] = {}
+    config = GeneratorConfig(per_task=args.per_task, seed=args.seed)
+    for label, folder, problems in DOMAINS:
+        if args.domains and label not in args.domains:
+            continue
+        domain_text = (folder / "domain.pddl").read_text()
+        t0 = time.process_time()
+        made = []
+        for p in problems:
+            made += generate(domain_text, (folder / p).read_text(), name=f"{label}/{p}",
+                             config=config)
+        gen_s[label] = time.process_time() - t0
+        nq[label] = len(made)
+        questions += [(label, q) for q in made]
+        print(f"generated {len(made)} {label} questions in {gen_s[label]:.1f} CPU s",
+              file=sys.stderr)
+    if args.write_questions:
+        for t in TASKS:
+            folder = args.write_questions / t
+            folder.mkdir(parents=True, exist_ok=True)
+            recs = [q.to_record() for _, q in questions if q.task == t]
+            (folder / "unseen.gen.json").write_text(json.dumps(recs, indent=1))
+    rows = measure(questions, lambda m: None)
+    text = table(rows, gen_s, nq, args)
+    args.out.write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
