@@ -35,7 +35,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import statistics
@@ -48,7 +47,8 @@ IPC = ROOT.parent / "shared" / "data" / "ipc"
 RESULTS = ROOT / "benchmarks" / "results" / "acp_unseen_domains.md"
 
 sys.path.insert(0, str(ROOT))
-from planning_core.validators.acp.generate import GeneratorConfig, generate  # noqa: E402
+from planning_core.validators.acp.generate import (GeneratorConfig, generate,  # noqa: E402
+                                                   none_is_right, without_evidence)
 from planning_core.validators.acp.gold import gold_answer  # noqa: E402
 from planning_core.validators.acp.perturb import perturbations  # noqa: E402
 from planning_core.validators.acp.problem import ProblemCache  # noqa: E402
@@ -68,35 +68,6 @@ DOMAINS = (
 )
 
 
-def bare(q: Question) -> Question:
-    """``q`` without its stored evidence, so every verdict must be computed. app and prog
-    keep theirs: their stored set is the answer itself, which the scorers take as given."""
-    a = q.answer
-    if q.task in ("reach", "areach"):
-        a = []
-    elif q.task == "land":
-        a = {"yes": [], "no": []}
-    elif q.task == "nexta":
-        a = {"yes": [], "no": [], "maybe": [], "opt": ""}
-    return dataclasses.replace(q, answer=a)
-
-
-def expected_none(q: Question) -> int:
-    """The verdict a ``None`` answer should get by the generator's stored answer."""
-    a = q.answer
-    if q.task in ("reach", "areach"):
-        return int(not a)
-    if q.task == "land":
-        return int(not a.get("yes"))
-    if q.task == "val":
-        return int(int(a) < 0)
-    if q.task == "app":
-        return int(not a)
-    if q.task == "prog":
-        return int(not a.get("pos") and not a.get("neg"))
-    return 0
-
-
 def _cpu(fn):
     t0 = time.process_time()
     out = fn()
@@ -111,7 +82,7 @@ def measure(questions, log) -> list[dict]:
         info = builder.get(q.domain_text, q.problem_text)
         answers = [("gold", gold_answer(q, builder), 1)]
         answers += [(p.kind, p.response, 0) for p in perturbations(q, info)]
-        for mode, asked in (("stored", q), ("bare", bare(q))):
+        for mode, asked in (("stored", q), ("bare", without_evidence(q))):
             scorer = AnswerScorer()
             for kind, response, want in answers:
                 s, dt = _cpu(lambda: scorer(asked, response))
@@ -120,7 +91,7 @@ def measure(questions, log) -> list[dict]:
                                  reason=s.reason, cpu=dt, response=response))
             s, dt = _cpu(lambda: AnswerScorer()(asked, "None"))
             rows.append(dict(domain=domain, task=q.task, mode=mode, kind="None", id=q.id,
-                             value=s.value, expected=expected_none(q), evidence=s.evidence,
+                             value=s.value, expected=int(none_is_right(q)), evidence=s.evidence,
                              reason=s.reason, cpu=dt, response="None"))
         log(f"{domain} {q.task} {q.id}")
     return rows

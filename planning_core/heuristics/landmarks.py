@@ -218,6 +218,54 @@ def _disjunctions(task: Task, rt, first: Sequence[int], shared: set[int],
     return out
 
 
+def relaxed_landmarks(task: Task, state: int | None = None) -> int | None:
+    """Every fact landmark of the delete relaxation from ``state``, as a bitmask (state and
+    goal facts included), or None when the goal is relaxed-unreachable (no plan exists).
+
+    A fact not true in ``state`` is in the mask exactly when the goal is relaxed-unreachable
+    without the operators that would add it (``goal_relaxed_reachable(task, state, forbidden=1 << f)``
+    is False), but all of them come from one label-propagation fixpoint (Zhu & Givan 2003;
+    Keyder, Richter & Helmert 2010) instead of one exploration per fact: a fact's label is
+    itself plus the intersection, over the operators that add it, of the union of their
+    preconditions' labels and what the operator adds anyway (its ``killmask``: a
+    conditional effect's operator also adds the action's unconditional effects), so the
+    labels agree with the exclusion rule of :mod:`.relaxed`. Negative conditions are
+    ignored, as everywhere in the relaxation.
+    """
+    rt = relaxed_task(task)
+    state = task.init if state is None else state
+    label: dict[int, int] = {f: 1 << f for f in bits(state)}
+    pre, add, kill, pre_of = rt.op_pre, rt.op_add, rt.op_killmask, rt.pre_of
+    queue = list(rt.free_ops) + sorted({o for f in label for o in pre_of[f]})
+    queued = set(queue)
+    while queue:
+        o = queue.pop()
+        queued.discard(o)
+        through = kill[o]
+        for q in pre[o]:
+            lab = label.get(q)
+            if lab is None:
+                break
+            through |= lab
+        else:
+            for f in add[o]:
+                old = label.get(f)
+                new = through | (1 << f) if old is None else old & (through | (1 << f))
+                if new != old:
+                    label[f] = new
+                    for o2 in pre_of[f]:
+                        if o2 not in queued:
+                            queued.add(o2)
+                            queue.append(o2)
+    out = 0
+    for g in rt.goal_ids:
+        lab = label.get(g)
+        if lab is None:
+            return None
+        out |= lab
+    return out
+
+
 def is_trivial_landmark(task: Task, atom: AtomLike, *, state: int | None = None) -> bool:
     """True when ``atom`` holds in the state (statics included) or is a goal atom."""
     a = parse_atom(atom)

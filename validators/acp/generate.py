@@ -53,7 +53,8 @@ from planning_core.validators.acp.question_text import effects_of
 from planning_core.validators.acp.records import GROUPS, TASKS, Question
 from planning_core.validators.acp.scorers.queries import explore, is_landmark
 
-__all__ = ["EXPLORE_STATES", "GeneratorConfig", "generate", "state_problem_text"]
+__all__ = ["EXPLORE_STATES", "GeneratorConfig", "generate", "none_is_right", "state_problem_text",
+           "without_evidence"]
 
 #: States one exhaustive exploration of the generator may expand (stored reach/areach sets).
 EXPLORE_STATES = 200_000
@@ -401,3 +402,35 @@ def generate(domain_text: str, problem_text: str, *, name: str = "problem",
                 out.append(q)
                 made += 1
     return tuple(out)
+
+
+def without_evidence(q: Question) -> Question:
+    """``q`` without its stored evidence, so every verdict on it must be computed (a
+    ``None`` answer then runs the witness search: the worst case of a test question whose
+    stored set is empty). app and prog keep theirs: their stored set is the answer itself,
+    which the scorers take as given."""
+    a = q.answer
+    if q.task in ("reach", "areach"):
+        a = []
+    elif q.task == "land":
+        a = {"yes": [], "no": []}
+    elif q.task == "nexta":
+        a = {"yes": [], "no": [], "maybe": [], "opt": ""}
+    return dataclasses.replace(q, answer=a)
+
+
+def none_is_right(q: Question) -> bool:
+    """Whether ``None`` is a right answer to a generated question by its stored answer:
+    an empty stored set (reach, areach, land), a val sequence with no inapplicable action
+    (-1), no applicable action (app), an action without effects (prog); never for just and
+    nexta."""
+    a = q.answer
+    if q.task in ("reach", "areach", "app"):
+        return not a
+    if q.task == "land":
+        return not a.get("yes")
+    if q.task == "val":
+        return int(a) < 0
+    if q.task == "prog":
+        return not a.get("pos") and not a.get("neg")
+    return False

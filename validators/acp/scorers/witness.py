@@ -31,7 +31,7 @@ import itertools
 from typing import Callable, Iterator
 
 from planning_core.ground.facts import bits
-from planning_core.heuristics.relaxed import goal_relaxed_reachable
+from planning_core.heuristics.landmarks import relaxed_landmarks
 from planning_core.pddl import ast as pddl
 from planning_core.result import Status
 
@@ -218,8 +218,9 @@ def _areach_witness(ctx: ScoreContext, decide: Decide) -> Score:
 
 
 def _land_candidates(ctx: ScoreContext, plan_atoms: int) -> list[tuple[GroundName, int]]:
-    """(atom, fact id) of every non-trivial well-formed fluent atom on the plan, sorted:
-    only these can be landmarks (the plan avoids every other atom)."""
+    """(atom, fact id) of every non-trivial well-formed fluent atom among the facts
+    ``plan_atoms``, sorted: on a plan, only these can be landmarks (the plan avoids every
+    other atom)."""
     info, task = ctx.info, ctx.info.task
     goal = info.goal_atoms or frozenset()
     out = []
@@ -239,6 +240,14 @@ def _land_witness(ctx: ScoreContext, decide: Decide) -> Score:
     shrink to the atoms common to all plans found; usually a few searches decide all
     (the exact test of :func:`~.queries.is_landmark` for the rest)."""
     task = ctx.info.task
+    relaxed = relaxed_landmarks(task, task.init)
+    if relaxed is None:
+        return wrong("no plan exists (the goal is unreachable even in the delete "
+                     "relaxation), so every atom is (vacuously) a landmark", "planner-unsolvable")
+    for atom, _ in _land_candidates(ctx, relaxed):
+        # one fixpoint for every fact instead of one relaxed exploration per candidate
+        return wrong(f"{atom} is a landmark: without it the goal is unreachable even in "
+                     "the delete relaxation", "landmark-test")
     status, plan_atoms = goal_plan(ctx)
     if status is Status.UNSOLVABLE:
         return wrong("no plan exists, so every atom is (vacuously) a landmark",
@@ -246,11 +255,7 @@ def _land_witness(ctx: ScoreContext, decide: Decide) -> Score:
     if status is Status.UNKNOWN:
         return unknown(f"deciding whether the task is solvable ran out of "
                        f"{ctx.limit_text()}")
-    candidates = _land_candidates(ctx, plan_atoms)
-    for atom, i in candidates:
-        if not goal_relaxed_reachable(task, task.init, forbidden=1 << i):
-            return wrong(f"{atom} is a landmark: without it the goal is unreachable even in "
-                         "the delete relaxation", "landmark-test")
+    candidates = _land_candidates(ctx, plan_atoms)  # none is a relaxed landmark (above)
     limited = 0
     checked = len(candidates)
     while candidates:
