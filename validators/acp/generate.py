@@ -52,14 +52,16 @@ from planning_core.validators.acp.problem import ProblemInfo, parse_domain_cache
 from planning_core.validators.acp.question_text import effects_of
 from planning_core.validators.acp.records import GROUPS, TASKS, Question
 from planning_core.validators.acp.scorers.queries import explore, is_landmark
+from planning_core.validators.acp.scorers.witness import explore_actions
 
 __all__ = ["EXPLORE_STATES", "GeneratorConfig", "generate", "none_is_right", "state_problem_text",
            "without_evidence"]
 
 #: States one exhaustive exploration of the generator may expand (stored reach/areach sets).
 EXPLORE_STATES = 200_000
-#: Expanded states for one A* search of the generator (plans, h*, landmark tests).
-SEARCH_NODES = 200_000
+#: Expanded states for one search of the generator (plans, h*, landmark tests); a state
+#: whose searches need more is skipped for the task (another walk is tried).
+SEARCH_NODES = 20_000
 #: Well-formed candidates (atoms or actions) the generator enumerates for stored sets; an
 #: untyped domain with 4-ary actions has more, and then a seeded sample is checked.
 CANDIDATE_CAP = 20_000
@@ -255,23 +257,10 @@ def _reach(g: _Generator, info: ProblemInfo, k: int) -> Question:
 
 
 def _areach(g: _Generator, info: ProblemInfo, k: int) -> Question:
-    task = info.task
     actions, complete = _candidates(g, info, info.domain.actions)
     found = [a for a in actions if not info.ground_actions(a)]
     if not found and complete:
-        bit: dict[int, int] = {}
-        for j, a in enumerate(actions):
-            for ga in info.ground_actions(a):
-                bit[id(ga)] = bit.get(id(ga), 0) | 1 << j
-
-        def covers(_state: int, acts) -> int:
-            out = 0
-            for ga in acts:
-                out |= bit.get(id(ga), 0)
-            return out
-
-        left, _, exhausted = explore(task, task.init, covers, (1 << len(actions)) - 1,
-                                     budget=EXPLORE_STATES)
+        left, _, exhausted = explore_actions(info, actions, EXPLORE_STATES)
         if exhausted:
             found = [a for j, a in enumerate(actions) if left >> j & 1]
     stored = _sample(g.rng, sorted(str(a) for a in found), STORED_CAP)

@@ -42,7 +42,7 @@ from planning_core.validators.acp.scorers.base import (ScoreContext, goal_plan, 
                                                        wrong)
 from planning_core.validators.acp.scorers.queries import explore, plan_facts
 
-__all__ = ["Decide", "candidate_actions", "candidate_atoms", "none_verdict"]
+__all__ = ["Decide", "candidate_actions", "candidate_atoms", "explore_actions", "none_verdict"]
 
 Decide = Callable[[ScoreContext, GroundName], Score]
 """A scorer's verdict on one candidate answer (reach: an atom, areach: an action, land: an
@@ -161,6 +161,25 @@ def _explore(ctx: ScoreContext, covers: Callable[[int, list], int], need: int
     return explore(task, task.init, covers, need, budget=ctx.budget)
 
 
+def explore_actions(info: ProblemInfo, actions, budget: int) -> tuple[int, int, bool]:
+    """One exploration from the state (:func:`~.queries.explore`) until every action of
+    ``actions`` (ground names) has been applicable somewhere: ``(never applied: a mask over
+    ``actions``, states generated, exhausted)``."""
+    bit: dict[int, int] = {}  # id of a ground action -> bit of its name in ``actions``
+    for k, action in enumerate(actions):
+        for a in info.ground_actions(action):
+            bit[id(a)] = bit.get(id(a), 0) | 1 << k
+
+    def covers(_state: int, acts) -> int:
+        out = 0
+        for a in acts:
+            out |= bit.get(id(a), 0)
+        return out
+
+    task = info.task
+    return explore(task, task.init, covers, (1 << len(actions)) - 1, budget=budget)
+
+
 def _first(candidates, mask: int):
     """The first (sorted) candidate whose bit is in ``mask``."""
     return candidates[(mask & -mask).bit_length() - 1]
@@ -193,18 +212,7 @@ def _areach_witness(ctx: ScoreContext, decide: Decide) -> Score:
     if witness is not None:
         return wrong(f"{witness} can never be applied (delete relaxation or a false "
                      "static precondition)", "relaxed-unreachable")
-    bit: dict[int, int] = {}  # id of a ground action -> bit of its candidate
-    for k, action in enumerate(actions):
-        for a in ctx.info.ground_actions(action):
-            bit[id(a)] = bit.get(id(a), 0) | 1 << k
-
-    def covers(_state: int, acts) -> int:
-        out = 0
-        for a in acts:
-            out |= bit.get(id(a), 0)
-        return out
-
-    left, states, exhausted = _explore(ctx, covers, (1 << len(actions)) - 1)
+    left, states, exhausted = explore_actions(ctx.info, actions, ctx.budget)
     if not left:
         return right(f"one exploration from the state ({states} states) applied every one "
                      f"of the {len(actions)} well-formed ground actions: every action can "
