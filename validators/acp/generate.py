@@ -273,7 +273,7 @@ def _val(g: _Generator, info: ProblemInfo, k: int) -> Question | None:
     if not plan or len(plan) < 2:
         return None
     steps = [str(a) for a in plan]
-    if k % 4 == 3:  # every fourth sequence is left intact: the answer is None (-1)
+    if g.rng.random() < 0.25:  # a quarter of the sequences are left intact: None (-1)
         return g.record("val", k, -1, plan=" ".join(steps))
     index = g.rng.randrange(len(plan))
     state = task.init
