@@ -97,3 +97,54 @@ def test_generated_stored_sets_are_proved_by_the_scorers():
         for item in items[:5]:
             text = item if item.startswith("(") else f"({item})"
             assert AnswerScorer()(bare, text).value == 1, (q.task, text)
+
+
+def _brute_witnesses(info):
+    """The first never-true atom and never-applicable action by enumerating every
+    well-formed candidate (the definition the counting shortcut must agree with)."""
+    from planning_core.validators.acp.scorers.witness import candidate_actions, candidate_atoms
+
+    task = info.task
+    atom = next((a for a in candidate_atoms(info) if task.never_true((a.name, *a.args))), None)
+    action = next((a for a in candidate_actions(info) if not info.ground_actions(a)), None)
+    return atom, action
+
+
+@pytest.mark.parametrize("name", sorted(OWN) + sorted(IPC))
+def test_counted_witnesses_equal_the_enumerated_ones(name, request):
+    """Regression (issue 12): the None witness search counted instead of enumerating every
+    candidate; it must still name the first sorted witness, or find none when there is
+    none, from several states of each domain."""
+    from planning_core.validators.acp.problem import ProblemInfo
+    from planning_core.validators.acp.scorers.witness import (_relaxed_action_witness,
+                                                              _relaxed_atom_witness)
+
+    if name in OWN:
+        folder, problem = OWN[name]
+    else:
+        sub, problem = IPC[name]
+        folder = request.getfixturevalue("shared_data") / "ipc" / sub
+    for q in _questions(folder, problem)[:4]:
+        info = ProblemInfo.build(q.domain_text, q.problem_text)
+        atom, action = _brute_witnesses(info)
+        assert _relaxed_atom_witness(info)[0] == atom, q.id
+        assert _relaxed_action_witness(info)[0] == action, q.id
+
+
+def test_areach_none_on_untyped_depots_does_not_build_every_candidate(shared_data, monkeypatch):
+    """Regression (issue 12): 330,000 candidate actions on untyped depots took seconds to
+    build for one None answer; the witness is found by counting instead."""
+    from planning_core.validators.acp.scorers import witness
+
+    def refuse(_info):
+        raise AssertionError("the None witness search enumerated every candidate action")
+
+    monkeypatch.setattr(witness, "candidate_actions", refuse)
+    monkeypatch.setattr(witness, "candidate_atoms", refuse)
+    folder = shared_data / "ipc" / "depot"
+    q = next(q for q in generate((folder / "domain.pddl").read_text(),
+                                 (folder / "p03.pddl").read_text(), name="depot/p03",
+                                 config=CONFIG, tasks=("areach",)))
+    s = AnswerScorer()(without_evidence(q), "None")
+    assert (s.value, s.evidence) == (0, "relaxed-unreachable")
+    assert "(drive crate0 crate0 crate0)" in s.reason
