@@ -33,6 +33,7 @@ The exact landmark test searches, so it lives in
 """
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -236,10 +237,14 @@ def relaxed_landmarks(task: Task, state: int | None = None) -> int | None:
     state = task.init if state is None else state
     label: dict[int, int] = {f: 1 << f for f in bits(state)}
     pre, add, kill, pre_of = rt.op_pre, rt.op_add, rt.op_killmask, rt.pre_of
-    queue = list(rt.free_ops) + sorted({o for f in label for o in pre_of[f]})
+    # first in, first out: operators are then labelled roughly in the order the relaxed
+    # exploration reaches them, so few labels shrink more than once (a stack re-labelled
+    # the ops of big tasks many times over: 36 -> 3 ms on an 83-object alfred task)
+    queue = deque(rt.free_ops)
+    queue.extend(sorted({o for f in label for o in pre_of[f]}))
     queued = set(queue)
     while queue:
-        o = queue.pop()
+        o = queue.popleft()
         queued.discard(o)
         through = kill[o]
         for q in pre[o]:
