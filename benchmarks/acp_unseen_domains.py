@@ -33,13 +33,17 @@ Anything in the results file below the heading ``## Findings`` is kept when the 
 rewritten (notes by hand). Usage (about 2 minutes on the shared 2-core machine)::
 
     nice python benchmarks/acp_unseen_domains.py [--per-task 3] [--seed 0]
-        [--out benchmarks/results/acp_unseen_domains.md] [--write-questions DIR]
+        [--out benchmarks/results/acp_unseen_domains.md] [--write-questions DIR] [--stress]
+
+``--stress`` adds ``None`` answers on larger alfred-like problems (up to 83 objects) built
+by :func:`alfred_problem`: our fixtures are smaller than ALFRED scenes.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import random
 import statistics
 import sys
 import time
@@ -54,7 +58,8 @@ from planning_core.validators.acp.generate import (GeneratorConfig, generate,  #
                                                    none_is_right, without_evidence)
 from planning_core.validators.acp.gold import gold_answer  # noqa: E402
 from planning_core.validators.acp.perturb import perturbations  # noqa: E402
-from planning_core.validators.acp.problem import ProblemCache, parse_domain_cached  # noqa: E402
+from planning_core.validators.acp.problem import (ProblemCache, ProblemInfo,  # noqa: E402
+                                                 parse_domain_cached)
 from planning_core.validators.acp.records import TASKS, Question  # noqa: E402
 from planning_core.validators.acp.scoring import AnswerScorer  # noqa: E402
 
@@ -74,6 +79,71 @@ FINDINGS = "## Findings"
 
 #: Runs of each ``None`` answer; the least CPU time is reported.
 NONE_REPEATS = 3
+
+
+#: Sizes (locations, receptacles, things, devices) of the larger alfred-like problems of
+#: the stress section: ALFRED scenes have dozens of objects, more than our fixtures.
+STRESS_SIZES = ((8, 12, 15, 2), (12, 20, 30, 2), (15, 25, 40, 3))
+
+
+def alfred_problem(n_loc: int, n_rec: int, n_things: int, n_dev: int, seed: int = 0) -> str:
+    """A larger problem of ``domains/alfred`` (seeded): receptacles spread over the
+    locations (the first three a sink, a microwave and a fridge, some others openable),
+    things with random properties in random receptacles, lamps, and a goal that needs a
+    cooled thing put away, a lamp on and a clean thing."""
+    rng = random.Random(seed)
+    locs = [f"loc{i}" for i in range(n_loc)]
+    recs = [f"rec{i}" for i in range(n_rec)]
+    things = [f"thing{i}" for i in range(n_things)]
+    devs = [f"lamp{i}" for i in range(n_dev)]
+    kinds = ("sink", "microwave", "fridge")
+    init = [f"(at-agent {locs[0]})", "(hand-empty)", f"(knife {things[0]})",
+            f"(cleanable {things[2]})", f"(coolable {things[1]})"]
+    for k, r in enumerate(recs):
+        init.append(f"(receptacle-at {r} {locs[k % n_loc]})")
+        kind = kinds[k] if k < len(kinds) else None
+        if kind:
+            init.append(f"({kind} {r})")
+        if kind in ("microwave", "fridge") or (kind is None and rng.random() < 0.4):
+            init += [f"(openable {r})", f"(closed {r})"]
+        else:
+            init.append(f"(opened {r})")
+    for d in devs:
+        init += [f"(device-at {d} {rng.choice(locs)})", f"(is-off {d})"]
+    for t in things:
+        init.append(f"(in {t} {rng.choice(recs)})")
+        init += [f"({p} {t})" for p in ("cleanable", "heatable", "coolable", "sliceable")
+                 if rng.random() < 0.5]
+    goal = (f"(cold {things[1]}) (in {things[1]} {recs[-1]}) (is-on {devs[0]}) "
+            f"(clean {things[2]})")
+    return (f"(define (problem alfred-{n_loc}-{n_rec}-{n_things}) (:domain alfred)\n"
+            f"  (:objects {' '.join(locs)} - location {' '.join(recs)} - receptacle "
+            f"{' '.join(devs)} - device {' '.join(things)} - thing)\n"
+            f"  (:init {' '.join(sorted(set(init)))})\n  (:goal (and {goal})))\n")
+
+
+def stress(log) -> list[str]:
+    """Markdown rows: parse+ground and ``None`` answers (evidence removed) on larger
+    alfred-like problems (least CPU of NONE_REPEATS runs)."""
+    domain_text = (ROOT / "domains" / "alfred" / "domain.pddl").read_text()
+    parse_domain_cached(domain_text)
+    out = []
+    for size in STRESS_SIZES:
+        problem = alfred_problem(*size)
+        (task, dg) = min((_cpu(lambda: ProblemInfo.build(domain_text, problem).task)
+                          for _ in range(NONE_REPEATS)), key=lambda r: r[1])
+        qs = generate(domain_text, problem, name=f"alfred-stress-{sum(size)}",
+                      config=GeneratorConfig(per_task=1), tasks=("reach", "areach", "land"))
+        cells = []
+        for q in qs:
+            bare = without_evidence(q)
+            runs = [_cpu(lambda: AnswerScorer()(bare, "None")) for _ in range(NONE_REPEATS)]
+            s, dt = runs[0][0], min(t for _, t in runs)
+            cells.append(f"{q.task} {_ms(dt)} ({s.evidence}, {s.value})")
+        out.append(f"| {sum(size)} | {len(task.facts)} | {len(task.actions)} | {_ms(dg)} | "
+                   + " / ".join(cells) + " |")
+        log(out[-1])
+    return out
 
 
 def _cpu(fn):
@@ -115,7 +185,8 @@ def _ms(x: float) -> str:
     return f"{1000 * x:.1f}"
 
 
-def table(rows: list[dict], gen_s: dict[str, float], nq: dict[str, int], args) -> str:
+def table(rows: list[dict], gen_s: dict[str, float], nq: dict[str, int], args,
+          stress_rows: list[str] = ()) -> str:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     domains = sorted({r["domain"] for r in rows})
     out = [
@@ -174,6 +245,14 @@ def table(rows: list[dict], gen_s: dict[str, float], nq: dict[str, int], args) -
                        f"{sum(map(_disagrees, rs))} | {_ms(statistics.median(cpu))} | "
                        f"{_ms(max(cpu))} | {_ms(nmax)} | {slow['mode']} {slow['kind']} "
                        f"({slow['evidence']}) |")
+    if stress_rows:
+        out += ["", "## Stress: larger alfred-like problems", "",
+                "`None` answers with the stored evidence removed on `domains/alfred` problems "
+                "built by `alfred_problem` (seeded; sizes in `STRESS_SIZES`), least CPU of "
+                f"{NONE_REPEATS} runs, parse and ground included (the first column of times "
+                "alone).", "",
+                "| objects | facts | ground actions | parse+ground ms | None: task ms (evidence, "
+                "verdict) |", "|---:|---:|---:|---:|---|", *stress_rows]
     bad = [r for r in rows if _disagrees(r) or r["value"] is None]
     out += ["", "## Disagreements with the generator's stored answer, and unknowns", ""]
     if not bad:
@@ -199,6 +278,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--domains", nargs="*", default=None)
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--stress", action="store_true",
+                    help="also time None answers on larger alfred-like problems")
     ap.add_argument("--write-questions", type=Path, default=None,
                     help="also write the questions as <DIR>/<task>/unseen.gen.json")
     args = ap.parse_args()
@@ -227,7 +308,8 @@ def main() -> None:
             recs = [q.to_record() for _, q in questions if q.task == t]
             (folder / "unseen.gen.json").write_text(json.dumps(recs, indent=1))
     rows = measure(questions, lambda m: None)
-    text = table(rows, gen_s, nq, args)
+    stress_rows = stress(lambda m: print(m, file=sys.stderr)) if args.stress else []
+    text = table(rows, gen_s, nq, args, stress_rows)
     if args.out.exists():  # notes by hand below "## Findings" survive a re-run
         old = args.out.read_text()
         if FINDINGS in old:
