@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, require_shared
+from tests.executor.kill_helpers import stop as _stop
 
 pytestmark = pytest.mark.slow
 distributed = pytest.importorskip("distributed")
@@ -45,15 +46,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """SIGKILL the process group ``proc`` leads (the process and whatever it started)."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
 
 
 class Cluster:
