@@ -32,7 +32,8 @@ With ``--out`` the rows are appended to a results file locked for the run
 (:class:`~planning_core.results_file.ResultsWriter`); ids already there with a verdict are
 skipped, so an interrupted run resumes (ids recorded as ``bad_input`` are tried again: their
 files may have been fixed), and every row is journalled as it arrives, so killing the
-command loses no validated row held back for manifest order. Without it the rows go to standard output. The summary goes to stderr.
+command loses no validated row held back for manifest order. Without it the rows go to
+standard output. The summary goes to stderr.
 Exit code over the manifest's latest rows: 2 when any is ``bad_input``, else 1 when a plan
 is invalid, else 3 when a plan hit the time limit (``unknown``), else 0.
 """

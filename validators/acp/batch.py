@@ -7,8 +7,8 @@ executor (:mod:`planning_core.executor`: local worker processes, or a Dask clust
 :func:`score_arrivals` yields rows as they are computed (``acp score`` gives them to
 :class:`~planning_core.results_file.ResultsWriter`, which puts them in order);
 :func:`score_jobs` yields them in the order of the answers file. Either way the output does
-not depend on the executor or the number of workers. A group whose worker keeps dying gives unknown rows
-(``worker-died``) instead of ending the run.
+not depend on the executor or the number of workers. A group whose worker keeps dying
+gives unknown rows (``worker-died``) instead of ending the run.
 
 One answer never stops the run: a question whose PDDL cannot be parsed gives an unknown
 row (``bad-question``) for each of its answers, a response longer than

@@ -11,9 +11,9 @@ second run on it stops with a message) and a torn last line is cut off. Rows are
 in the order of ``A``; every row is journalled in ``R.jsonl.pending`` as it arrives, so a
 killed run loses no computed row: the rerun writes them into ``R.jsonl`` in their places
 instead of scoring them again (:class:`~planning_core.results_file.ResultsWriter`). ``A``
-may also be lm-evaluation-harness ``--log_samples`` output. An unusable answer row (not JSON, no id, a
-repeated or unknown id) is recorded as a ``bad-input`` row and the run goes on
-(``--strict``: stop at it instead); a response over ``--max-response-bytes`` is scored
+may also be lm-evaluation-harness ``--log_samples`` output. An unusable answer row (not
+JSON, no id, a repeated or unknown id) is recorded as a ``bad-input`` row and the run goes
+on (``--strict``: stop at it instead); a response over ``--max-response-bytes`` is scored
 unknown (``too-large``) unread; an unexpected error while scoring one answer becomes its
 ``internal-error`` row.
 

@@ -15,12 +15,13 @@
     :data:`planning_core.validators.formalizations.methods.METHODS`), appending one result
     row per pair to ``--out``; pairs already there are skipped, so an interrupted run
     resumes (the file is locked for the run and a torn last line cut off). Rows are written
-    in the order of the outputs file as soon as every earlier one is done. An unusable
-    output row is recorded as ``bad_input`` and the run goes on (``--strict``: stop
-    instead); an output over ``--max-response-bytes`` is
-    ``too_large``, unread; an exception while judging one output is its
-    ``internal_error``. A progress bar goes to stderr. ``--report`` writes the markdown
-    report of everything in ``--out``.
+    in the order of the outputs file as soon as every earlier one is done, and journalled in
+    ``RESULTS.jsonl.pending`` as they arrive, so killing the command loses no judged row
+    (:class:`~planning_core.results_file.ResultsWriter`; ``cope check --out`` alike). An
+    unusable output row is recorded as ``bad_input`` and the run goes on (``--strict``:
+    stop instead); an output over ``--max-response-bytes`` is ``too_large``, unread; an
+    exception while judging one output is its ``internal_error``. A progress bar goes to
+    stderr. ``--report`` writes the markdown report of everything in ``--out``.
     Exit 0 when done, 2 on bad input (also when no output at all could be evaluated).
 
 Both run their pairs on the executor of ``--executor/--scheduler/--workers``
