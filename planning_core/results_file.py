@@ -190,6 +190,13 @@ class ResultsWriter:
         self._total = 0
         self._streaming: bool | None = None   # in_order(): None not begun, False under way
 
+    def note(self) -> str | None:
+        """What a command says on stderr when the journal had rows for it (else None)."""
+        if not self.recovered:
+            return None
+        return (f"{self.recovered} row(s) computed by an interrupted run recovered from "
+                f"{pending_path(self.path)}")
+
     def _key_of(self, row: dict) -> Hashable | None:
         try:
             key = self._key(row)

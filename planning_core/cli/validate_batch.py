@@ -387,9 +387,8 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
         if len(todo) < len(manifest.items):
             print(f"{len(manifest.items) - len(todo)} plan(s) already in {out_path}; "
                   "skipped", file=err)
-        if writer is not None and writer.recovered:
-            print(f"{writer.recovered} row(s) computed by an interrupted run recovered from "
-                  f"{out_path}.pending", file=err)
+        if writer is not None and writer.note():
+            print(writer.note(), file=err)
 
         def emit(row: dict) -> None:
             if writer is not None:

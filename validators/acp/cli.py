@@ -132,9 +132,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     # locked until the end, a torn last line cut off; rows a killed run computed but had
     # not written yet (held back for input order) are taken from its journal
     with ResultsWriter(out, key=_row_key) as writer:
-        if writer.recovered:
-            print(f"{writer.recovered} row(s) computed by an interrupted run recovered from "
-                  f"{out}.pending", file=sys.stderr)
+        if writer.note():
+            print(writer.note(), file=sys.stderr)
         rows = read_results(out)
         scored = scored_hashes(rows)
         done = done_keys(rows)

@@ -210,7 +210,8 @@ def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
         if len(todo) < len(pairs):
             print(f"{len(pairs) - len(todo)} pair(s) already in {args.out}; skipped",
                   file=sys.stderr)
-        _say_recovered(writer)
+        if writer.note():
+            print(writer.note(), file=sys.stderr)
         fresh = writer.resume([pair.key for pair in todo])
         work = [todo[k] for k in fresh]
         with executor_for(args, len(work)) as executor, \
@@ -236,12 +237,6 @@ def _pair_key(row: dict) -> tuple | None:
     if row.get("outcome") == "bad_input":
         return None
     return tuple(row.get(field) for field in ("dataset", "category", "problem", "constraint"))
-
-
-def _say_recovered(writer) -> None:
-    if writer.recovered:
-        print(f"{writer.recovered} row(s) computed by an interrupted run recovered from "
-              f"{writer.path}.pending", file=sys.stderr)
 
 
 # --------------------------------------------------------------------------- eval
@@ -284,7 +279,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                   file=sys.stderr)
         if skipped:
             print(f"{skipped} pair(s) already in {args.out}; skipped", file=sys.stderr)
-        _say_recovered(writer)
+        if writer.note():
+            print(writer.note(), file=sys.stderr)
         settings = EvalSettings(args.methods[args.method], args.time_limit,
                                 not args.no_label_check,
                                 str(Path(args.checks).resolve()) if args.checks else None,

@@ -236,9 +236,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
         todo = [r for r in rows if r.id not in done]
         if len(rows) - len(todo):
             print(f"{len(rows) - len(todo)} row(s) already in {out}: skipped", file=sys.stderr)
-        if writer.recovered:
-            print(f"{writer.recovered} row(s) computed by an interrupted run recovered from "
-                  f"{out}.pending", file=sys.stderr)
+        if writer.note():
+            print(writer.note(), file=sys.stderr)
         fresh = writer.resume([r.id for r in todo])
         work = [todo[k] for k in fresh]
         with executor_for(args) as executor:
