@@ -262,14 +262,16 @@ class ResultsWriter:
         journal = pending_path(self.path)
         self._streaming = False
 
-        def arrived() -> Iterator[tuple[int, dict]]:
-            yield from taken.items()
+        def arrived() -> Iterator[tuple[int, tuple[dict, str]]]:
+            for position, row in taken.items():
+                yield position, (row, _line(row))
             for index, row in arrivals:
-                self._append(self._journal, _line(row), journal)
-                yield fresh[index], row
+                line = _line(row)   # encoded once for the journal and for ``out``
+                self._append(self._journal, line, journal)
+                yield fresh[index], (row, line)
 
-        for position, row in in_input_order(arrived(), self._total):
-            self.write(row)
+        for position, (row, line) in in_input_order(arrived(), self._total):
+            self._append(self._out, line, self.path)
             yield position, row
         self._streaming = True
 
