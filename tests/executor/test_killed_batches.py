@@ -49,6 +49,7 @@ PLANS = {
 }
 
 
+@pytest.mark.slow
 def test_killed_validate_batch_loses_no_validated_row(tmp_path):
     (tmp_path / "plans").mkdir()
     (tmp_path / "domain.pddl").write_text(DOMAIN)
