@@ -114,18 +114,17 @@ def noop_overhead(kind: str, scheduler: str | None, tasks: int) -> float:
 
 
 def writer_rate(rows: list[dict], folder: Path) -> float:
-    """Rows per second the one writer sustains: each row appended to ``--out`` and to its
-    journal, as ``acp score`` does (JSON encoding and a flush each)."""
-    from planning_core.results_file import append_row, open_pending, open_results
+    """Rows per second the one writer sustains: each row journalled and appended to
+    ``--out`` in input order by :class:`~planning_core.results_file.ResultsWriter`, as the
+    batch commands do (JSON encoding and a flush each)."""
+    from planning_core.results_file import ResultsWriter
 
     out = folder / "writer.jsonl"
-    handle, _ = open_results(out)
-    journal = open_pending(out)
     start = time.process_time()
-    with handle, journal:
-        for row in rows:
-            append_row(journal, row)
-            append_row(handle, row)
+    with ResultsWriter(out, key=lambda row: row.get("id")) as writer:
+        fresh = writer.resume([row.get("id") for row in rows])
+        written = sum(1 for _ in writer.in_order((k, rows[k]) for k in fresh))
+    assert written == len(rows)
     return len(rows) / (time.process_time() - start)
 
 

@@ -1,5 +1,4 @@
-"""The JSON Lines results file that batch commands append to (``acp score``, ``cope eval``,
-``cope check --out``).
+"""The JSON Lines results file that batch commands append to, and its one writer.
 
 Runs resume by reading what is already in the file and skipping it, so the file must stay
 readable whatever happened to an earlier run:
@@ -16,17 +15,18 @@ readable whatever happened to an earlier run:
 Rows are written one per line and flushed as each is produced, so a killed run loses at
 most the row being written.
 
-A command whose rows follow the input order while its tasks finish in any order (on an
-executor, :mod:`planning_core.executor`) holds finished rows back until the rows before them
-are written. So that killing the CLI loses none of those, it also appends every row the
-moment it is computed to a sidecar journal, ``OUT.pending`` (:func:`open_pending`). A
-resumed run first moves the journal's rows that ``OUT`` lacks into ``OUT``
-(:func:`recover_pending`) and so never computes a finished row again; a clean end removes
-the journal (:func:`close_pending`). Both happen under the lock of ``OUT``. ``acp score``
-journals this way; recovered rows are appended in the order they were computed, so after a
-resume ``OUT`` is in input order except for them. ``cope check --out``, ``cope eval`` and
-``validate --batch --out`` do not journal yet: killing them loses the rows held back
-behind a slow earlier item (their items are recomputed on resume, nothing is duplicated).
+The batch commands (``acp score``, ``cope check --out``, ``cope eval``, ``validate --batch
+--out``, ``toolplans batch``) write their rows in input order while their tasks finish in any
+order (on an executor, :mod:`planning_core.executor`), so a finished row waits until the rows
+before it are written. So that killing the command loses none of those, one writer,
+:class:`ResultsWriter`, also appends every row the moment it arrives to a sidecar journal,
+``OUT.pending``. A resumed run takes the journal's rows that ``OUT`` lacks instead of
+computing their items again and writes them to ``OUT`` in their input places; a clean end
+removes the journal, an exception or a kill leaves it for the next run. All of it happens
+under the lock of ``OUT``. Only journal rows whose items the resumed run no longer has (its
+input was edited in between) cannot be placed; they are appended before the run's rows.
+Killing a run therefore loses no computed row (at most the one being journalled) and
+duplicates none.
 """
 from __future__ import annotations
 
@@ -35,12 +35,13 @@ import io
 import json
 import os
 from pathlib import Path
-from typing import IO, Callable, Iterable, Iterator
+from typing import IO, Callable, Hashable, Iterable, Iterator, Sequence
 
 from planning_core.errors import InputError
+from planning_core.executor.base import in_input_order
 
-__all__ = ["ResultsLocked", "open_results", "append_row", "add_bad_row_options",
-           "json_objects", "pending_path", "open_pending", "recover_pending", "close_pending"]
+__all__ = ["ResultsLocked", "ResultsWriter", "open_results", "append_row",
+           "add_bad_row_options", "json_objects", "pending_path"]
 
 
 class ResultsLocked(InputError):
@@ -71,14 +72,10 @@ def _cut_torn_tail(handle: IO[bytes]) -> int:
     return size - cut
 
 
-def open_results(path: str | Path) -> tuple[IO[str], int]:
-    """Open ``path`` for appending under an exclusive lock, its torn tail cut off.
-
-    Returns the text handle (close it to release the lock) and the number of bytes cut.
-    Raises :class:`ResultsLocked` when another run holds the file, and
-    :class:`~planning_core.errors.InputError` when it cannot be opened.
-    """
-    path = Path(path)
+def _open_append(path: Path, *, lock: bool) -> tuple[IO[str], int]:
+    """``path`` opened for appending (created when absent) with its torn tail cut off, and
+    the number of bytes cut; with ``lock`` under an exclusive ``flock``
+    (:class:`ResultsLocked` when another run holds it). The text handle reads too."""
     if path.is_dir():
         raise InputError("is a folder, not a file", file=str(path))
     if not path.parent.exists():
@@ -87,25 +84,36 @@ def open_results(path: str | Path) -> tuple[IO[str], int]:
         raw = open(path, "a+b")
     except OSError as err:
         raise InputError(f"cannot write: {err.strerror or err}", file=str(path)) from None
-    try:
-        fcntl.flock(raw.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raw.close()
-        raise ResultsLocked("another run is writing to this results file; wait for it to "
-                            "finish or choose another --out", file=str(path)) from None
+    if lock:
+        try:
+            fcntl.flock(raw.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raw.close()
+            raise ResultsLocked("another run is writing to this results file; wait for it "
+                                "to finish or choose another --out", file=str(path)) from None
     try:
         cut = _cut_torn_tail(raw)
         raw.seek(0, os.SEEK_END)
     except OSError as err:
         raw.close()
         raise InputError(f"cannot write: {err.strerror or err}", file=str(path)) from None
-    # a text wrapper over the locked binary handle: closing it closes (and unlocks) both
+    # a text wrapper over the binary handle: closing it closes (and unlocks) both
     return io.TextIOWrapper(raw, encoding="utf-8", write_through=True), cut
+
+
+def open_results(path: str | Path) -> tuple[IO[str], int]:
+    """Open ``path`` for appending under an exclusive lock, its torn tail cut off.
+
+    Returns the text handle (close it to release the lock) and the number of bytes cut.
+    Raises :class:`ResultsLocked` when another run holds the file, and
+    :class:`~planning_core.errors.InputError` when it cannot be opened.
+    """
+    return _open_append(Path(path), lock=True)
 
 
 def append_row(handle: IO[str], row: dict) -> None:
     """Write one row as one line and flush it to the operating system."""
-    handle.write(json.dumps(row) + "\n")
+    handle.write(_line(row))
     handle.flush()
 
 
@@ -114,50 +122,189 @@ def pending_path(path: str | Path) -> Path:
     return Path(f"{path}.pending")
 
 
-def recover_pending(handle: IO[str], path: str | Path,
-                    is_new: Callable[[dict], bool]) -> int:
-    """Move the rows a killed run computed but had not yet written into the results.
+def _line(row: dict) -> str:
+    return json.dumps(row) + "\n"
 
-    Appends to ``handle`` (the locked results file ``path``) every complete row of
-    ``path.pending`` that ``is_new(row)`` accepts (the caller knows what ``path`` already
-    holds; ``is_new`` is asked in journal order and should remember what it accepted, so a
-    row journalled twice is written once), then removes the journal. A torn last line (the
-    run died while journalling it) is dropped: that row is computed again. Returns how many
-    rows were moved.
-    """
-    journal = pending_path(path)
-    try:
-        text = journal.read_text(encoding="utf-8", errors="surrogateescape")
-    except FileNotFoundError:
-        return 0
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror or err}", file=str(journal)) from None
-    moved = 0
+
+def _json_rows(text: str) -> Iterator[dict]:
+    """The JSON objects of a JSON Lines text; blank, torn and other lines skipped."""
     for line in text.split("\n"):
         try:
             row = json.loads(line)
-        except json.JSONDecodeError:   # an empty or torn line
+        except (json.JSONDecodeError, RecursionError):   # an empty or torn line
             continue
-        if isinstance(row, dict) and is_new(row):
-            append_row(handle, row)
-            moved += 1
-    journal.unlink()
-    return moved
+        if isinstance(row, dict):
+            yield row
 
 
-def open_pending(path: str | Path) -> IO[str]:
-    """A fresh journal for ``path`` (call :func:`recover_pending` first: this empties it)."""
-    journal = pending_path(path)
-    try:
-        return open(journal, "w", encoding="utf-8")
-    except OSError as err:
-        raise InputError(f"cannot write: {err.strerror or err}", file=str(journal)) from None
+class ResultsWriter:
+    """The one writer of a batch command's ``--out``: in input order, journalled, resumable.
 
+    A run goes ``with ResultsWriter(out, key) as writer``, then ``writer.write(row)`` for
+    rows made on the spot (bad input rows), ``fresh = writer.resume(keys)`` with the keys of
+    the items still to do (those ``out`` lacks, in input order), and ``for position, row in
+    writer.in_order(arrivals)`` over the rows computed for ``[todo[k] for k in fresh]``
+    as they finish, ``(index into fresh, row)`` in any order:
 
-def close_pending(handle: IO[str], path: str | Path) -> None:
-    """End a run cleanly: every journalled row is in ``path`` now, so the journal goes."""
-    handle.close()
-    pending_path(path).unlink(missing_ok=True)
+    * opening locks ``out`` and cuts its torn tail (:func:`open_results`), and reads the
+      journal ``out.pending`` a killed run left: its rows whose ``key(row)`` no row of
+      ``out`` has (the first of each key; a torn last line is dropped, that row is
+      computed again) are *recovered*;
+    * :meth:`resume` takes for every key the recovered row of that key, so that item is
+      not computed again, and returns the positions that must be; recovered rows no key
+      asks for (the input changed since the killed run) are written to ``out`` at once;
+    * :meth:`in_order` appends every arriving row to the journal first (flushed), then
+      writes rows to ``out`` in input order, recovered ones in their places
+      (:func:`~planning_core.executor.in_input_order`), and yields ``(position, row)`` as
+      each is written;
+    * leaving the ``with`` block normally removes the journal (every row it holds is in
+      ``out``); an exception or a kill leaves it for the next run.
+
+    ``key(row)`` names the item a row is the result of (hashable, equal to the keys given
+    to :meth:`resume`); None for rows that never count as done (they are not recovered).
+    """
+
+    def __init__(self, path: str | Path, key: Callable[[dict], Hashable | None]) -> None:
+        self.path = Path(path)
+        self._key = key
+        self._out, self.cut = open_results(self.path)
+        journal = pending_path(self.path)
+        try:
+            self._journal, _ = _open_append(journal, lock=False)
+            try:
+                text = journal.read_text(encoding="utf-8", errors="surrogateescape")
+                self._recovered = self._unwritten(text)
+            except BaseException:
+                self._journal.close()
+                raise
+        except OSError as err:
+            self._out.close()
+            raise InputError(f"cannot read: {err.strerror or err}", file=str(journal)) from None
+        except BaseException:
+            self._out.close()
+            raise
+        #: how many rows of the journal ``out`` lacked when the run started
+        self.recovered = len(self._recovered)
+        self._taken: dict[int, dict] = {}
+        self._fresh: list[int] | None = None
+        self._total = 0
+        self._streaming: bool | None = None   # in_order(): None not begun, False under way
+
+    def note(self) -> str | None:
+        """What a command says on stderr when the journal had rows for it (else None)."""
+        if not self.recovered:
+            return None
+        return (f"{self.recovered} row(s) computed by an interrupted run recovered from "
+                f"{pending_path(self.path)}")
+
+    def _key_of(self, row: dict) -> Hashable | None:
+        try:
+            key = self._key(row)
+            hash(key)
+        except (TypeError, AttributeError, KeyError):   # a row of another shape
+            return None
+        return key
+
+    def _unwritten(self, journalled: str) -> dict[Hashable, dict]:
+        """The journal's rows whose key no row of ``out`` has, by key (first one wins)."""
+        rows: dict[Hashable, dict] = {}
+        for row in _json_rows(journalled):
+            key = self._key_of(row)
+            if key is not None:
+                rows.setdefault(key, row)
+        if rows:   # only then is ``out`` read: a clean run pays nothing
+            try:
+                text = self.path.read_text(encoding="utf-8", errors="surrogateescape")
+            except OSError as err:
+                raise InputError(f"cannot read: {err.strerror or err}",
+                                 file=str(self.path)) from None
+            for row in _json_rows(text):
+                rows.pop(self._key_of(row), None)
+        return rows
+
+    def _append(self, handle: IO[str], line: str, path: Path) -> None:
+        try:
+            handle.write(line)
+            handle.flush()
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror or err}", file=str(path)) from None
+
+    def write(self, row: dict) -> None:
+        """Append ``row`` to ``out`` now (a row made on the spot, not on an executor)."""
+        self._append(self._out, _line(row), self.path)
+
+    def resume(self, keys: Sequence[Hashable]) -> list[int]:
+        """Start this run's rows: ``keys`` name the items still to do, in input order.
+
+        Returns the positions in ``keys`` whose rows must be computed; the journal holds
+        the others', which :meth:`in_order` writes in their places."""
+        if self._fresh is not None:
+            raise RuntimeError("ResultsWriter: one resume() per run")
+        self._fresh = []
+        for position, key in enumerate(keys):
+            row = self._recovered.pop(key, None)
+            if row is None:
+                self._fresh.append(position)
+            else:
+                self._taken[position] = row
+        self._total = len(keys)
+        for row in self._recovered.values():   # for items this run does not have
+            self.write(row)
+        self._recovered = {}
+        return self._fresh
+
+    def in_order(self, arrivals: Iterable[tuple[int, dict]]) -> Iterator[tuple[int, dict]]:
+        """Journal each ``(index into resume()'s list, row)`` as it arrives; write the rows
+        to ``out`` in input order; yield ``(position in keys, row)`` as each is written."""
+        if self._fresh is None or self._streaming is not None:
+            raise RuntimeError("ResultsWriter: one resume(), then one in_order()")
+        fresh, taken, self._taken = self._fresh, self._taken, {}
+        journal = pending_path(self.path)
+        self._streaming = False
+
+        def arrived() -> Iterator[tuple[int, tuple[dict, str]]]:
+            for position, row in taken.items():
+                yield position, (row, _line(row))
+            for index, row in arrivals:
+                line = _line(row)   # encoded once for the journal and for ``out``
+                self._append(self._journal, line, journal)
+                yield fresh[index], (row, line)
+
+        for position, (row, line) in in_input_order(arrived(), self._total):
+            self._append(self._out, line, self.path)
+            yield position, row
+        self._streaming = True
+
+    def close(self, clean: bool = True) -> None:
+        """Release ``out``. After a ``clean`` run (:meth:`resume` called, :meth:`in_order`
+        run to its end or not at all) every row the journal holds is in ``out`` (rows
+        :meth:`in_order` never placed are written now) and the journal is removed; otherwise
+        it stays for the next run (unless it is empty)."""
+        finished = clean and self._fresh is not None and self._streaming is not False
+        try:
+            if finished:
+                for _, row in sorted(self._taken.items()):
+                    self.write(row)
+                self._taken = {}
+        except BaseException:
+            finished = False
+            raise
+        finally:
+            try:
+                if not finished:
+                    finished = os.fstat(self._journal.fileno()).st_size == 0
+            except OSError:
+                finished = False
+            self._journal.close()
+            if finished:
+                pending_path(self.path).unlink(missing_ok=True)
+            self._out.close()
+
+    def __enter__(self) -> "ResultsWriter":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close(clean=exc_type is None)
 
 
 def json_objects(lines: Iterable[tuple[int, str]]

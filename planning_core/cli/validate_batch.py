@@ -29,14 +29,17 @@ missing fields, a repeated id) gets a ``bad_input`` row keyed by its ``source``
 nothing (its worker kept dying) gives ``unknown`` rows that say why.
 
 With ``--out`` the rows are appended to a results file locked for the run
-(:mod:`planning_core.results_file`); ids already there with a verdict are skipped, so an
-interrupted run resumes (ids recorded as ``bad_input`` are tried again: their files may
-have been fixed). Without it the rows go to standard output. The summary goes to stderr.
+(:class:`~planning_core.results_file.ResultsWriter`); ids already there with a verdict are
+skipped, so an interrupted run resumes (ids recorded as ``bad_input`` are tried again: their
+files may have been fixed), and every row is journalled as it arrives, so killing the
+command loses no validated row held back for manifest order. Without it the rows go to
+standard output. The summary goes to stderr.
 Exit code over the manifest's latest rows: 2 when any is ``bad_input``, else 1 when a plan
 is invalid, else 3 when a plan hit the time limit (``unknown``), else 0.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -51,7 +54,7 @@ from planning_core.executor import Executor, TaskFailed, in_input_order, split_i
     worker_state
 
 __all__ = ["PlanItem", "BadLine", "Manifest", "BatchSettings", "read_manifest",
-           "task_groups", "validate_group", "run_batch"]
+           "task_groups", "validate_group", "row_arrivals", "run_batch"]
 
 BAD_INPUT = "bad_input"
 # parsed tasks a worker keeps for a run (the groups of one task usually come together)
@@ -299,24 +302,19 @@ def task_groups(items: Sequence[PlanItem], workers: int) -> list[Sequence[PlanIt
     return [part for group in by_task.values() for part in split_items(group, share)]
 
 
-def iter_rows(items: Sequence[PlanItem], executor: Executor, settings: BatchSettings,
-              on_done=None) -> Iterator[tuple[PlanItem, dict]]:
-    """Validate ``items`` on ``executor``; yield ``(item, row)`` in the order of ``items``.
-    ``on_done(row)`` is called for every row as its group finishes (completion order)."""
+def row_arrivals(items: Sequence[PlanItem], executor: Executor, settings: BatchSettings,
+                 on_done=None) -> Iterator[tuple[int, dict]]:
+    """Validate ``items`` on ``executor``, grouped by task; yield ``(k, row of items[k])``
+    as groups finish (completion order). ``on_done(row)`` is called for every row."""
     position = {item.index: k for k, item in enumerate(items)}
     groups = task_groups(items, executor.workers)
-
-    def arrived():
-        for g, result in executor.run(validate_group, settings, groups):
-            if isinstance(result, TaskFailed):
-                result = [(item.index, failed_row(item, result)) for item in groups[g]]
-            for index, row in result:
-                if on_done:
-                    on_done(row)
-                yield position[index], row
-
-    for k, row in in_input_order(arrived(), len(items)):
-        yield items[k], row
+    for g, result in executor.run(validate_group, settings, groups):
+        if isinstance(result, TaskFailed):
+            result = [(item.index, failed_row(item, result)) for item in groups[g]]
+        for index, row in result:
+            if on_done:
+                on_done(row)
+            yield position[index], row
 
 
 # ------------------------------------------------------------------ the command
@@ -342,6 +340,12 @@ def _read_done(path: Path) -> tuple[list[dict], list[str]]:
     return rows, warnings
 
 
+def _row_key(row: dict) -> str | None:
+    """The plan a results row is the verdict of (its id as JSON); None for the row of a
+    manifest line that could not be used."""
+    return None if "source" in row else json.dumps(row.get("id"))
+
+
 def _exit_code(rows: Sequence[dict]) -> int:
     from planning_core.cli import ExitCode
 
@@ -361,19 +365,18 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
     """The ``validate --batch`` command (see the module doc); returns the exit code."""
     from planning_core.cli import ExitCode, error_line
     from planning_core.cli.executor_args import executor_for
-    from planning_core.results_file import append_row, open_results
+    from planning_core.results_file import ResultsWriter
 
     manifest = read_manifest(manifest_path, max_plan_bytes=max_plan_bytes)
     if manifest.bad and strict:
         first = manifest.bad[0]
         print(f"{first.source}: error: {first.message}", file=err)
         return ExitCode.BAD_INPUT
-    handle = None
     done_rows: list[dict] = []
-    if out_path:
-        handle, _ = open_results(out_path)   # locked for the run; a torn tail cut off
-    try:
-        if handle is not None:
+    # locked for the run, a torn tail cut off, a killed run's journal taken
+    writer = ResultsWriter(out_path, key=_row_key) if out_path else None
+    with writer or contextlib.nullcontext():
+        if writer is not None:
             done_rows, warnings = _read_done(Path(out_path))
             for warning in warnings:
                 print(f"warning: {warning}", file=err)
@@ -384,10 +387,12 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
         if len(todo) < len(manifest.items):
             print(f"{len(manifest.items) - len(todo)} plan(s) already in {out_path}; "
                   "skipped", file=err)
+        if writer is not None and writer.note():
+            print(writer.note(), file=err)
 
         def emit(row: dict) -> None:
-            if handle is not None:
-                append_row(handle, row)
+            if writer is not None:
+                writer.write(row)
             else:
                 print(json.dumps(row), file=out)
 
@@ -398,29 +403,33 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
                       file=err)
                 emit(bad.to_row())
             new_rows.append(bad.to_row())
+        fresh = writer.resume([json.dumps(item.id) for item in todo]) if writer is not None \
+            else range(len(todo))
+        work = [todo[k] for k in fresh]
         settings = BatchSettings(time_limit, max_plan_bytes, os.urandom(8).hex())
-        with executor_for(executor_args, len(todo), err) as executor:
-            bar = _progress(len(todo), progress, err)
+        with executor_for(executor_args, len(work), err) as executor:
+            bar = _progress(len(work), progress, err)
             valid = 0
             try:
-                for _, row in iter_rows(todo, executor, settings,
-                                        on_done=bar.update if bar else None):
-                    emit(row)
+                arrivals = row_arrivals(work, executor, settings,
+                                        on_done=bar.update if bar else None)
+                rows = writer.in_order(arrivals) if writer is not None \
+                    else in_input_order(arrivals, len(work))
+                for _, row in rows:
+                    if writer is None:
+                        print(json.dumps(row), file=out)
                     new_rows.append(row)
                     valid += bool(row["valid"])
                     if bar is not None:
                         bar.set_postfix_str(f"valid {valid}", refresh=False)
-            except OSError as error:
+            except OSError as error:   # standard output closed under us
                 raise InputError(f"cannot write: {error.strerror or error}",
                                  file=out_path) from None
             finally:
                 if bar is not None:
                     bar.close()
-    finally:
-        if handle is not None:
-            handle.close()
     latest = _latest(manifest, done_rows, new_rows)
-    _summary(latest, len(todo), out_path, err)
+    _summary(latest, len(work), out_path, err)
     if not manifest.items and not manifest.bad:
         print(error_line(InputError("no plans in the manifest", file=manifest_path)),
               file=err)

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, require_shared
+from tests.executor.kill_helpers import stop as _stop
 
 pytestmark = pytest.mark.slow
 distributed = pytest.importorskip("distributed")
@@ -45,15 +46,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """SIGKILL the process group ``proc`` leads (the process and whatever it started)."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
 
 
 class Cluster:
@@ -184,14 +176,12 @@ def _check_complete(out: Path, data, serial_rows) -> None:
 
 
 def _wait_for_new_rows(proc: subprocess.Popen, journal: Path) -> None:
-    """Until the run journals rows of its own: a killed run's journal is moved into the
-    results and removed at start-up, then a fresh one fills as tasks finish."""
-    seen_empty = False
+    """Until the run journals rows of its own: the journal a killed run left is kept (its
+    rows are written in their places as the new run goes on), so until it grows past the
+    size it had when the run started (less a torn last line the run cuts off)."""
+    start = journal.stat().st_size if journal.exists() else 0
     while proc.poll() is None:
-        size = journal.stat().st_size if journal.exists() else 0
-        if size == 0:
-            seen_empty = True
-        elif seen_empty:
+        if journal.exists() and journal.stat().st_size > start:
             return
         time.sleep(0.02)
 
@@ -249,7 +239,7 @@ def test_killed_client_resumes_without_losing_or_duplicating(data, cluster, seri
 
 def test_journal_rows_are_moved_into_the_results_not_computed_again(data, tmp_path):
     """Rows a killed client computed but had not written are taken from OUT.pending: a
-    journal row whose reason no scorer writes shows up in OUT unchanged."""
+    journal row whose reason no scorer writes shows up in OUT unchanged, in its place."""
     q_path, a_path = data["x1"]
     answers = [json.loads(line) for line in a_path.read_text().splitlines()][:3]
     small = tmp_path / "answers.jsonl"
@@ -267,9 +257,10 @@ def test_journal_rows_are_moved_into_the_results_not_computed_again(data, tmp_pa
     assert code == 0, err
     assert "2 row(s) computed by an interrupted run recovered" in err
     rows = _rows(out)
-    assert [r["id"] for r in rows] == [answers[1]["id"], answers[2]["id"], answers[0]["id"]]
-    assert [r["reason"] for r in rows[:2]] == ["from the journal"] * 2
-    assert rows[2]["reason"] != "from the journal"
+    # in the order of the answers file, the journal's rows in their places
+    assert [r["id"] for r in rows] == [a["id"] for a in answers]
+    assert [r["reason"] for r in rows[1:]] == ["from the journal"] * 2
+    assert rows[0]["reason"] != "from the journal"
     assert not Path(f"{out}.pending").exists()
 
 

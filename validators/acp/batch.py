@@ -3,10 +3,12 @@
 Answers are grouped by problem (domain and problem text) so that one worker parses and
 grounds each problem once and shares h* values and search results across the answers to
 it (:class:`planning_core.validators.acp.problem.ProblemCache`). The groups run on an
-executor (:mod:`planning_core.executor`: local worker processes, or a Dask cluster); rows
-are still yielded in the order of the answers file, so the output does not depend on the
-executor or the number of workers. A group whose worker keeps dying gives unknown rows
-(``worker-died``) instead of ending the run.
+executor (:mod:`planning_core.executor`: local worker processes, or a Dask cluster).
+:func:`score_arrivals` yields rows as they are computed (``acp score`` gives them to
+:class:`~planning_core.results_file.ResultsWriter`, which puts them in order);
+:func:`score_jobs` yields them in the order of the answers file. Either way the output does
+not depend on the executor or the number of workers. A group whose worker keeps dying
+gives unknown rows (``worker-died``) instead of ending the run.
 
 One answer never stops the run: a question whose PDDL cannot be parsed gives an unknown
 row (``bad-question``) for each of its answers, a response longer than
@@ -20,7 +22,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
 from planning_core.errors import PlanningError
-from planning_core.executor import Executor, TaskFailed, make_executor, split_items, worker_state
+from planning_core.executor import Executor, TaskFailed, in_input_order, make_executor, \
+    split_items, worker_state
 from planning_core.executor.local import SerialExecutor
 
 from planning_core.validators.acp.dataset import (Answer, BadRow, DatasetError, question_index,
@@ -30,7 +33,7 @@ from planning_core.validators.acp.scorers.base import DEFAULT_BUDGET, DEFAULT_TI
 from planning_core.validators.acp.scoring import MAX_RESPONSE_BYTES, AnswerScorer
 
 __all__ = ["Job", "ScoreSettings", "check_gold", "failed_row", "gold_group", "match_answers",
-           "problem_groups", "result_row", "score_group", "score_jobs"]
+           "problem_groups", "result_row", "score_arrivals", "score_group", "score_jobs"]
 
 
 # answers grouped by problem at a time: a group's rows can only be written when every answer
@@ -190,6 +193,28 @@ def problem_groups(jobs: Sequence[Job], workers: int) -> list[Sequence[Job]]:
     return tasks
 
 
+def score_arrivals(jobs: Sequence[Job], settings: ScoreSettings, executor: Executor,
+                   on_done: Callable[[int], None] | None = None
+                   ) -> Iterator[tuple[int, dict]]:
+    """Score ``jobs`` on ``executor``, grouped by problem; yield ``(k, row)`` for
+    ``jobs[k]`` as rows are computed, in completion order (``acp score`` hands them to
+    :class:`~planning_core.results_file.ResultsWriter`, which journals them and writes them
+    in input order). ``on_done(n)`` is called as answers finish (for a progress bar)."""
+    position = {job.index: k for k, job in enumerate(jobs)}
+    # grouped within windows of the input, so the rows held back for input order stay
+    # bounded however long the answers file is: a window starts when the last one is done
+    for start in range(0, len(jobs), HOLD_LIMIT):
+        groups = problem_groups(jobs[start:start + HOLD_LIMIT], executor.workers)
+        for g, result in executor.run(score_group, settings, groups):
+            if isinstance(result, TaskFailed):
+                result = [(job.index, failed_row(job, result, settings.provenance))
+                          for job in groups[g]]
+            if on_done:
+                on_done(len(result))
+            for index, row in result:
+                yield position[index], row
+
+
 def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_LIMIT,
                budget: int = DEFAULT_BUDGET, workers: int = 1, scorer: AnswerScorer | None = None,
                trust_stored_none: bool = False, provenance: bool = False,
@@ -201,11 +226,10 @@ def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_L
     """Score ``jobs``; yield ``(job, row)`` in the order of ``jobs``.
 
     The work runs on ``executor`` (:mod:`planning_core.executor`: local processes or a Dask
-    cluster; default: ``workers`` local processes, or this process when ``workers <= 1``).
-    ``on_done(n)`` is called as answers finish (for a progress bar), in completion order,
-    and ``on_row(job, row)`` for every row the moment it is computed, before it may be held
-    back for input order (``acp score`` journals it there, so killing the CLI loses no
-    computed row: :func:`planning_core.results_file.open_pending`).
+    cluster; default: ``workers`` local processes, or this process when ``workers <= 1``),
+    through :func:`score_arrivals`. ``on_done(n)`` is called as answers finish (for a
+    progress bar), in completion order, and ``on_row(job, row)`` for every row the moment
+    it is computed, before it may be held back for input order.
     With ``provenance`` each row also names the response it scored (``response_sha256``,
     what a resumed ``acp score`` compares) and the CPU seconds its scoring took (``cpu_s``,
     which, unlike the verdict, varies from run to run).
@@ -230,26 +254,15 @@ def score_jobs(jobs: Sequence[Job], *, time_limit: float | None = DEFAULT_TIME_L
                     on_done(1)
                 yield job, row
             return
-        position = {job.index: k for k, job in enumerate(jobs)}
-        ready: dict[int, dict] = {}
-        next_k = 0
-        # grouped within windows of the input, so the rows held back for input order stay
-        # bounded however long the answers file is
-        for start in range(0, len(jobs), HOLD_LIMIT):
-            groups = problem_groups(jobs[start:start + HOLD_LIMIT], executor.workers)
-            for g, result in executor.run(score_group, settings, groups):
-                if isinstance(result, TaskFailed):
-                    result = [(job.index, failed_row(job, result, provenance))
-                              for job in groups[g]]
-                for index, row in result:
-                    ready[position[index]] = row
-                    if on_row:
-                        on_row(jobs[position[index]], row)
-                if on_done:
-                    on_done(len(result))
-                while next_k in ready:
-                    yield jobs[next_k], ready.pop(next_k)
-                    next_k += 1
+
+        def arrived() -> Iterator[tuple[int, dict]]:
+            for k, row in score_arrivals(jobs, settings, executor, on_done):
+                if on_row:
+                    on_row(jobs[k], row)
+                yield k, row
+
+        for k, row in in_input_order(arrived(), len(jobs)):
+            yield jobs[k], row
     finally:
         if owned:
             executor.close()

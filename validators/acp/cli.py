@@ -7,12 +7,13 @@ the summary of everything in ``R.jsonl``. Answers already in ``R.jsonl`` with th
 response (by its SHA-256) are skipped, so an interrupted run is resumed by running the same
 command again; an edited response is scored again and its new row supersedes the old. Each
 row carries the CPU seconds its scoring took (``cpu_s``). The file is locked for the run (a
-second run on it stops with a message) and a torn last line is cut off. Rows finished on
-workers but held back for input order are journalled in ``R.jsonl.pending`` as they arrive,
-so a killed run loses no computed row: the rerun moves them into ``R.jsonl`` first. ``A`` may also be
-lm-evaluation-harness ``--log_samples`` output. An unusable answer row (not JSON, no id, a
-repeated or unknown id) is recorded as a ``bad-input`` row and the run goes on
-(``--strict``: stop at it instead); a response over ``--max-response-bytes`` is scored
+second run on it stops with a message) and a torn last line is cut off. Rows are written
+in the order of ``A``; every row is journalled in ``R.jsonl.pending`` as it arrives, so a
+killed run loses no computed row: the rerun writes them into ``R.jsonl`` in their places
+instead of scoring them again (:class:`~planning_core.results_file.ResultsWriter`). ``A``
+may also be lm-evaluation-harness ``--log_samples`` output. An unusable answer row (not
+JSON, no id, a repeated or unknown id) is recorded as a ``bad-input`` row and the run goes
+on (``--strict``: stop at it instead); a response over ``--max-response-bytes`` is scored
 unknown (``too-large``) unread; an unexpected error while scoring one answer becomes its
 ``internal-error`` row.
 
@@ -99,7 +100,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------------ score
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from planning_core.validators.acp.batch import match_answers, score_jobs
+    from planning_core.validators.acp.batch import ScoreSettings, match_answers, \
+        score_arrivals
     from planning_core.validators.acp.dataset import (
         current_rows,
         done_keys,
@@ -116,13 +118,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         summarize,
         text_table,
     )
-    from planning_core.results_file import (
-        append_row,
-        close_pending,
-        open_pending,
-        open_results,
-        recover_pending,
-    )
+    from planning_core.results_file import ResultsWriter
 
     out = Path(args.out)
     if args.plot:
@@ -133,16 +129,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     bad: list | None = None if args.strict else []
     answers = load_answers(args.answers, bad)
     jobs = match_answers(questions, answers, args.answers, bad)
-    handle, _ = open_results(out)   # locked until the end; a torn last line cut off
-    with handle:
+    # locked until the end, a torn last line cut off; rows a killed run computed but had
+    # not written yet (held back for input order) are taken from its journal
+    with ResultsWriter(out, key=_row_key) as writer:
+        if writer.note():
+            print(writer.note(), file=sys.stderr)
         rows = read_results(out)
         scored = scored_hashes(rows)
-        # rows a killed run computed but had not written yet (held back for input order)
-        recovered = recover_pending(handle, out, _new_row(scored))
-        if recovered:
-            print(f"{recovered} row(s) computed by an interrupted run recovered from "
-                  f"{out}.pending", file=sys.stderr)
-            rows = read_results(out)
         done = done_keys(rows)
         todo = [j for j in jobs
                 if not is_done((j.question.task, j.question.id), j.response, scored)]
@@ -158,31 +151,24 @@ def cmd_score(args: argparse.Namespace) -> int:
             print(f"warning: {row.source}: {row.message}; recorded as a bad-input row",
                   file=sys.stderr)
         for row in new_bad:
-            append_row(handle, row.to_row())
+            writer.write(row.to_row())
+        fresh = writer.resume([_job_key(j) for j in todo])
+        work = [todo[k] for k in fresh]
+        settings = ScoreSettings(args.time_limit, args.budget, args.trust_stored_none,
+                                 provenance=True, max_response_bytes=args.max_response_bytes)
         with executor_for(args) as executor:
-            journal = open_pending(out)
-            bar = _progress(len(todo), disabled=args.no_progress)
+            bar = _progress(len(work), disabled=args.no_progress)
             right = scored_n = 0
             try:
-                for _, row in score_jobs(todo, time_limit=args.time_limit, budget=args.budget,
-                                         trust_stored_none=args.trust_stored_none,
-                                         max_response_bytes=args.max_response_bytes,
-                                         provenance=True, executor=executor,
-                                         on_done=bar.update if bar else None,
-                                         on_row=lambda _, row: append_row(journal, row)):
-                    append_row(handle, row)
+                for _, row in writer.in_order(score_arrivals(
+                        work, settings, executor, on_done=bar.update if bar else None)):
                     scored_n += 1
                     right += row["score"] == 1
                     if bar and scored_n % 16 == 0:
                         bar.set_postfix_str(f"right {right / scored_n:.1%}", refresh=False)
-            except OSError as err:
-                raise InputError(f"cannot write: {err.strerror or err}",
-                                 file=str(out)) from None
             finally:
                 if bar:
                     bar.close()
-            # every row is in OUT now (an exception above leaves the journal for the rerun)
-            close_pending(journal, out)
         rows = read_results(out)
     summary = summarize(current_rows(rows))
     print(text_table(summary))
@@ -202,17 +188,16 @@ def cmd_score(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _new_row(scored: dict[tuple[str, str], str | None]):
-    """``is_new`` for :func:`~planning_core.results_file.recover_pending`: a journalled row
-    is new unless the results already hold a row of that answer with that response."""
-    def is_new(row: dict) -> bool:
-        key = (str(row.get("task")), str(row.get("id")))
-        digest = row.get("response_sha256")
-        if key in scored and scored[key] in (None, digest):
-            return False
-        scored[key] = digest
-        return True
-    return is_new
+def _row_key(row: dict) -> tuple[str, str, str | None]:
+    """What a results row is the score of: the answer (task, id) and its response's hash."""
+    return str(row.get("task")), str(row.get("id")), row.get("response_sha256")
+
+
+def _job_key(job) -> tuple[str, str, str]:
+    """:func:`_row_key` of the row scoring ``job`` will give."""
+    from planning_core.validators.acp.dataset import response_hash
+
+    return str(job.question.task), str(job.question.id), response_hash(job.response)
 
 
 def _progress(total: int, disabled: bool, unit: str = "answer"):

@@ -28,8 +28,9 @@ processes, or a Dask cluster; :func:`iter_checks`, :func:`check_pairs`). Each ta
 pair (:func:`check_task`), so that a few pairs that run into the time limit do not queue
 behind one worker; each worker memoises parsed files in its own
 :class:`~planning_core.validators.cope.groundtruth.GroundTruthCache`, built once per run
-(:func:`~planning_core.executor.worker_state`). Checks come back in dataset order, whatever
-order they finish in, so ``cope check --out`` writes its rows in dataset order on every
+(:func:`~planning_core.executor.worker_state`). :func:`iter_checks` gives the checks in
+dataset order, whatever order they finish in; :func:`check_arrivals` as they finish, for
+``cope check --out``, whose writer journals them and writes them in dataset order on every
 executor. A pair whose task produced nothing (its worker kept dying, or the task raised)
 becomes an ``unknown`` check that says why (:func:`failed_check`), and the run goes on.
 """
@@ -38,7 +39,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from planning_core.errors import PlanningError
@@ -53,7 +54,7 @@ from planning_core.validators.cope.naming import squash
 from planning_core.validators.cope.solving import DEFAULT_TIME_LIMIT, solve_task
 
 __all__ = ["PairCheck", "VERDICTS", "CheckSettings", "check_pair", "check_truth", "check_task",
-           "failed_check", "iter_checks", "check_pairs", "count_verdicts"]
+           "failed_check", "check_arrivals", "iter_checks", "check_pairs", "count_verdicts"]
 
 VERDICTS = ("agrees", "defect", "label_disagreement", "unknown", "engine_disagreement")
 
@@ -242,6 +243,23 @@ def failed_check(pair: Pair, failure: TaskFailed) -> PairCheck:
                      error=None if pair.plan_exists is not None else "no plan_exists label")
 
 
+def check_arrivals(pairs: Sequence[Pair], executor: Executor, *,
+                   time_limit: float = DEFAULT_TIME_LIMIT,
+                   on_done: Callable[[PairCheck], None] | None = None
+                   ) -> Iterator[tuple[int, PairCheck]]:
+    """Check every pair on ``executor``; yield ``(k, check of pairs[k])`` in completion
+    order (``cope check --out`` hands them to
+    :class:`~planning_core.results_file.ResultsWriter`, which puts them in order).
+    ``on_done`` is called as each check arrives (for a progress bar)."""
+    settings = CheckSettings(time_limit, os.urandom(8).hex())
+    for index, result in executor.run(check_task, settings, pairs):
+        if isinstance(result, TaskFailed):
+            result = failed_check(pairs[index], result)
+        if on_done:
+            on_done(result)
+        yield index, result
+
+
 def iter_checks(pairs: Iterable[Pair], executor: Executor, *,
                 time_limit: float = DEFAULT_TIME_LIMIT,
                 on_done: Callable[[PairCheck], None] | None = None) -> Iterator[PairCheck]:
@@ -250,17 +268,8 @@ def iter_checks(pairs: Iterable[Pair], executor: Executor, *,
     ``on_done`` is called as each check arrives, in completion order (for a progress bar).
     """
     pairs = list(pairs)
-    settings = CheckSettings(time_limit, os.urandom(8).hex())
-
-    def arrived():
-        for index, result in executor.run(check_task, settings, pairs):
-            if isinstance(result, TaskFailed):
-                result = failed_check(pairs[index], result)
-            if on_done:
-                on_done(result)
-            yield index, result
-
-    for _, check in in_input_order(arrived(), len(pairs)):
+    arrivals = check_arrivals(pairs, executor, time_limit=time_limit, on_done=on_done)
+    for _, check in in_input_order(arrivals, len(pairs)):
         yield check
 
 

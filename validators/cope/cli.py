@@ -15,12 +15,13 @@
     :data:`planning_core.validators.formalizations.methods.METHODS`), appending one result
     row per pair to ``--out``; pairs already there are skipped, so an interrupted run
     resumes (the file is locked for the run and a torn last line cut off). Rows are written
-    in the order of the outputs file as soon as every earlier one is done. An unusable
-    output row is recorded as ``bad_input`` and the run goes on (``--strict``: stop
-    instead); an output over ``--max-response-bytes`` is
-    ``too_large``, unread; an exception while judging one output is its
-    ``internal_error``. A progress bar goes to stderr. ``--report`` writes the markdown
-    report of everything in ``--out``.
+    in the order of the outputs file as soon as every earlier one is done, and journalled in
+    ``RESULTS.jsonl.pending`` as they arrive, so killing the command loses no judged row
+    (:class:`~planning_core.results_file.ResultsWriter`; ``cope check --out`` alike). An
+    unusable output row is recorded as ``bad_input`` and the run goes on (``--strict``:
+    stop instead); an output over ``--max-response-bytes`` is ``too_large``, unread; an
+    exception while judging one output is its ``internal_error``. A progress bar goes to
+    stderr. ``--report`` writes the markdown report of everything in ``--out``.
     Exit 0 when done, 2 on bad input (also when no output at all could be evaluated).
 
 Both run their pairs on the executor of ``--executor/--scheduler/--workers``
@@ -187,19 +188,20 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
     """``cope check --out``: rows appended to the file in dataset order as they become
-    ready (whatever the executor's completion order), pairs already there skipped
-    (resume); all checks of ``pairs`` in dataset order, or None on an error."""
+    ready (whatever the executor's completion order), journalled as they arrive, pairs
+    already there skipped (resume); all checks of ``pairs`` in dataset order, or None on an
+    error."""
     from planning_core.errors import InputError
-    from planning_core.results_file import append_row, open_results
-    from planning_core.validators.cope.check import iter_checks
+    from planning_core.results_file import ResultsWriter
+    from planning_core.validators.cope.check import PairCheck, check_arrivals
     from planning_core.validators.cope.evaluate import read_checks
 
-    try:
-        handle, _ = open_results(args.out)   # locked for the run; a torn tail cut off
+    try:   # locked for the run; a torn tail cut off; a killed run's journal taken
+        writer = ResultsWriter(args.out, key=_pair_key)
     except InputError as err:
         print(error_line(err), file=sys.stderr)
         return None
-    with handle:
+    with writer:
         done, warnings = read_checks(Path(args.out))
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)
@@ -208,38 +210,58 @@ def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
         if len(todo) < len(pairs):
             print(f"{len(pairs) - len(todo)} pair(s) already in {args.out}; skipped",
                   file=sys.stderr)
-        with executor_for(args, len(todo)) as executor, \
-                _bar(len(todo), args.no_progress, "pair") as bar:
-            for check in iter_checks(todo, executor, time_limit=args.time_limit,
-                                     on_done=_progress(bar)):
-                append_row(handle, check.to_json())
-                known[check.key] = check
+        if writer.note():
+            print(writer.note(), file=sys.stderr)
+        fresh = writer.resume([pair.key for pair in todo])
+        work = [todo[k] for k in fresh]
+        with executor_for(args, len(work)) as executor, \
+                _bar(len(work), args.no_progress, "pair") as bar:
+            computed = {}
+
+            def arrived():
+                for k, check in check_arrivals(work, executor, time_limit=args.time_limit,
+                                               on_done=_progress(bar)):
+                    computed[check.key] = check
+                    yield k, check.to_json()
+
+            for position, row in writer.in_order(arrived()):
+                key = todo[position].key   # a row from the journal is read back
+                check = computed.pop(key, None)
+                known[key] = check if check is not None else PairCheck.from_json(row)
     return tuple(known[pair.key] for pair in pairs)
+
+
+def _pair_key(row: dict) -> tuple | None:
+    """The pair a ``cope check --out`` or ``cope eval`` row is the result of (None for a
+    bad_input row, which names no pair that is done)."""
+    if row.get("outcome") == "bad_input":
+        return None
+    return tuple(row.get(field) for field in ("dataset", "category", "problem", "constraint"))
 
 
 # --------------------------------------------------------------------------- eval
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from planning_core.errors import InputError
-    from planning_core.executor import TaskFailed, in_input_order
+    from planning_core.executor import TaskFailed
     from planning_core.validators.cope.evaluate import (BAD_INPUT, BATCH_OUTCOMES,
                                                         EvalSettings, eval_task,
                                                         failed_eval_row, plan_jobs,
                                                         read_checks, read_outputs,
                                                         read_results)
     from planning_core.validators.cope.report import render_eval_report
-    from planning_core.results_file import append_row, open_results
+    from planning_core.results_file import ResultsWriter
 
     loaded = _load(args.dataset)
     if loaded is None:
         return ExitCode.BAD_INPUT
     pairs, _ = loaded
-    try:
-        handle, _ = open_results(args.out)   # locked for the run; a torn tail cut off
+    try:   # locked for the run; a torn tail cut off; a killed run's journal taken
+        writer = ResultsWriter(args.out, key=_pair_key)
     except InputError as err:
         print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
-    with handle:
+    with writer:
         rows, bad = read_outputs(Path(args.outputs))
         done, done_warnings = read_results(Path(args.out))
         _, check_warnings = read_checks(Path(args.checks)) if args.checks else ((), ())
@@ -257,6 +279,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                   file=sys.stderr)
         if skipped:
             print(f"{skipped} pair(s) already in {args.out}; skipped", file=sys.stderr)
+        if writer.note():
+            print(writer.note(), file=sys.stderr)
         settings = EvalSettings(args.methods[args.method], args.time_limit,
                                 not args.no_label_check,
                                 str(Path(args.checks).resolve()) if args.checks else None,
@@ -266,8 +290,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             print("warning: --unsafe-no-sandbox: model-written programs run without "
                   "isolation", file=sys.stderr)
         for row in new_bad:
-            append_row(handle, row.to_row(args.method))
-        work = [(job.pair, job.row.output) for job in jobs]
+            writer.write(row.to_row(args.method))
+        fresh = writer.resume([job.pair.key for job in jobs])
+        work = [(jobs[k].pair, jobs[k].row.output) for k in fresh]
         written: list[dict] = []
         with executor_for(args, len(work)) as executor, \
                 _bar(len(work), args.no_progress, "output") as bar:
@@ -282,8 +307,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                     yield index, row
 
             # in the order of the outputs file, whatever order the executor finishes in
-            for _, row in in_input_order(arrived(), len(work)):
-                append_row(handle, row)
+            for _, row in writer.in_order(arrived()):
                 written.append(row)
         all_rows, _ = read_results(Path(args.out))
     correct = sum(1 for r in written if r["correct"])

@@ -4,26 +4,28 @@ Each input row is ``{"id", "task": {...}, "tools": [...] (optional when the task
 own), "output": text or JSON}``, or for the step-wise setting ``{"id", "task", "prefix",
 "next"}``. Rows of one task share a :class:`TaskContext` (compiled once, solved once). A
 row that cannot be read gives an ``error`` result row naming the fault, and the run goes
-on. Results are yielded in input order; the CLI appends them to a file and skips ids it
-already has, so an interrupted run resumes where it stopped.
+on. Results are yielded in input order (:func:`check_rows`), or as they are computed
+(:func:`check_arrivals`) for the CLI's :class:`~planning_core.results_file.ResultsWriter`,
+which journals them, appends them to a file in input order and skips ids it already has, so
+an interrupted run resumes where it stopped and loses no computed row.
 """
 from __future__ import annotations
 
 import json
 from collections import Counter
 from dataclasses import dataclass
-from typing import IO, Callable, Iterator
+from typing import Callable, Iterator
 
-from planning_core.errors import InputError, PlanningError
-from planning_core.executor import Executor, TaskFailed, make_executor
+from planning_core.errors import PlanningError
+from planning_core.executor import Executor, TaskFailed, in_input_order, make_executor
 from planning_core.executor.local import SerialExecutor
-from planning_core.results_file import append_row
 from planning_core.validators.toolplans.check import check_output
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.spec import ToolSpecError, parse_task, parse_tools
 from planning_core.validators.toolplans.stepwise import judge_next
 
-__all__ = ["CheckSettings", "Row", "append_results", "check_group", "check_rows", "markdown_report", "read_rows", "summarize", "text_table"]
+__all__ = ["CheckSettings", "Row", "check_arrivals", "check_group", "check_rows",
+           "markdown_report", "read_rows", "summarize", "text_table"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,65 +121,59 @@ def check_group(settings: CheckSettings, rows: list[Row]) -> list[dict]:
             for row in rows]
 
 
+def check_arrivals(rows: list[Row], settings: CheckSettings, executor: Executor,
+                   on_done: Callable[[int], object] | None = None
+                   ) -> Iterator[tuple[int, dict]]:
+    """``(k, result of rows[k])`` as results are computed, in completion order.
+
+    The rows of each task go to one executor task (the task is compiled and solved once
+    there); on the serial executor the rows are checked one by one with one shared cache,
+    so results come in input order. A task whose worker keeps dying gives ``error`` rows
+    instead of ending the run.
+    """
+    if isinstance(executor, SerialExecutor):
+        contexts = _Contexts()
+        for k, row in enumerate(rows):
+            result = _check_row(contexts, row, engine=settings.engine,
+                                time_limit=settings.time_limit)
+            if on_done is not None:
+                on_done(1)
+            yield k, result
+        return
+    by_key: dict[str, list[int]] = {}
+    for k, row in enumerate(rows):
+        by_key.setdefault(_group_key(row), []).append(k)
+    groups = list(by_key.values())
+    for g, result in executor.run(check_group, settings, [[rows[k] for k in idx]
+                                                          for idx in groups]):
+        idx = groups[g]
+        if isinstance(result, TaskFailed):
+            result = [{"id": rows[k].id, "verdict": "error",
+                       "error": f"not checked: {result.message}"} for k in idx]
+        if on_done is not None:
+            on_done(len(idx))
+        yield from zip(idx, result)
+
+
 def check_rows(rows: list[Row], *, engine: str = "auto", time_limit: float = 60.0,
                on_done: Callable[[int], object] | None = None,
                workers: int = 1, executor: Executor | None = None) -> Iterator[dict]:
-    """Results in the order of ``rows``.
+    """Results in the order of ``rows`` (:func:`check_arrivals` put in order).
 
     The work runs on ``executor`` (:mod:`planning_core.executor`; default: ``workers``
-    local processes, or this process when ``workers <= 1``). The rows of each task go to one
-    task (the task is compiled and solved once there), and results are yielded as soon as
-    every earlier row's result is in, so the output does not depend on the executor. A task
-    whose worker keeps dying gives ``error`` rows instead of ending the run.
+    local processes, or this process when ``workers <= 1``); results are yielded as soon
+    as every earlier row's result is in, so the output does not depend on the executor.
     """
-    settings = CheckSettings(engine, time_limit)
     owned = executor is None
     if executor is None:
         executor = make_executor("local", workers=workers if len(rows) > 1 else 1)
     try:
-        if isinstance(executor, SerialExecutor):
-            contexts = _Contexts()
-            for row in rows:
-                result = _check_row(contexts, row, engine=engine, time_limit=time_limit)
-                if on_done is not None:
-                    on_done(1)
-                yield result
-            return
-        by_key: dict[str, list[int]] = {}
-        for k, row in enumerate(rows):
-            by_key.setdefault(_group_key(row), []).append(k)
-        groups = list(by_key.values())
-        done: dict[int, dict] = {}
-        nxt = 0
-        for g, result in executor.run(check_group, settings, [[rows[k] for k in idx]
-                                                              for idx in groups]):
-            idx = groups[g]
-            if isinstance(result, TaskFailed):
-                result = [{"id": rows[k].id, "verdict": "error",
-                           "error": f"not checked: {result.message}"} for k in idx]
-            done.update(zip(idx, result))
-            if on_done is not None:
-                on_done(len(idx))
-            while nxt in done:
-                yield done.pop(nxt)
-                nxt += 1
+        arrivals = check_arrivals(rows, CheckSettings(engine, time_limit), executor, on_done)
+        for _, result in in_input_order(arrivals, len(rows)):
+            yield result
     finally:
         if owned:
             executor.close()
-
-
-def append_results(handle: IO[str], results: Iterator[dict], path) -> int:
-    """Append each result to ``handle`` (from :func:`results_file.open_results`, which
-    locks ``path``) as one JSON line, flushed at once (a killed run loses at most the line
-    being written, which the resume cuts off); returns how many were written."""
-    written = 0
-    try:
-        for result in results:
-            append_row(handle, result)
-            written += 1
-    except OSError as err:
-        raise InputError(f"cannot write: {err.strerror or err}", file=str(path)) from None
-    return written
 
 
 def summarize(results: list[dict]) -> dict:

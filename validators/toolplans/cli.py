@@ -224,24 +224,29 @@ def cmd_next(args: argparse.Namespace) -> int:
 def cmd_batch(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.cli import _progress
     from planning_core.validators.acp.dataset import read_results
-    from planning_core.results_file import open_results
-    from planning_core.validators.toolplans.batch import append_results, check_rows, \
+    from planning_core.results_file import ResultsWriter
+    from planning_core.validators.toolplans.batch import CheckSettings, check_arrivals, \
         markdown_report, read_rows, summarize, text_table
 
     rows = read_rows(_text(args.rows, file_only=True), args.rows)
     out = Path(args.out)
-    handle, _ = open_results(out)   # locked until the end; a torn last line cut off
-    with handle:
+    # locked until the end, a torn last line cut off, a killed run's journal taken
+    with ResultsWriter(out, key=lambda row: str(row.get("id"))) as writer:
         done = {str(r.get("id")) for r in read_results(out)}
         todo = [r for r in rows if r.id not in done]
         if len(rows) - len(todo):
             print(f"{len(rows) - len(todo)} row(s) already in {out}: skipped", file=sys.stderr)
+        if writer.note():
+            print(writer.note(), file=sys.stderr)
+        fresh = writer.resume([r.id for r in todo])
+        work = [todo[k] for k in fresh]
         with executor_for(args) as executor:
-            bar = _progress(len(todo), disabled=args.no_progress)
-            results = check_rows(todo, engine=args.engine, time_limit=args.time_limit,
-                                 on_done=bar.update if bar else None, executor=executor)
+            bar = _progress(len(work), disabled=args.no_progress)
             try:
-                append_results(handle, results, out)
+                for _ in writer.in_order(check_arrivals(
+                        work, CheckSettings(args.engine, args.time_limit), executor,
+                        on_done=bar.update if bar else None)):
+                    pass
             finally:
                 if bar:
                     bar.close()
