@@ -112,9 +112,15 @@ def _plan(parent: dict, state: int) -> tuple[GroundAction, ...]:
 
 def best_first(task: Task, *, state: int | None = None, heuristic: str | Heuristic | None = None,
                greedy: bool = False, forbidden: int = 0, time_limit: float | None = None,
-               node_limit: int | None = None, budget: Budget | None = None) -> SearchOutcome:
+               node_limit: int | None = None, budget: Budget | None = None,
+               cost_bound: float | None = None) -> SearchOutcome:
     """A* (``greedy=False``) or greedy best-first search (``greedy=True``, ordered by h, then
-    g) from ``state`` (default: the initial state)."""
+    g) from ``state`` (default: the initial state).
+
+    ``cost_bound`` (A* with an admissible heuristic) prunes every node whose f-value exceeds
+    it: the search then finds an optimal plan if one costs at most the bound and otherwise
+    ends ``UNSOLVABLE`` with reason ``"no plan within the cost bound"``, having expanded only
+    nodes with f <= bound (never more than the unbounded search)."""
     t0 = time.perf_counter()
     budget = Budget.of(budget, time_limit=time_limit)
     start = task.init if state is None else state
@@ -135,14 +141,23 @@ def best_first(task: Task, *, state: int | None = None, heuristic: str | Heurist
         h0 = h(start)
         if h0 == INF:
             return outcome(Status.UNSOLVABLE, reason="relaxed unreachable")
+        bound = INF if cost_bound is None else cost_bound + _BOUND_SLACK
+        if h0 > bound:
+            return outcome(Status.UNSOLVABLE, reason=_OVER_BOUND)
         return _search(task, start, h, h0, greedy, forbidden, node_limit, budget, counts,
-                       outcome)
+                       outcome, bound)
     except LimitReached as err:
         return outcome(Status.UNKNOWN, reason=err.limit)
 
 
-def _search(task, start, h, h0, greedy, forbidden, node_limit, budget, counts, outcome):
-    """The open-list loop of ``best_first``; ``counts`` receives expansions and generations."""
+_BOUND_SLACK = 1e-9      # float costs: a plan of exactly the bound must not be pruned
+_OVER_BOUND = "no plan within the cost bound"
+
+
+def _search(task, start, h, h0, greedy, forbidden, node_limit, budget, counts, outcome,
+            bound=INF):
+    """The open-list loop of ``best_first``; ``counts`` receives expansions and generations
+    (written before an outcome is built, so a solved outcome reports them too)."""
     best_g: dict[int, float] = {start: 0}
     parent: dict[int, tuple | None] = {start: None}
     hcache: dict[int, float] = {start: h0}
@@ -157,10 +172,12 @@ def _search(task, start, h, h0, greedy, forbidden, node_limit, budget, counts, o
             if g > best_g[s]:
                 continue
             if is_goal(s):
+                counts[0], counts[1] = expanded, generated
                 return outcome(Status.SOLVED, _plan(parent, s), g)
             expanded += 1
             check()
             if node_limit is not None and expanded > node_limit:
+                counts[0], counts[1] = expanded, generated
                 return outcome(Status.UNKNOWN, reason="node limit")
             for a in applicable(s):
                 t = progress(s, a)
@@ -177,23 +194,28 @@ def _search(task, start, h, h0, greedy, forbidden, node_limit, budget, counts, o
                     ht = h(t)
                     hcache[t] = ht
                     tick()
-                if ht == INF:
+                if ht == INF or ng + ht > bound:
                     continue
                 best_g[t] = ng
                 parent[t] = (s, a)
                 counter += 1
                 push(heap, ((ht, ng) if greedy else (ng + ht, ht), counter, ng, t))
-        return outcome(Status.UNSOLVABLE, reason="search exhausted")
+        counts[0], counts[1] = expanded, generated
+        return outcome(Status.UNSOLVABLE,
+                       reason="search exhausted" if bound == INF else _OVER_BOUND)
     finally:
         counts[0], counts[1] = expanded, generated
 
 
 def astar(task: Task, *, state: int | None = None, heuristic: str | Heuristic | None = None,
           forbidden: int = 0, time_limit: float | None = None,
-          node_limit: int | None = None, budget: Budget | None = None) -> SearchOutcome:
-    """Optimal A* search; the heuristic must be admissible (``ADMISSIBLE`` or your own)."""
+          node_limit: int | None = None, budget: Budget | None = None,
+          cost_bound: float | None = None) -> SearchOutcome:
+    """Optimal A* search; the heuristic must be admissible (``ADMISSIBLE`` or your own).
+    With ``cost_bound``: an optimal plan if one costs at most the bound, else UNSOLVABLE."""
     return best_first(task, state=state, heuristic=heuristic, forbidden=forbidden,
-                      time_limit=time_limit, node_limit=node_limit, budget=budget)
+                      time_limit=time_limit, node_limit=node_limit, budget=budget,
+                      cost_bound=cost_bound)
 
 
 def greedy(task: Task, *, state: int | None = None, heuristic: str | Heuristic = "ff",

@@ -264,6 +264,11 @@ def test_nexta_computed_without_stored_sets(scorer):
     empty = {"yes": [], "no": [], "maybe": []}
     check(scorer, "nexta", "(move r0 r1)", 1, "h-star", answer=empty)
     check(scorer, "nexta", "(move r0 r1)", 1, "h-star", answer={**empty, "opt": "4"})
+    # picking c first costs a drop later: no plan from there within 4 - 1 (A* bounded at 3)
+    s = check(scorer, "nexta", "(pick c r0)", 0, "h-star", answer={**empty, "opt": "4"})
+    assert "more than 3 after (pick c r0)" in s.reason
+    s = check(scorer, "nexta", "(pick c r0)", 0, "h-star", answer=empty)
+    assert "h* is 4 before and more than 3 after" in s.reason
     # from r1 holding nothing: going to r2 empty-handed is a dead end
     at_r1 = PROBLEM.replace("(at r0)", "(at r1)")
     s = check(scorer, "nexta", "(move r1 r2)", 0, "h-star", answer=empty, problem=at_r1)

@@ -95,6 +95,7 @@ def test_7_limits_give_unknown_not_zero(monkeypatch):
     from planning_core.validators.acp.scorers import nexta
 
     monkeypatch.setattr(nexta, "cached_h_star", lambda ctx, state: None)
+    monkeypatch.setattr(nexta, "h_star_within", lambda *a, **k: (None, "node limit"))
     s = AnswerScorer()(record("nexta"), "(pick c r0)")
     assert (s.value, s.evidence) == (None, "limit")
 

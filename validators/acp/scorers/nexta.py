@@ -17,7 +17,7 @@ from planning_core.validators.acp.records import Question, Score
 from planning_core.validators.acp.scorers.base import (ScoreContext, parse_or_score, right,
                                                        stored_names, unknown, wrong)
 from planning_core.validators.acp.scorers.plan import simulate
-from planning_core.validators.acp.scorers.queries import h_star
+from planning_core.validators.acp.scorers.queries import h_star, h_star_within
 
 __all__ = ["cached_h_star", "score_nexta"]
 
@@ -70,12 +70,24 @@ def score_nexta(q: Question, response: object, ctx: ScoreContext) -> Score:
             return unknown(f"computing h* of the state ran out of {ctx.limit_text()}")
     if math.isinf(here):
         return wrong("no plan reaches the goal from the state", "h-star")
-    after = cached_h_star(ctx, task.progress(state, action))
+    # h*(after) + cost >= h*(state) always, so the answer is right iff some plan from the
+    # successor costs at most h*(state) - cost: A* pruned above that bound decides it
+    successor = task.progress(state, action)
+    bound = here - action.cost
+    after, why = ctx.info.h_stars.get(successor), ""
     if after is None:
-        return unknown(f"computing h* after {answer} ran out of {ctx.limit_text()}")
+        after, why = h_star_within(task, successor, bound, budget=ctx.budget,
+                                   time_limit=ctx.time_limit)
+        if after is None:
+            return unknown(f"computing h* after {answer} ran out of {ctx.limit_text()}")
+        if not math.isinf(after):
+            ctx.info.h_stars[successor] = after          # exact: it is at most the bound
     if math.isclose(after + action.cost, here):
         return right(f"h* drops from {here:g} to {after:g} after {answer}", "h-star")
-    if math.isinf(after):
+    if math.isinf(after) and why in ("", "relaxed unreachable"):
         return wrong(f"{answer} leads to a dead end", "h-star")
+    if math.isinf(after):
+        return wrong(f"h* is {here:g} before and more than {bound:g} after {answer}: not on "
+                     "an optimal plan", "h-star")
     return wrong(f"h* is {here:g} before and {after:g} after {answer}: not on an optimal "
                  "plan", "h-star")

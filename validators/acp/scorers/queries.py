@@ -23,6 +23,7 @@ a user who wants a run to end; when it is set and hit, the verdict is unknown to
   h_add on the task with the fact forbidden (exhausted = unsolvable = landmark).
 * :func:`h_star` -- the optimal plan cost from ``state`` (``math.inf`` for a dead end), by
   in-process A* within the budget (no external planner: its limits are wall-clock).
+  :func:`h_star_within` asks only whether it is at most a bound (A* pruned above it).
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ from planning_core.search.astar import astar, greedy
 from planning_core.search.bfs import bfs
 
 __all__ = ["DEFAULT_BUDGET", "GREEDY_NODES", "NOVELTY_NODES", "SEARCH_HEURISTIC", "explore",
-           "h_star",
+           "h_star", "h_star_within",
            "is_landmark",
            "novelty_search", "plan_facts",
            "reach_condition", "with_goal"]
@@ -173,6 +174,20 @@ def plan_facts(task: Task, state: int, *, budget: int = DEFAULT_BUDGET,
         s = task.progress(s, a)
         seen |= s
     return Status.SOLVED, seen
+
+
+def h_star_within(task: Task, state: int, bound: float, *, budget: int = DEFAULT_BUDGET,
+                  time_limit: float | None = None) -> tuple[float | None, str]:
+    """``(h*(state), "")`` when it is at most ``bound``; ``(math.inf, why)`` when it is not
+    (``why`` is ``"relaxed unreachable"`` for a proven dead end); ``(None, why)`` when the
+    budget ran out. A* pruned at f > bound: never more work than :func:`h_star`, and far
+    less when the answer is that no plan is that cheap (nexta's wrong answers)."""
+    out = astar(task, state=state, time_limit=time_limit, node_limit=budget, cost_bound=bound)
+    if out.status is Status.SOLVED:
+        return out.cost, ""
+    if out.status is Status.UNSOLVABLE:
+        return math.inf, out.reason
+    return None, out.reason
 
 
 def h_star(task: Task, state: int, *, budget: int = DEFAULT_BUDGET,
