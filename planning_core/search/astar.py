@@ -151,7 +151,8 @@ def best_first(task: Task, *, state: int | None = None, heuristic: str | Heurist
 
 
 _BOUND_SLACK = 1e-9      # float costs: a plan of exactly the bound must not be pruned
-_OVER_BOUND = "no plan within the cost bound"
+OVER_BOUND = "no plan within the cost bound"
+_OVER_BOUND = OVER_BOUND
 
 
 def _search(task, start, h, h0, greedy, forbidden, node_limit, budget, counts, outcome,

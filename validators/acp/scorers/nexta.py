@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import math
 
+from planning_core.search.astar import OVER_BOUND
 from planning_core.validate.report import Verdict
 
 from planning_core.validators.acp.records import Question, Score
 from planning_core.validators.acp.scorers.base import (ScoreContext, parse_or_score, right,
                                                        stored_names, unknown, wrong)
 from planning_core.validators.acp.scorers.plan import simulate
-from planning_core.validators.acp.scorers.queries import h_star, h_star_within
+from planning_core.validators.acp.scorers.queries import (HSTAR_FD_CPU_S, HSTAR_INTERNAL_NODES,
+                                                          h_star, h_star_within)
 
 __all__ = ["cached_h_star", "score_nexta"]
 
@@ -31,6 +33,14 @@ def cached_h_star(ctx: ScoreContext, state: int) -> float | None:
     if value is not None:
         table[state] = value
     return value
+
+
+def _limits(ctx: ScoreContext) -> str:
+    """The limits an h* question ran out of (the planner's too when the budget allows it)."""
+    text = ctx.limit_text()
+    if ctx.budget > HSTAR_INTERNAL_NODES:
+        text += f", then Fast Downward's {HSTAR_FD_CPU_S:g} CPU s"
+    return text
 
 
 def _stored_opt(q: Question) -> float | None:
@@ -67,7 +77,7 @@ def score_nexta(q: Question, response: object, ctx: ScoreContext) -> Score:
     if here is None:
         here = cached_h_star(ctx, state)
         if here is None:
-            return unknown(f"computing h* of the state ran out of {ctx.limit_text()}")
+            return unknown(f"computing h* of the state ran out of {_limits(ctx)}")
     if math.isinf(here):
         return wrong("no plan reaches the goal from the state", "h-star")
     # h*(after) + cost >= h*(state) always, so the answer is right iff some plan from the
@@ -79,12 +89,12 @@ def score_nexta(q: Question, response: object, ctx: ScoreContext) -> Score:
         after, why = h_star_within(task, successor, bound, budget=ctx.budget,
                                    time_limit=ctx.time_limit)
         if after is None:
-            return unknown(f"computing h* after {answer} ran out of {ctx.limit_text()}")
+            return unknown(f"computing h* after {answer} ran out of {_limits(ctx)}")
         if not math.isinf(after):
             ctx.info.h_stars[successor] = after          # exact: it is at most the bound
     if math.isclose(after + action.cost, here):
         return right(f"h* drops from {here:g} to {after:g} after {answer}", "h-star")
-    if math.isinf(after) and why in ("", "relaxed unreachable"):
+    if math.isinf(after) and why != OVER_BOUND:
         return wrong(f"{answer} leads to a dead end", "h-star")
     if math.isinf(after):
         return wrong(f"h* is {here:g} before and more than {bound:g} after {answer}: not on "
