@@ -52,3 +52,21 @@ def test_depots_p03_first_action_is_decided_by_the_planner(shared_data):
            "PDDL_domain": domain, "PDDL_problem": problem}
     s = AnswerScorer()(rec, res.plan[0])
     assert (s.value, s.evidence) == (1, "h-star"), s.reason
+
+
+def test_a_stored_opt_within_float_tolerance_gives_the_exact_verdict():
+    """The bounded successor search keeps what math.isclose calls equal: a stored opt
+    rounded below the true h* by less than its tolerance decides as the exact h* does."""
+    domain = """(define (domain d) (:requirements :strips :action-costs)
+     (:predicates (a) (b) (g)) (:functions (total-cost) - number)
+     (:action s1 :parameters () :precondition (a) :effect (and (b) (increase (total-cost) 1)))
+     (:action s2 :parameters () :precondition (b)
+       :effect (and (g) (increase (total-cost) 1000.0000002))))"""
+    problem = """(define (problem p) (:domain d) (:init (a) (= (total-cost) 0)) (:goal (g))
+     (:metric minimize (total-cost)))"""
+    scores = []
+    for opt in ("1001", ""):
+        rec = {"id": "f", "group": "goal_closer_gen", "context": "", "question": "next?",
+               "answer": {**EMPTY, "opt": opt}, "PDDL_domain": domain, "PDDL_problem": problem}
+        scores.append(AnswerScorer()(rec, "(s1)").value)
+    assert scores == [1, 1]

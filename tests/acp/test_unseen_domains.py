@@ -148,3 +148,22 @@ def test_areach_none_on_untyped_depots_does_not_build_every_candidate(shared_dat
     s = AnswerScorer()(without_evidence(q), "None")
     assert (s.value, s.evidence) == (0, "relaxed-unreachable")
     assert "(drive crate0 crate0 crate0)" in s.reason
+
+
+def test_a_derived_landmark_refutes_a_none_answer():
+    """A derived atom can be a landmark (every plan makes (ready) true here), so a land
+    None answer must be refuted by it, as the single-atom scorer accepts it."""
+    from planning_core.validators.acp.scoring import AnswerScorer
+    domain = """(define (domain d) (:requirements :strips :derived-predicates
+                                                  :disjunctive-preconditions)
+     (:predicates (a1) (a2) (ready) (b))
+     (:derived (ready) (or (a1) (a2)))
+     (:action m1 :parameters () :precondition () :effect (a1))
+     (:action m2 :parameters () :precondition () :effect (a2))
+     (:action mb :parameters () :precondition (ready) :effect (b)))"""
+    rec = {"id": "d", "group": "landmarks_gen", "context": "", "question": "a landmark?",
+           "answer": {"yes": [], "no": []}, "PDDL_domain": domain,
+           "PDDL_problem": "(define (problem p) (:domain d) (:init) (:goal (b)))"}
+    assert AnswerScorer()(rec, "(ready)").value == 1
+    s = AnswerScorer()(rec, "None")
+    assert s.value == 0 and "(ready)" in s.reason

@@ -236,13 +236,16 @@ def _prog(g: _Generator, info: ProblemInfo, k: int) -> Question | None:
                     action=_words(action))
 
 
-def _reach(g: _Generator, info: ProblemInfo, k: int) -> Question:
+def _reach(g: _Generator, info: ProblemInfo, k: int) -> Question | None:
     task = info.task
     atoms, complete = _candidates(g, info, [p for p in info.domain.predicates
                                             if not info.is_static(p.name)])
     found = [a for a in atoms if not task.holds_statically((a.name, *a.args))
              and task.never_true((a.name, *a.args))]
-    if not found and complete:
+    if not found:
+        # an empty stored set says None is right: only when that was proved
+        if not complete:
+            return None
         ids = {task.facts.id((a.name, *a.args)): a for a in atoms
                if not task.holds_statically((a.name, *a.args))}
         need = 0
@@ -250,19 +253,23 @@ def _reach(g: _Generator, info: ProblemInfo, k: int) -> Question:
             need |= 1 << i
         left, _, exhausted = explore(task, task.init, lambda s, _a: s, need,
                                      budget=EXPLORE_STATES)
-        if exhausted:
-            found = [ids[i] for i in bits(left)]
+        if not exhausted and left:
+            return None
+        found = [ids[i] for i in bits(left)]
     stored = _sample(g.rng, sorted(" ".join((a.name, *a.args)) for a in found), STORED_CAP)
     return g.record("reach", k, stored)
 
 
-def _areach(g: _Generator, info: ProblemInfo, k: int) -> Question:
+def _areach(g: _Generator, info: ProblemInfo, k: int) -> Question | None:
     actions, complete = _candidates(g, info, info.domain.actions)
     found = [a for a in actions if not info.ground_actions(a)]
-    if not found and complete:
+    if not found:
+        if not complete:
+            return None
         left, _, exhausted = explore_actions(info, actions, EXPLORE_STATES)
-        if exhausted:
-            found = [a for j, a in enumerate(actions) if left >> j & 1]
+        if not exhausted and left:
+            return None
+        found = [a for j, a in enumerate(actions) if left >> j & 1]
     stored = _sample(g.rng, sorted(str(a) for a in found), STORED_CAP)
     return g.record("areach", k, stored)
 
@@ -332,18 +339,16 @@ def _land(g: _Generator, info: ProblemInfo, k: int) -> Question | None:
         on_plan |= state
     goal = info.goal_atoms or frozenset()
     yes, no = [], []
-    for i in bits(on_plan & ~task.init & ~task.goal_pos & ~task.derived):
+    for i in bits(on_plan & ~task.init & ~task.goal_pos):
         atom = task.facts.atom(i)
         if atom in goal or info.is_static(atom[0]):
             continue
         verdict = is_landmark(task, i, task.init, budget=SEARCH_NODES)
-        if verdict is True:
-            yes.append(_text(atom))
-        elif verdict is False:
-            no.append(_text(atom))
+        if verdict is None:
+            return None   # undecided: an empty stored "yes" would claim None is right
+        (yes if verdict else no).append(_text(atom))
     off = [_text(task.facts.atom(i)) for i in range(len(task.facts))
-           if not on_plan >> i & 1 and not task.derived >> i & 1
-           and task.facts.atom(i) not in goal]
+           if not on_plan >> i & 1 and task.facts.atom(i) not in goal]
     no += _sample(g.rng, sorted(off), 10)
     return g.record("land", k, {"yes": sorted(yes),
                                       "no": _sample(g.rng, sorted(no), STORED_CAP)})
@@ -363,7 +368,7 @@ def _nexta(g: _Generator, info: ProblemInfo, k: int) -> Question | None:
         (yes if after + a.cost == here else no).append(str(a))
     return g.record("nexta", k, {"yes": sorted(set(yes)),
                                        "no": _sample(g.rng, sorted(set(no) - set(yes)), 3),
-                                       "maybe": [], "opt": f"{here:g}"})
+                                       "maybe": [], "opt": f"{here:.17g}"})
 
 
 _BUILDERS = {"app": _app, "prog": _prog, "reach": _reach, "areach": _areach, "val": _val,

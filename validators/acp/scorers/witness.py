@@ -232,7 +232,9 @@ def _land_candidates(ctx: ScoreContext, plan_atoms: int) -> list[tuple[GroundNam
     info, task = ctx.info, ctx.info.task
     goal = info.goal_atoms or frozenset()
     out = []
-    for i in bits(plan_atoms & ~task.init & ~task.goal_pos & ~task.derived):
+    # derived atoms included: a derived atom can be a landmark (the single-atom scorer
+    # accepts one), and the searches forbid it after the axioms are evaluated
+    for i in bits(plan_atoms & ~task.init & ~task.goal_pos):
         fact = task.facts.atom(i)
         if info.is_static(fact[0]) or fact in info.init_atoms or fact in goal:
             continue
