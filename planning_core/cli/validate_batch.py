@@ -341,9 +341,12 @@ def _read_done(path: Path) -> tuple[list[dict], list[str]]:
 
 
 def _row_key(row: dict) -> str | None:
-    """The plan a results row is the verdict of (its id as JSON); None for the row of a
-    manifest line that could not be used."""
-    return None if "source" in row else json.dumps(row.get("id"))
+    """The plan a results row is the verdict of (its id as JSON); None for rows that never
+    count as done: a manifest line that could not be used, and a bad_input verdict (a rerun
+    tries that plan again, so a journalled one must not stand in for it)."""
+    if "source" in row or row.get("verdict") == BAD_INPUT:
+        return None
+    return json.dumps(row.get("id"))
 
 
 def _exit_code(rows: Sequence[dict]) -> int:

@@ -150,6 +150,23 @@ def test_resume_skips_done_ids_and_retries_bad_input(tmp_path, capsys):
         [0, 1, 2, "later"]
 
 
+def test_a_journalled_bad_input_row_does_not_stand_in_for_a_retry(tmp_path, capsys):
+    """A killed run journalled a bad_input row (the plan file was missing); the user adds
+    the file: the rerun validates the plan instead of writing the stale row."""
+    domain, problem, plan = _blocks_task()
+    manifest = _blocks_manifest(tmp_path, [{"id": "x", "plan": "x.plan", "domain": domain,
+                                            "problem": problem}])
+    out = tmp_path / "r.jsonl"
+    out.write_text("")
+    (tmp_path / "r.jsonl.pending").write_text(
+        json.dumps({"id": "x", "verdict": "bad_input", "valid": False}) + "\n")
+    (tmp_path / "x.plan").write_text(plan)
+    argv = ["--batch", str(manifest), "--out", str(out), "--no-progress"]
+    assert validate_main(argv) == 0
+    assert [(r["id"], r["verdict"]) for r in rows_of(out)] == [("x", "valid")]
+    assert not (tmp_path / "r.jsonl.pending").exists()
+
+
 def test_batch_refuses_files_and_file_mode_refuses_batch_options(tmp_path, capsys):
     domain, problem, plan = _blocks_task()
     manifest = _blocks_manifest(tmp_path, [])
