@@ -26,7 +26,11 @@ removes the journal, an exception or a kill leaves it for the next run. All of i
 under the lock of ``OUT``. Only journal rows whose items the resumed run no longer has (its
 input was edited in between) cannot be placed; they are appended before the run's rows.
 Killing a run therefore loses no computed row (at most the one being journalled) and
-duplicates none.
+duplicates none. A journal is only taken by a run on the same ``OUT``: when ``OUT`` no longer
+exists (deleted to start over), its journal is moved aside to ``OUT.pending.stale``, unused.
+As with rows already in ``OUT``, an item is known by its command's key (an answer's id and
+response hash for ``acp score``; an id or pair for the others), so an item edited in place
+under the same key keeps the row computed before the edit.
 """
 from __future__ import annotations
 
@@ -167,8 +171,20 @@ class ResultsWriter:
     def __init__(self, path: str | Path, key: Callable[[dict], Hashable | None]) -> None:
         self.path = Path(path)
         self._key = key
+        existed = self.path.exists()
         self._out, self.cut = open_results(self.path)
         journal = pending_path(self.path)
+        #: where a journal whose results file was gone was moved (not recovered), or None
+        self.stale: Path | None = None
+        if not existed and journal.exists():
+            # OUT was deleted to start over: its journal belongs to that run, not this one
+            self.stale = Path(f"{journal}.stale")
+            try:
+                journal.replace(self.stale)
+            except OSError as err:
+                self._out.close()
+                raise InputError(f"cannot move aside: {err.strerror or err}",
+                                 file=str(journal)) from None
         try:
             self._journal, _ = _open_append(journal, lock=False)
             try:
@@ -191,7 +207,11 @@ class ResultsWriter:
         self._streaming: bool | None = None   # in_order(): None not begun, False under way
 
     def note(self) -> str | None:
-        """What a command says on stderr when the journal had rows for it (else None)."""
+        """What a command says on stderr when the journal had rows for it, or was set aside
+        because ``out`` had been deleted (else None)."""
+        if self.stale is not None:
+            return (f"{self.path} did not exist, so the journal of an earlier run on it was "
+                    f"not used; moved to {self.stale}")
         if not self.recovered:
             return None
         return (f"{self.recovered} row(s) computed by an interrupted run recovered from "

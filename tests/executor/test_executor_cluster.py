@@ -251,6 +251,7 @@ def test_journal_rows_are_moved_into_the_results_not_computed_again(data, tmp_pa
                 "reason": "from the journal", "evidence": "journal",
                 "response_sha256": response_hash(a["response"]), "cpu_s": 0.0}
                for a in answers[1:]]
+    out.touch()   # a killed run's OUT exists: it is opened before its journal
     Path(f"{out}.pending").write_text("".join(json.dumps(r) + "\n" for r in journal)
                                       + journal[0]["id"] + '", "torn')
     code, err = _finish(_score((q_path, small), out, "--workers", "1"))

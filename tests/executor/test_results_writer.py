@@ -100,6 +100,7 @@ def test_journal_rows_no_item_asks_for_are_written_before_the_run_rows(tmp_path)
     is still a computed row, kept (before this run's rows, so a row of the same item that
     this run writes supersedes it)."""
     out = tmp_path / "out.jsonl"
+    out.touch()   # a killed run's OUT exists: it is opened before the journal
     pending_path(out).write_text(json.dumps(_row("gone")) + "\n")
     with ResultsWriter(out, _key) as writer:
         fresh = writer.resume(["x"])
@@ -110,6 +111,7 @@ def test_journal_rows_no_item_asks_for_are_written_before_the_run_rows(tmp_path)
 
 def test_rows_taken_from_the_journal_are_written_when_nothing_is_left_to_compute(tmp_path):
     out = tmp_path / "out.jsonl"
+    out.touch()   # a killed run's OUT exists: it is opened before the journal
     pending_path(out).write_text(json.dumps(_row("a")) + "\n" + json.dumps(_row("b")) + "\n")
     with ResultsWriter(out, _key) as writer:
         assert writer.resume(["b", "a"]) == []
@@ -122,6 +124,7 @@ def test_rows_taken_from_the_journal_are_written_when_nothing_is_left_to_compute
 def test_a_run_that_stops_before_resume_leaves_the_journal_alone(tmp_path):
     """``--strict`` stops at a bad input row before any work: OUT and the journal stay."""
     out = tmp_path / "out.jsonl"
+    out.touch()   # a killed run's OUT exists: it is opened before the journal
     text = json.dumps(_row("a")) + "\n"
     pending_path(out).write_text(text)
     with ResultsWriter(out, _key):
@@ -153,3 +156,17 @@ def test_the_writer_holds_the_lock_of_out(tmp_path):
             open_results(out)
     with pytest.raises(InputError, match="does not exist"):
         ResultsWriter(tmp_path / "no" / "out.jsonl", _key)
+
+
+def test_a_journal_whose_results_file_was_deleted_is_set_aside_not_recovered(tmp_path):
+    """A user who deletes OUT to start over (other limits, say) must not get the old run's
+    journalled rows back: the journal is moved aside and the note says so."""
+    out = tmp_path / "out.jsonl"
+    pending_path(out).write_text(json.dumps(_row("a", value="old limits")) + "\n")
+    with ResultsWriter(out, _key) as writer:
+        assert writer.recovered == 0 and "did not exist" in writer.note()
+        assert writer.resume(["a"]) == [0]            # a is computed again
+        list(writer.in_order([(0, _row("a"))]))
+    assert _lines(out) == [_row("a")]
+    assert _lines(tmp_path / "out.jsonl.pending.stale") == [_row("a", value="old limits")]
+    assert not pending_path(out).exists()
