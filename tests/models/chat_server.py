@@ -79,8 +79,11 @@ class ChatServer:
                 pass
 
             def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                request = json.loads(self.rfile.read(length) or b"{}")
+                try:
+                    length = int(self.headers.get("Content-Length") or 0)
+                    request = json.loads(self.rfile.read(length) or b"{}")
+                except (ValueError, OSError):
+                    return   # a client stopped mid-body: nothing to answer, nothing to print
                 with outer._lock:
                     number = len(outer.requests)
                     outer.requests.append(request)
