@@ -234,9 +234,4 @@ def h_star(task: Task, state: int, *, budget: int = DEFAULT_BUDGET,
            time_limit: float | None = None) -> float | None:
     """Optimal cost from ``state``; ``math.inf`` when no plan exists; None when the limits
     (see :func:`_optimal`) ran out."""
-    status, cost, _ = _optimal(task, state, budget, time_limit, None)
-    if status is Status.SOLVED:
-        return cost
-    if status is Status.UNSOLVABLE:
-        return math.inf
-    return None
+    return h_star_within(task, state, math.inf, budget=budget, time_limit=time_limit)[0]

@@ -117,21 +117,20 @@ def _relaxed_atom_witness(info: ProblemInfo) -> tuple[GroundName | None, dict[in
         if not task.never_true(atom):
             by_pred.setdefault(atom[0], set()).add(tuple(atom[1:]))
             possible[i] = atom
-    alive: dict[int, GroundName] = {}
+    sets_of: dict[str, list[set[str]]] = {}   # fluent predicate -> its parameters' objects
     for pred in sorted(info.domain.predicates, key=lambda p: p.name):
         if info.is_static(pred.name):
             continue
         domains = _domains(info, pred.parameters)
-        sets = [set(d) for d in domains]
+        sets = sets_of[pred.name] = [set(d) for d in domains]
         present = {args for args in by_pred.get(pred.name, ()) if _fits(args, sets)}
         if len(present) < _count(domains):
             return _first_missing(info, pred.name, pred.parameters, present), {}
+    alive: dict[int, GroundName] = {}
     for i, atom in possible.items():
-        if not info.is_static(atom[0]) and atom not in task.static_atoms:
-            pred = info.domain.predicate(atom[0])
-            if pred is not None and _fits(tuple(atom[1:]),
-                                          [set(d) for d in _domains(info, pred.parameters)]):
-                alive[i] = GroundName(atom[0], tuple(atom[1:]))
+        sets = sets_of.get(atom[0])
+        if sets is not None and atom not in task.static_atoms and _fits(tuple(atom[1:]), sets):
+            alive[i] = GroundName(atom[0], tuple(atom[1:]))
     return None, alive
 
 
