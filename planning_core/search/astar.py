@@ -143,7 +143,7 @@ def best_first(task: Task, *, state: int | None = None, heuristic: str | Heurist
             return outcome(Status.UNSOLVABLE, reason="relaxed unreachable")
         bound = INF if cost_bound is None else cost_bound + _BOUND_SLACK
         if h0 > bound:
-            return outcome(Status.UNSOLVABLE, reason=_OVER_BOUND)
+            return outcome(Status.UNSOLVABLE, reason=OVER_BOUND)
         return _search(task, start, h, h0, greedy, forbidden, node_limit, budget, counts,
                        outcome, bound)
     except LimitReached as err:
@@ -152,7 +152,6 @@ def best_first(task: Task, *, state: int | None = None, heuristic: str | Heurist
 
 _BOUND_SLACK = 1e-9      # float costs: a plan of exactly the bound must not be pruned
 OVER_BOUND = "no plan within the cost bound"
-_OVER_BOUND = OVER_BOUND
 
 
 def _search(task, start, h, h0, greedy, forbidden, node_limit, budget, counts, outcome,
@@ -203,7 +202,7 @@ def _search(task, start, h, h0, greedy, forbidden, node_limit, budget, counts, o
                 push(heap, ((ht, ng) if greedy else (ng + ht, ht), counter, ng, t))
         counts[0], counts[1] = expanded, generated
         return outcome(Status.UNSOLVABLE,
-                       reason="search exhausted" if bound == INF else _OVER_BOUND)
+                       reason="search exhausted" if bound == INF else OVER_BOUND)
     finally:
         counts[0], counts[1] = expanded, generated
 

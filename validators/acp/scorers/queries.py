@@ -33,13 +33,15 @@ import dataclasses
 import math
 from heapq import heappop, heappush
 
+from planning_core.errors import UnsupportedFeature
 from planning_core.ground.task import Task
 from planning_core.heuristics.relaxed import goal_relaxed_reachable
 from planning_core.result import Status
 from planning_core.search.astar import OVER_BOUND, astar, greedy
 from planning_core.search.bfs import bfs
 
-__all__ = ["DEFAULT_BUDGET", "GREEDY_NODES", "HSTAR_FD_CPU_S", "HSTAR_INTERNAL_NODES", "NOVELTY_NODES", "SEARCH_HEURISTIC", "explore",
+__all__ = ["DEFAULT_BUDGET", "GREEDY_NODES", "HSTAR_FD_CPU_S", "HSTAR_INTERNAL_NODES",
+           "NOVELTY_NODES", "SEARCH_HEURISTIC", "explore",
            "h_star", "h_star_within",
            "is_landmark",
            "novelty_search", "plan_facts",
@@ -200,8 +202,7 @@ def _optimal(task: Task, state: int, budget: int, time_limit: float | None,
     out = astar(task, state=state, time_limit=time_limit, node_limit=internal, cost_bound=bound)
     if out.status is not Status.UNKNOWN or budget <= internal or out.reason == "time limit":
         return out.status, out.cost, out.reason
-    from planning_core.errors import UnsupportedFeature
-    from planning_core.search.ground_pddl import solve_ground
+    from planning_core.search.ground_pddl import solve_ground   # only when it is needed
     limit = HSTAR_FD_CPU_S if time_limit is None else min(HSTAR_FD_CPU_S, time_limit)
     try:
         res = solve_ground(task, state, optimal=True, time_limit=limit, cpu_budget=True)
