@@ -226,3 +226,171 @@ def kill_and_check(evaluator: subprocess.Popen, programs: int, sig: int) -> None
 
 
 SLEEPER = "import time\ntime.sleep(300)\n"
+
+
+# ------------------------------------------------------------------ issue 19, items 5-8
+
+# Sockets of every address family, through raw system calls (no audit hook sees them),
+# plain and with the upper 32 bits of the family set (libseccomp compared 64 bits, the
+# kernel reads 32: issue 19, item 5); then the same call under the x32 and i386 ABIs, each
+# in a child of its own (a foreign architecture kills the process). One line per attempt.
+RAW_SOCKETS = textwrap.dedent("""
+    import ctypes, mmap, os
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    L = ctypes.c_long
+    FAMILIES = {"unix": 1, "inet": 2, "inet6": 10, "netlink": 16, "packet": 17,
+                "alg": 38, "vsock": 40}
+    made = []
+    for name, family in FAMILIES.items():
+        for high in (0, 1 << 32):
+            ctypes.set_errno(0)
+            fd = libc.syscall(41, L(high | family), L(1), L(0))
+            print("socket", name, bool(high), fd, ctypes.get_errno())
+            pair = (ctypes.c_int * 2)()
+            ctypes.set_errno(0)
+            done = libc.syscall(53, L(high | family), L(1), L(0), pair)
+            print("socketpair", name, bool(high), done, ctypes.get_errno())
+            made += [f"socket {name} {bool(high)}"] * (fd >= 0)
+            made += [f"socketpair {name} {bool(high)}"] * (done >= 0)
+    print("io_uring_setup", libc.syscall(425, L(8), None), ctypes.get_errno())
+
+    def child(attempt):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                result = attempt()
+                os.write(1, f"made {result}\\n".encode())
+            finally:
+                os._exit(0)
+        return os.waitpid(pid, 0)[1]
+
+    x32 = lambda: libc.syscall(L(0x40000000 | 41), L(1), L(1), L(0))
+    # i386: socket (359) through int 0x80; rbx is callee-saved, so pushed and popped
+    code = bytes([0x53, 0xB8, 0x67, 0x01, 0, 0, 0xBB, 1, 0, 0, 0, 0xB9, 1, 0, 0, 0,
+                  0xBA, 0, 0, 0, 0, 0xCD, 0x80, 0x5B, 0xC3])
+    page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    page.write(code)
+    address = ctypes.addressof(ctypes.c_char.from_buffer(page))
+    i386 = ctypes.CFUNCTYPE(ctypes.c_int)(address)
+    for name, attempt in (("x32", x32), ("i386", i386)):
+        status = child(attempt)
+        print(name, "signal" if os.WIFSIGNALED(status) else "exit",
+              os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status))
+    print("sockets made:", made)
+    """)
+
+# Root-only kernel files (the program is uid 0 outside its namespace when root runs the
+# sandbox) and PID 1's mount table, read from inside (issue 19, item 7).
+ROOT_ONLY_FILES = ("kpageflags", "kpagecount", "kpagecgroup", "timer_list", "slabinfo",
+                   "vmallocinfo", "pagetypeinfo")
+READS_KERNEL_FILES = textwrap.dedent(f"""
+    import os, stat
+    named = ["/proc/" + name for name in {ROOT_ONLY_FILES!r}]
+    found, readable, mounts = [], [], ""
+    for root, dirs, files in os.walk("/proc"):
+        dirs[:] = [d for d in dirs if not d.isdigit() and d not in ("self", "thread-self")]
+        for name in files:
+            path = os.path.join(root, name)
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            if stat.S_ISREG(mode) and not mode & 0o004 and path not in named:
+                found.append(path)
+    for path in named + found:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(4096)
+            print("READ" if data else "empty", path, len(data))
+            # the sandbox's own network namespace has its own (tcp_fastopen_key...)
+            readable += [path] * bool(data and not path.startswith("/proc/sys/net/"))
+        except OSError as exc:
+            print("refused", path, exc.strerror)
+    for path in ("/proc/self/mountinfo", "/proc/1/mountinfo"):
+        try:
+            text = open(path).read()
+            mounts += text
+            print("MOUNTS", path, text.replace("\\n", " | "))
+        except OSError as exc:
+            print("refused", path, exc.strerror)
+    print("readable:", readable)
+    print("project in mountinfo:", {str(PROJECT_FILE.parent)!r} in mounts)
+    """)
+
+# Everything a process with PID 1's uid may try on it (issue 19, item 8): signals (to pid
+# 1, to the process group, with the upper 32 bits set), its resource limits, scheduling
+# policy, nice value and OOM score. The program ignores the signals itself, since kill(0)
+# reaches it too. PID 1's nice value and policy are read back at the end.
+ATTACKS_PID_ONE = textwrap.dedent("""
+    import ctypes, os, resource, signal, time
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    L = ctypes.c_long
+    SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT,
+               signal.SIGUSR1, signal.SIGUSR2, signal.SIGPIPE, signal.SIGTSTP,
+               signal.SIGTTIN, signal.SIGTTOU, signal.SIGXCPU, signal.SIGXFSZ,
+               signal.SIGALRM, signal.SIGSTOP, signal.SIGVTALRM, signal.SIGPROF]
+    for sig in SIGNALS:
+        if sig != signal.SIGSTOP:
+            signal.signal(sig, signal.SIG_IGN)
+
+    allowed = []
+
+    def attempt(name, action):
+        try:
+            action()
+            print("ALLOWED", name)
+            allowed.append(name)
+        except OSError as exc:
+            print("refused", name, exc.strerror)
+
+    def raw(name, number, *args):
+        ctypes.set_errno(0)
+        result = libc.syscall(L(number), *[L(a) for a in args])
+        print("ALLOWED" if result >= 0 else "refused", name, ctypes.get_errno())
+        allowed.extend([name] * (result >= 0))
+
+    for sig in SIGNALS:
+        attempt(f"kill 1 {sig.name}", lambda: os.kill(1, sig))
+        raw(f"kill high 1 {sig.name}", 62, (1 << 32) | 1, sig)
+        raw(f"tgkill 1 {sig.name}", 234, 1, 1, sig)
+    for sig in SIGNALS:
+        if sig != signal.SIGSTOP:  # the program's own group: it ignores these itself
+            os.kill(0, sig)
+    raw("pidfd_open 1", 434, 1, 0)
+    attempt("prlimit cpu", lambda: resource.prlimit(1, resource.RLIMIT_CPU, (1, 1)))
+    attempt("prlimit nofile", lambda: resource.prlimit(1, resource.RLIMIT_NOFILE, (3, 3)))
+    attempt("prlimit as", lambda: resource.prlimit(1, resource.RLIMIT_AS, (1 << 20,) * 2))
+    limit = (ctypes.c_ulong * 2)(1, 1)
+    raw("prlimit high", 302, (1 << 32) | 1, resource.RLIMIT_CPU, ctypes.addressof(limit), 0)
+    attempt("sched_setscheduler", lambda: os.sched_setscheduler(
+        1, os.SCHED_IDLE, os.sched_param(0)))
+    attempt("sched_setparam", lambda: os.sched_setparam(1, os.sched_param(0)))
+    attempt("sched_setaffinity", lambda: os.sched_setaffinity(1, {0}))
+    attempt("setpriority pid", lambda: os.setpriority(os.PRIO_PROCESS, 1, 19))
+    attempt("setpriority group", lambda: os.setpriority(os.PRIO_PGRP, 0, 19))
+    attempt("setpriority user", lambda: os.setpriority(os.PRIO_USER, 0, 19))
+    raw("ioprio_set", 251, 1, 1, (3 << 13))
+    for path in ("/proc/1/oom_score_adj", "/proc/1/task/1/oom_score_adj",
+                 "/proc/1/oom_adj", "/proc/1/autogroup", "/proc/1/timerslack_ns"):
+        def write(path=path):
+            with open(path, "w") as handle:
+                handle.write("15" if "oom_adj" in path and "score" not in path
+                             else "1000" if "oom" in path else "19")
+        attempt("write " + path, write)
+    # the program's own process keeps what it may need
+    resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+    os.nice(1)
+    os.sched_setaffinity(0, os.sched_getaffinity(0))
+    print("self ok", resource.getrlimit(resource.RLIMIT_NOFILE)[0], os.getpriority(
+        os.PRIO_PROCESS, 0))
+    time.sleep(0.3)
+    with open("/proc/1/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    print("pid1 nice", fields[16], "policy", fields[38], "state", fields[0])
+    with open("/proc/1/status") as handle:
+        print("pid1 ignores", [line.split()[1] for line in handle
+                               if line.startswith("SigIgn")][0])
+    print("allowed:", allowed)
+    """)

@@ -5,6 +5,7 @@ evaluator (with worker processes) ends its sandboxes at once."""
 from __future__ import annotations
 
 import json
+import platform
 import signal
 import subprocess
 import sys
@@ -151,3 +152,42 @@ def test_killing_cope_eval_ends_its_workers_sandboxes(dataset, tmp_path):
         if evaluator.poll() is None:
             evaluator.kill()
             evaluator.wait()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(platform.machine() != "x86_64",
+                    reason="the hostile programs use x86-64 system calls")
+def test_issue19_sandbox_findings_through_cope_eval(dataset, tmp_path, capsys):
+    """Issue 19, items 5-8, end to end: each program ends with exit status 3 (so that its
+    row is ``crashed`` and keeps the last lines of its output) only if PID 1 survived it."""
+    root, pairs = dataset
+    programs = {
+        "sockets": findings.RAW_SOCKETS,  # 5, 6
+        "kernel_files": findings.READS_KERNEL_FILES,  # 7
+        "pid_one": findings.ATTACKS_PID_ONE,  # 8
+    }
+    keys, lines = {}, []
+    for pair, (name, program) in zip(pairs, programs.items()):
+        keys[name] = (pair.category, pair.problem, pair.constraint)
+        lines.append(json.dumps(_row(pair, program + "\nraise SystemExit(3)\n")))
+    outputs = tmp_path / "outputs.jsonl"
+    outputs.write_text("\n".join(lines) + "\n")
+    results = tmp_path / "results.jsonl"
+    assert _eval(root, outputs, results) == 0
+    rows = _rows(results)
+    detail = {name: rows[key]["detail"] for name, key in keys.items()}
+    for name, key in keys.items():
+        assert rows[key]["outcome"] == "crashed", rows[key]
+        assert detail[name]["returncode"] == 3 and detail[name]["isolation"] == "bwrap"
+    tail = {name: detail[name]["stdout_tail"].splitlines() for name in programs}
+    # 5, 6: no socket of any family, with or without the upper 32 bits; foreign ABIs killed
+    assert tail["sockets"][-1] == "sockets made: []"
+    assert tail["sockets"][-2:-4:-1] == [f"i386 signal {signal.SIGSYS.value}",
+                                         f"x32 signal {signal.SIGSYS.value}"]
+    assert "socketpair vsock True -1 13" in tail["sockets"]
+    # 7: no root-only kernel file readable, the project's path not in the mount table
+    assert tail["kernel_files"][-2:] == ["readable: []", "project in mountinfo: False"]
+    # 8: PID 1 survived the signals and kept its settings
+    assert tail["pid_one"][-1] == "allowed: []"
+    assert "pid1 nice 0 policy 0 state S" in tail["pid_one"]
+    capsys.readouterr()

@@ -263,7 +263,11 @@ def _run_bwrap(data: bytes, limits: SandboxLimits, python: str,
     json_r, json_w = os.pipe()
     owned = [status_w, json_w]  # write ends: closed as soon as the sandbox holds them
     bpf = None
+    init = tempfile.TemporaryFile()
     try:
+        init.write(INIT_SCRIPT.read_bytes())
+        init.flush()
+        init.seek(0)
         try:
             bpf = seccomp_filter(block_shared_memory=group is None)
         except (ImportError, OSError) as exc:
@@ -273,10 +277,12 @@ def _run_bwrap(data: bytes, limits: SandboxLimits, python: str,
                          pid_one=True, site=SITE_INSIDE if rt.z3 else None, uid=uid)
         if group is None or not group.counts_processes:
             config["count_processes"] = limits.processes
-        cmd = bwrap_command(bwrap, rt, seccomp_fd=bpf.fileno(), status_fd=status_w,
-                            json_fd=json_w, tmpfs_mb=limits.tmpfs_mb, config=config)
+        cmd = bwrap_command(bwrap, rt, seccomp_fd=bpf.fileno(), init_fd=init.fileno(),
+                            status_fd=status_w, json_fd=json_w, tmpfs_mb=limits.tmpfs_mb,
+                            config=config)
         run = _supervise(cmd, data, limits, owned, status_r, json_r,
-                         group.join if group is not None else None, extra_fds=(bpf.fileno(),))
+                         group.join if group is not None else None,
+                         extra_fds=(bpf.fileno(), init.fileno()))
         notes = ("bubblewrap", "namespaces: user pid net ipc uts cgroup", "read-only root",
                  f"uid {uid}", f"memory: {mechanism}",
                  "seccomp: no unix sockets, no io_uring"
@@ -284,6 +290,7 @@ def _run_bwrap(data: bytes, limits: SandboxLimits, python: str,
         return _result(run, limits, mechanism, notes, uid, group)
     finally:
         _close(status_r, json_r, *owned)
+        init.close()
         if bpf is not None:
             bpf.close()
         if group is not None:

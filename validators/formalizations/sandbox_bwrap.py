@@ -104,25 +104,68 @@ def runtime(python: str) -> Runtime:
     return Runtime(info, _libraries(files))
 
 
+# Refused outright (EPERM): no z3 program needs them, and each widens what a process that
+# is uid 0 outside its namespace reaches. io_uring could also create sockets past the
+# socket rule; ioprio_set could lower PID 1's I/O priority.
+REFUSED = ("io_uring_setup", "io_uring_enter", "io_uring_register", "keyctl", "add_key",
+           "request_key", "bpf", "perf_event_open", "userfaultfd", "kexec_load",
+           "kexec_file_load", "init_module", "finit_module", "delete_module", "acct",
+           "swapon", "swapoff", "syslog", "mount", "umount2", "pivot_root", "setns",
+           "unshare", "ioprio_set")
+# Refused with EACCES whatever their arguments: no socket of any address family (AF_UNIX
+# reaches a host socket file on a bound file system, AF_VSOCK the VM's host, which no
+# namespace separates); socketcall is the 32-bit multiplexer for the same calls.
+NO_SOCKETS = ("socket", "socketpair", "socketcall")
+SHARED_MEMORY = ("memfd_create", "memfd_secret", "shmget")
+# Allowed on the calling process only (argument 0, a pid, is 0): prlimit64 and the
+# scheduler calls would otherwise reach the sandbox's PID 1, which has the same uid.
+SELF_ONLY = ("prlimit64", "sched_setscheduler", "sched_setparam", "sched_setattr",
+             "sched_setaffinity", "migrate_pages")
+# Refused when argument 0 (a pid) is 1, the sandbox's PID 1, compared on the low 32 bits
+# (the kernel reads a pid_t); PID 1 ignores the signals it does not need anyway.
+NOT_TO_PID_ONE = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+                  "pidfd_open")
+LOW_32_BITS = 0xFFFF_FFFF
+
+
+def _add(rules, action, name: str, *args) -> None:
+    """One rule; a call this architecture does not have (``socketcall`` on x86-64, where
+    32-bit and x32 calls are refused as a foreign architecture) is skipped."""
+    import pyseccomp
+
+    if pyseccomp.resolve_syscall(pyseccomp.system_arch(), name) < 0:  # none, or a pseudo-call
+        return
+    rules.add_rule(action, name, *args)
+
+
 def seccomp_filter(block_shared_memory: bool):
-    """A temporary file holding the filter as BPF, for ``bwrap --seccomp FD``."""
+    """A temporary file holding the filter as BPF, for ``bwrap --seccomp FD``.
+
+    Every rule that compares an argument either refuses when the full 64-bit value is not
+    0 (a value the kernel reads as 32 bits is non-zero there too, so nothing passes that
+    should not) or compares the low 32 bits only (``MASKED_EQ``): an equality on all 64
+    bits is what ``socket(1 << 32 | AF_UNIX, ...)`` slipped past (issue 19, item 5).
+    A call made under another architecture (``int 0x80``, x32) kills the process.
+    """
     import pyseccomp
 
     rules = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
-    for name in ("socket", "socketpair"):
-        rules.add_rule(pyseccomp.ERRNO(errno.EACCES), name,
-                       pyseccomp.Arg(0, pyseccomp.EQ, AF_UNIX))
-    # io_uring can create sockets past this filter; the rest have no use in a z3 program
-    # and widen what a process that is uid 0 outside its namespace can reach
-    names = ["io_uring_setup", "io_uring_enter", "io_uring_register", "keyctl", "add_key",
-             "request_key", "bpf", "perf_event_open", "userfaultfd", "kexec_load",
-             "kexec_file_load", "init_module", "finit_module", "delete_module", "acct",
-             "swapon", "swapoff", "syslog", "mount", "umount2", "pivot_root", "setns",
-             "unshare"]
-    if block_shared_memory:
-        names += ["memfd_create", "memfd_secret", "shmget"]
+    rules.set_attr(pyseccomp.Attr.ACT_BADARCH, pyseccomp.KILL_PROCESS)
+    for name in NO_SOCKETS:
+        _add(rules, pyseccomp.ERRNO(errno.EACCES), name)
+    names = list(REFUSED) + (list(SHARED_MEMORY) if block_shared_memory else [])
     for name in names:
-        rules.add_rule(pyseccomp.ERRNO(errno.EPERM), name)
+        _add(rules, pyseccomp.ERRNO(errno.EPERM), name)
+    for name in SELF_ONLY:
+        _add(rules, pyseccomp.ERRNO(errno.EPERM), name, pyseccomp.Arg(0, pyseccomp.NE, 0))
+    # setpriority(which, who, prio): PRIO_PROCESS (0) of the caller (0) only; a process
+    # group or the uid would include PID 1
+    for index in (0, 1):
+        _add(rules, pyseccomp.ERRNO(errno.EPERM), "setpriority",
+             pyseccomp.Arg(index, pyseccomp.NE, 0))
+    for name in NOT_TO_PID_ONE:
+        _add(rules, pyseccomp.ERRNO(errno.EPERM), name,
+             pyseccomp.Arg(0, pyseccomp.MASKED_EQ, LOW_32_BITS, 1))
     handle = tempfile.TemporaryFile()
     rules.export_bpf(handle)
     handle.flush()
@@ -130,13 +173,66 @@ def seccomp_filter(block_shared_memory: bool):
     return handle
 
 
+# Writable files of a process (owner bits only) that the program, with PID 1's uid, could
+# otherwise write in /proc/1: the OOM killer's choice, autogroup nice, timer slack...
+PID_ONE_FILES = ("oom_score_adj", "oom_adj", "autogroup", "sched", "timerslack_ns",
+                 "coredump_filter", "clear_refs", "mountinfo", "mounts", "mountstats")
+# covered by bwrap itself (irq, bus), per process, or per network namespace (sys/net: the
+# sandbox's own, whose files differ from the host's)
+PROC_SKIPPED = {"/proc/self", "/proc/thread-self", "/proc/irq", "/proc/bus", "/proc/sys/net"}
+
+
+@functools.lru_cache(maxsize=1)
+def proc_masks() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The files and directories of ``/proc`` that only their owner (root) may read, and
+    PID 1's writable files: what the sandbox covers (issue 19, item 7).
+
+    The program's processes are uid 0 outside their namespace when root runs the sandbox,
+    so root-only kernel files (``kpageflags``, ``timer_list``, ``slabinfo``, ...) would be
+    readable; they are found on the host's ``/proc`` (the same kernel), below the
+    per-process directories, and each is covered by ``/dev/null`` (files) or an empty
+    read-only tmpfs (directories).
+    """
+    files, dirs = [], []
+
+    def walk(path: str, depth: int) -> None:
+        try:
+            entries = sorted(os.scandir(path), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            if entry.name.isdigit() or entry.path in PROC_SKIPPED:
+                continue
+            try:
+                if entry.is_symlink():
+                    continue
+                mode = entry.stat(follow_symlinks=False).st_mode
+            except OSError:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if not mode & 0o001:
+                    dirs.append(entry.path)
+                elif depth < 3:
+                    walk(entry.path, depth + 1)
+            elif not mode & 0o004:
+                files.append(entry.path)
+
+    walk("/proc", 0)
+    own = (("/proc/1", "/proc/self"), ("/proc/1/task/1", f"/proc/self/task/{os.getpid()}"))
+    for base, here in own:
+        files += [f"{base}/{name}" for name in PID_ONE_FILES
+                  if os.path.exists(f"{here}/{name}")]
+    return tuple(files), tuple(dirs)
+
+
 def _bind(source: str, dest: str) -> list[str]:
     return ["--ro-bind", source, dest]
 
 
-def bwrap_command(bwrap: str, rt: Runtime, *, seccomp_fd: int, status_fd: int,
+def bwrap_command(bwrap: str, rt: Runtime, *, seccomp_fd: int, init_fd: int, status_fd: int,
                   json_fd: int, tmpfs_mb: int, config: dict) -> list[str]:
-    """The full command: bwrap's options, then the sandbox's first process."""
+    """The full command: bwrap's options, then the sandbox's first process (copied from
+    ``init_fd`` into the sandbox's root, so that no bind shows the project's path)."""
     uid = str(config["uid"])
     cmd = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
            "--new-session", "--cap-drop", "ALL", "--clearenv", "--as-pid-1",
@@ -155,10 +251,16 @@ def bwrap_command(bwrap: str, rt: Runtime, *, seccomp_fd: int, status_fd: int,
     for lib in rt.libraries:
         dest = os.path.join(os.path.realpath(os.path.dirname(lib)), os.path.basename(lib))
         cmd += _bind(os.path.realpath(lib), dest)
-    cmd += _bind(str(INIT_SCRIPT), INIT_INSIDE)
+    cmd += ["--perms", "0444", "--file", str(init_fd), INIT_INSIDE]
     # bwrap covers /proc/sys only when the directory itself is writable; its files are
     # writable by owner bits, and the sandbox's uid is the caller's outside (root here)
-    cmd += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
+    cmd += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]
+    files, dirs = proc_masks()
+    for path in files:
+        cmd += ["--ro-bind", "/dev/null", path]
+    for path in dirs:
+        cmd += ["--size", "4096", "--perms", "0555", "--tmpfs", path, "--remount-ro", path]
+    cmd += ["--dev", "/dev",
             "--size", str(1 << 20), "--perms", "1777", "--tmpfs", "/dev/shm",
             "--remount-ro", "/dev",
             "--size", str(tmpfs_mb << 20), "--perms", "1777", "--tmpfs", "/tmp",

@@ -49,6 +49,35 @@ def set_limits(limits):
             resource.setrlimit(which, (value, value))
 
 
+# PID 1 keeps SIGALRM (its wall-clock limit; the handler checks the time, so one the
+# program sends changes nothing) and SIGCHLD at its default (ignoring it would reap
+# children unseen); SIGKILL and SIGSTOP cannot be caught (and from inside the namespace
+# the kernel does not deliver them to PID 1).
+KEPT_SIGNALS = (signal.SIGALRM, signal.SIGCHLD, signal.SIGKILL, signal.SIGSTOP)
+
+
+def ignore_signals():
+    """PID 1 ignores every signal it does not need: a program's SIGINT, SIGTERM, SIGHUP,
+    SIGUSR1, ... (sent to pid 1, to its process group by ``kill(0, ...)``, or queued)
+    neither kills it nor raises an exception in it (issue 19, item 8)."""
+    for sig in signal.valid_signals():
+        if sig not in KEPT_SIGNALS:
+            try:
+                signal.signal(sig, signal.SIG_IGN)
+            except (OSError, ValueError):  # signals the C library reserves
+                pass
+
+
+def default_signals():
+    """Every signal back to its default action, for the program's process."""
+    for sig in signal.valid_signals():
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):
+            try:
+                signal.signal(sig, signal.SIG_DFL)
+            except (OSError, ValueError):
+                pass
+
+
 def write_status(fd, report):
     os.write(fd, (json.dumps(report) + "\n").encode())
 
@@ -71,8 +100,7 @@ def run_child(config, workdir, status_fd):
         except OSError:
             pass
         set_limits(config["limits"])
-        for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGXCPU, signal.SIGALRM):
-            signal.signal(sig, signal.SIG_DFL)
+        default_signals()  # an ignored signal would stay ignored across exec
         python = config["python"]
         os.execve(python, [python, "-I", "-B", "-c", config["bootstrap"]], config["env"])
     except BaseException as exc:  # exec failed: a setup failure, said out of band
@@ -169,6 +197,8 @@ def main():
     status_fd = config["status_fd"]
     notes = []
     try:
+        if config["pid_one"]:
+            ignore_signals()
         os.set_inheritable(status_fd, False)
         prctl(PR_SET_DUMPABLE, 0)
         program = sys.stdin.buffer.read()
