@@ -60,8 +60,8 @@ WALL_BACKSTOP_S = 1.5
 _MEMORY_MARKERS = ("MemoryError", "out of memory", "bad_alloc", "Cannot allocate memory")
 
 # Run in the program's interpreter before its code: the z3 folder on sys.path (bwrap mode),
-# a socket guard (in bwrap mode there is no network and no Unix socket to reach anyway),
-# then main.py as __main__.
+# a socket guard (in bwrap mode seccomp refuses every socket anyway; the guard gives the
+# clearer message, and is all there is in rlimits mode), then main.py as __main__.
 BOOTSTRAP = """\
 import sys
 {path}def _guard(event, args):
@@ -285,7 +285,7 @@ def _run_bwrap(data: bytes, limits: SandboxLimits, python: str,
                          extra_fds=(bpf.fileno(), init.fileno()))
         notes = ("bubblewrap", "namespaces: user pid net ipc uts cgroup", "read-only root",
                  f"uid {uid}", f"memory: {mechanism}",
-                 "seccomp: no unix sockets, no io_uring"
+                 "seccomp: no sockets, no io_uring, PID 1 out of reach"
                  + ("" if group else ", no memfd, no SysV shm"))
         return _result(run, limits, mechanism, notes, uid, group)
     finally:

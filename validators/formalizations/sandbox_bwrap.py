@@ -13,15 +13,21 @@ read-only:
   ``/sandbox/site``);
 * the shared libraries these need, as the dynamic loader resolves them (``ldd`` of the
   interpreter, ``libz3`` and the standard library's extension modules), file by file;
-* the sandbox's first process (``sandbox_init.py``) at ``/sandbox/init.py``.
+* the sandbox's first process (``sandbox_init.py``), copied (not bound) to
+  ``/sandbox/init.py``, so that no mount shows the project's path.
 
 Nothing else: no ``/etc`` (Python starts without it; ``getpwuid`` simply finds no
 account), no home directory, no project file, no host socket. The writable places are a
-size-limited ``/tmp`` and ``/dev/shm``. A tiny seccomp filter (compiled by libseccomp
-through ``pyseccomp``) refuses Unix-domain sockets and ``io_uring`` (which could create
-them unseen by the filter): a path-based socket on a bound file system would otherwise be
-reachable, since connecting to a socket does not need a writable mount. Without a memory
-cgroup it also refuses ``memfd_create`` and SysV ``shmget``, whose memory no rlimit counts.
+size-limited ``/tmp`` and ``/dev/shm``. ``/proc`` is the sandbox's own, with ``/proc/sys``
+read-only, root-only kernel files and PID 1's writable files covered (:func:`proc_masks`).
+
+A small seccomp filter (compiled by libseccomp through ``pyseccomp``; docs/sandbox.md
+lists every rule with the attack it stops) refuses sockets of every family and
+``io_uring`` (which could create them unseen by the filter), calls that reach PID 1
+(signals, resource limits, scheduling), and calls no z3 program needs that widen what a
+uid-0-outside process reaches; a call under another ABI (i386, x32) kills the process.
+Without a memory cgroup it also refuses ``memfd_create`` and SysV ``shmget``, whose memory
+no rlimit counts.
 """
 from __future__ import annotations
 
@@ -190,12 +196,12 @@ def proc_masks() -> tuple[tuple[str, ...], tuple[str, ...]]:
     The program's processes are uid 0 outside their namespace when root runs the sandbox,
     so root-only kernel files (``kpageflags``, ``timer_list``, ``slabinfo``, ...) would be
     readable; they are found on the host's ``/proc`` (the same kernel), below the
-    per-process directories, and each is covered by ``/dev/null`` (files) or an empty
-    read-only tmpfs (directories).
+    per-process directories, and each is covered by ``/dev/null`` (files; on a ``nodev``
+    mount, so opening it is refused) or an empty read-only tmpfs (directories).
     """
     files, dirs = [], []
 
-    def walk(path: str, depth: int) -> None:
+    def walk(path: str) -> None:
         try:
             entries = sorted(os.scandir(path), key=lambda e: e.name)
         except OSError:
@@ -212,12 +218,12 @@ def proc_masks() -> tuple[tuple[str, ...], tuple[str, ...]]:
             if entry.is_dir(follow_symlinks=False):
                 if not mode & 0o001:
                     dirs.append(entry.path)
-                elif depth < 3:
-                    walk(entry.path, depth + 1)
+                else:
+                    walk(entry.path)
             elif not mode & 0o004:
                 files.append(entry.path)
 
-    walk("/proc", 0)
+    walk("/proc")
     own = (("/proc/1", "/proc/self"), ("/proc/1/task/1", f"/proc/self/task/{os.getpid()}"))
     for base, here in own:
         files += [f"{base}/{name}" for name in PID_ONE_FILES

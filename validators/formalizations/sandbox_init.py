@@ -2,8 +2,10 @@
 
 Executed as a script (``python -I -S -B sandbox_init.py CONFIG``), never imported: it uses
 the standard library only and reads no environment. With bubblewrap it is PID 1 of the
-sandbox's PID namespace (``bwrap --as-pid-1``; bound at ``/sandbox/init.py``), so the
-program cannot kill it and every process of the run dies when it exits; in the unsafe
+sandbox's PID namespace (``bwrap --as-pid-1``; copied to ``/sandbox/init.py``), so the
+program cannot kill it and every process of the run dies when it exits (it ignores every
+signal but SIGALRM, its own timer, and SIGCHLD; the seccomp filter keeps the program's
+signals, limits and scheduling calls off it); in the unsafe
 ``rlimits`` mode it runs on the host as a child subreaper.
 
 Its report goes to a status descriptor that only it holds (close-on-exec, so the program
