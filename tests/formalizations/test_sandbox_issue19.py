@@ -43,9 +43,11 @@ def test_no_socket_of_any_family_high_bits_or_foreign_abi():
     assert all(line.endswith(" -1 13") for line in calls), calls  # EACCES, every one
     assert "socket vsock True -1 13" in calls and "socketpair unix True -1 13" in calls
     assert "io_uring_setup -1 1" in lines
-    # the same call through the x32 and i386 system call tables kills the process (SIGSYS)
+    # the same call through the x32 and i386 system call tables kills the process (SIGSYS;
+    # a kernel without 32-bit emulation faults on int 0x80 before any filter: SIGSEGV)
     assert f"x32 signal {signal.SIGSYS.value}" in lines
-    assert f"i386 signal {signal.SIGSYS.value}" in lines
+    assert _last(result.stdout, "i386") in (f"i386 signal {signal.SIGSYS.value}",
+                                            f"i386 signal {signal.SIGSEGV.value}")
     assert not any(line.startswith("made") for line in lines)
     assert lines[-1] == "sockets made: []"
 
@@ -108,6 +110,7 @@ def test_pid_one_ignores_signals_and_keeps_its_settings():
     assert processes_in_namespace(result.pid_namespace) == []
 
 
+@pytest.mark.slow
 def test_pid_one_still_enforces_the_wall_limit_after_signals():
     """A program that sends PID 1 every signal it can (through its process group) is
     still ended by the wall-clock limit PID 1 keeps."""

@@ -48,7 +48,6 @@ INIT_INSIDE = "/sandbox/init.py"
 SITE_INSIDE = "/sandbox/site"
 WORKDIR = "/tmp/sandbox"
 TOP_LEVEL_LINKS = ("/lib", "/lib32", "/lib64", "/libx32")
-AF_UNIX = 1
 _PROBE = """\
 import importlib.util, json, os, sys, sysconfig
 spec = importlib.util.find_spec("z3")
