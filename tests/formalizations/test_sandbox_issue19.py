@@ -21,7 +21,7 @@ from formalizations.hostile_programs import ATTACKS_PID_ONE, RAW_SOCKETS, READS_
     ROOT_ONLY_FILES
 from formalizations.sandbox_helpers import LIMITS, needs_namespaces, processes_in_namespace
 from planning_core.validators.formalizations.sandbox import Outcome, run_program
-from planning_core.validators.formalizations.sandbox_bwrap import proc_masks
+from planning_core.validators.formalizations.sandbox_bwrap import proc_masks, seccomp_filter
 
 pytestmark = [needs_namespaces,
               pytest.mark.skipif(platform.machine() != "x86_64",
@@ -50,6 +50,29 @@ def test_no_socket_of_any_family_high_bits_or_foreign_abi():
                                             f"i386 signal {signal.SIGSEGV.value}")
     assert not any(line.startswith("made") for line in lines)
     assert lines[-1] == "sockets made: []"
+
+
+def test_no_argument_rule_compares_64_bit_equality(monkeypatch):
+    """The kernel reads int arguments as 32 bits: a rule may refuse on "not 0" (64 bits,
+    safe) or on an equality of the low 32 bits (MASKED_EQ 0xffffffff), never on a 64-bit
+    equality, which the upper bits slip past (item 5)."""
+    pyseccomp = pytest.importorskip("pyseccomp")
+    seen = []
+    real = pyseccomp.SyscallFilter.add_rule
+
+    def record(self, action, name, *args):
+        seen.append((name, [(a._op, a._data_a, a._data_b) for a in args]))
+        return real(self, action, name, *args)
+
+    monkeypatch.setattr(pyseccomp.SyscallFilter, "add_rule", record)
+    seccomp_filter(block_shared_memory=True).close()
+    names = {name for name, _ in seen}
+    assert {"socket", "socketpair", "prlimit64", "setpriority", "kill"} <= names
+    assert all(not args for name, args in seen if name in ("socket", "socketpair"))
+    for name, args in seen:
+        for op, first, second in args:
+            assert (op, first) == (pyseccomp.NE, 0) \
+                or (op, first) == (pyseccomp.MASKED_EQ, 0xFFFF_FFFF), (name, op, first, second)
 
 
 def test_a_normal_program_still_has_what_it_uses():
