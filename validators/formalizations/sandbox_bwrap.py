@@ -155,7 +155,10 @@ def seccomp_filter(block_shared_memory: bool):
     import pyseccomp
 
     rules = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
-    rules.set_attr(pyseccomp.Attr.ACT_BADARCH, pyseccomp.KILL_PROCESS)
+    try:
+        rules.set_attr(pyseccomp.Attr.ACT_BADARCH, pyseccomp.KILL_PROCESS)
+    except OSError:  # libseccomp before 2.4: the thread that made the call is killed
+        rules.set_attr(pyseccomp.Attr.ACT_BADARCH, pyseccomp.KILL)
     for name in NO_SOCKETS:
         _add(rules, pyseccomp.ERRNO(errno.EACCES), name)
     names = list(REFUSED) + (list(SHARED_MEMORY) if block_shared_memory else [])
