@@ -1,0 +1,259 @@
+"""Real models, real settings (issue 20): ``acp run`` against the project's 127.0.0.1 chat
+server, with the behaviours a real model needs -- the first final answer and the paper's
+stop sequences, one poisoned request among healthy ones, resume keyed on the setting,
+reasoning-model bodies and parameters, and a cache that does not defeat sampling."""
+from __future__ import annotations
+
+import json
+import random
+import socket
+
+import pytest
+
+pytest.importorskip("openai")
+
+from planning_core.console import main
+from planning_core.validators.acp.dataset import load_questions, read_results
+from planning_core.validators.acp.gold import gold_answer
+from planning_core.validators.acp.prompts import SENT_STOP, question_text
+from planning_core.validators.models.cache import ResponseCache
+from planning_core.validators.models.openai_chat import ChatModel, ChatSettings
+from planning_core.validators.models.retry import RetryPolicy
+
+from tests.conftest import require_shared
+from tests.models.chat_server import ChatServer, answer, drop, reasoning_answer
+
+
+@pytest.fixture(scope="module")
+def dev():
+    folder = require_shared() / "acpbench_hard"
+    questions = load_questions(folder)
+    return folder, {question_text(q): q for q in questions}
+
+
+def _run(capsys, server, folder, out, *extra, model="scripted", tasks="nexta", limit=2):
+    code = main(["acp", "run", "--model", model, "--base-url", server.base_url,
+                 "--questions", str(folder), "--out", str(out), "--tasks", tasks,
+                 "--limit", str(limit), "--no-cache", "--backoff", "0.001", "--timeout", "5",
+                 "--no-progress", *extra])
+    return code, capsys.readouterr()
+
+
+def _gold(by_prompt):
+    return lambda req, n: answer(gold_answer(by_prompt[ChatServer.prompt_of(req)]))
+
+
+# -- item 1: the first final answer, the paper's stop sequences, finish_reason -------------
+
+def test_the_first_final_answer_counts_and_the_paper_stop_sequences_are_sent(dev, tmp_path,
+                                                                             capsys):
+    folder, by_prompt = dev
+
+    def rambling(req, n):   # the right answer, then an invented question with a wrong one
+        q = by_prompt[ChatServer.prompt_of(req)]
+        return answer(f"{gold_answer(q)}\n\n**Question**: What now? **Final Answer**: "
+                      "(fly-away nowhere)", finish_reason="stop")
+
+    out = tmp_path / "r.jsonl"
+    with ChatServer(rambling) as server:
+        code, io = _run(capsys, server, folder, out)
+    assert code == 0, io.err
+    rows = read_results(out)
+    assert len(rows) == 2 and all(r["score"] == 1 for r in rows), rows
+    assert all(r["finish_reason"] == "stop" for r in rows)
+    for req in server.requests:
+        assert req["stop"] == list(SENT_STOP) == ["\n\n\n\n", "\n\n", "**Question**:",
+                                                  "**Question:**"]
+        assert req["temperature"] == 0.0 and req["max_tokens"] == 1000
+
+
+def test_the_same_stop_sequences_in_every_front_end():
+    import yaml
+
+    from planning_core.validators.acp.lm_eval_tasks import task_folder
+    from planning_core.validators.acp.prompts import STOP_SEQUENCES
+
+    text = (task_folder() / "_planning_core_acp_gen").read_text()
+    config = yaml.safe_load("\n".join(line for line in text.splitlines()
+                                      if "!function" not in line))
+    assert tuple(config["generation_kwargs"]["until"]) == STOP_SEQUENCES
+    assert config["num_fewshot"] == 2      # the paper's setting is the default
+    pytest.importorskip("inspect_ai")
+    from planning_core.validators.acp.inspect_tasks import generate_config
+
+    assert tuple(generate_config().stop_seqs) == SENT_STOP
+
+
+# -- item 4: one poisoned request is an error row; an unreachable server stops the run -----
+
+def test_a_poisoned_request_is_an_error_row_and_the_run_goes_on(dev, tmp_path, capsys):
+    folder, by_prompt = dev
+    healthy = _gold(by_prompt)
+    first = [None]
+
+    def script(req, n):   # the connection of one question is always dropped
+        prompt = ChatServer.prompt_of(req)
+        if first[0] is None:
+            first[0] = prompt
+        return drop() if prompt == first[0] else healthy(req, n)
+
+    out = tmp_path / "r.jsonl"
+    with ChatServer(script) as server:
+        code, io = _run(capsys, server, folder, out, "--retries", "2", limit=5,
+                        tasks="nexta")
+    assert code == 1 and "Traceback" not in io.err, io.err
+    rows = read_results(out)
+    errors = [r for r in rows if "error" in r]
+    assert len(rows) == 5 and len(errors) == 1, rows
+    assert "closed the connection" in errors[0]["error"]
+    assert "gave up after 3 attempt" in errors[0]["error"]
+    assert all(r["score"] == 1 for r in rows if "error" not in r)
+
+
+def test_an_unreachable_server_still_stops_the_run(dev, tmp_path, capsys):
+    folder, _ = dev
+    with socket.socket() as s:     # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code = main(["acp", "run", "--model", "m", "--base-url", f"http://127.0.0.1:{port}/v1",
+                 "--questions", str(folder), "--out", str(tmp_path / "r.jsonl"), "--tasks",
+                 "nexta", "--limit", "3", "--no-cache", "--retries", "1", "--backoff",
+                 "0.001", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot be reached" in err and "Traceback" not in err
+
+
+# -- item 3: resume keyed on the setting ---------------------------------------------------
+
+def test_resume_with_another_model_or_temperature_is_refused_then_forced(dev, tmp_path,
+                                                                         capsys):
+    folder, by_prompt = dev
+    out = tmp_path / "r.jsonl"
+    with ChatServer(_gold(by_prompt)) as server:
+        code, io = _run(capsys, server, folder, out, model="model-a")
+        assert code == 0, io.err
+        asked = len(server.requests)
+        code, io = _run(capsys, server, folder, out, model="model-a")   # resumes
+        assert code == 0 and len(server.requests) == asked
+        for model, *other in (["model-b"], ["model-a", "--temperature", "0.7"],
+                              ["model-a", "--shots", "0"], ["model-a", "--stop", "END"]):
+            code, io = _run(capsys, server, folder, out, *other, model=model)
+            assert code == 2 and "another setting" in io.err and "--force" in io.err, other
+            assert len(server.requests) == asked
+        assert "model 'model-a' there, 'model-b' now" in _run(
+            capsys, server, folder, out, model="model-b")[1].err
+        before = out.read_text()
+        code, io = _run(capsys, server, folder, out, "--temperature", "0.7", "--force",
+                        model="model-b")
+        assert code == 0 and "moved to" in io.err, io.err
+        assert len(server.requests) == asked + 2
+    assert (tmp_path / "r.jsonl.1").read_text() == before
+    rows = read_results(out)
+    assert len(rows) == 2 and {r["model"] for r in rows} == {"model-b"}
+    assert all(r["params"]["temperature"] == 0.7 for r in rows)
+
+
+def test_resume_with_another_prompt_is_refused(dev, tmp_path, capsys):
+    folder, by_prompt = dev
+    out = tmp_path / "r.jsonl"
+    with ChatServer(_gold(by_prompt)) as server:
+        assert _run(capsys, server, folder, out)[0] == 0
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        rows[0]["prompt_hash"] = "0" * 16      # as if the question's text had changed
+        out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        code, io = _run(capsys, server, folder, out)
+    assert code == 2 and "with another prompt" in io.err
+
+
+# -- item 5: reasoning models ---------------------------------------------------------------
+
+def test_a_reasoning_model_gets_only_what_it_takes_and_a_truncated_answer_is_recorded(
+        dev, tmp_path, capsys):
+    folder, _ = dev
+    out = tmp_path / "r.jsonl"
+    with ChatServer(lambda req, n: reasoning_answer("Let me think about the grid...")
+                    ) as server:
+        code, io = _run(capsys, server, folder, out, "--reasoning-effort", "low",
+                        "--top-p", "0.9", "--extra-body", '{"top_k": 20}', model="o3-mini")
+    assert code == 0, io.err
+    assert len(server.requests) == 2      # truncated answers are answers: never retried
+    for req in server.requests:
+        assert "temperature" not in req and "max_tokens" not in req and "stop" not in req
+        assert req["max_completion_tokens"] == 1000 and req["reasoning_effort"] == "low"
+        assert req["top_p"] == 0.9 and req["top_k"] == 20
+    rows = read_results(out)
+    for row in rows:
+        assert row["response"] == "" and row["finish_reason"] == "length"
+        assert row["truncated"] is True and row["score"] == 0
+        assert row["reasoning"] == "Let me think about the grid..."
+        assert row["params"]["max_completion_tokens"] == 1000
+
+
+def test_what_the_user_sets_is_sent_and_max_tokens_0_sends_no_limit(dev, tmp_path, capsys):
+    folder, by_prompt = dev
+    with ChatServer(_gold(by_prompt)) as server:
+        code, io = _run(capsys, server, folder, tmp_path / "a.jsonl", "--temperature", "1",
+                        "--max-tokens", "0", model="o1", limit=1)
+        assert code == 0, io.err
+        code, io = _run(capsys, server, folder, tmp_path / "b.jsonl",
+                        "--max-completion-tokens", "50", model="llama", limit=1)
+        assert code == 0, io.err
+    first, second = server.requests
+    assert first["temperature"] == 1 and "max_tokens" not in first
+    assert "max_completion_tokens" not in first
+    assert second["max_completion_tokens"] == 50 and "max_tokens" not in second
+    assert second["temperature"] == 0.0
+
+
+@pytest.mark.parametrize("bad", ['[1]', 'nope', '{"model": "x"}'])
+def test_extra_body_must_be_a_json_object(tmp_path, capsys, bad):
+    with pytest.raises(SystemExit) as exit_:
+        main(["acp", "run", "--model", "m", "--questions", str(tmp_path), "--out",
+              str(tmp_path / "o"), "--extra-body", bad])
+    assert exit_.value.code == 2 and "--extra-body" in capsys.readouterr().err
+
+
+def test_reasoning_body_on_the_client(tmp_path):
+    """content null + finish_reason length: an empty, truncated completion, cached (a rerun
+    asks nothing); content null with another finish reason stays a malformed body."""
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    settings = ChatSettings(model="deepseek-reasoner", temperature=None, max_tokens=5,
+                            retry=RetryPolicy(retries=2, base_s=0.001))
+    with ChatServer(lambda req, n: reasoning_answer("thinking " * 50)) as server:
+        model = ChatModel(ChatSettings(**{**_fields(settings), "base_url": server.base_url}),
+                          cache=cache, rng=random.Random(0))
+        c = model.complete("p")
+        again = model.complete("p")
+    assert c.text == "" and c.truncated and c.reasoning.startswith("thinking")
+    assert again.cache_hit and again.truncated and again.reasoning == c.reasoning
+    assert len(server.requests) == 1
+    from planning_core.validators.models.completion import RequestFailed
+
+    with ChatServer(lambda req, n: reasoning_answer("x", finish_reason="stop")) as server:
+        model = ChatModel(ChatSettings(**{**_fields(settings), "base_url": server.base_url}),
+                          rng=random.Random(0))
+        with pytest.raises(RequestFailed, match="no message content"):
+            model.complete("p")
+    assert len(server.requests) == 3
+
+
+def _fields(settings: ChatSettings) -> dict:
+    return {name: getattr(settings, name) for name in settings.__slots__}
+
+
+# -- item 6: the cache does not defeat sampling --------------------------------------------
+
+def test_sampling_keys_the_cache_on_turn_and_sample(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    with ChatServer(lambda req, n: answer(f"answer {n}")) as server:
+        def model(t):
+            return ChatModel(ChatSettings(model="m", base_url=server.base_url, temperature=t),
+                             cache=cache)
+        hot, cold = model(0.8), model(0.0)
+        assert hot.complete("p", turn=0).text == "answer 0"
+        assert hot.complete("p", turn=0).cache_hit          # a rerun of the same call
+        assert hot.complete("p", turn=1).text == "answer 1"  # the same prompt, a later turn
+        assert hot.complete("p", turn=1, sample=1).text == "answer 2"
+        assert cold.complete("p", turn=0).text == "answer 3"
+        assert cold.complete("p", turn=5).cache_hit          # greedy: the turn is irrelevant
+    assert len(server.requests) == 4
