@@ -257,3 +257,60 @@ def test_sampling_keys_the_cache_on_turn_and_sample(tmp_path):
         assert cold.complete("p", turn=0).text == "answer 3"
         assert cold.complete("p", turn=5).cache_hit          # greedy: the turn is irrelevant
     assert len(server.requests) == 4
+
+
+# -- items 3 and 6 for cope run: resume keyed on mode and revisions; turns in the cache ----
+
+def _cope(capsys, server, out, *extra):
+    from tests.conftest import require_shared as shared
+
+    root = shared() / "cope" / "BlocksWorld-100"
+    code = main(["cope", "run", "--model", "scripted", "--base-url", server.base_url,
+                 "--dataset", str(root), "--categories", "goal", "--limit", "2",
+                 "--out", str(out), "--no-progress", "--retries", "0", *extra])
+    return code, capsys.readouterr()
+
+
+def test_cope_resume_is_keyed_on_mode_and_revisions(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    broken = json.dumps({"domain file": "(define (domain d", "problem file": "(x"})
+    with ChatServer(lambda req, n: answer(broken)) as server:
+        base = ["--method", "pddl", "--no-cache"]
+        code, io = _cope(capsys, server, out, *base, "--revisions", "1")
+        assert code == 0, io.err
+        asked = len(server.requests)
+        assert asked == 4          # 2 pairs, a generate and a revise each
+        assert _cope(capsys, server, out, *base, "--revisions", "1")[0] == 0
+        assert len(server.requests) == asked          # the same setting: resumed
+        for other in (["--revisions", "2"], ["--mode", "edit", "--revisions", "1"],
+                      ["--revisions", "1", "--temperature", "0.8"]):
+            code, io = _cope(capsys, server, out, *base, *other)
+            assert code == 2 and "another setting" in io.err, other
+        assert len(server.requests) == asked
+        code, io = _cope(capsys, server, out, "--method", "planner", "--no-cache")
+        assert code == 0, io.err                      # another method: its own rows
+        code, io = _cope(capsys, server, out, *base, "--revisions", "2", "--force")
+        assert code == 0 and "moved to" in io.err
+    from planning_core.validators.cope.evaluate import read_results as cope_rows
+
+    rows, _ = cope_rows(out)
+    assert len(rows) == 2 and all(r["max_revisions"] == 2 for r in rows)
+    assert len((tmp_path / "r.jsonl.1").read_text().splitlines()) == 4
+
+
+def test_a_repeated_revise_prompt_is_asked_again_when_sampling(tmp_path, capsys):
+    """The model answers the same broken files every time, so each revise prompt repeats
+    the one before; at temperature 0.8 every turn is still a request (the cache keys on
+    the turn), and a rerun of the same run is served from the cache."""
+    out, cache = tmp_path / "r.jsonl", tmp_path / "c.sqlite"
+    broken = json.dumps({"domain file": "(define (domain d", "problem file": "(x"})
+    with ChatServer(lambda req, n: answer(broken)) as server:
+        code, io = _cope(capsys, server, out, "--method", "pddl", "--revisions", "3",
+                         "--temperature", "0.8", "--cache", str(cache))
+        assert code == 0, io.err
+        assert len(server.requests) == 2 * 4
+        revise = [ChatServer.prompt_of(r) for r in server.requests][1:]
+        assert len(set(revise)) < len(revise)          # revise prompts did repeat
+        code, io = _cope(capsys, server, tmp_path / "again.jsonl", "--method", "pddl",
+                         "--revisions", "3", "--temperature", "0.8", "--cache", str(cache))
+        assert code == 0 and len(server.requests) == 8   # the rerun: all from the cache
