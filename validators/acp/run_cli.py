@@ -125,7 +125,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise InputError(f"the paper has {PAPER_SHOTS} examples per task; for more, "
                          "--shot-source questions")
     model = model_from_args(args)
-    pool = load_questions(args.questions)
+    notes: list[str] = []
+    pool = load_questions(args.questions, notes)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     questions = _select(pool, args.tasks, args.limit)
     items = plan_items(questions, args.shots, pool, args.shot_source)
     setting = setting_of(model, shots=args.shots,
