@@ -261,12 +261,12 @@ def test_sampling_keys_the_cache_on_turn_and_sample(tmp_path):
 
 # -- items 3 and 6 for cope run: resume keyed on mode and revisions; turns in the cache ----
 
-def _cope(capsys, server, out, *extra):
+def _cope(capsys, server, out, *extra, limit=2):
     from tests.conftest import require_shared as shared
 
     root = shared() / "cope" / "BlocksWorld-100"
     code = main(["cope", "run", "--model", "scripted", "--base-url", server.base_url,
-                 "--dataset", str(root), "--categories", "goal", "--limit", "2",
+                 "--dataset", str(root), "--categories", "goal", "--limit", str(limit),
                  "--out", str(out), "--no-progress", "--retries", "0", *extra])
     return code, capsys.readouterr()
 
@@ -301,16 +301,103 @@ def test_cope_resume_is_keyed_on_mode_and_revisions(tmp_path, capsys):
 def test_a_repeated_revise_prompt_is_asked_again_when_sampling(tmp_path, capsys):
     """The model answers the same broken files every time, so each revise prompt repeats
     the one before; at temperature 0.8 every turn is still a request (the cache keys on
-    the turn), and a rerun of the same run is served from the cache."""
+    the turn), and a rerun of the same run is served from the cache. (One pair: the revise
+    prompt does not name the pair, so two pairs' identical requests at the same turn would
+    share a cached answer, as any identical request does.)"""
     out, cache = tmp_path / "r.jsonl", tmp_path / "c.sqlite"
     broken = json.dumps({"domain file": "(define (domain d", "problem file": "(x"})
+    argv = ["--method", "pddl", "--revisions", "3", "--temperature", "0.8", "--cache",
+            str(cache)]
     with ChatServer(lambda req, n: answer(broken)) as server:
-        code, io = _cope(capsys, server, out, "--method", "pddl", "--revisions", "3",
-                         "--temperature", "0.8", "--cache", str(cache))
+        code, io = _cope(capsys, server, out, *argv, limit=1)
         assert code == 0, io.err
-        assert len(server.requests) == 2 * 4
+        assert len(server.requests) == 4
         revise = [ChatServer.prompt_of(r) for r in server.requests][1:]
-        assert len(set(revise)) < len(revise)          # revise prompts did repeat
-        code, io = _cope(capsys, server, tmp_path / "again.jsonl", "--method", "pddl",
-                         "--revisions", "3", "--temperature", "0.8", "--cache", str(cache))
-        assert code == 0 and len(server.requests) == 8   # the rerun: all from the cache
+        assert len(set(revise)) == 1 and len(revise) == 3   # the same revise prompt, 3 times
+        code, io = _cope(capsys, server, tmp_path / "again.jsonl", *argv, limit=1)
+        assert code == 0 and len(server.requests) == 4   # the rerun: all from the cache
+
+
+# -- item 7: small ones ---------------------------------------------------------------------
+
+def test_ibm_dataset_folder_reads_gzipped_generative_files_and_skips_the_others(
+        dev, tmp_path, capsys):
+    """A copy of the IBM repository's dataset/ layout: dev.gen.json, test.gen.json.gz, and
+    boolean / multiple-choice files beside them."""
+    import gzip
+
+    folder, by_prompt = dev
+    records = json.loads((folder / "nexta" / "dev.gen.json").read_text())
+    layout = tmp_path / "dataset" / "nexta"
+    layout.mkdir(parents=True)
+    (layout / "dev.gen.json").write_text(json.dumps(records[:1]))
+    with gzip.open(layout / "test.gen.json.gz", "wt") as f:
+        json.dump(records[1:2], f)
+    (layout / "dev.bool.json").write_text(json.dumps([{"id": 1, "context": "c",
+                                                       "question": "q", "answer": "yes"}]))
+    with gzip.open(layout / "test.mcq.json.gz", "wt") as f:
+        json.dump([{"id": 2, "choices": {}}], f)
+    (tmp_path / "dataset" / "bomb.json.gz").write_bytes(b"not gzip at all")
+    out = tmp_path / "r.jsonl"
+    with ChatServer(_gold(by_prompt)) as server:
+        code = main(["acp", "run", "--model", "m", "--base-url", server.base_url,
+                     "--questions", str(tmp_path / "dataset" / "nexta"), "--out", str(out),
+                     "--no-cache", "--no-progress"])
+        io = capsys.readouterr()
+        assert code == 0, io.err
+        assert io.err.count("skipped (boolean or multiple-choice") == 2
+        assert {r["id"] for r in read_results(out)} == {str(records[0]["id"]),
+                                                         str(records[1]["id"])}
+        assert all(r["score"] == 1 for r in read_results(out))
+        code = main(["acp", "run", "--model", "m", "--base-url", server.base_url,
+                     "--questions", str(tmp_path / "dataset"), "--out", str(tmp_path / "x"),
+                     "--no-cache", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and "bomb.json.gz: error: not a readable gzip file" in err
+
+
+def test_lm_eval_log_samples_of_the_projects_tasks_key_on_the_task(tmp_path):
+    """Two tasks' docs with the same id (as the dev split has) are two answers."""
+    from planning_core.validators.acp.dataset import load_answers
+
+    rows = [{"doc": {"id": "42", "task": task, "group": "applicable_actions_gen"},
+             "resps": [["(a x)"]], "filtered_resps": ["(a x)"]} for task in ("app", "nexta")]
+    (tmp_path / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    answers = load_answers(tmp_path / "samples.jsonl")
+    assert sorted((a.task, a.id) for a in answers) == [("app", "42"), ("nexta", "42")]
+
+
+@pytest.mark.parametrize("text,pos,neg", [
+    ("([(at a b)], [(at c d)])", 1, 1), ("([(at a b)], [])", 1, 0),
+    ("([(at a b)], [(at c d)],).", 1, 1), ("(at a b)", 1, 0)])
+def test_prog_answer_as_a_tuple(text, pos, neg):
+    from planning_core.validators.acp.answers.parsers import parse_effects
+
+    found = parse_effects(text)
+    assert (len(found[0]), len(found[1])) == (pos, neg)
+
+
+@pytest.mark.parametrize("text", ["([(at a b)]", "(" * 40 + "[x]" + ")" * 40, "([)]"])
+def test_prog_tuple_hostile(text):
+    from planning_core.validators.acp.answers.parsers import UnparseableAnswer, parse_effects
+
+    with pytest.raises(UnparseableAnswer):
+        parse_effects(text)
+
+
+def test_one_headline_metric_unknowns_apart():
+    from planning_core.validators.acp.lm_eval_tasks import utils
+    from planning_core.validators.acp.report import summarize
+
+    verdicts = [1, None, 0, 1]
+    assert utils.mean_right(verdicts) == 0.5
+    summary = summarize([{"task": "app", "domain": "d", "score": v} for v in verdicts])
+    assert summary.overall.accuracy == 0.5 and summary.overall.unknown == 1
+    pytest.importorskip("inspect_ai")
+    from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER, SampleScore, Score, accuracy
+
+    from planning_core.validators.acp.inspect_tasks import unknown_rate
+
+    scores = [SampleScore(score=Score(value=v))
+              for v in (CORRECT, NOANSWER, INCORRECT, CORRECT)]
+    assert accuracy()(scores) == 0.5 and unknown_rate()(scores) == 0.25
