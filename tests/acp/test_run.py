@@ -70,6 +70,8 @@ def test_gold_answers_score_100_percent(dev, tmp_path, capsys):
         q for q in load_questions(folder) if q.id == row["id"] and q.task == row["task"]))]
     text = report.read_text()
     assert "100.0" in io.out and "ACPBench Hard scores: scripted" in text
+    assert "Setting: model scripted at http://127.0.0.1:" in text
+    assert "2-shot (paper examples)" in text and '"temperature": 0.0' in text
     assert f"{len(rows)} answers (0 from the cache); tokens: {11 * len(rows)} prompt" in text
     prompts = [ChatServer.prompt_of(r) for r in server.requests]
     assert all(p.startswith("**Question**: ") and p.endswith("**Final Answer**:")

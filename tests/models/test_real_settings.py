@@ -401,3 +401,40 @@ def test_one_headline_metric_unknowns_apart():
     scores = [SampleScore(score=Score(value=v))
               for v in (CORRECT, NOANSWER, INCORRECT, CORRECT)]
     assert accuracy()(scores) == 0.5 and unknown_rate()(scores) == 0.25
+
+
+# -- item 8: several runs as the paper's Table 2 ----------------------------------------------
+
+def test_report_over_several_runs_in_the_papers_table_2_layout(dev, tmp_path, capsys):
+    folder, by_prompt = dev
+    outs = []
+    with ChatServer(lambda req, n: answer(
+            gold_answer(by_prompt[ChatServer.prompt_of(req)])
+            if req["model"] == "good" else "I do not know.")) as server:
+        for model in ("good", "bad"):
+            out = tmp_path / f"{model}.jsonl"
+            code, io = _run(capsys, server, folder, out, model=model, tasks="app,val",
+                            limit=3)
+            assert code == 0, io.err
+            outs.append(str(out))
+    md = tmp_path / "table.md"
+    assert main(["acp", "report", *outs, "--out", str(md)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == ("| model | app | areach | just | land | nexta | prog | reach | val "
+                        "| all | answers |")
+    good = next(line for line in lines if line.startswith("| good (2-shot)"))
+    bad = next(line for line in lines if line.startswith("| bad (2-shot)"))
+    assert "| 1.00 [1.00, 1.00] | - |" in good and good.endswith("| 6 |")
+    assert "| 0.00 [0.00, 0.00] |" in bad
+    assert "Wald" in md.read_text()
+    assert main(["acp", "report", outs[0], "--names", "a,b"]) == 2
+
+
+def test_wald_interval():
+    from planning_core.validators.acp.report import wald_interval
+
+    low, high = wald_interval(5, 10)
+    assert low == pytest.approx(0.5 - 1.96 * 0.5 / 10 ** 0.5)
+    assert high == pytest.approx(0.5 + 1.96 * 0.5 / 10 ** 0.5)
+    assert wald_interval(0, 0) is None and wald_interval(1, 1) == (1.0, 1.0)
+    assert wald_interval(1, 3)[0] >= 0.0

@@ -68,6 +68,19 @@ def add_run_commands(sub) -> None:
     add_executor_options(p, unit="question")
     p.set_defaults(func=cmd_run)
 
+    p = sub.add_parser("report", help="several results files as one table (the paper's "
+                                      "Table 2 layout)",
+                       description="One row per model (per results file of acp run or acp "
+                                   "score), one column per task, each cell the accuracy "
+                                   "(right / answers) with its 95%% Wald interval.")
+    p.add_argument("results", nargs="+", metavar="RESULTS",
+                   help="results files (JSON Lines) of acp run or acp score")
+    p.add_argument("--names", metavar="A,B",
+                   help="row names, one per file (default: the model and shots the rows "
+                        "name, else the file name)")
+    p.add_argument("--out", metavar="FILE", help="write the Markdown table here too")
+    p.set_defaults(func=cmd_report)
+
     p = sub.add_parser("lm-eval-tasks",
                        help="print the lm-evaluation-harness task folder (--include_path)")
     p.set_defaults(func=cmd_lm_eval_tasks)
@@ -191,6 +204,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         from planning_core.validators.models.options import describe
 
         text = markdown_report(summary, title=f"ACPBench Hard scores: {describe(model)['model']}")
+        text += _setting_note(setting)
         text += _usage_note(answered)
         if errors:
             text += f"\n{len(errors)} question(s) failed to get an answer and are not counted.\n"
@@ -220,6 +234,18 @@ def _check_resume(rows: list[dict], setting: dict, items, out: Path) -> None:
                              "rows are moved beside the file)", file=str(out))
 
 
+def _setting_note(setting: dict) -> str:
+    """The setting the report's rows were produced with (resume is keyed on it)."""
+    import json
+
+    shots = setting.get("shots") or 0
+    where = setting.get("base_url") or "the OpenAI API"
+    params = json.dumps(setting.get("params") or {}, sort_keys=True, ensure_ascii=False)
+    return (f"\nSetting: model {setting['model']} at {where}; "
+            f"{shots}-shot" + (f" ({setting.get('shot_source')} examples)" if shots else "")
+            + f"; parameters {params}.\n")
+
+
 def _usage_note(rows: list[dict]) -> str:
     """Requests, cache hits, tokens and latency of the answered rows, for the report."""
     if not rows:
@@ -232,6 +258,47 @@ def _usage_note(rows: list[dict]) -> str:
     return (f"\n{len(rows)} answers ({hits} from the cache); tokens: "
             f"{tokens['prompt_tokens']} prompt, {tokens['completion_tokens']} completion; "
             f"mean latency of a request: {latency}.\n")
+
+
+def _run_name(rows: list[dict], path: Path) -> str:
+    models = sorted({str(r["model"]) for r in rows if r.get("model")})
+    if len(models) != 1:
+        return path.stem
+    shots = sorted({r.get("shots") for r in rows if r.get("shots") is not None})
+    return models[0] + (f" ({shots[0]}-shot)" if len(shots) == 1 else "")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from planning_core.errors import InputError
+    from planning_core.validators.acp.dataset import current_rows, read_results
+    from planning_core.validators.acp.report import models_table, summarize
+    from planning_core.validators.acp.run import latest_rows
+
+    names = [n.strip() for n in args.names.split(",")] if args.names else None
+    if names is not None and len(names) != len(args.results):
+        raise InputError(f"--names gives {len(names)} name(s) for {len(args.results)} file(s)")
+    runs = []
+    for k, file in enumerate(args.results):
+        path = Path(file)
+        if not path.is_file():
+            raise InputError("no such file", file=file)
+        rows = read_results(path)
+        rows = latest_rows(rows) if any("prompt_hash" in r for r in rows) else \
+            current_rows(rows)
+        answered = [r for r in rows if "error" not in r and "score" in r]
+        if not answered:
+            raise InputError("holds no scored answer", file=file)
+        runs.append((names[k] if names else _run_name(answered, path), summarize(answered)))
+    text = models_table(runs)
+    print(text)
+    if args.out:
+        note = ("\nAccuracy is right / answers with its 95% Wald interval; (Nu): N "
+                "verdicts unknown (not right).\n")
+        try:
+            Path(args.out).write_text(text + "\n" + note, encoding="utf-8")
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror or err}", file=args.out) from None
+    return ExitCode.OK
 
 
 def cmd_lm_eval_tasks(args: argparse.Namespace) -> int:
