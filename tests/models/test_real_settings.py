@@ -438,3 +438,78 @@ def test_wald_interval():
     assert high == pytest.approx(0.5 + 1.96 * 0.5 / 10 ** 0.5)
     assert wald_interval(0, 0) is None and wald_interval(1, 1) == (1.0, 1.0)
     assert wald_interval(1, 3)[0] >= 0.0
+
+
+# -- hostile inputs to the new readers ------------------------------------------------------
+
+@pytest.mark.parametrize("text,expected", [
+    ("(a b)\n\n**Question**: x **Final Answer**: (c d)", "(a b)\n\n"),
+    ("(a b) **Question:** x", "(a b) "),
+    ("(a b)\nQ: what now?", "(a b)\n"),
+    ("FAQ: (a b)", "FAQ: (a b)"),               # Q: inside a word is no question
+    ("**Question**: restated. **Final Answer**: (a b)",
+     "**Question**: restated. **Final Answer**: (a b)"),
+    ("", ""), ("Q: x\n" * 50_000, "Q: x\n"),
+    ("Q:" * 50_000, "Q:" * 50_000),               # glued: never a new question
+], ids=range(8))
+def test_first_answer(text, expected):
+    from planning_core.validators.acp.answers.text import first_answer
+
+    assert first_answer(text) == expected
+
+
+def test_first_answer_is_linear_on_a_huge_answer():
+    import time as clock
+
+    from planning_core.validators.acp.answers.parsers import parse_action
+
+    text = "\n" * 500_000 + "(a b)" + " Q: x" * 100_000
+    started = clock.process_time()
+    assert parse_action(text).name == "a"
+    assert clock.process_time() - started < 5.0     # a CPU-time bound, not wall-clock
+
+
+@pytest.mark.parametrize("body", [
+    {"content": None, "reasoning_content": ["not", "text"]},
+    {"content": None, "reasoning": "from another server"},
+    {"content": None},
+])
+def test_odd_reasoning_bodies(body):
+    def reply(req, n):
+        return answer(body["content"], finish_reason="length",
+                      **{k: v for k, v in body.items() if k != "content"})
+
+    with ChatServer(reply) as server:
+        model = ChatModel(ChatSettings(model="m", base_url=server.base_url,
+                                       retry=RetryPolicy(retries=0)))
+        c = model.complete("p")
+    assert c.text == "" and c.truncated
+    assert c.reasoning == (body.get("reasoning") if "reasoning" in body else None)
+
+
+def test_a_gzip_bomb_is_refused(tmp_path, monkeypatch):
+    import gzip
+
+    from planning_core.errors import InputError
+    from planning_core.validators.acp import dataset
+
+    monkeypatch.setattr(dataset, "MAX_GZ_BYTES", 1000)
+    folder = tmp_path / "dataset"
+    folder.mkdir()
+    with gzip.open(folder / "test.gen.json.gz", "wb") as f:
+        f.write(b"[" + b" " * 10_000 + b"]")
+    with pytest.raises(InputError, match="decompresses to more than"):
+        dataset.load_questions(folder)
+    (folder / "test.gen.json.gz").write_bytes(gzip.compress(b"\xff\xfe[]"))
+    with pytest.raises(InputError, match="not UTF-8"):
+        dataset.load_questions(folder)
+
+
+def test_a_folder_of_only_boolean_files_says_so(tmp_path):
+    from planning_core.validators.acp.dataset import DatasetError, load_questions
+
+    (tmp_path / "dev.bool.json").write_text("[]")
+    notes: list[str] = []
+    with pytest.raises(DatasetError, match="no .json"):
+        load_questions(tmp_path, notes)
+    assert len(notes) == 1 and "dev.bool.json: skipped" in notes[0]
