@@ -78,6 +78,8 @@ def test_pddl_revision_loop_fixes_broken_files_without_seeing_ground_truth(tmp_p
     assert not any(";; BEGIN" in p for p in prompts)
     text = report.read_text()
     assert "| BlocksWorld-100 | pddl |" in text and "CoPE run: scripted" in text
+    assert "Setting: method pddl, model scripted at http://127.0.0.1:" in text
+    assert "mode generate, up to 3 revision(s)" in text
 
 
 def test_failed_requests_are_recorded_and_rerun(tmp_path, capsys):

@@ -154,7 +154,13 @@ def cmd_run(args: argparse.Namespace) -> int:
               "again to ask them again", file=sys.stderr)
     if args.report:
         order = {name: m.outcomes for name, m in METHODS.items()}
+        import json
+
         text = render_eval_report(judged, order, title=f"CoPE run: {model.name}")
+        text += (f"\nSetting: method {args.method}, model {setting['model']} at "
+                 f"{setting['base_url'] or 'the OpenAI API'}, mode {setting['mode']}, up to "
+                 f"{setting['max_revisions']} revision(s), parameters "
+                 f"{json.dumps(setting['params'], sort_keys=True)}.\n")
         try:
             Path(args.report).write_text(text, encoding="utf-8")
         except OSError as err:
