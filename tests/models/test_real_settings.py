@@ -513,3 +513,29 @@ def test_a_folder_of_only_boolean_files_says_so(tmp_path):
     with pytest.raises(DatasetError, match="no .json"):
         load_questions(tmp_path, notes)
     assert len(notes) == 1 and "dev.bool.json: skipped" in notes[0]
+
+
+@pytest.mark.parametrize("name,reasoning", [
+    ("o1", True), ("o3-mini", True), ("openai/o4-mini", True), ("gpt-5", True),
+    ("gpt-5-mini-2025-08-07", True), ("o1-preview", True), ("gpt-4o", False),
+    ("gpt-4o-mini", False), ("ollama/llama3.1:8b", False), ("Qwen/Qwen2.5-7B", False),
+    ("o", False), ("oss-20b", False), ("", False)])
+def test_reasoning_model_names(name, reasoning):
+    from planning_core.validators.models.openai_chat import is_reasoning_model
+
+    assert is_reasoning_model(name) is reasoning
+
+
+def test_a_command_models_timeout_is_not_part_of_the_setting(dev, tmp_path, capsys):
+    import shlex
+    import sys
+
+    folder, _ = dev
+    program = f"{shlex.quote(sys.executable)} -c \"print('(a b)')\""
+    out = tmp_path / "r.jsonl"
+    for timeout in ("30", "60"):
+        code = main(["acp", "run", "--command", program, "--questions", str(folder),
+                     "--out", str(out), "--tasks", "nexta", "--limit", "1", "--no-cache",
+                     "--no-progress", "--timeout", timeout])
+        assert code == 0, capsys.readouterr().err
+    assert "already answered" in capsys.readouterr().err

@@ -27,11 +27,19 @@ from planning_core.errors import InputError
 
 __all__ = ["setting_of", "setting_of_row", "mismatch", "check_resume", "supersede"]
 
+#: Client parameters that do not shape an answer (a command model's time limit): not part
+#: of the setting, so changing them does not make a rerun a new run.
+NOT_SETTING = frozenset({"timeout_s"})
+
+
+def _params(params) -> dict:
+    return {k: v for k, v in (params or {}).items()
+            if v is not None and k not in NOT_SETTING}
+
 
 def setting_of(model, **fields: Any) -> dict:
     """The setting of a run with ``model`` and the command's own ``fields``."""
-    params = {k: v for k, v in (getattr(model, "params", None) or {}).items()
-              if v is not None}
+    params = _params(getattr(model, "params", None))
     return {"model": getattr(model, "name", type(model).__name__),
             "base_url": getattr(model, "base_url", None), "params": params, **fields}
 
@@ -41,7 +49,7 @@ def setting_of_row(row: Mapping[str, Any], fields: Sequence[str]) -> dict | None
     row written before rows carried their parameters)."""
     if not isinstance(row.get("params"), Mapping):
         return None
-    params = {k: v for k, v in row["params"].items() if v is not None}
+    params = _params(row["params"])
     return {"model": row.get("model"), "base_url": row.get("base_url"), "params": params,
             **{f: row.get(f) for f in fields}}
 
