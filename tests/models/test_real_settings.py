@@ -539,3 +539,30 @@ def test_a_command_models_timeout_is_not_part_of_the_setting(dev, tmp_path, caps
                      "--no-progress", "--timeout", timeout])
         assert code == 0, capsys.readouterr().err
     assert "already answered" in capsys.readouterr().err
+
+
+def test_a_cache_file_from_before_the_extra_column_is_upgraded(tmp_path):
+    import sqlite3
+
+    from planning_core.validators.models.completion import Completion
+
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as conn:    # the schema as earlier versions wrote it
+        conn.execute("CREATE TABLE responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
+                     "base_url TEXT, messages TEXT NOT NULL, params TEXT NOT NULL, "
+                     "text TEXT NOT NULL, usage TEXT, latency_s REAL, created REAL NOT NULL)")
+        conn.execute("INSERT INTO responses VALUES ('old', 'm', NULL, '[]', '{}', 'hi', "
+                     "NULL, 0.1, 0)")
+    cache = ResponseCache(path)
+    assert cache.get("old").text == "hi" and cache.get("old").finish_reason is None
+    cache.put("new", [], Completion("", "m", finish_reason="length", reasoning="r"))
+    again = ResponseCache(path).get("new")
+    assert again.truncated and again.reasoning == "r" and again.cache_hit
+
+
+def test_more_shots_than_the_paper_has_are_refused(dev, tmp_path, capsys):
+    folder, _ = dev
+    code = main(["acp", "run", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                 "--questions", str(folder), "--out", str(tmp_path / "r"), "--shots", "3"])
+    err = capsys.readouterr().err
+    assert code == 2 and "the paper has 2 examples per task" in err
