@@ -68,7 +68,7 @@ def test_the_first_final_answer_counts_and_the_paper_stop_sequences_are_sent(dev
 
 
 def test_the_same_stop_sequences_in_every_front_end():
-    import yaml
+    yaml = pytest.importorskip("yaml")
 
     from planning_core.validators.acp.lm_eval_tasks import task_folder
     from planning_core.validators.acp.prompts import STOP_SEQUENCES
