@@ -67,6 +67,7 @@ def test_the_first_final_answer_counts_and_the_paper_stop_sequences_are_sent(dev
         assert req["temperature"] == 0.0 and req["max_tokens"] == 1000
 
 
+@pytest.mark.slow   # imports Inspect
 def test_the_same_stop_sequences_in_every_front_end():
     yaml = pytest.importorskip("yaml")
 
