@@ -70,6 +70,8 @@ def test_gold_answers_score_100_percent(dev, tmp_path, capsys):
         q for q in load_questions(folder) if q.id == row["id"] and q.task == row["task"]))]
     text = report.read_text()
     assert "100.0" in io.out and "ACPBench Hard scores: scripted" in text
+    assert "Setting: model scripted at http://127.0.0.1:" in text
+    assert "2-shot (paper examples)" in text and '"temperature": 0.0' in text
     assert f"{len(rows)} answers (0 from the cache); tokens: {11 * len(rows)} prompt" in text
     prompts = [ChatServer.prompt_of(r) for r in server.requests]
     assert all(p.startswith("**Question**: ") and p.endswith("**Final Answer**:")
@@ -114,24 +116,27 @@ def test_failures_are_recorded_and_a_rerun_fills_them_in(dev, tmp_path, capsys):
     out = tmp_path / "r.jsonl"
     healthy = _gold_reply(gold)
 
-    def flaky(request, n):  # every val question fails, always
-        if "first inapplicable action" in ChatServer.prompt_of(request):
+    broken = [True]
+
+    def flaky(request, n):  # every val question fails, always, until repaired
+        if broken[0] and "first inapplicable action" in ChatServer.prompt_of(request):
             return error(500, "internal")
         return healthy(request, n)
 
-    with ChatServer(flaky) as server:
+    with ChatServer(flaky) as server:   # one server: a rerun must use the same base URL
         code, io = _run(capsys, server, folder, out, "--retries", "1")
-    assert code == 1 and "have no answer" in io.err and "Traceback" not in io.err
-    failed = [r for r in read_results(out) if "error" in r]
-    assert len(failed) == PER_TASK and {r["task"] for r in failed} == {"val"}
-    assert "HTTP 500" in failed[0]["error"]
-    # a torn last line, as a kill in the middle of a write leaves it
-    with open(out, "a", encoding="utf-8") as f:
-        f.write('{"id": "torn", "task": "app", "respo')
-    with ChatServer(healthy) as server:
+        assert code == 1 and "have no answer" in io.err and "Traceback" not in io.err
+        failed = [r for r in read_results(out) if "error" in r]
+        assert len(failed) == PER_TASK and {r["task"] for r in failed} == {"val"}
+        assert "HTTP 500" in failed[0]["error"]
+        # a torn last line, as a kill in the middle of a write leaves it
+        with open(out, "a", encoding="utf-8") as f:
+            f.write('{"id": "torn", "task": "app", "respo')
+        broken[0] = False
+        before = len(server.requests)
         code, io = _run(capsys, server, folder, out)
-    assert code == 0, io.err
-    assert len(server.requests) == PER_TASK  # only the failed ones were asked again
+        assert code == 0, io.err
+        assert len(server.requests) - before == PER_TASK  # only the failed ones asked again
     rows = read_results(out)
     successes = [r for r in rows if "error" not in r]
     keys = [(r["task"], r["id"], r["prompt_hash"]) for r in successes]
@@ -165,12 +170,18 @@ def test_few_shot_prompts(dev, tmp_path, capsys):
     questions = load_questions(folder)
     items = plan_items([q for q in questions if q.task == "prog"][:3], 2, questions)
     for item in items:
-        blocks = item.prompt.split("\n\n")
-        assert len(blocks) == 3 and blocks[-1] == question_text(item.question)
-        assert item.question.question not in "".join(blocks[:2])
-        assert blocks[0].count("**Final Answer**: [") == 1  # an answered example
+        turns = item.conversation
+        assert [t["role"] for t in turns] == ["user", "assistant"] * 2 + ["user"]
+        assert turns[-1]["content"] == item.prompt == question_text(item.question)
+        assert item.question.question not in "".join(t["content"] for t in turns[:4])
+        assert turns[1]["content"].startswith("[")  # an answered example
+        assert item.shot_source == "questions"
     zero = plan_items(questions[:1], 0)[0]
     assert zero.prompt_hash != plan_items(questions[:1], 2, questions)[0].prompt_hash
+    paper = plan_items(questions[:1], 2, source="paper")[0]
+    assert paper.prompt_hash not in (zero.prompt_hash,
+                                     plan_items(questions[:1], 2, questions)[0].prompt_hash)
+    assert paper.conversation[0]["content"].startswith("**Question**: A robot is in a grid")
 
 
 @pytest.mark.parametrize("status,message", [(401, "refused the API key"),

@@ -78,6 +78,8 @@ def test_pddl_revision_loop_fixes_broken_files_without_seeing_ground_truth(tmp_p
     assert not any(";; BEGIN" in p for p in prompts)
     text = report.read_text()
     assert "| BlocksWorld-100 | pddl |" in text and "CoPE run: scripted" in text
+    assert "Setting: method pddl, model scripted at http://127.0.0.1:" in text
+    assert "mode generate, up to 3 revision(s)" in text
 
 
 def test_failed_requests_are_recorded_and_rerun(tmp_path, capsys):
@@ -86,14 +88,16 @@ def test_failed_requests_are_recorded_and_rerun(tmp_path, capsys):
     argv = ["cope", "run", "--method", "planner", "--model", "scripted", "--dataset",
             str(root), "--categories", "goal", "--limit", "2", "--out", str(out),
             "--no-cache", "--retries", "0", "--no-progress"]
-    with ChatServer(lambda req, n: error(500, "down")) as server:
+    down = [True]
+    with ChatServer(lambda req, n: error(500, "down") if down[0] else
+                    answer('{"plan": []}')) as server:   # a rerun keeps the base URL
         code = main(argv + ["--base-url", server.base_url])
-    assert code == 1 and "have no answer" in capsys.readouterr().err
-    rows, _ = read_results(out)
-    assert len(rows) == 2 and all("HTTP 500" in r["error"] for r in rows)
-    with ChatServer(lambda req, n: answer('{"plan": []}')) as server:
+        assert code == 1 and "have no answer" in capsys.readouterr().err
+        rows, _ = read_results(out)
+        assert len(rows) == 2 and all("HTTP 500" in r["error"] for r in rows)
+        down[0] = False
         code = main(argv + ["--base-url", server.base_url])
-    assert code == 0 and len(server.requests) == 2
+    assert code == 0 and len(server.requests) == 4
     rows, _ = read_results(out)
     assert [r["outcome"] for r in rows[2:]] and all("error" not in r for r in rows[2:])
     assert all(r["turns"][0]["template"] == "planner" for r in rows[2:])

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
-__all__ = ["Reply", "ChatServer", "answer", "error", "malformed", "hang"]
+__all__ = ["Reply", "ChatServer", "answer", "error", "malformed", "hang", "drop",
+           "reasoning_answer"]
 
 
 @dataclass(frozen=True)
@@ -27,11 +28,13 @@ class Reply:
     delay_s: float = 0.0
 
 
-def answer(text: str, delay_s: float = 0.0, model: str = "scripted") -> Reply:
+def answer(text: str | None, delay_s: float = 0.0, model: str = "scripted",
+           finish_reason: str = "stop", **message_fields) -> Reply:
     body = {"id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
             "model": model,
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": text}}],
+            "choices": [{"index": 0, "finish_reason": finish_reason,
+                         "message": {"role": "assistant", "content": text,
+                                     **message_fields}}],
             "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}
     return Reply(200, json.dumps(body).encode(), {"Content-Type": "application/json"}, delay_s)
 
@@ -47,6 +50,18 @@ def malformed() -> Reply:
 
 def hang(seconds: float = 5.0) -> Reply:
     return Reply(200, b"", {}, delay_s=seconds)
+
+
+def drop() -> Reply:
+    """The connection is closed without any response (a poisoned request)."""
+    return Reply(0)
+
+
+def reasoning_answer(reasoning: str, content: str | None = None,
+                     finish_reason: str = "length") -> Reply:
+    """A reasoning model's body: the reasoning in ``reasoning_content``, and ``content``
+    null when the token budget ran out before any answer."""
+    return answer(content, finish_reason=finish_reason, reasoning_content=reasoning)
 
 
 Script = Callable[[dict, int], Reply]
@@ -90,6 +105,9 @@ class ChatServer:
                 reply = outer.script(request, number)
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
+                if reply.status == 0:     # drop(): hang up without answering
+                    self.close_connection = True
+                    return
                 try:
                     self.send_response(reply.status)
                     for k, v in reply.headers.items():

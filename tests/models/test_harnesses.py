@@ -22,7 +22,7 @@ from planning_core.validators.acp.prompts import question_text
 from planning_core.validators.acp.records import TASKS
 from planning_core.validators.acp.scoring import score
 
-from tests.conftest import ROOT, require_shared
+from tests.conftest import require_shared
 from tests.models.chat_server import ChatServer, answer
 
 LIMIT = 2
@@ -82,12 +82,14 @@ def test_lm_eval_scores_equal_acp_score(dev, tmp_path):
 
     out = tmp_path / "lm_eval_out"
     with ChatServer(script) as server:
+        requests = server.requests
         run = subprocess.run(
             [sys.executable, "-m", "lm_eval", "--model", "local-chat-completions",
              "--model_args", f"model=scripted,base_url={server.base_url}/chat/completions,"
                              "num_concurrent=2,max_retries=1,tokenizer_backend=None",
              "--apply_chat_template", "--include_path", str(task_folder()),
-             "--tasks", GROUP, "--limit", str(LIMIT), "--output_path", str(out)],
+             "--tasks", GROUP, "--limit", str(LIMIT), "--output_path", str(out),
+             "--log_samples"],
             env=_env(tmp_path, folder), capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     results = json.loads(next(out.rglob("results_*.json")).read_text())["results"]
@@ -101,6 +103,21 @@ def test_lm_eval_scores_equal_acp_score(dev, tmp_path):
         assert metrics["unknown,none"] == 0
         assert metrics["score,none"] == (0.0 if task == "val" else 1.0)
     assert results[GROUP]["score,none"] == pytest.approx(7 / 8)
+    # the paper's setting: two examples as turns in front of every question
+    assert all([m["role"] for m in r["messages"]] == ["user", "assistant"] * 2 + ["user"]
+               for r in requests)
+    assert all(r["stop"] == ["\n\n\n\n", "\n\n", "**Question**:", "**Question:**"]
+               for r in requests)
+    # acp score reads the --log_samples files: every answer, keyed on its task
+    from planning_core.console import main
+
+    scored = tmp_path / "scored.jsonl"
+    assert main(["acp", "score", "--questions", str(folder), "--answers",
+                 str(next(out.rglob("samples_*.jsonl")).parent), "--out", str(scored),
+                 "--strict", "--no-progress"]) == 0
+    rows = [json.loads(line) for line in scored.read_text().splitlines()]
+    assert len(rows) == LIMIT * len(TASKS)
+    assert sum(r["score"] for r in rows) == LIMIT * (len(TASKS) - 1)
 
 
 @pytest.mark.slow
@@ -122,22 +139,33 @@ def test_inspect_with_mockllm(dev, tmp_path):
 
 @pytest.mark.slow
 def test_inspect_eval_command_against_the_local_server(dev, tmp_path):
+    """The registered entry point: ``inspect eval planning_core/acp_hard`` from a folder
+    that is not a checkout, all eight tasks, one aggregate score, the paper's setting."""
     pytest.importorskip("inspect_ai")
     from inspect_ai.log import list_eval_logs, read_eval_log
 
     folder, _, by_prompt = dev
-    module = ROOT / "validators" / "acp" / "inspect_tasks.py"
-    with ChatServer(lambda req, n: answer(gold_answer(
-            by_prompt[req["messages"][-1]["content"]]))) as server:
+    limit = 4 * len(TASKS)
+
+    def script(req, n):   # right on every task but val
+        q = by_prompt[req["messages"][-1]["content"]]
+        return answer(WRONG if q.task == "val" else gold_answer(q))
+
+    with ChatServer(script) as server:
         run = subprocess.run(
-            [sys.executable, "-m", "inspect_ai", "eval", f"{module}@acp_nexta",
-             "--model", "openai-api/local/scripted", "--limit", str(LIMIT),
+            [sys.executable, "-m", "inspect_ai", "eval", "planning_core/acp_hard",
+             "--model", "openai-api/local/scripted", "--limit", str(limit),
              "-T", f"questions={folder}", "--log-dir", str(tmp_path / "logs"),
              "--display", "plain"],
             env=_env(tmp_path, folder, LOCAL_BASE_URL=server.base_url, LOCAL_API_KEY="x"),
             capture_output=True, text=True, timeout=600, cwd=tmp_path)
         assert run.returncode == 0, run.stderr[-3000:]
-        assert len(server.requests) == LIMIT
+        assert len(server.requests) == limit
+        assert all(len(r["messages"]) == 5 for r in server.requests)
     log = read_eval_log(list_eval_logs(str(tmp_path / "logs"))[0])
     assert log.status == "success"
-    assert log.results.scores[0].metrics["known_accuracy"].value == 1.0
+    metrics = log.results.scores[0].metrics
+    tasks = [s.metadata["task"] for s in log.samples]
+    expected = sum(t != "val" for t in tasks) / len(tasks)
+    assert metrics["accuracy"].value == pytest.approx(expected)
+    assert metrics["unknown_rate"].value == 0.0

@@ -125,7 +125,10 @@ def cmd_score(args: argparse.Namespace) -> int:
         check_plot_path(args.plot)  # before scoring, not after minutes of work
     if not out.parent.exists():
         raise InputError("the folder does not exist", file=str(out.parent))
-    questions = load_questions(args.questions)
+    notes: list[str] = []
+    questions = load_questions(args.questions, notes)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     bad: list | None = None if args.strict else []
     answers = load_answers(args.answers, bad)
     jobs = match_answers(questions, answers, args.answers, bad)

@@ -2,8 +2,11 @@
 
 Questions come as a JSON list (the IBM release's ``dev.gen.json``), JSON Lines, or Hugging
 Face parquet in the ``ibm-research/acp_bench`` layout (``acp_<task>_gen/<split>.parquet``,
-same columns). A folder is read whole (every ``*.json``, ``*.jsonl`` and ``*.parquet``
-below it, in sorted order). Parquet needs pyarrow (``pip install planning-core[data]``);
+same columns). A folder is read whole (every ``*.json``, ``*.jsonl``, ``*.parquet``,
+``*.json.gz`` and ``*.jsonl.gz`` below it, in sorted order), so the IBM repository's own
+``dataset/`` folder works as it is: its boolean and multiple-choice files (``*.bool.json``,
+``*.mcq.json``, gzipped or not) are not generative questions and are skipped, each with a
+note (``load_questions(path, notes)``), and its gzipped test files are read. Parquet needs pyarrow (``pip install planning-core[data]``);
 without it the error says so.
 
 Answers are JSON Lines ``{"id": ..., "response": ...}``, optionally with ``"task"`` to
@@ -36,6 +39,14 @@ __all__ = ["Answer", "BadRow", "DatasetError", "current_rows", "done_keys", "is_
            "question_index", "read_results"]
 
 _SUFFIXES = (".json", ".jsonl", ".parquet")
+_GZ_SUFFIXES = (".json.gz", ".jsonl.gz")
+#: Largest decompressed ``.gz`` question file (the IBM test files are a few MB).
+MAX_GZ_BYTES = 512 * 2 ** 20
+
+
+def _other_format(path: Path) -> bool:
+    """An ACPBench boolean or multiple-choice file (``dev.bool.json``, ``test.mcq.json.gz``)."""
+    return any(part in ("bool", "mcq") for part in path.name.lower().split(".")[1:])
 
 
 class DatasetError(PlanningError):
@@ -74,11 +85,21 @@ class BadRow:
                 "source": self.source}
 
 
-def _files(path: Path) -> list[Path]:
+def _files(path: Path, notes: list[str] | None = None) -> list[Path]:
     if not path.exists():
         raise InputError("no such file or folder", file=str(path))
     if path.is_dir():
-        found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in _SUFFIXES)
+        found = []
+        for p in sorted(path.rglob("*")):
+            if not p.is_file() or not (p.suffix in _SUFFIXES
+                                       or p.name.lower().endswith(_GZ_SUFFIXES)):
+                continue
+            if _other_format(p):
+                if notes is not None:
+                    notes.append(f"{p}: skipped (boolean or multiple-choice questions; only "
+                                 "generative *.gen.json questions are scored)")
+                continue
+            found.append(p)
         if not found:
             raise DatasetError("the folder has no .json, .jsonl or .parquet file",
                                file=str(path))
@@ -87,12 +108,32 @@ def _files(path: Path) -> list[Path]:
 
 
 def _read_text(path: Path) -> str:
+    if path.name.lower().endswith(".gz"):
+        return _read_gz(path)
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text", file=str(path)) from None
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", file=str(path)) from None
+
+
+def _read_gz(path: Path) -> str:
+    import gzip
+    import zlib
+
+    try:
+        with gzip.open(path, "rb") as f:
+            data = f.read(MAX_GZ_BYTES + 1)
+    except (OSError, EOFError, zlib.error) as err:
+        raise InputError(f"not a readable gzip file: {err}", file=str(path)) from None
+    if len(data) > MAX_GZ_BYTES:
+        raise InputError(f"decompresses to more than {MAX_GZ_BYTES // 2 ** 20} MB",
+                         file=str(path))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", file=str(path)) from None
 
 
 def _json_lines(path: Path, bad: list[BadRow] | None = None
@@ -143,15 +184,17 @@ def _parquet_rows(path: Path) -> Iterator[tuple[str, object]]:
         yield f"{path}: row {k}", row
 
 
-def load_questions(path: str | Path) -> tuple[Question, ...]:
-    """Every question in ``path`` (file or folder), in file order.
+def load_questions(path: str | Path, notes: list[str] | None = None
+                   ) -> tuple[Question, ...]:
+    """Every question in ``path`` (file or folder), in file order; files of a folder that
+    were skipped are noted in ``notes`` when given.
 
     Questions about one problem share its domain and problem text objects: a batch task
     that carries a group of them (to a worker process or a Dask cluster) then pickles each
     text once, not once per answer, and the caller holds one copy."""
     out: list[Question] = []
     texts: dict[str, str] = {}
-    for file in _files(Path(path)):
+    for file in _files(Path(path), notes):
         for where, row in _rows(file):
             try:
                 q = Question.from_record(row, where=where)
@@ -203,6 +246,8 @@ def _samples_answer(row: dict) -> tuple[str, str, str | None] | str:
         return 'an lm-eval sample row needs a generation in "resps" or "filtered_resps"'
     group = doc.get("group")
     task = GROUPS.get(str(group), str(group) if group in TASKS else None)
+    if doc.get("task") in TASKS:   # the project's own lm-eval tasks name the task
+        task = doc["task"]
     return str(doc["id"]), response, task
 
 

@@ -2,11 +2,13 @@
 
 Accuracy is ``right / answers``: an unknown verdict (a solver limit) is not counted as right,
 and the number of unknowns is shown next to it, so a reader can tell "wrong" from "not
-decided". Tables are plain text for a terminal and Markdown for a report; the heatmap
+decided". :func:`models_table` lays several runs out as the paper's Table 2 (models as rows,
+tasks as columns) with a 95% Wald interval per cell (:func:`wald_interval`). Tables are plain text for a terminal and Markdown for a report; the heatmap
 (domain x task accuracy) needs matplotlib (``pip install 'planning-core[plot]'``).
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +19,10 @@ from planning_core.errors import InputError, PlanningError
 from planning_core.validators.acp.records import TASKS
 
 __all__ = ["PLOT_FORMATS", "Cell", "Summary", "check_plot_path", "heatmap", "markdown_report",
-           "summarize", "text_table"]
+           "summarize", "text_table", "PAPER_COLUMNS", "wald_interval", "models_table"]
+
+#: The task columns of the paper's Tables 1 and 2, in its order.
+PAPER_COLUMNS = ("app", "areach", "just", "land", "nexta", "prog", "reach", "val")
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,3 +187,34 @@ def check_plot_path(path: str) -> None:
     if p.suffix.lower() not in PLOT_FORMATS:
         raise InputError(f"the plot is written as {', '.join(PLOT_FORMATS)}; "
                          f"got '{p.suffix or 'no extension'}'", file=path)
+
+
+def wald_interval(right: int, n: int, z: float = 1.96) -> tuple[float, float] | None:
+    """The Wald interval of the accuracy ``right / n`` (95% for ``z = 1.96``), clipped to
+    [0, 1]; None when ``n`` is 0. ``p +- z * sqrt(p (1 - p) / n)``: simple and, at the
+    extremes (0 or n right), of width 0 -- read it with the count beside it."""
+    if n <= 0:
+        return None
+    p = right / n
+    half = z * math.sqrt(p * (1 - p) / n)
+    return max(0.0, p - half), min(1.0, p + half)
+
+
+def _model_cell(c: Cell | None) -> str:
+    if c is None or not c.total:
+        return "-"
+    low, high = wald_interval(c.right, c.total)
+    text = f"{c.right / c.total:.2f} [{low:.2f}, {high:.2f}]"
+    return text + (f" ({c.unknown}u)" if c.unknown else "")
+
+
+def models_table(runs: list[tuple[str, Summary]], markdown: bool = True) -> str:
+    """The paper's Table 2 layout: one row per model (run), one column per task (the
+    paper's order), each cell the accuracy (right / answers) with its 95% Wald interval,
+    ``(Nu)`` when N verdicts were unknown; then the number of answers per row."""
+    header = ["model", *PAPER_COLUMNS, "all", "answers"]
+    rows = []
+    for name, s in runs:
+        rows.append([name, *(_model_cell(s.by_task.get(t)) for t in PAPER_COLUMNS),
+                     _model_cell(s.overall), str(s.overall.total)])
+    return _table(header, rows, markdown)

@@ -5,16 +5,24 @@ to the model ``concurrency`` at a time (threads: the work is waiting on the netw
 every response is scored in the calling thread by the ordinary scorers the moment it
 arrives. :func:`run_questions` yields one row per question, in completion order:
 
-* a success row: ``id, task, domain, prompt_hash, shots, response``, the
+* a success row: ``id, task, domain, prompt_hash, shots, shot_source, response``, the
   :class:`~planning_core.validators.models.completion.Completion` fields (model, base URL,
   parameters, token usage, latency, cache hit, attempts) and the score (``score, reason,
-  evidence``, as ``acp score`` writes them);
-* a failure row: the same keys up to ``shots``, then ``error`` (one line). A request that
-  failed after its retries is recorded and the run goes on.
+  evidence``, as ``acp score`` writes them). ``finish_reason`` says why the answer ended;
+  one cut off by the token limit (``truncated``, possibly empty: a reasoning model that
+  spent its budget reasoning) is scored as the answer it is;
+* a failure row: the same keys up to ``shot_source``, the model, base URL and parameters,
+  then ``error`` (one line). A request that failed after its retries (a 400, a connection
+  the server keeps dropping) is recorded and the run goes on.
+
+A question with examples is sent as a conversation
+(:func:`planning_core.validators.acp.prompts.conversation`): the examples as user/assistant
+turns, then the question.
 
 Resuming: a question counts as done when a success row with its ``(task, id,
-prompt_hash)`` exists, so a rerun asks only what failed or was never asked, and a changed
-prompt (other shots) is asked again. Rows are appended and flushed one at a time by the
+prompt_hash)`` exists, so a rerun asks only what failed or was never asked. The command
+checks first that the file's rows were produced with the same setting (model, base URL,
+parameters, shots; :mod:`planning_core.validators.models.run_setting`) and the same prompts. Rows are appended and flushed one at a time by the
 caller, and the response cache holds every response before its row is written, so killing a
 run loses no completed response and a rerun duplicates none. :func:`latest_rows` reduces a
 results file to one row per question (a success beats a failure, a later row an earlier).
@@ -33,10 +41,10 @@ from planning_core.errors import PlanningError
 from planning_core.executor import Executor, TaskFailed, worker_state
 from planning_core.validators.acp.batch import result_row
 from planning_core.validators.acp.problem import ProblemCache
-from planning_core.validators.acp.prompts import build_prompt, choose_shots, prompt_hash
+from planning_core.validators.acp.prompts import conversation, conversation_hash
 from planning_core.validators.acp.records import Question, Score
 from planning_core.validators.acp.scoring import AnswerScorer
-from planning_core.validators.models.client import ask
+from planning_core.validators.models.client import ask_messages
 from planning_core.validators.models.completion import (
     Completion,
     ModelError,
@@ -49,26 +57,35 @@ __all__ = ["RunItem", "plan_items", "pending_items", "run_questions", "latest_ro
 @dataclass(frozen=True, slots=True)
 class RunItem:
     question: Question
-    prompt: str
-    prompt_hash: str
+    prompt: str          # the last user turn: the question's own prompt
+    prompt_hash: str     # of the whole conversation
     shots: int
+    messages: tuple = ()     # the conversation sent (examples as turns, then the prompt)
+    shot_source: str | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.question.task, self.question.id, self.prompt_hash)
 
+    @property
+    def conversation(self) -> list[dict]:
+        return [dict(m) for m in self.messages] or [{"role": "user", "content": self.prompt}]
+
 
 def plan_items(questions: Sequence[Question], shots: int = 0,
-               pool: Sequence[Question] | None = None) -> list[RunItem]:
-    """One item per question; examples for few-shot prompts come from ``pool``
-    (default: the questions themselves)."""
+               pool: Sequence[Question] | None = None,
+               source: str = "questions") -> list[RunItem]:
+    """One item per question, with ``shots`` examples as turns in front: the paper's
+    (``source="paper"``, at most 2) or other questions of ``pool`` (default: the questions
+    themselves)."""
     pool = questions if pool is None else pool
     cache = ProblemCache(16)
     items = []
     for q in questions:
-        examples = choose_shots(q, pool, shots)
-        prompt = build_prompt(q, examples, cache)
-        items.append(RunItem(q, prompt, prompt_hash(prompt), len(examples)))
+        messages = conversation(q, shots, source, pool, cache)
+        n = (len(messages) - 1) // 2
+        items.append(RunItem(q, messages[-1]["content"], conversation_hash(messages), n,
+                             tuple(messages), source if n else None))
     return items
 
 
@@ -95,7 +112,16 @@ def latest_rows(rows: Iterable[dict]) -> list[dict]:
 def _head(item: RunItem) -> dict:
     q = item.question
     return {"id": q.id, "task": q.task, "domain": q.domain_name,
-            "prompt_hash": item.prompt_hash, "shots": item.shots}
+            "prompt_hash": item.prompt_hash, "shots": item.shots,
+            "shot_source": item.shot_source}
+
+
+def _failed(item: RunItem, model, err: Exception | str) -> dict:
+    from planning_core.validators.models.run_setting import setting_of
+
+    setting = setting_of(model)
+    return {**_head(item), "model": setting["model"], "base_url": setting["base_url"],
+            "params": setting["params"], "error": str(err)}
 
 
 def _scored(item: RunItem, completion: Completion, scorer: AnswerScorer) -> dict:
@@ -118,7 +144,8 @@ def run_questions(model, items: Sequence[RunItem], *, scorer: AnswerScorer | Non
     fatal: ModelUnavailable | None = None
     with cf.ThreadPoolExecutor(max_workers=max(1, concurrency),
                                thread_name_prefix="acp-run") as pool:
-        futures = {pool.submit(ask, model, item.prompt): item for item in items}
+        futures = {pool.submit(ask_messages, model, item.conversation): item
+                   for item in items}
         try:
             for fut in cf.as_completed(futures):
                 if fut.cancelled():
@@ -133,8 +160,7 @@ def run_questions(model, items: Sequence[RunItem], *, scorer: AnswerScorer | Non
                             other.cancel()
                     continue
                 except ModelError as err:
-                    yield {**_head(item), "model": getattr(model, "name", None),
-                           "error": str(err)}
+                    yield _failed(item, model, err)
                     continue
                 yield _scored(item, completion, scorer)
         except BaseException:
@@ -164,11 +190,11 @@ def run_item_task(settings: RunSettings, item: RunItem) -> dict:
     ``{"row": ...}``, or ``{"unavailable": message}`` when the endpoint cannot answer."""
     model, scorer = worker_state(settings, settings.setup)
     try:
-        completion = ask(model, item.prompt)
+        completion = ask_messages(model, item.conversation)
     except ModelUnavailable as err:
         return {"unavailable": str(err)}
     except ModelError as err:
-        return {"row": {**_head(item), "model": getattr(model, "name", None), "error": str(err)}}
+        return {"row": _failed(item, model, err)}
     return {"row": _scored(item, completion, scorer)}
 
 

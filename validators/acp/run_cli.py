@@ -1,12 +1,17 @@
 """``planning-core acp run`` and ``acp lm-eval-tasks`` (registered by ``acp``'s ``register``).
 
 ``acp run --model NAME [--base-url URL] --questions Q --out R.jsonl [--report R.md]
-[--plot H.png] [--shots N]`` asks the model every question of ``Q`` with the paper's prompt,
-scores each answer as it arrives, appends one row per question to ``R.jsonl`` (see
-:mod:`planning_core.validators.acp.run`) and prints the same table as ``acp score``.
-Rerunning the same command asks only what is missing or failed. Exit 0 when every question
-has an answer, 1 when some requests failed (their rows say why; rerun to fill them in), 2
-on bad input or an unusable endpoint (bad key, unknown model, server down).
+[--plot H.png] [--shots N] [--shot-source paper|questions] [--force]`` asks the model every
+question of ``Q`` in the paper's setting (by default: the paper's two static examples as
+user/assistant turns, then the question; the paper's stop sequences; temperature 0 and
+1000 tokens for ordinary chat models), scores each answer as it arrives, appends one row
+per question to ``R.jsonl`` (see :mod:`planning_core.validators.acp.run`) and prints the
+same table as ``acp score``. Rerunning the same command asks only what is missing or
+failed; a rerun with another model, base URL, sampling parameter, shots or prompt is
+refused (exit 2) unless ``--force`` starts a new run (the old rows moved to ``R.jsonl.N``).
+Exit 0 when every question has an answer, 1 when some requests failed (their rows say why;
+rerun to fill them in), 2 on bad input or an unusable endpoint (bad key, unknown model,
+server down).
 
 ``acp lm-eval-tasks`` prints the folder of the lm-evaluation-harness task package, for
 ``lm_eval --include_path``.
@@ -25,6 +30,7 @@ __all__ = ["add_run_commands"]
 
 
 def add_run_commands(sub) -> None:
+    from planning_core.validators.acp.prompts import PAPER_SHOTS, SENT_STOP, SHOT_SOURCES
     from planning_core.validators.models.options import add_model_arguments
 
     p = sub.add_parser("run", help="ask a model every question and score its answers",
@@ -39,9 +45,17 @@ def add_run_commands(sub) -> None:
     p.add_argument("--report", metavar="FILE", help="also write a Markdown summary")
     p.add_argument("--plot", metavar="FILE",
                    help="also write a domain x task heatmap (.png, .pdf or .svg)")
-    p.add_argument("--shots", type=non_negative_int, default=0, metavar="N",
-                   help="solved examples in front of each question (0: zero-shot, the "
-                        "default; the paper's few-shot setting is 2)")
+    p.add_argument("--shots", type=non_negative_int, default=PAPER_SHOTS, metavar="N",
+                   help=f"solved examples in front of each question, as user/assistant "
+                        f"turns (default {PAPER_SHOTS}, the paper's setting; 0: zero-shot)")
+    p.add_argument("--shot-source", choices=SHOT_SOURCES, default="paper",
+                   help="paper: the paper's static examples (grid and logistics, at most "
+                        "2; the default); questions: the first N other questions of the "
+                        "same task in --questions, with their gold answers")
+    p.add_argument("--force", action="store_true",
+                   help="when --out holds rows of another setting (model, base URL, "
+                        "parameters, shots, prompts): move them aside (OUT.1, ...) and "
+                        "start a new run instead of refusing")
     p.add_argument("--tasks", metavar="T,T",
                    help="only these tasks (comma-separated, e.g. app,prog)")
     p.add_argument("--limit", type=positive_int, metavar="N",
@@ -50,9 +64,22 @@ def add_run_commands(sub) -> None:
                    help="optional wall-clock safety limit per scoring search (default off; "
                         "verdicts are bounded by deterministic budgets)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    add_model_arguments(p, max_tokens=1000)
+    add_model_arguments(p, max_tokens=1000, temperature=0.0, stop=SENT_STOP)
     add_executor_options(p, unit="question")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("report", help="several results files as one table (the paper's "
+                                      "Table 2 layout)",
+                       description="One row per model (per results file of acp run or acp "
+                                   "score), one column per task, each cell the accuracy "
+                                   "(right / answers) with its 95%% Wald interval.")
+    p.add_argument("results", nargs="+", metavar="RESULTS",
+                   help="results files (JSON Lines) of acp run or acp score")
+    p.add_argument("--names", metavar="A,B",
+                   help="row names, one per file (default: the model and shots the rows "
+                        "name, else the file name)")
+    p.add_argument("--out", metavar="FILE", help="write the Markdown table here too")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("lm-eval-tasks",
                        help="print the lm-evaluation-harness task folder (--include_path)")
@@ -83,6 +110,7 @@ def _select(questions, tasks: str | None, limit: int | None):
 def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.errors import InputError
     from planning_core.validators.acp.dataset import load_questions, read_results
+    from planning_core.validators.acp.prompts import PAPER_SHOTS
     from planning_core.validators.acp.report import (
         check_plot_path,
         heatmap,
@@ -100,17 +128,34 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     from planning_core.validators.acp.scoring import AnswerScorer
     from planning_core.validators.models.options import model_from_args, model_options
+    from planning_core.validators.models.run_setting import setting_of, supersede
     from planning_core.results_file import append_row, open_results
 
     out = Path(args.out)
     if args.plot:
         check_plot_path(args.plot)
+    if args.shot_source == "paper" and args.shots > PAPER_SHOTS:
+        raise InputError(f"the paper has {PAPER_SHOTS} examples per task; for more, "
+                         "--shot-source questions")
     model = model_from_args(args)
-    pool = load_questions(args.questions)
+    notes: list[str] = []
+    pool = load_questions(args.questions, notes)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     questions = _select(pool, args.tasks, args.limit)
-    items = plan_items(questions, args.shots, pool)
+    items = plan_items(questions, args.shots, pool, args.shot_source)
+    setting = setting_of(model, shots=args.shots,
+                         shot_source=args.shot_source if args.shots else None)
     handle, _ = open_results(out)   # locked until the end; a torn last line cut off
     with handle:
+        try:
+            _check_resume(read_results(out), setting, items, out)
+        except InputError:
+            if not args.force:
+                raise
+            moved = supersede(handle, out)
+            print(f"--force: the rows of the earlier run moved to {moved}; a new run "
+                  f"starts in {out}", file=sys.stderr)
         todo = pending_items(items, read_results(out))
         if len(items) > len(todo):
             print(f"{len(items) - len(todo)} question(s) already answered in {out}: skipped",
@@ -159,6 +204,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         from planning_core.validators.models.options import describe
 
         text = markdown_report(summary, title=f"ACPBench Hard scores: {describe(model)['model']}")
+        text += _setting_note(setting)
         text += _usage_note(answered)
         if errors:
             text += f"\n{len(errors)} question(s) failed to get an answer and are not counted.\n"
@@ -169,6 +215,35 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.plot:
         heatmap(summary, args.plot)
     return ExitCode.NEGATIVE if errors else ExitCode.OK
+
+
+def _check_resume(rows: list[dict], setting: dict, items, out: Path) -> None:
+    """Refuse (``InputError``) to resume ``out`` when its rows come from another setting,
+    or asked one of this run's questions with another prompt."""
+    from planning_core.errors import InputError
+    from planning_core.validators.models.run_setting import check_resume
+
+    check_resume(rows, setting, ("shots", "shot_source"), out)
+    wanted = {(i.question.task, i.question.id): i.prompt_hash for i in items}
+    for row in rows:
+        key = (str(row.get("task")), str(row.get("id")))
+        if key in wanted and row.get("prompt_hash") not in (None, wanted[key]):
+            raise InputError(f"asked {key[0]} question {key[1]} with another prompt (the "
+                             "questions or the prompts changed); resuming would mix them: "
+                             "give another --out, or --force to start a new run (the old "
+                             "rows are moved beside the file)", file=str(out))
+
+
+def _setting_note(setting: dict) -> str:
+    """The setting the report's rows were produced with (resume is keyed on it)."""
+    import json
+
+    shots = setting.get("shots") or 0
+    where = setting.get("base_url") or "the OpenAI API"
+    params = json.dumps(setting.get("params") or {}, sort_keys=True, ensure_ascii=False)
+    return (f"\nSetting: model {setting['model']} at {where}; "
+            f"{shots}-shot" + (f" ({setting.get('shot_source')} examples)" if shots else "")
+            + f"; parameters {params}.\n")
 
 
 def _usage_note(rows: list[dict]) -> str:
@@ -183,6 +258,47 @@ def _usage_note(rows: list[dict]) -> str:
     return (f"\n{len(rows)} answers ({hits} from the cache); tokens: "
             f"{tokens['prompt_tokens']} prompt, {tokens['completion_tokens']} completion; "
             f"mean latency of a request: {latency}.\n")
+
+
+def _run_name(rows: list[dict], path: Path) -> str:
+    models = sorted({str(r["model"]) for r in rows if r.get("model")})
+    if len(models) != 1:
+        return path.stem
+    shots = sorted({r.get("shots") for r in rows if r.get("shots") is not None})
+    return models[0] + (f" ({shots[0]}-shot)" if len(shots) == 1 else "")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from planning_core.errors import InputError
+    from planning_core.validators.acp.dataset import current_rows, read_results
+    from planning_core.validators.acp.report import models_table, summarize
+    from planning_core.validators.acp.run import latest_rows
+
+    names = [n.strip() for n in args.names.split(",")] if args.names else None
+    if names is not None and len(names) != len(args.results):
+        raise InputError(f"--names gives {len(names)} name(s) for {len(args.results)} file(s)")
+    runs = []
+    for k, file in enumerate(args.results):
+        path = Path(file)
+        if not path.is_file():
+            raise InputError("no such file", file=file)
+        rows = read_results(path)
+        rows = latest_rows(rows) if any("prompt_hash" in r for r in rows) else \
+            current_rows(rows)
+        answered = [r for r in rows if "error" not in r and "score" in r]
+        if not answered:
+            raise InputError("holds no scored answer", file=file)
+        runs.append((names[k] if names else _run_name(answered, path), summarize(answered)))
+    text = models_table(runs)
+    print(text)
+    if args.out:
+        note = ("\nAccuracy is right / answers with its 95% Wald interval; (Nu): N "
+                "verdicts unknown (not right).\n")
+        try:
+            Path(args.out).write_text(text + "\n" + note, encoding="utf-8")
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror or err}", file=args.out) from None
+    return ExitCode.OK
 
 
 def cmd_lm_eval_tasks(args: argparse.Namespace) -> int:

@@ -21,8 +21,15 @@ methods' ground-truth-free sets), so no ground-truth information reaches a promp
 constraint, correct, outcome, detail``) plus ``method, mode, revisions`` and ``turns``,
 every call's ``template, prompt, response`` with the completion's record (model,
 parameters, usage, latency, cache hit) and, for judged turns, the outcome and the
-feedback. A request that fails after its retries gives a row with ``error`` (and the turns
-so far); a rerun asks again (:func:`done_keys` skips only rows without ``error``).
+feedback. Every row also carries the run's setting -- ``model``, ``base_url``, ``params``
+and ``max_revisions`` -- so that a rerun with another model, parameters, mode or revision
+budget is told apart (:mod:`planning_core.validators.models.run_setting`). A request that
+fails after its retries gives a row with ``error`` (and the turns so far); a rerun asks
+again (:func:`done_keys` skips only rows without ``error``).
+
+Each call of a pair names its turn (0, 1, ...) to the client, so at a temperature above 0
+the same prompt at a later turn of a revision loop is asked again rather than served from
+the response cache (:meth:`planning_core.validators.models.client.Client.complete_messages`).
 """
 from __future__ import annotations
 
@@ -53,8 +60,9 @@ class _Recorder:
         self.prompts: list[str] = []
 
     def __call__(self, prompt: str) -> str:
+        turn = len(self.prompts)
         self.prompts.append(prompt)
-        completion = ask(self.model, prompt)
+        completion = ask(self.model, prompt, turn=turn)
         self.completions.append(completion)
         return completion.text
 
@@ -163,8 +171,11 @@ def run_pair(model, pair: Pair, method: str, *, revisions: int = 0, mode: str = 
     """Run ``method`` on ``pair`` against ``model``; the row of the module doc."""
     if method not in LIVE_METHODS:
         raise ValueError(f"method must be one of {LIVE_METHODS}, not {method!r}")
+    from planning_core.validators.models.run_setting import setting_of
+
     context = context or EvalContext()
-    head = {"method": method, "mode": mode if method == "pddl" else None}
+    head = {"method": method, "mode": mode if method == "pddl" else None,
+            **setting_of(model), "max_revisions": revisions if method != "planner" else 0}
     truth = context.truth(pair)
     if not truth.parsed:  # nothing can be judged: do not spend a request on it
         return {**ground_truth_error(pair, truth).to_json(), **head, "revisions": 0,

@@ -15,7 +15,10 @@ client's thread pool (``--concurrency``); with ``--workers N`` or ``--scheduler 
 each pair's whole loop -- requests and judgements, whose planner runs cost seconds of CPU
 -- is one task on local worker processes or a Dask cluster, each worker building its own
 client from the same options. Pairs already in ``R.jsonl`` without an
-error are skipped; failed ones are asked again. ``--report`` writes
+error are skipped; failed ones are asked again. A rerun whose setting differs from the rows
+already there for the method (model, base URL, sampling parameters, ``--mode``,
+``--revisions``) is refused, or with ``--force`` starts a new run (the old rows are moved to
+``R.jsonl.N``). ``--report`` writes
 the paper's correctness table. Exit 0 done, 1 some requests failed (rerun to fill them in),
 2 bad input or an unusable endpoint.
 """
@@ -73,6 +76,10 @@ def add_run_command(sub) -> None:
     p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
                    help="solver seconds per judgement (default 30)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--force", action="store_true",
+                   help="when --out holds rows of this method from another setting (model, "
+                        "base URL, parameters, --mode, --revisions): move them aside "
+                        "(OUT.1, ...) and start a new run instead of refusing")
     add_model_arguments(p)
     add_executor_options(p, unit="pair")
     p.set_defaults(func=cmd_run)
@@ -101,11 +108,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.limit:
         pairs = pairs[:args.limit]
     out = Path(args.out)
+    from planning_core.validators.models.run_setting import check_resume, setting_of, supersede
+
+    setting = setting_of(model, mode=args.mode if args.method == "pddl" else None,
+                         max_revisions=args.revisions if args.method != "planner" else 0)
     f, _ = open_results(out)   # locked for the run (ResultsLocked), a torn last line cut off
     with f:
         done_rows, warnings = read_results(out)
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)
+        try:
+            check_resume(done_rows, setting, ("mode", "max_revisions"), out,
+                         select=lambda row: row.get("method") == args.method)
+        except InputError:
+            if not args.force:
+                raise
+            moved = supersede(f, out)
+            print(f"--force: the rows of the earlier run moved to {moved}; a new run "
+                  f"starts in {out}", file=sys.stderr)
+            done_rows = []
         done = done_keys(done_rows)
         todo = [p for p in pairs if (*p.key, args.method) not in done]
         if len(pairs) > len(todo):
@@ -133,7 +154,13 @@ def cmd_run(args: argparse.Namespace) -> int:
               "again to ask them again", file=sys.stderr)
     if args.report:
         order = {name: m.outcomes for name, m in METHODS.items()}
+        import json
+
         text = render_eval_report(judged, order, title=f"CoPE run: {model.name}")
+        text += (f"\nSetting: method {args.method}, model {setting['model']} at "
+                 f"{setting['base_url'] or 'the OpenAI API'}, mode {setting['mode']}, up to "
+                 f"{setting['max_revisions']} revision(s), parameters "
+                 f"{json.dumps(setting['params'], sort_keys=True)}.\n")
         try:
             Path(args.report).write_text(text, encoding="utf-8")
         except OSError as err:

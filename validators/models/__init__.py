@@ -7,5 +7,7 @@ tests stay offline. The clients (:mod:`.openai_chat` for OpenAI-compatible chat 
 :mod:`.command` for a user's program) add what a real endpoint needs around the call:
 retries with backoff (:mod:`.retry`), a response cache on disk (:mod:`.cache`), and a
 :class:`~.completion.Completion` record of every response (model, parameters, token usage,
-latency, cache hit) for the result rows.
+latency, cache hit, finish reason) for the result rows. :mod:`.run_setting` says what a
+resumable run is keyed on (model, base URL, parameters, the command's own options) and
+refuses a rerun that would mix settings.
 """

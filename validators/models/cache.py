@@ -10,6 +10,12 @@ every thread and every process opens its own connection (SQLite connections must
 threads or ``fork``), writes are single ``INSERT OR IGNORE`` statements in their own
 transaction, and a busy database is waited for (``busy_timeout``) rather than failed on.
 Two runs asking the same question at once both pay for it, and the first answer stored wins.
+
+When the client samples (temperature above 0, or not sent), the key also holds the turn and
+the sample index the caller names (:meth:`~.client.Client.complete_messages`), so the same
+prompt asked at another turn of a revision loop, or as another sample, is a new request,
+while a rerun of the same run still finds its answers. The ``extra`` column (added to older
+cache files on first use) keeps the finish reason and a reasoning model's reasoning text.
 """
 from __future__ import annotations
 
@@ -37,7 +43,8 @@ CREATE TABLE IF NOT EXISTS responses (
     text       TEXT NOT NULL,
     usage      TEXT,
     latency_s  REAL,
-    created    REAL NOT NULL
+    created    REAL NOT NULL,
+    extra      TEXT
 )
 """
 
@@ -83,6 +90,12 @@ class ResponseCache:
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA busy_timeout=60000")
             conn.execute(_SCHEMA)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(responses)")}
+            if "extra" not in columns:   # a cache file written before the column existed
+                try:
+                    conn.execute("ALTER TABLE responses ADD COLUMN extra TEXT")
+                except sqlite3.OperationalError:   # another process added it meanwhile
+                    pass
         except sqlite3.DatabaseError as err:
             raise InputError(f"not a usable response cache: {err}", file=str(self.path)) from None
         self._local.conn, self._local.pid = conn, os.getpid()
@@ -90,22 +103,27 @@ class ResponseCache:
 
     def get(self, key: str) -> Completion | None:
         row = self._connect().execute(
-            "SELECT model, base_url, params, text, usage, latency_s FROM responses "
+            "SELECT model, base_url, params, text, usage, latency_s, extra FROM responses "
             "WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
-        model, base_url, params, text, usage, latency = row
+        model, base_url, params, text, usage, latency, extra = row
+        extra = json.loads(extra) if extra else {}
         return Completion(text, model, base_url, json.loads(params),
                           json.loads(usage) if usage else None, latency or 0.0,
-                          cache_hit=True, attempts=0)
+                          cache_hit=True, attempts=0,
+                          finish_reason=extra.get("finish_reason"),
+                          reasoning=extra.get("reasoning"))
 
     def put(self, key: str, messages: Sequence[Mapping[str, Any]], c: Completion) -> None:
         self._connect().execute(
-            "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO responses (key, model, base_url, messages, params, text, "
+            "usage, latency_s, created, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (key, c.model, c.base_url, json.dumps(list(messages), ensure_ascii=False),
              json.dumps(dict(c.params), sort_keys=True), c.text,
              json.dumps(dict(c.usage)) if c.usage is not None else None, c.latency_s,
-             time.time()))
+             time.time(), json.dumps({"finish_reason": c.finish_reason,
+                                      "reasoning": c.reasoning}, ensure_ascii=False)))
 
     def __len__(self) -> int:
         return self._connect().execute("SELECT COUNT(*) FROM responses").fetchone()[0]

@@ -5,6 +5,11 @@ prompt), looks the exact request up in the :class:`~.cache.ResponseCache`, and o
 miss asks its backend (:meth:`Client._ask`). ``client(prompt)`` is the ``Model`` protocol
 (text in, text out); ``client.complete(prompt)`` returns the full :class:`Completion` for
 result rows. Clients are thread-safe: a run calls one client from many threads.
+
+``client.complete_messages(messages)`` sends a whole conversation (few-shot examples as
+user/assistant turns); ``turn`` and ``sample`` name the call within a loop and the sample
+index, and enter the cache key when the client samples (:attr:`Client.sampling`), so a
+repeated prompt at temperature > 0 is asked again instead of served from the cache.
 """
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ from typing import Any, Mapping, Sequence
 from planning_core.validators.models.cache import ResponseCache, cache_key
 from planning_core.validators.models.completion import Completion
 
-__all__ = ["Client", "messages_for", "ask"]
+__all__ = ["Client", "messages_for", "ask", "ask_messages", "flatten_messages"]
 
 
 def messages_for(prompt: str, system: str | None = None) -> list[dict[str, str]]:
@@ -38,11 +43,31 @@ class Client:
     def _ask(self, messages: Sequence[Mapping[str, str]]) -> Completion:
         raise NotImplementedError
 
-    def complete(self, prompt: str) -> Completion:
-        messages = messages_for(prompt, self.system)
+    @property
+    def sampling(self) -> bool:
+        """Whether two identical requests may get different answers (temperature above 0,
+        or none sent: the server's default samples). Clients without a temperature are
+        taken as deterministic."""
+        return False
+
+    def complete(self, prompt: str, *, turn: int | None = None,
+                 sample: int | None = None) -> Completion:
+        return self.complete_messages([{"role": "user", "content": prompt}], turn=turn,
+                                      sample=sample)
+
+    def complete_messages(self, messages: Sequence[Mapping[str, str]], *,
+                          turn: int | None = None, sample: int | None = None) -> Completion:
+        """The response to a conversation (the system prompt is put in front unless the
+        conversation has one); cached as :meth:`complete` is."""
+        messages = [dict(m) for m in messages]
+        if self.system and not (messages and messages[0].get("role") == "system"):
+            messages.insert(0, {"role": "system", "content": self.system})
         key = None
         if self.cache is not None:
-            key = cache_key(self.name, self.base_url, messages, self.params)
+            params = dict(self.params)
+            if self.sampling and (turn is not None or sample is not None):
+                params["_call"] = {"turn": turn, "sample": sample}
+            key = cache_key(self.name, self.base_url, messages, params)
             hit = self.cache.get(key)
             if hit is not None:
                 return hit
@@ -55,8 +80,11 @@ class Client:
         return self.complete(prompt).text
 
 
-def ask(model, prompt: str) -> Completion:
+def ask(model, prompt: str, *, turn: int | None = None,
+        sample: int | None = None) -> Completion:
     """A :class:`Completion` from any ``Model``: clients give one, a plain model its text."""
+    if isinstance(model, Client):
+        return model.complete(prompt, turn=turn, sample=sample)
     complete = getattr(model, "complete", None)
     if complete is not None:
         return complete(prompt)
@@ -64,3 +92,29 @@ def ask(model, prompt: str) -> Completion:
     text = model(prompt)
     return Completion(text, getattr(model, "name", type(model).__name__),
                       latency_s=time.perf_counter() - started)
+
+
+def flatten_messages(messages: Sequence[Mapping[str, str]]) -> str:
+    """A conversation as one text, as lm-evaluation-harness collapses few-shot turns for a
+    text-only model: each question and its answer joined by a space, examples separated by
+    a blank line (a system message first, followed by a blank line)."""
+    parts: list[str] = []
+    for m in messages:
+        if m["role"] == "system":
+            parts.append(m["content"] + "\n\n")
+        elif m["role"] == "assistant":
+            parts.append(" " + m["content"] + "\n\n")
+        else:
+            parts.append(m["content"])
+    return "".join(parts)
+
+
+def ask_messages(model, messages: Sequence[Mapping[str, str]], *, turn: int | None = None,
+                 sample: int | None = None) -> Completion:
+    """:func:`ask` for a conversation: clients get the turns as they are, a plain text
+    ``Model`` gets them flattened (:func:`flatten_messages`)."""
+    if isinstance(model, Client):
+        return model.complete_messages(messages, turn=turn, sample=sample)
+    if len(messages) == 1 and messages[0]["role"] == "user":
+        return ask(model, messages[0]["content"])
+    return ask(model, flatten_messages(messages))

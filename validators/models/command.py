@@ -2,7 +2,10 @@
 
 For local models that the user wraps themselves (a llama.cpp binary, a script around a
 notebook's model). The command is split like a shell would (``shlex``) but run without a
-shell. The system prompt, when given, is prepended to the prompt with a blank line. A
+shell. The system prompt, when given, is prepended to the prompt with a blank line; a
+conversation (few-shot examples as turns) is written as one text the way
+lm-evaluation-harness writes it for a text-only model
+(:func:`~.client.flatten_messages`). A
 non-zero exit or a timeout is a :class:`RequestFailed` (recorded, retried on rerun); a
 program that cannot be started is :class:`ModelUnavailable`.
 """
@@ -14,7 +17,7 @@ import time
 from typing import Mapping, Sequence
 
 from planning_core.validators.models.cache import ResponseCache
-from planning_core.validators.models.client import Client
+from planning_core.validators.models.client import Client, flatten_messages
 from planning_core.validators.models.completion import Completion, ModelUnavailable, RequestFailed
 
 __all__ = ["CommandModel"]
@@ -32,7 +35,7 @@ class CommandModel(Client):
         self.timeout_s = timeout_s
 
     def _ask(self, messages: Sequence[Mapping[str, str]]) -> Completion:
-        stdin = "\n\n".join(m["content"] for m in messages)
+        stdin = flatten_messages(messages)
         started = time.perf_counter()
         try:
             run = subprocess.run(self.argv, input=stdin, capture_output=True, text=True,

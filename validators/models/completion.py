@@ -10,7 +10,13 @@ Failures come in two kinds, because a batch run must treat them differently:
 * :class:`ModelUnavailable`: nothing will work until the user changes something (the key is
   refused, the model is unknown, the server cannot be reached). A run stops with one line.
 * :class:`RequestFailed`: this one request failed after its retries (timeouts, 429s, 5xx,
-  a malformed body). A run records a failure row and goes on; a rerun asks again.
+  a malformed body, a connection the server drops). A run records a failure row and goes
+  on; a rerun asks again.
+
+A response cut off by the token limit is neither: it is a :class:`Completion` with
+``finish_reason == "length"`` (``truncated``), whose text may be empty (a reasoning model
+that spent the whole budget reasoning sends ``content: null``). It is recorded and scored as
+the answer it is, and not asked again.
 """
 from __future__ import annotations
 
@@ -45,10 +51,25 @@ class Completion:
     latency_s: float = 0.0
     cache_hit: bool = False
     attempts: int = 1
+    #: why the server stopped: ``stop`` (a natural end or a stop sequence), ``length`` (the
+    #: token limit: the answer is cut off), ``content_filter``...; None when unknown
+    finish_reason: str | None = None
+    #: a reasoning model's separate reasoning text (``reasoning_content``), when sent
+    reasoning: str | None = None
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the token limit cut the response off (``finish_reason: length``)."""
+        return self.finish_reason == "length"
 
     def to_json(self) -> dict:
         """The row fields of this response (its text is stored separately as ``response``)."""
-        return {"model": self.model, "base_url": self.base_url, "params": dict(self.params),
-                "usage": dict(self.usage) if self.usage is not None else None,
-                "latency_s": round(self.latency_s, 4), "cache_hit": self.cache_hit,
-                "attempts": self.attempts}
+        row = {"model": self.model, "base_url": self.base_url, "params": dict(self.params),
+               "usage": dict(self.usage) if self.usage is not None else None,
+               "latency_s": round(self.latency_s, 4), "cache_hit": self.cache_hit,
+               "attempts": self.attempts, "finish_reason": self.finish_reason}
+        if self.truncated:
+            row["truncated"] = True
+        if self.reasoning is not None:
+            row["reasoning"] = self.reasoning
+        return row

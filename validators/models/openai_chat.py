@@ -12,11 +12,24 @@ are retried with exponential backoff and full jitter, waiting at least the serve
 (401/403) or an unknown model (404) is :class:`ModelUnavailable` at once, a server that
 stays unreachable is :class:`ModelUnavailable` after the retries, and a request that keeps
 failing is :class:`RequestFailed` (the run records it and goes on).
+
+A server that cannot be reached at all (connection refused, unknown host: the request never
+got in) is :class:`ModelUnavailable`; a connection that is made and then dropped by the
+server, every time, fails only that request (:class:`RequestFailed`): one poisoned request
+becomes its question's error row and the run goes on.
+
+Only the parameters that are set are sent (None is never sent): ``temperature``, ``top_p``,
+``max_tokens`` or ``max_completion_tokens`` (what OpenAI's reasoning models take instead),
+``reasoning_effort``, ``seed``, ``stop``, and ``extra_body`` (any further request fields,
+merged into the JSON body). A response whose ``content`` is null with ``finish_reason:
+length`` (a reasoning model that spent its budget reasoning) is a truncated, empty answer,
+not a malformed body: it is returned, recorded and cached, never retried.
 """
 from __future__ import annotations
 
 import os
 import random
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -31,7 +44,7 @@ from planning_core.validators.models.completion import (
 )
 from planning_core.validators.models.retry import RetryPolicy, parse_retry_after
 
-__all__ = ["ChatSettings", "ChatModel", "NO_KEY"]
+__all__ = ["ChatSettings", "ChatModel", "NO_KEY", "is_reasoning_model"]
 
 NO_KEY = "no-key"  # what local servers that check no key are sent
 
@@ -48,11 +61,33 @@ class ChatSettings:
     system: str | None = None
     timeout_s: float = 120.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    top_p: float | None = None
+    max_completion_tokens: int | None = None
+    reasoning_effort: str | None = None
+    #: further request fields, merged into the JSON body (e.g. ``{"top_k": 20}``); a tuple
+    #: of ``(name, value)`` pairs so that the settings stay hashable
+    extra_body: tuple[tuple[str, Any], ...] = ()
 
     def params(self) -> dict[str, Any]:
-        """The sampling parameters (part of the cache key and of every row)."""
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens,
-                "seed": self.seed, "stop": list(self.stop) or None}
+        """The sampling parameters (part of the cache key and of every row); None values
+        are not sent."""
+        params = {"temperature": self.temperature, "max_tokens": self.max_tokens,
+                  "seed": self.seed, "stop": list(self.stop) or None}
+        for name in ("top_p", "max_completion_tokens", "reasoning_effort"):
+            if getattr(self, name) is not None:
+                params[name] = getattr(self, name)
+        if self.extra_body:
+            params["extra_body"] = dict(self.extra_body)
+        return params
+
+
+_REASONING = re.compile(r"(?:^|/)(?:o[1-9](?:$|[-_.])|gpt-5)", re.IGNORECASE)
+
+
+def is_reasoning_model(name: str) -> bool:
+    """Whether ``name`` is an OpenAI reasoning model (o1, o3, o4-mini, gpt-5 ...): they take
+    ``max_completion_tokens`` and reject ``temperature`` and ``stop``."""
+    return bool(_REASONING.search(name or ""))
 
 
 def _api_key(env: str | None) -> str:
@@ -74,6 +109,31 @@ def _server_message(err: Exception) -> str:
         if text:
             return " ".join(str(text).split())[:200]
     return " ".join(str(getattr(err, "message", "") or type(err).__name__).split())[:200]
+
+
+def _never_connected(err: Exception) -> bool:
+    """Whether a connection error happened before the server accepted the connection
+    (refused, unknown host, connect timeout), rather than a connection it dropped."""
+    cause = err.__cause__
+    while cause is not None:
+        name = type(cause).__name__
+        if name in ("ConnectError", "ConnectTimeout", "ConnectionRefusedError",
+                    "gaierror"):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def _reasoning_text(message) -> str | None:
+    """A reasoning model's reasoning, sent beside the content (``reasoning_content`` by
+    DeepSeek, vLLM and SGLang; ``reasoning`` by some other servers)."""
+    for name in ("reasoning_content", "reasoning"):
+        value = getattr(message, name, None)
+        if value is None:
+            value = (getattr(message, "model_extra", None) or {}).get(name)
+        if isinstance(value, str):
+            return value
+    return None
 
 
 class ChatModel(Client):
@@ -98,6 +158,15 @@ class ChatModel(Client):
         self._rng_lock = threading.Lock()
 
     @property
+    def sampling(self) -> bool:
+        t = self.params.get("temperature")
+        return t is None or t > 0
+
+    def _request(self) -> dict[str, Any]:
+        """The keyword arguments of ``create`` (``extra_body`` passed through as such)."""
+        return dict(self.params)
+
+    @property
     def where(self) -> str:
         return self.base_url or "the OpenAI API"
 
@@ -115,14 +184,21 @@ class ChatModel(Client):
             started = time.perf_counter()
             try:
                 response = self._client.chat.completions.create(
-                    model=self.settings.model, messages=list(messages), **self.params)
-                text = response.choices[0].message.content
+                    model=self.settings.model, messages=list(messages), **self._request())
+                choice = response.choices[0]
+                text = choice.message.content
+                finish = getattr(choice, "finish_reason", None)
+                finish = str(finish) if finish is not None else None
                 if text is None:
-                    raise ValueError("the response has no message content")
+                    if finish not in ("length", "content_filter"):
+                        raise ValueError("the response has no message content")
+                    text = ""   # cut off before any answer: an empty answer, not an error
+                reasoning = _reasoning_text(choice.message)
                 usage = response.usage.model_dump(exclude_none=True) if response.usage else None
                 usage = {k: v for k, v in (usage or {}).items() if isinstance(v, int)} or None
                 return Completion(text, self.settings.model, self.base_url, self.params,
-                                  usage, time.perf_counter() - started, False, attempt + 1)
+                                  usage, time.perf_counter() - started, False, attempt + 1,
+                                  finish, reasoning)
             except (openai.AuthenticationError, openai.PermissionDeniedError) as err:
                 raise ModelUnavailable(f"the server refused the API key (HTTP "
                                        f"{err.status_code}): {_server_message(err)}",
@@ -139,8 +215,13 @@ class ChatModel(Client):
                 last = f"no answer within {self.settings.timeout_s:g} s"
                 unreachable = False
             except openai.APIConnectionError as err:
-                last = f"cannot connect: {_server_message(err.__cause__ or err)}"
-                unreachable = True
+                if _never_connected(err):
+                    last = f"cannot connect: {_server_message(err.__cause__ or err)}"
+                    unreachable = True
+                else:   # connected, then the server dropped this request
+                    last = ("the server closed the connection: "
+                            f"{_server_message(err.__cause__ or err)}")
+                    unreachable = False
             except openai.APIStatusError as err:
                 if err.status_code in (408, 409) or err.status_code >= 500:
                     last = f"HTTP {err.status_code}: {_server_message(err)}"

@@ -317,7 +317,19 @@ def _effects_of(answer: Answer) -> Effects:
     raise UnparseableAnswer(f"expected two lists, found {len(lines)} lines")
 
 
+def _untuple(region: str) -> str:
+    """``([..], [..])`` -- the two lists written as a Python tuple -- without the tuple's
+    parentheses (IBM's parser accepts this form too). Linear: only the ends are looked at."""
+    s = region.strip().rstrip(".").rstrip()
+    if s.startswith("(") and s.endswith(")"):
+        inner = s[1:-1].strip()
+        if inner.startswith("[") and inner.rstrip(",").rstrip().endswith("]"):
+            return inner.rstrip(",").rstrip()
+    return region
+
+
 def _read_effects(region: str) -> Effects:
+    region = _untuple(region)
     sides = split_effects(region)
     if sides is not None:
         pos, neg = (_read_list(s, prose_may_be_empty=True) if s.strip() else () for s in sides)
@@ -335,7 +347,8 @@ def _read_effects(region: str) -> Effects:
 def parse_effects(text: object) -> Effects:
     """Positive, then negative effects of an action (task prog).
 
-    Accepted: ``[(a)] [(b), (c)]``; ``[["(a)"], ["(b)"]]``; two lines; one list alone
+    Accepted: ``[(a)] [(b), (c)]``; ``[["(a)"], ["(b)"]]``; ``([(a)], [(b)])`` (a tuple of
+    the two lists); two lines; one list alone
     (positive; negative empty); labelled sides ("Positive effects: ...", "Negative
     effects: ...", headings, ``{"pos": [...], "neg": [...]}``) in either order, each side
     any list shape, ``None``/``[]``/empty for an empty side.

@@ -7,6 +7,9 @@ of output is handled quickly:
 1. :func:`normalise` -- newlines to ``\\n``, invisible characters dropped.
 2. :func:`strip_thinking` -- ``<think>...</think>`` reasoning removed (the answer follows it).
 3. :func:`strip_fences` -- markdown code-fence lines removed (their content kept).
+3b. :func:`first_answer` -- a follow-on question the model invents after its answer
+   (``**Question**: ... **Final Answer**: ...``) cut off with everything after it: the
+   first answer counts, as it does where the server honours the paper's stop sequences.
 4. :func:`answer_regions` -- where the answer is committed: after the last
    ``Answer:`` / ``Final answer:`` / ``The answer is`` / ``Simplified plan:`` marker or
    inside the last ``\\boxed{...}``; earlier markers and the whole text are fall-backs.
@@ -108,6 +111,25 @@ def _boxed_content(text: str) -> str | None:
     return None
 
 
+#: Where a model starts inventing the next question: the paper's setting stops generation at
+#: ``**Question**:``, ``**Question:**`` and ``Q:`` (lm-evaluation-harness's ACPBench Hard
+#: tasks). ``Q:`` counts only at the start of a line or after whitespace.
+_NEXT_QUESTION = re.compile(r"\*\*Question\*\*:|\*\*Question:\*\*|(?:(?<=\s)|^)Q:",
+                            re.MULTILINE)
+
+
+def first_answer(text: str) -> str:
+    """``text`` up to the first invented follow-on question (see :data:`_NEXT_QUESTION`).
+
+    A marker with nothing but blank space before it (a model restating the question before
+    answering) is not a follow-on: the cut is at the first marker after some content.
+    """
+    for m in _NEXT_QUESTION.finditer(text):
+        if text[:m.start()].strip():
+            return text[:m.start()]
+    return text
+
+
 def answer_regions(text: str) -> list[str]:
     """Where the answer is, most committed first (at most two regions).
 
@@ -117,7 +139,7 @@ def answer_regions(text: str) -> list[str]:
     followed by anything. Text before the last marker is never used: it is reasoning
     the model moved past. The result is never empty (the text may be).
     """
-    text = strip_fences(strip_thinking(normalise(text)))
+    text = first_answer(strip_fences(strip_thinking(normalise(text))))
     regions: list[str] = []
     boxed = _boxed_content(text)
     if boxed is not None and boxed.strip():

@@ -1,0 +1,110 @@
+"""What a resumable run is keyed on, and what happens when a rerun's setting differs.
+
+A run (``acp run``, ``cope run``) appends rows to its ``--out`` file and, when run again,
+asks only what is missing. That is right only if the rows already there were produced by
+the same *setting*: the same model at the same base URL, with the same sampling parameters
+(temperature, top-p, token limits, stop sequences, seed, reasoning effort, extra request
+fields) and the same command options that shape the prompts (shots and their source for
+``acp run``; mode and revisions for ``cope run``). Otherwise the file would mix two models'
+answers under one report.
+
+:func:`setting_of` describes the setting of a run; every row carries its fields (``model``,
+``base_url``, ``params`` and the command's own fields), so :func:`setting_of_row` reads the
+setting back from any row, also rows written before this module existed (their success
+rows have the same fields). :func:`mismatch` compares the two and says, in one line, what
+differs. A command refuses such a rerun with that line (exit 2) unless given ``--force``,
+which starts a new run: :func:`supersede` moves the old rows to a numbered copy beside the
+file (``OUT.1``, ``OUT.2``, ...) and empties the file, under the lock the run holds.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import IO, Any, Iterable, Mapping, Sequence
+
+from planning_core.errors import InputError
+
+__all__ = ["setting_of", "setting_of_row", "mismatch", "check_resume", "supersede"]
+
+#: Client parameters that do not shape an answer (a command model's time limit): not part
+#: of the setting, so changing them does not make a rerun a new run.
+NOT_SETTING = frozenset({"timeout_s"})
+
+
+def _params(params) -> dict:
+    return {k: v for k, v in (params or {}).items()
+            if v is not None and k not in NOT_SETTING}
+
+
+def setting_of(model, **fields: Any) -> dict:
+    """The setting of a run with ``model`` and the command's own ``fields``."""
+    params = _params(getattr(model, "params", None))
+    return {"model": getattr(model, "name", type(model).__name__),
+            "base_url": getattr(model, "base_url", None), "params": params, **fields}
+
+
+def setting_of_row(row: Mapping[str, Any], fields: Sequence[str]) -> dict | None:
+    """The setting a row was produced with, or None when the row does not say (an error
+    row written before rows carried their parameters)."""
+    if not isinstance(row.get("params"), Mapping):
+        return None
+    params = _params(row["params"])
+    return {"model": row.get("model"), "base_url": row.get("base_url"), "params": params,
+            **{f: row.get(f) for f in fields}}
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def mismatch(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
+    """What differs between two settings, one line (None when they are the same)."""
+    diffs = []
+    for name in new:
+        if name == "params":
+            continue
+        if _canon(old.get(name)) != _canon(new.get(name)):
+            diffs.append(f"{name} {old.get(name)!r} there, {new.get(name)!r} now")
+    op, np_ = old.get("params") or {}, new.get("params") or {}
+    for name in sorted(set(op) | set(np_)):
+        if _canon(op.get(name)) != _canon(np_.get(name)):
+            diffs.append(f"{name} {op.get(name)!r} there, {np_.get(name)!r} now")
+    return "; ".join(diffs) or None
+
+
+def check_resume(rows: Iterable[Mapping[str, Any]], current: Mapping[str, Any],
+                 fields: Sequence[str], out: str | Path,
+                 select=lambda row: True) -> None:
+    """Raise :class:`InputError` when a row of ``out`` (among those ``select`` keeps) was
+    produced with another setting than ``current``."""
+    for row in rows:
+        if not select(row):
+            continue
+        old = setting_of_row(row, fields)
+        if old is None:
+            continue
+        diff = mismatch(old, current)
+        if diff:
+            raise InputError(f"holds rows of another setting ({diff}); resuming would mix "
+                             "them: give another --out, or --force to start a new run "
+                             "(the old rows are moved beside the file)", file=str(out))
+
+
+def supersede(handle: IO[str], path: str | Path) -> Path:
+    """Move the rows of ``path`` (open and locked as ``handle``) to the first free
+    ``path.N`` and empty ``path``; returns where they went."""
+    path = Path(path)
+    n = 1
+    while Path(f"{path}.{n}").exists():
+        n += 1
+    target = Path(f"{path}.{n}")
+    try:
+        handle.flush()
+        shutil.copyfile(path, target)
+        handle.truncate(0)
+        handle.seek(0)
+    except OSError as err:
+        raise InputError(f"cannot move the old rows aside: {err.strerror or err}",
+                         file=str(path)) from None
+    return target
