@@ -22,6 +22,7 @@ CASES = {
     "limited_use": ("w2", PLAN_SPONGE, PLAN_VACUUM),
     "action_unusable": ("w3", PLAN_SPONGE, PLAN_VACUUM),
     "avoid_attribute": ("u1", PLAN_VACUUM, PLAN_SPONGE),
+    "avoid_attribute_use": ("u5", PLAN_VACUUM, PLAN_SPONGE),
     "order": ("u2", PLAN_VACUUM, PLAN_CLOTH),
     "avoid_fact": ("u3", PLAN_SPONGE, PLAN_VACUUM),
     "at_most_once": ("u4", PLAN_SPONGE, PLAN_VACUUM),
@@ -63,6 +64,25 @@ def test_nl_text_and_formal_forms(profile):
     assert "at most once" in w2.text
     assert profile.constraint("w1").text.startswith("The vacuum is not available")
     assert "noisy" in profile.constraint("u1").text
+    u5 = profile.constraint("u5")
+    assert u5.formal == "(avoid-use noisy)" and u5.type == "user" and u5.on_steps
+    assert "rather not use anything noisy" in u5.text
+
+
+def test_attribute_use_is_judged_on_steps_that_cannot_execute(task, profile):
+    checker = ConstraintChecker(*task, profile, (profile.constraint("u5"),))
+    # step 1 fails (the robot is not in the hall); step 2 names the noisy vacuum
+    found = checker.check("(pick-up cloth hall)\n(put-down vacuum garage)")
+    assert not found.executable and found.violated == ("u5",)
+    assert found.violations[0].step == 2 and "which is noisy" in found.violations[0].detail
+
+
+def test_an_undeclared_attribute_is_refused(task):
+    from tests.adaptive.conftest import CONSTRAINTS
+    data = profile_json(constraints=CONSTRAINTS + [
+        {"id": "u6", "kind": "avoid_attribute_use", "attribute": "shiny"}])
+    with pytest.raises(ProfileError, match=r"constraints\[8\]\.attribute: .*'shiny'"):
+        check_profile(*task, loads_profile(json.dumps(data), "p.json"))
 
 
 def test_profile_round_trip(profile):

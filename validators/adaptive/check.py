@@ -1,18 +1,31 @@
-"""Which constraints a proposed plan violates, found by the validator.
+"""Which constraints a proposed plan violates: judged on the whole plan, as the paper's
+judges read the whole plan (AdaPlanBench, Section 2.2 and Appendix C.3).
 
-A plan is first validated against the task alone (:func:`planning_core.validate`): syntax,
-unknown actions and objects, arity, types, preconditions, goal, and the task's own PDDL3
-constraints. Every profile constraint is then checked on the *executed prefix*: all steps
-when the plan executes (whether or not it reaches the goal), the steps before the failing
-one otherwise, none for an unreadable plan. All seven constraint kinds are safety
-properties (``always``, ``at-most-once``, ``sometime-before``, and the three world kinds
-forbid something from happening), so a violation on a prefix is a violation of every plan
-that extends it, and checking the prefix never blames a plan wrongly.
+Three verdicts, each on its own:
 
-World constraints are checked on the steps themselves (an argument or an action name); user
-constraints by the validator's own PDDL3 trajectory check, one validator per constraint on
-the task with the profile's attributes, the goal dropped and that constraint alone, so the
-verdict names the state where it breaks.
+* **readable**: every line of the answer is a plan step (``(action arg ...)``); the
+  constraints are judged on the readable steps anyway;
+* **executable** / **solves the task**: the validator (:func:`planning_core.validate`) on
+  the task alone: syntax, unknown actions and objects, arity, types, preconditions, the
+  task's own PDDL3 constraints, the goal;
+* **violations**: every profile constraint, judged on *every* step of the plan whether the
+  plan executes or not.
+
+*Step kinds* (``object_unavailable``, ``action_unusable``, ``limited_use``,
+``avoid_attribute_use``) are judged on the steps as written: a step that takes an
+unavailable object as an argument violates the constraint wherever it stands, after a
+failing step too, and even when the step itself cannot execute (an unknown action, a
+failed precondition).
+
+*Trajectory kinds* (the PDDL3 user constraints) are judged on the **described
+trajectory**: the states the plan describes, where a step that cannot be applied (an
+unknown action or object, wrong arity or types, an unsatisfied precondition) is *skipped*:
+its effects are not applied, the state after it is the state before it, and the following
+steps go on from there (and are skipped in turn when they cannot be applied). For a plan
+that executes this is its trajectory. The validator's own PDDL3 trajectory check runs once
+per constraint on the task with the profile's attributes, the goal dropped and that
+constraint alone, over the applied steps; the verdict names the original step after which
+the constraint breaks.
 """
 from __future__ import annotations
 
@@ -26,10 +39,15 @@ from planning_core.validators.adaptive.profile import Constraint, Profile
 
 __all__ = ["Violation", "PlanCheck", "ConstraintChecker"]
 
+# verdicts of one step that the described trajectory skips (the plan goes on after them)
+_SKIPPED = (Verdict.PRECONDITION_FAILED, Verdict.UNKNOWN_ACTION, Verdict.WRONG_ARITY,
+            Verdict.UNKNOWN_OBJECT, Verdict.TYPE_ERROR, Verdict.UNDEFINED_VALUE)
+
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """Constraint ``id`` is broken at ``step`` (1-based; the state after that step)."""
+    """Constraint ``id`` is broken at ``step`` (1-based, in the plan as written; for a
+    trajectory kind the state after that step, 0 the initial state)."""
 
     id: str
     step: int | None
@@ -38,11 +56,18 @@ class Violation:
 
 @dataclass(frozen=True, slots=True)
 class PlanCheck:
-    """The validator's report on the task, how many steps executed, and the violations."""
+    """The validator's report on the task, how many steps executed before the first failing
+    one, the steps the described trajectory skipped (1-based), and the violations."""
 
     report: ValidationReport
     executed: int
     violations: tuple[Violation, ...]
+    skipped: tuple[int, ...] = ()
+    steps: int = 0
+
+    @property
+    def readable(self) -> bool:
+        return self.report.verdict is not Verdict.PLAN_SYNTAX_ERROR
 
     @property
     def executable(self) -> bool:
@@ -60,10 +85,9 @@ class PlanCheck:
 def _executed(plan: Plan, report: ValidationReport) -> int:
     if report.verdict is Verdict.PLAN_SYNTAX_ERROR:
         return 0
-    if report.verdict in (Verdict.VALID, Verdict.GOAL_NOT_SATISFIED):
+    if report.verdict in (Verdict.VALID, Verdict.GOAL_NOT_SATISFIED,
+                          Verdict.CONSTRAINT_VIOLATED):
         return len(plan.steps)
-    if report.verdict is Verdict.CONSTRAINT_VIOLATED:
-        return len(plan.steps)  # every step executed; the task's own constraint broke
     return max(0, (report.step or 1) - 1)
 
 
@@ -74,33 +98,57 @@ class ConstraintChecker:
                  constraints: tuple[Constraint, ...]) -> None:
         self.constraints = constraints
         self.task_validator = Validator(domain, problem)
+        self.holders = {name: frozenset(objs) for name, objs in profile.attributes}
         dom, prob = _with_attributes(domain, problem, profile)
         dom = replace(dom, constraints=None)
         self._user: dict[str, Validator] = {}
         for c in constraints:
-            if c.type == "user":
+            if not c.on_steps:
                 formal = parse_formal(dom, c.formal)
                 self._user[c.id] = Validator(dom, replace(prob, goal=pddl.TRUE,
                                                           constraints=formal))
+        # the described trajectory: the task without goal and constraints
+        self._free = Validator(dom, replace(prob, goal=pddl.TRUE, constraints=None)) \
+            if self._user else None
 
     def check(self, plan_text: str | Plan) -> PlanCheck:
         plan = parse_plan(plan_text) if isinstance(plan_text, str) else plan_text
         report = self.task_validator.validate(plan)
-        executed = _executed(plan, report)
-        prefix = Plan(tuple(plan.steps[:executed])) if executed < len(plan.steps) else plan
+        readable = Plan(plan.steps)            # the readable steps, judged in any case
+        applied, skipped = self._described(readable) if self._user else ((), ())
         found = []
         for c in self.constraints:
-            v = self._world(c, prefix) if c.type == "world" else self._user_check(c, prefix)
+            v = self._on_steps(c, readable) if c.on_steps else \
+                self._user_check(c, readable, applied)
             if v is not None:
                 found.append(v)
-        return PlanCheck(report, executed, tuple(found))
+        return PlanCheck(report, _executed(plan, report), tuple(found), skipped,
+                         len(plan.steps))
 
-    @staticmethod
-    def _world(c: Constraint, plan: Plan) -> Violation | None:
+    def _described(self, plan: Plan) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The steps of the described trajectory that apply (0-based indices into
+        ``plan.steps``) and those skipped (1-based), each failing step dropped in turn."""
+        applied = list(range(len(plan.steps)))
+        skipped = []
+        while True:
+            report = self._free.validate(Plan(tuple(plan.steps[i] for i in applied)))
+            if report.verdict not in _SKIPPED or not report.step:
+                return tuple(applied), tuple(sorted(skipped))
+            index = applied.pop(report.step - 1)
+            skipped.append(index + 1)
+
+    def _on_steps(self, c: Constraint, plan: Plan) -> Violation | None:
         uses = 0
+        holders = self.holders.get(c.attribute, frozenset()) \
+            if c.kind == "avoid_attribute_use" else frozenset()
         for i, step in enumerate(plan.steps, start=1):
             if c.kind == "action_unusable" and step.name == c.action:
                 return Violation(c.id, i, f"step {i} {step} uses the action '{c.action}'")
+            if c.kind == "avoid_attribute_use":
+                hit = next((a for a in step.args if a in holders), None)
+                if hit is not None:
+                    return Violation(c.id, i, f"step {i} {step} uses {hit}, which is "
+                                              f"{c.attribute}")
             if c.kind in ("object_unavailable", "limited_use") and c.object in step.args:
                 uses += 1
                 if c.kind == "object_unavailable":
@@ -110,12 +158,16 @@ class ConstraintChecker:
                                               f"{_ordinal(uses)} time (limit {c.limit})")
         return None
 
-    def _user_check(self, c: Constraint, plan: Plan) -> Violation | None:
-        report = self._user[c.id].validate(plan)
+    def _user_check(self, c: Constraint, plan: Plan, applied: tuple[int, ...]) \
+            -> Violation | None:
+        report = self._user[c.id].validate(Plan(tuple(plan.steps[i] for i in applied)))
         if report.verdict is not Verdict.CONSTRAINT_VIOLATED:
             return None
-        return Violation(c.id, report.step, report.advice[0] if report.advice else
-                         report.message)
+        step = applied[report.step - 1] + 1 if report.step else report.step
+        detail = report.advice[0] if report.advice else report.message
+        if step != report.step and report.step:
+            detail = f"in the described trajectory, after step {step}: {detail}"
+        return Violation(c.id, step, detail)
 
 
 def _ordinal(n: int) -> str:
