@@ -156,4 +156,4 @@ def test_malformed_plans_are_checked_not_raised(task, profile):
         assert not found.solves_task
     prefix = checker.check("(pick-up vacuum kitchen)\n(clean vacuum floor kitchen)")
     assert prefix.report.verdict is Verdict.UNKNOWN_OBJECT and prefix.executed == 1
-    assert set(prefix.violated) == {"w1", "u1"}
+    assert set(prefix.violated) == {"w1", "u1", "u5"}
