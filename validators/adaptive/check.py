@@ -144,11 +144,13 @@ class ConstraintChecker:
         for i, step in enumerate(plan.steps, start=1):
             if c.kind == "action_unusable" and step.name == c.action:
                 return Violation(c.id, i, f"step {i} {step} uses the action '{c.action}'")
-            if c.kind == "avoid_attribute_use":
-                hit = next((a for a in step.args if a in holders), None)
+            if c.kind == "avoid_attribute_use" and (c.target is None or
+                                                    c.target in step.args):
+                hit = next((a for a in step.args if a in holders and a != c.target), None)
                 if hit is not None:
+                    on = f" on {c.target}" if c.target else ""
                     return Violation(c.id, i, f"step {i} {step} uses {hit}, which is "
-                                              f"{c.attribute}")
+                                              f"{c.attribute},{on}".rstrip(","))
             if c.kind in ("object_unavailable", "limited_use") and c.object in step.args:
                 uses += 1
                 if c.kind == "object_unavailable":

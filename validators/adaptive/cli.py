@@ -2,6 +2,10 @@
 
 * ``adaptive build TASKS... --out DIR``: a profile (three tiers) per task found under the
   given files or folders; a task that cannot be built is reported and skipped (exit 1).
+* ``adaptive generate --out DIR [--count 307] [--seed 0]``: the household-jobs tasks at
+  the paper's scale (``DIR/household-jobs/``) and their three-tier profiles
+  (``DIR/profiles/household-jobs/``), built by the paper's pipeline with the paper's two
+  constraint kinds.
 * ``adaptive play PROFILE [--tier T]``: an interactive session (tier ``mid`` by default,
   the paper's headline tier); type a plan, end it with an empty line; the environment
   answers with the feedback. End of input ends the session.
@@ -55,6 +59,14 @@ def register(subparsers) -> None:
                    help="diverse plans from K* (kstar-planner) or iterated solving")
     p.add_argument("--json", action="store_true", help="one JSON line per task")
     p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("generate", help="household tasks and profiles at the paper's scale")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for tasks and profiles")
+    p.add_argument("--count", type=positive_int, default=307,
+                   help="problems (default 307, the paper's N)")
+    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--json", action="store_true", help="one JSON line per problem")
+    p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("play", help="play a task in the terminal (you are the agent)")
     p.add_argument("profile", help="profile file")
@@ -140,6 +152,34 @@ def cmd_build(args: argparse.Namespace) -> int:
     failed = sum("error" in r for r in rows)
     if not args.json:
         print(f"{len(rows) - failed} profile(s) built, {failed} failed")
+    return ExitCode.FAILED if failed else ExitCode.OK
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from planning_core.validators.adaptive.household import generate
+
+    def show(row: dict) -> None:
+        if args.json:
+            print(json.dumps(row))
+        elif "error" in row:
+            print(f"{row['task']}: FAILED: {row['error']}")
+        sys.stdout.flush()
+
+    try:
+        rows = generate(Path(args.out), count=args.count, seed=args.seed, on_done=show)
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", file=args.out) from None
+    failed = sum("error" in r for r in rows)
+    if not args.json:
+        sizes = {}
+        for r in rows:
+            for tier, n in r.get("tiers", {}).items():
+                sizes.setdefault(tier, []).append((r["world"][tier], n - r["world"][tier]))
+        for tier, pairs in sizes.items():
+            w = sum(p[0] for p in pairs) / len(pairs)
+            u = sum(p[1] for p in pairs) / len(pairs)
+            print(f"tier {tier}: {w:.2f} world, {u:.2f} user constraints on average")
+        print(f"{len(rows) - failed} profile(s) written under {args.out}, {failed} failed")
     return ExitCode.FAILED if failed else ExitCode.OK
 
 

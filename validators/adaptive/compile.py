@@ -6,7 +6,9 @@ World constraints are compiled into the domain, so the grounder prunes what they
   unavailable objects, and ``(not (adaptive-unavailable ?p))`` for every parameter of every
   action: no ground action takes ``o`` as an argument.
 * ``avoid_attribute_use A`` (a user kind judged on steps, like the world kinds): the
-  objects the profile gives attribute ``A`` join the unavailable ones.
+  objects the profile gives attribute ``A`` join the unavailable ones; with a ``target``
+  ``o``, a static ``(adaptive-target-N ?x)`` true of ``o`` and, for every pair of
+  parameters of every action, ``(not (and (adaptive-target-N ?p) (A ?q)))``.
 * ``action_unusable a``: the schema ``a`` is removed.
 * ``limited_use o k``: a counter of nullary facts ``(adaptive-count-N-0..k)``; a step that
   takes ``o`` (the static ``(adaptive-mark-N o)``) needs the counter below ``k`` and moves
@@ -102,6 +104,8 @@ def check_profile(domain: pddl.Domain, problem: pddl.Problem, profile: Profile) 
     dom, prob = _with_attributes(domain, problem, profile)
     for i, c in enumerate(profile.constraints):
         path = f"constraints[{i}]"
+        if c.kind == "avoid_attribute_use" and c.target and c.target not in objects:
+            raise ProfileError(f"{path}.target: the task has no object '{c.target}'", file=file)
         if c.kind in ("object_unavailable", "limited_use") and c.object not in objects:
             raise ProfileError(f"{path}.object: the task has no object '{c.object}'", file=file)
         if c.kind == "action_unusable" and domain.action(c.action) is None:
@@ -133,7 +137,8 @@ def _compile_world(domain: pddl.Domain, problem: pddl.Problem, world: list[Const
                    attributes: dict):
     unavailable = sorted({c.object for c in world if c.kind == "object_unavailable"}
                          | {o for c in world if c.kind == "avoid_attribute_use"
-                            for o in attributes.get(c.attribute, ())})
+                            and not c.target for o in attributes.get(c.attribute, ())})
+    targeted = [c for c in world if c.kind == "avoid_attribute_use" and c.target]
     unusable = {c.action for c in world if c.kind == "action_unusable"}
     limited = [c for c in world if c.kind == "limited_use"]
     predicates = list(domain.predicates)
@@ -141,6 +146,9 @@ def _compile_world(domain: pddl.Domain, problem: pddl.Problem, world: list[Const
     if unavailable:
         predicates.append(pddl.PredicateDef(UNAVAILABLE, (pddl.TypedName("?x"),)))
         init.extend(pddl.Atom(UNAVAILABLE, (o,)) for o in unavailable)
+    for k, c in enumerate(targeted):
+        predicates.append(pddl.PredicateDef(f"adaptive-target-{k}", (pddl.TypedName("?x"),)))
+        init.append(pddl.Atom(f"adaptive-target-{k}", (c.target,)))
     for k, c in enumerate(limited):
         predicates.append(pddl.PredicateDef(f"adaptive-mark-{k}", (pddl.TypedName("?x"),)))
         predicates.extend(pddl.PredicateDef(_counter(k, i)) for i in range(c.limit + 1))
@@ -155,6 +163,10 @@ def _compile_world(domain: pddl.Domain, problem: pddl.Problem, world: list[Const
         effects = list(action.effects)
         if unavailable:
             pre.extend(pddl.Not(pddl.Atom(UNAVAILABLE, (p,))) for p in params)
+        for k, c in enumerate(targeted):
+            pre.extend(pddl.Not(pddl.And((pddl.Atom(f"adaptive-target-{k}", (p,)),
+                                          pddl.Atom(c.attribute, (q,)))))
+                       for p in params for q in params if p != q)
         for k, c in enumerate(limited):
             if not params:
                 continue

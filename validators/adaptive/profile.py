@@ -85,6 +85,7 @@ class Constraint:
     fact: str | None = None
     first: str | None = None
     then: str | None = None
+    target: str | None = None
 
     @property
     def type(self) -> str:
@@ -97,8 +98,8 @@ class Constraint:
 
     def to_json(self) -> dict:
         out = {"id": self.id, "type": self.type, "kind": self.kind}
-        for name in ("object", "action", "limit", "attribute", "predicate", "fact", "first",
-                     "then"):
+        for name in ("object", "action", "limit", "attribute", "target", "predicate", "fact",
+                     "first", "then"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
@@ -184,7 +185,7 @@ def _words(name: str) -> str:
 def world_formal(c: Constraint) -> str:
     """The formal form of a step kind (its semantics are in ``docs/adaptive.md``)."""
     if c.kind == "avoid_attribute_use":
-        return f"(avoid-use {c.attribute})"
+        return f"(avoid-use {c.attribute}" + (f" on {c.target})" if c.target else ")")
     if c.kind == "object_unavailable":
         return f"(unavailable {c.object})"
     if c.kind == "action_unusable":
@@ -204,6 +205,10 @@ def render_text(c: Constraint) -> str:
         times = "once" if c.limit == 1 else f"{c.limit} times"
         return f"The {_words(c.object)} can be used at most {times}: at most {c.limit} " \
                f"step(s) may use {c.object}."
+    if c.kind == "avoid_attribute_use" and c.target:
+        return f"I would rather not use anything {_words(c.attribute)} on the " \
+               f"{_words(c.target)}: no step may use an object that is {c.attribute} " \
+               f"together with {c.target}."
     if c.kind == "avoid_attribute_use":
         return f"I would rather not use anything {_words(c.attribute)}: no step may use an " \
                f"object that is {c.attribute}."
@@ -233,6 +238,7 @@ _FIELDS = {
     "at_most_once": {"fact": str},
 }
 _OPTIONAL = {"id", "type", "kind", "text", "formal"}
+_OPTIONAL_FIELDS = {"avoid_attribute_use": {"target": str}}
 
 
 def _err(msg: str, path: str, file: str | None, line: int | None = None,
@@ -263,10 +269,12 @@ def _constraint(obj, path: str, file: str | None) -> Constraint:
     if kind not in KINDS:
         raise _err(f"unknown kind {kind!r} (expected one of: {', '.join(KINDS)})", path, file)
     fields = _FIELDS[kind]
-    unknown = sorted(set(obj) - set(fields) - _OPTIONAL)
+    optional = _OPTIONAL_FIELDS.get(kind, {})
+    unknown = sorted(set(obj) - set(fields) - set(optional) - _OPTIONAL)
     if unknown:
         raise _err(f"unexpected field(s) {', '.join(unknown)} for kind {kind}", path, file)
     values = {k: _need(obj, k, t, path, file) for k, t in fields.items()}
+    values.update({k: _need(obj, k, t, path, file) for k, t in optional.items() if k in obj})
     if kind == "limited_use" and values["limit"] < 1:
         raise _err(f"'limit' must be at least 1, not {values['limit']}", path, file)
     c = Constraint(cid, kind, **{k: (v.lower() if isinstance(v, str) else v)

@@ -1,0 +1,564 @@
+"""Household tasks at AdaPlanBench's scale, and their profiles built as the paper builds them.
+
+The paper (AdaPlanBench, Liu et al. 2026) starts from 307 MacGyver household queries, each
+with a reference solution, and builds three tiers of constraints per query whose average
+sizes are 9.76 / 19.61 / 37.73 world and 10.91 / 21.78 / 41.79 user constraints (Table 2,
+L46-L48). That needs tasks where many tools and materials can do each job. Here:
+
+* :func:`problem` writes household problem ``n`` (deterministic given ``n`` and the seed):
+  two to four jobs (smooth the wrinkles of a shirt, clean a pan, fix a chair, unclog a
+  sink, dry wet shoes, heat soup, ...), each doable by any of 13-18 tools with the job's
+  capability and any of 7-10 materials of the job's class, drawn from a catalogue of
+  household objects (:data:`TOOLS`, :data:`MATERIALS`), scattered over three to five rooms.
+  Every object carries realistic attributes (an iron is ``high-heat``, ``electric``,
+  ``heavy``; vinegar is ``acidic``, ``smelly``): the agent is not shown them and must infer
+  them from the user's words, as in the paper. One tool and one material per job form the
+  *reference solution* (MacGyver's, L25): the generator picks them (seeded) among the
+  objects with the fewest attributes, as the paper's reference solutions are often the
+  unusual, plain ones.
+* :func:`build_household_profile` is the paper's three-round pipeline (L26-L45, Appendix
+  B.1): each round samples diverse plans under the constraints kept so far (greedy
+  best-first search on the ground task with the kept constraints and a seeded random subset
+  of the other tools and materials removed: the "planner samplers"), extracts every tool
+  and material the plans use (world candidates, ``object_unavailable``) and every
+  attribute of them (user candidates, ``avoid_attribute_use``, for the whole task or for
+  the item the object is used on), drops what the reference solution uses (the paper's
+  checker keeps only constraints compatible with the reference solution, L269-L276), and
+  keeps up to the round's quota (:data:`ROUND_QUOTAS`, chosen so that the tiers average
+  Table 2's sizes). The reference plan satisfies every tier: that is the proof of
+  solvability (it is validated, not assumed), and it needs no search.
+
+The domain (:data:`DOMAIN`): the robot walks between rooms, carries one tool at a time in
+its hand and materials in a basket; ``apply`` puts a material on an item (``prepared``),
+``treat`` uses a tool on a prepared item (``done``).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from planning_core.pddl import ast as pddl
+
+__all__ = ["DOMAIN", "TOOLS", "MATERIALS", "JOBS", "ROUND_QUOTAS", "PAPER_TABLE2",
+           "Layout", "problem", "build_household_profile"]
+
+DOMAIN = """;; Household jobs with many substitutable tools and materials (AdaPlanBench scale).
+;; Written by planning_core.validators.adaptive.household (issue 21).
+(define (domain household-jobs)
+  (:requirements :strips :typing)
+  (:types room thing - object
+          tool material item - thing)
+  (:predicates (robot-at ?r - room)
+               (connected ?a - room ?b - room)
+               (at ?x - thing ?r - room)
+               (holding ?t - tool)
+               (hand-free)
+               (carrying ?m - material)
+               (suits ?t - tool ?i - item)
+               (fits ?m - material ?i - item)
+               (prepared ?i - item)
+               (done ?i - item))
+  (:action move
+    :parameters (?from - room ?to - room)
+    :precondition (and (robot-at ?from) (connected ?from ?to))
+    :effect (and (robot-at ?to) (not (robot-at ?from))))
+  (:action pick-up
+    :parameters (?t - tool ?r - room)
+    :precondition (and (robot-at ?r) (at ?t ?r) (hand-free))
+    :effect (and (holding ?t) (not (at ?t ?r)) (not (hand-free))))
+  (:action put-down
+    :parameters (?t - tool ?r - room)
+    :precondition (and (robot-at ?r) (holding ?t))
+    :effect (and (at ?t ?r) (hand-free) (not (holding ?t))))
+  (:action take
+    :parameters (?m - material ?r - room)
+    :precondition (and (robot-at ?r) (at ?m ?r))
+    :effect (and (carrying ?m) (not (at ?m ?r))))
+  (:action apply
+    :parameters (?m - material ?i - item ?r - room)
+    :precondition (and (carrying ?m) (robot-at ?r) (at ?i ?r) (fits ?m ?i))
+    :effect (and (prepared ?i) (not (carrying ?m))))
+  (:action treat
+    :parameters (?t - tool ?i - item ?r - room)
+    :precondition (and (holding ?t) (robot-at ?r) (at ?i ?r) (prepared ?i) (suits ?t ?i))
+    :effect (and (done ?i))))
+"""
+
+# name -> (capabilities, attributes). Capabilities: smooth, scrub, fasten, unclog, dry, heat.
+TOOLS = {
+    "iron": ("smooth", "high-heat electric heavy corded metal"),
+    "garment-steamer": ("smooth", "high-heat electric corded wet bulky"),
+    "hair-dryer": ("smooth dry", "high-heat electric noisy corded plastic"),
+    "hair-straightener": ("smooth", "high-heat electric corded borrowed"),
+    "kettle": ("smooth heat", "high-heat electric corded metal"),
+    "heavy-book": ("smooth", "heavy paper sentimental"),
+    "rolling-pin": ("smooth", "wooden heavy food-contact"),
+    "saucepan": ("smooth heat", "metal heavy food-contact greasy"),
+    "shower": ("smooth", "wet water-wasting"),
+    "clothes-dryer": ("smooth dry", "high-heat electric noisy bulky energy-hungry"),
+    "towel": ("smooth dry scrub", "fabric soft"),
+    "mattress": ("smooth", "bulky heavy soft"),
+    "glass-bottle": ("smooth", "glass fragile heavy"),
+    "flat-rock": ("smooth", "heavy dirty outdoor"),
+    "ruler": ("smooth", "plastic"),
+    "dish-brush": ("scrub", "plastic food-contact wet"),
+    "steel-wool": ("scrub", "abrasive metal sharp-edged disposable"),
+    "toothbrush": ("scrub", "plastic borrowed food-contact"),
+    "sponge": ("scrub", "wet soft disposable"),
+    "scouring-pad": ("scrub", "abrasive disposable wet"),
+    "pressure-washer": ("scrub unclog", "noisy electric wet water-wasting bulky"),
+    "steam-cleaner": ("scrub", "high-heat electric wet corded bulky"),
+    "old-t-shirt": ("scrub dry", "fabric soft sentimental"),
+    "scraper": ("scrub", "sharp metal"),
+    "wire-brush": ("scrub", "abrasive metal sharp-edged"),
+    "electric-toothbrush": ("scrub", "electric battery-powered vibrating borrowed"),
+    "microfiber-cloth": ("scrub dry", "fabric soft"),
+    "pumice-stone": ("scrub", "abrasive heavy outdoor"),
+    "broom": ("scrub unclog", "bulky wooden dusty"),
+    "crumpled-foil": ("scrub", "metal disposable sharp-edged"),
+    "screwdriver": ("fasten", "metal pointed"),
+    "cordless-drill": ("fasten", "electric noisy vibrating battery-powered heavy"),
+    "hammer": ("fasten", "metal heavy noisy"),
+    "wrench": ("fasten", "metal heavy"),
+    "pliers": ("fasten", "metal pinching"),
+    "butter-knife": ("fasten", "metal food-contact sharp-edged"),
+    "coin": ("fasten", "metal dirty"),
+    "clamp": ("fasten", "metal heavy pinching"),
+    "glue-gun": ("fasten", "high-heat electric corded sticky"),
+    "staple-gun": ("fasten", "pointed noisy metal"),
+    "multitool": ("fasten", "sharp metal borrowed"),
+    "mallet": ("fasten", "wooden heavy noisy"),
+    "shoe": ("fasten", "dirty leather"),
+    "allen-key": ("fasten", "metal"),
+    "kitchen-tongs": ("fasten", "metal food-contact"),
+    "plunger": ("unclog", "rubber dirty smelly"),
+    "wire-hanger": ("unclog", "metal pointed"),
+    "drain-snake": ("unclog", "metal dirty smelly"),
+    "wet-vacuum": ("unclog dry", "electric noisy bulky corded"),
+    "turkey-baster": ("unclog", "plastic food-contact"),
+    "bucket": ("unclog", "bulky plastic wet"),
+    "garden-hose": ("unclog", "outdoor wet water-wasting rubber"),
+    "chopstick": ("unclog", "wooden food-contact"),
+    "bent-fork": ("unclog", "metal food-contact pointed"),
+    "zip-tie-tool": ("unclog", "plastic disposable"),
+    "bottle-brush": ("unclog", "plastic wet"),
+    "shop-vacuum": ("unclog dry", "electric noisy bulky heavy corded dusty"),
+    "tweezers": ("unclog", "metal pointed pinching"),
+    "fan": ("dry", "electric noisy corded"),
+    "radiator": ("dry", "high-heat metal heavy"),
+    "oven": ("dry heat", "high-heat electric bulky energy-hungry"),
+    "dehumidifier": ("dry", "electric noisy bulky energy-hungry"),
+    "space-heater": ("dry", "high-heat electric fire-risk energy-hungry"),
+    "sunny-windowsill": ("dry", "outdoor slow"),
+    "paper-towel-roll": ("dry", "paper disposable"),
+    "salad-spinner": ("dry", "plastic food-contact"),
+    "laptop-vent": ("dry", "electric high-heat borrowed fragile"),
+    "stove": ("heat", "high-heat gas-powered fire-risk open-flame"),
+    "microwave": ("heat", "electric radiation-emitting"),
+    "camping-stove": ("heat", "high-heat gas-powered fire-risk open-flame outdoor"),
+    "grill": ("heat", "high-heat open-flame outdoor smoky greasy"),
+    "toaster-oven": ("heat", "high-heat electric corded"),
+    "slow-cooker": ("heat", "electric corded slow"),
+    "candle-warmer": ("heat", "open-flame slow fire-risk"),
+    "blowtorch": ("heat", "high-heat open-flame fire-risk gas-powered loud"),
+    "induction-plate": ("heat", "electric magnetic corded"),
+    "rice-cooker": ("heat", "electric corded food-contact"),
+    "thermos": ("heat", "metal slow"),
+    "air-fryer": ("heat", "high-heat electric noisy greasy"),
+    "waffle-iron": ("heat", "high-heat electric greasy borrowed"),
+    "sous-vide-stick": ("heat", "electric wet expensive"),
+}
+
+# name -> (classes, attributes). Classes: moisture, cleaner, fastener, loosener, absorbent,
+# liquid.
+MATERIALS = {
+    "water-spray": ("moisture", "wet"),
+    "vinegar-mist": ("moisture cleaner loosener", "acidic smelly wet"),
+    "fabric-softener": ("moisture", "scented chemical sticky"),
+    "damp-towel": ("moisture absorbent", "wet fabric"),
+    "starch-spray": ("moisture", "chemical sticky aerosol"),
+    "lavender-water": ("moisture", "scented wet"),
+    "steam-from-kettle": ("moisture", "high-heat wet"),
+    "wrinkle-release-spray": ("moisture", "chemical aerosol scented"),
+    "dish-soap": ("cleaner loosener", "scented soapy"),
+    "baking-soda": ("cleaner absorbent loosener", "powdery abrasive"),
+    "bleach": ("cleaner", "toxic chemical smelly staining"),
+    "lemon-juice": ("cleaner loosener", "acidic food-contact sticky"),
+    "glass-cleaner": ("cleaner", "chemical aerosol smelly"),
+    "salt": ("cleaner absorbent", "abrasive powdery food-contact"),
+    "oven-cleaner": ("cleaner", "toxic chemical aerosol smelly"),
+    "rubbing-alcohol": ("cleaner", "flammable chemical smelly"),
+    "toothpaste": ("cleaner", "abrasive scented sticky"),
+    "wood-glue": ("fastener", "sticky chemical slow"),
+    "duct-tape": ("fastener", "sticky plastic ugly"),
+    "screws": ("fastener", "metal pointed"),
+    "nails": ("fastener", "metal pointed sharp-edged"),
+    "zip-ties": ("fastener", "plastic disposable"),
+    "super-glue": ("fastener", "toxic sticky chemical"),
+    "epoxy": ("fastener", "toxic chemical smelly sticky"),
+    "wire": ("fastener", "metal sharp-edged"),
+    "string": ("fastener", "fabric"),
+    "boiling-water": ("loosener liquid", "high-heat wet"),
+    "drain-cleaner": ("loosener", "toxic chemical smelly corrosive"),
+    "enzyme-cleaner": ("loosener cleaner", "smelly slow"),
+    "cola": ("loosener liquid", "sticky acidic food-contact"),
+    "cooking-oil": ("loosener liquid", "greasy food-contact flammable"),
+    "rice": ("absorbent", "food-contact powdery"),
+    "newspaper": ("absorbent", "paper dirty"),
+    "silica-gel": ("absorbent", "toxic chemical"),
+    "cat-litter": ("absorbent", "dusty smelly"),
+    "coffee-grounds": ("absorbent", "smelly staining food-contact"),
+    "paper-towels": ("absorbent", "paper disposable"),
+    "cornstarch": ("absorbent", "powdery food-contact"),
+    "water": ("liquid", "wet"),
+    "broth": ("liquid", "food-contact scented"),
+    "milk": ("liquid", "food-contact dairy"),
+    "butter": ("liquid", "greasy dairy food-contact"),
+    "wine": ("liquid", "alcoholic food-contact expensive"),
+    "coconut-milk": ("liquid", "food-contact allergen"),
+}
+
+# job -> (capability, material class, items, goal words)
+JOBS = {
+    "smooth": ("smooth", "moisture", ("shirt", "suit", "curtain", "tablecloth", "dress"),
+               "remove the wrinkles from"),
+    "clean": ("scrub", "cleaner", ("pan", "oven-tray", "window", "rug", "bathtub"),
+              "clean"),
+    "fix": ("fasten", "fastener", ("chair", "shelf", "table-leg", "cabinet-door", "stool"),
+            "fix"),
+    "unclog": ("unclog", "loosener", ("sink", "drain", "toilet", "shower-drain"),
+               "unclog"),
+    "dry": ("dry", "absorbent", ("shoes", "phone", "backpack", "carpet-spot"), "dry"),
+    "heat": ("heat", "liquid", ("soup", "porridge", "sauce", "leftovers"), "heat"),
+}
+ROOMS = ("kitchen", "hall", "living-room", "bathroom", "garage")
+
+# Table 2 of the paper (L46-L48): average constraints per tier
+PAPER_TABLE2 = {"world": (9.76, 19.61, 37.73), "user": (10.91, 21.78, 41.79)}
+# constraints each round may add (world, user): the increments of Table 2, rounded
+ROUND_QUOTAS = ((10, 11), (10, 11), (18, 20))
+# the chance that a user candidate is a preference for the whole task ("nothing
+# high-heat") rather than for the item the object is used on ("nothing high-heat on the
+# shirt"), when the reference solution allows both
+GLOBAL_SHARE = 0.3
+
+
+def _attrs(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+def _capable(cap: str) -> list[str]:
+    return sorted(t for t, (caps, _) in TOOLS.items() if cap in caps.split())
+
+
+def _fitting(cls: str) -> list[str]:
+    return sorted(m for m, (classes, _) in MATERIALS.items() if cls in classes.split())
+
+
+def problem(n: int, seed: int = 0) -> tuple[str, dict[str, tuple[str, ...]], tuple[str, ...]]:
+    """Household problem ``n``: its PDDL text, the attributes of its objects
+    (``{attribute: objects}``) and the reference objects (a tool and a material per job)."""
+    rng = random.Random(f"household-jobs:{seed}:{n}")
+    n_jobs = 2 + n % 3
+    n_rooms = 3 + (n // 3) % 3
+    rooms = list(ROOMS[:n_rooms])
+    jobs = rng.sample(sorted(JOBS), n_jobs)
+    tools: list[str] = []
+    materials: list[str] = []
+    items, init, goal, reference = [], [], [], []
+    for job in jobs:
+        cap, cls, item_names, _ = JOBS[job]
+        item = rng.choice(item_names)
+        items.append(item)
+        able = [t for t in _capable(cap) if t not in tools]
+        fit = [m for m in _fitting(cls) if m not in materials]
+        chosen_t = sorted(rng.sample(able, min(len(able), rng.randint(13, 18))))
+        chosen_m = sorted(rng.sample(fit, min(len(fit), rng.randint(7, 10))))
+        # the reference solution: among the plainest objects (fewest attributes)
+        plain_t = sorted(chosen_t, key=lambda t: (len(_attrs(TOOLS[t][1])), t))[:4]
+        plain_m = sorted(chosen_m, key=lambda m: (len(_attrs(MATERIALS[m][1])), m))[:3]
+        reference += [rng.choice(plain_t), rng.choice(plain_m)]
+        tools += chosen_t
+        materials += chosen_m
+        init += [f"(suits {t} {item})" for t in chosen_t]
+        init += [f"(fits {m} {item})" for m in chosen_m]
+        init.append(f"(at {item} {rng.choice(rooms)})")
+        goal.append(f"(done {item})")
+    for x in tools + materials:
+        init.append(f"(at {x} {rng.choice(rooms)})")
+    for a, b in zip(rooms, rooms[1:]):
+        init += [f"(connected {a} {b})", f"(connected {b} {a})"]
+    init += [f"(robot-at {rooms[0]})", "(hand-free)"]
+    attributes: dict[str, set] = {}
+    for x in tools:
+        for a in _attrs(TOOLS[x][1]):
+            attributes.setdefault(a, set()).add(x)
+    for x in materials:
+        for a in _attrs(MATERIALS[x][1]):
+            attributes.setdefault(a, set()).add(x)
+    words = "; ".join(f"{JOBS[j][3]} the {i}" for j, i in zip(jobs, items))
+    text = (f";; generated by planning_core.validators.adaptive.household (problem {n}, "
+            f"seed {seed}): {words}\n"
+            f"(define (problem household-jobs-{n:03d})\n  (:domain household-jobs)\n"
+            f"  (:objects\n    {' '.join(rooms)} - room\n    {' '.join(sorted(tools))} - tool\n"
+            f"    {' '.join(sorted(materials))} - material\n    {' '.join(items)} - item)\n"
+            f"  (:init\n    " + "\n    ".join(sorted(init)) + ")\n"
+            f"  (:goal (and {' '.join(goal)})))\n")
+    return text, {a: tuple(sorted(o)) for a, o in sorted(attributes.items())}, \
+        tuple(reference)
+
+
+# ------------------------------------------------------------------------- sampling
+
+
+class Layout:
+    """What plan construction needs from a household-jobs problem: where everything is,
+    the room graph, and which tools and materials can do each item's job."""
+
+    def __init__(self, prob: pddl.Problem) -> None:
+        self.kind = {o.name: o.type for o in prob.objects}
+        self.where: dict[str, str] = {}
+        self.edges: dict[str, list[str]] = {}
+        self.suits: dict[str, list[str]] = {}
+        self.fits: dict[str, list[str]] = {}
+        self.start = ""
+        for a in prob.init:
+            if a.predicate == "at":
+                self.where[a.args[0]] = a.args[1]
+            elif a.predicate == "connected":
+                self.edges.setdefault(a.args[0], []).append(a.args[1])
+            elif a.predicate == "robot-at":
+                self.start = a.args[0]
+            elif a.predicate == "suits":
+                self.suits.setdefault(a.args[1], []).append(a.args[0])
+            elif a.predicate == "fits":
+                self.fits.setdefault(a.args[1], []).append(a.args[0])
+        self.items = [x.args[0] for x in _goal_atoms(prob.goal)]
+        for table in (self.suits, self.fits, self.edges):
+            for v in table.values():
+                v.sort()
+
+    def path(self, a: str, b: str) -> list[str]:
+        """Rooms from ``a`` to ``b`` (breadth first; both ends included)."""
+        parent = {a: None}
+        frontier = [a]
+        while frontier and b not in parent:
+            nxt = []
+            for r in frontier:
+                for s in self.edges.get(r, ()):
+                    if s not in parent:
+                        parent[s] = r
+                        nxt.append(s)
+            frontier = nxt
+        if b not in parent:
+            return []
+        out = [b]
+        while parent[out[-1]] is not None:
+            out.append(parent[out[-1]])
+        return out[::-1]
+
+    def construct(self, choice: dict[str, tuple[str, str]]) -> tuple[str, ...]:
+        """The plan doing each item's job with its chosen (tool, material), in item order:
+        fetch the material, swap the tool in the hand, go to the item, apply, treat."""
+        plan: list[str] = []
+        here, hand = self.start, None
+
+        def go(to: str) -> None:
+            nonlocal here
+            route = self.path(here, to)
+            plan.extend(f"(move {a} {b})" for a, b in zip(route, route[1:]))
+            here = to
+
+        for item in self.items:
+            tool, material = choice[item]
+            go(self.where[material])
+            plan.append(f"(take {material} {here})")
+            go(self.where[tool])
+            if hand is not None:
+                plan.append(f"(put-down {hand} {here})")
+            plan.append(f"(pick-up {tool} {here})")
+            hand = tool
+            go(self.where[item])
+            plan.append(f"(apply {material} {item} {here})")
+            plan.append(f"(treat {tool} {item} {here})")
+        return tuple(plan)
+
+    def sample(self, rng: random.Random, allowed) -> tuple[str, ...] | None:
+        """A plan using, for each item, a tool and a material drawn (seeded) among those
+        ``allowed(obj, item)`` admits; None when some item has none left."""
+        choice = {}
+        for item in self.items:
+            tools = [t for t in self.suits.get(item, ()) if allowed(t, item)]
+            mats = [m for m in self.fits.get(item, ()) if allowed(m, item)]
+            if not tools or not mats:
+                return None
+            choice[item] = (rng.choice(tools), rng.choice(mats))
+        return self.construct(choice)
+
+
+def _goal_atoms(goal) -> list[pddl.Atom]:
+    if isinstance(goal, pddl.Atom):
+        return [goal]
+    return [a for part in getattr(goal, "parts", ()) for a in _goal_atoms(part)]
+
+
+def build_household_profile(domain: pddl.Domain, prob: pddl.Problem,
+                            attributes: dict[str, tuple[str, ...]],
+                            reference: tuple[str, ...], *, domain_path: str,
+                            problem_path: str, seed: int = 0, quotas=ROUND_QUOTAS,
+                            max_samples: int = 60):
+    """The paper's three-round construction (module docstring) for one household problem.
+    Plans are sampled separately for the world side (avoiding the kept world constraints)
+    and the user side (avoiding the kept user constraints), as the paper's planners sample
+    under per-type pools (Appendix B.1, L262-L266). Raises
+    :class:`.profile.ProfileUnsolvable` when the reference plan does not solve the task or
+    breaks the profile (then nothing is proved)."""
+    from planning_core.validators.adaptive.check import ConstraintChecker
+    from planning_core.validators.adaptive.profile import Constraint, Profile, \
+        ProfileUnsolvable, Tier, render_text, world_formal
+
+    rng = random.Random(f"{seed}:{prob.name}")
+    lay = Layout(prob)
+    ref_set = frozenset(reference)
+    ref_choice = {}
+    for item in lay.items:
+        tool = next((t for t in lay.suits.get(item, ()) if t in ref_set), None)
+        mat = next((m for m in lay.fits.get(item, ()) if m in ref_set), None)
+        if tool is None or mat is None:
+            raise ProfileUnsolvable(f"the reference solution has no tool or material for "
+                                    f"{item}", proof={"status": "unknown"},
+                                    file=prob.filename)
+        ref_choice[item] = (tool, mat)
+    ref_plan = lay.construct(ref_choice)
+    holders = {a: frozenset(objs) for a, objs in attributes.items()}
+    attrs_of: dict[str, set] = {}
+    for a, objs in attributes.items():
+        for o in objs:
+            attrs_of.setdefault(o, set()).add(a)
+    # what the reference uses on each item: a preference may not forbid it (L269-L276)
+    ref_on = {item: {a for o in ref_choice[item] for a in attrs_of.get(o, ())}
+              for item in lay.items}
+    ref_any = set().union(*ref_on.values()) if ref_on else set()
+    base = Profile(domain_path, problem_path, (), (), tuple(sorted(attributes.items())),
+                   seed=seed)
+    kept: list[Constraint] = []
+    gone: set[str] = set()                  # world side: unavailable objects
+    avoid: set[str] = set()                 # user side: attributes avoided everywhere
+    avoid_on: set[tuple[str, str]] = set()  # user side: (attribute, item)
+
+    def world_ok(o: str, item: str) -> bool:
+        return o not in gone
+
+    def user_ok(o: str, item: str) -> bool:
+        return not any(a in avoid or (a, item) in avoid_on for a in attrs_of.get(o, ()))
+
+    tiers = []
+    for r, (want_w, want_u) in enumerate(quotas):
+        got = {"world": 0, "user": 0}
+        plans = {"world": 0, "user": 0}
+        for side, want in (("world", want_w), ("user", want_u)):
+            ok = world_ok if side == "world" else user_ok
+            for _ in range(max_samples):
+                if got[side] >= want:
+                    break
+                plan = lay.sample(rng, ok)
+                if plan is None:
+                    break
+                plans[side] += 1
+                for step in plan:
+                    words = step.strip("()").split()
+                    if words[0] not in ("apply", "treat"):
+                        continue
+                    obj, item = words[1], words[2]
+                    if obj in ref_set or got[side] >= want:
+                        continue
+                    if side == "world" and obj not in gone:
+                        gone.add(obj)
+                        kept.append(Constraint(f"w{len(kept) + 1}", "object_unavailable",
+                                               object=obj))
+                        got[side] += 1
+                    elif side == "user":
+                        order = sorted(attrs_of.get(obj, ()))
+                        rng.shuffle(order)       # seeded: the set's order is not
+                        for a in order:
+                            if got[side] >= want or a in avoid or (a, item) in avoid_on:
+                                continue
+                            if a not in ref_any and rng.random() < GLOBAL_SHARE:
+                                avoid.add(a)
+                                kept.append(Constraint(f"u{len(kept) + 1}",
+                                                       "avoid_attribute_use", attribute=a))
+                            elif a not in ref_on[item]:
+                                avoid_on.add((a, item))
+                                kept.append(Constraint(f"u{len(kept) + 1}",
+                                                       "avoid_attribute_use", attribute=a,
+                                                       target=item))
+                            else:
+                                continue
+                            got[side] += 1
+        kept = [replace(c, formal=world_formal(c)) for c in kept]
+        kept = [c if c.text else replace(c, text=render_text(c)) for c in kept]
+        note = (f"round {r + 1} added {got['world']} world and {got['user']} user "
+                f"constraint(s) from {plans['world']} + {plans['user']} sampled plan(s) "
+                f"(quota {want_w} + {want_u})")
+        tiers.append(Tier(("low", "mid", "high")[r] if r < 3 else f"round{r + 1}",
+                          tuple(c.id for c in kept), ref_plan,
+                          (("status", "solved"), ("witness", "reference solution")), note))
+    base_plan = lay.sample(random.Random(f"base:{seed}:{prob.name}"), lambda o, i: True)
+    profile = replace(base, constraints=tuple(kept), tiers=tuple(tiers),
+                      base_plan=base_plan or ())
+    # the proof: the reference plan solves the task and violates no constraint
+    checker = ConstraintChecker(domain, prob, profile, profile.constraints)
+    found = checker.check("\n".join(ref_plan))
+    if not found.solves_task or found.violations:
+        raise ProfileUnsolvable("the reference plan does not solve the task under the "
+                                "profile", proof={"status": "unknown",
+                                                  "verdict": found.report.verdict.value,
+                                                  "violated": list(found.violated)},
+                                file=prob.filename)
+    return profile
+
+
+PAPER_N = 307        # the paper's household queries (L19)
+
+
+def generate(out, count: int = PAPER_N, seed: int = 0, on_done=None) -> list[dict]:
+    """Write ``count`` household problems and their profiles under ``out``:
+    ``household-jobs/domain.pddl``, ``household-jobs/pNNN.pddl`` and
+    ``profiles/household-jobs/pNNN.json`` (paths relative to the profile). One summary row
+    per problem (tier sizes, or ``error``); deterministic given ``count`` and ``seed``."""
+    import os
+    from pathlib import Path
+
+    from planning_core.errors import PlanningError
+    from planning_core.pddl.parser import parse_domain, parse_problem
+    from planning_core.validators.adaptive.profile import dump_profile
+
+    out = Path(out)
+    tasks, profiles = out / "household-jobs", out / "profiles" / "household-jobs"
+    tasks.mkdir(parents=True, exist_ok=True)
+    profiles.mkdir(parents=True, exist_ok=True)
+    (tasks / "domain.pddl").write_text(DOMAIN, encoding="utf-8")
+    domain = parse_domain(DOMAIN, "domain.pddl")
+    rows = []
+    for n in range(1, count + 1):
+        text, attributes, reference = problem(n, seed)
+        ppath = tasks / f"p{n:03d}.pddl"
+        ppath.write_text(text, encoding="utf-8")
+        target = profiles / f"p{n:03d}.json"
+        row = {"task": f"household-jobs/p{n:03d}", "profile": str(target)}
+        try:
+            prob = parse_problem(text, str(ppath))
+            rel = os.path.relpath(tasks.resolve(), profiles.resolve())
+            profile = build_household_profile(
+                domain, prob, attributes, reference, seed=seed,
+                domain_path=f"{rel}/domain.pddl", problem_path=f"{rel}/{ppath.name}")
+            target.write_text(dump_profile(profile), encoding="utf-8")
+            row["tiers"] = {t.name: len(t.constraints) for t in profile.tiers}
+            row["world"] = {t.name: sum(profile.constraint(c).type == "world"
+                                        for c in t.constraints) for t in profile.tiers}
+        except PlanningError as err:
+            row["error"] = str(err)
+        rows.append(row)
+        if on_done:
+            on_done(row)
+    return rows
