@@ -57,6 +57,10 @@ def register(subparsers) -> None:
                    help="at most N problems per folder")
     p.add_argument("--diverse", choices=("auto", "kstar", "iterated"), default="auto",
                    help="diverse plans from K* (kstar-planner) or iterated solving")
+    p.add_argument("--extended-kinds", action="store_true",
+                   help="also the project's extension kinds (action_unusable, limited_use, "
+                        "avoid_attribute, avoid_fact, order, at_most_once); by default only "
+                        "the paper's two: object_unavailable and avoid_attribute_use")
     p.add_argument("--json", action="store_true", help="one JSON line per task")
     p.set_defaults(func=cmd_build)
 
@@ -147,8 +151,11 @@ def cmd_build(args: argparse.Namespace) -> int:
                   + (f"\n  no constraint: {row['note']}" if row.get("note") else ""))
         sys.stdout.flush()
 
+    from planning_core.validators.adaptive.profile import KINDS, PAPER_KINDS
+
     rows = build_many(tasks, Path(args.out), seed=args.seed, rounds=args.rounds,
-                      method=args.diverse, on_done=show)
+                      method=args.diverse, on_done=show,
+                      kinds=KINDS if args.extended_kinds else PAPER_KINDS)
     failed = sum("error" in r for r in rows)
     if not args.json:
         print(f"{len(rows) - failed} profile(s) built, {failed} failed")

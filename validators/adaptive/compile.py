@@ -7,8 +7,9 @@ World constraints are compiled into the domain, so the grounder prunes what they
   action: no ground action takes ``o`` as an argument.
 * ``avoid_attribute_use A`` (a user kind judged on steps, like the world kinds): the
   objects the profile gives attribute ``A`` join the unavailable ones; with a ``target``
-  ``o``, a static ``(adaptive-target-N ?x)`` true of ``o`` and, for every pair of
-  parameters of every action, ``(not (and (adaptive-target-N ?p) (A ?q)))``.
+  ``o``, a static ``(adaptive-pair ?x ?y)`` true of ``o`` and every object with ``A``, and
+  ``(not (adaptive-pair ?p ?q))`` for every ordered pair of parameters of every action (a
+  negated static atom, so grounding prunes the pairs without a disjunction).
 * ``action_unusable a``: the schema ``a`` is removed.
 * ``limited_use o k``: a counter of nullary facts ``(adaptive-count-N-0..k)``; a step that
   takes ``o`` (the static ``(adaptive-mark-N o)``) needs the counter below ``k`` and moves
@@ -39,6 +40,7 @@ __all__ = ["UNAVAILABLE", "parse_formal", "check_profile", "constrained_task", "
            "prove_solvable", "DEFAULT_NODE_LIMIT"]
 
 UNAVAILABLE = "adaptive-unavailable"
+PAIR = "adaptive-pair"
 DEFAULT_NODE_LIMIT = 200_000
 _OPERATOR = {pddl.Always: "always", pddl.SometimeBefore: "sometime-before",
              pddl.AtMostOnce: "at-most-once", pddl.Sometime: "sometime",
@@ -146,9 +148,12 @@ def _compile_world(domain: pddl.Domain, problem: pddl.Problem, world: list[Const
     if unavailable:
         predicates.append(pddl.PredicateDef(UNAVAILABLE, (pddl.TypedName("?x"),)))
         init.extend(pddl.Atom(UNAVAILABLE, (o,)) for o in unavailable)
-    for k, c in enumerate(targeted):
-        predicates.append(pddl.PredicateDef(f"adaptive-target-{k}", (pddl.TypedName("?x"),)))
-        init.append(pddl.Atom(f"adaptive-target-{k}", (c.target,)))
+    pairs = sorted({(c.target, o) for c in targeted for o in attributes.get(c.attribute, ())
+                    if o != c.target})
+    if pairs:
+        predicates.append(pddl.PredicateDef(PAIR, (pddl.TypedName("?x"),
+                                                    pddl.TypedName("?y"))))
+        init.extend(pddl.Atom(PAIR, pair) for pair in pairs)
     for k, c in enumerate(limited):
         predicates.append(pddl.PredicateDef(f"adaptive-mark-{k}", (pddl.TypedName("?x"),)))
         predicates.extend(pddl.PredicateDef(_counter(k, i)) for i in range(c.limit + 1))
@@ -163,9 +168,8 @@ def _compile_world(domain: pddl.Domain, problem: pddl.Problem, world: list[Const
         effects = list(action.effects)
         if unavailable:
             pre.extend(pddl.Not(pddl.Atom(UNAVAILABLE, (p,))) for p in params)
-        for k, c in enumerate(targeted):
-            pre.extend(pddl.Not(pddl.And((pddl.Atom(f"adaptive-target-{k}", (p,)),
-                                          pddl.Atom(c.attribute, (q,)))))
+        if pairs:
+            pre.extend(pddl.Not(pddl.Atom(PAIR, (p, q)))
                        for p in params for q in params if p != q)
         for k, c in enumerate(limited):
             if not params:

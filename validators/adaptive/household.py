@@ -7,8 +7,9 @@ L46-L48). That needs tasks where many tools and materials can do each job. Here:
 
 * :func:`problem` writes household problem ``n`` (deterministic given ``n`` and the seed):
   two to four jobs (smooth the wrinkles of a shirt, clean a pan, fix a chair, unclog a
-  sink, dry wet shoes, heat soup, ...), each doable by any of 13-18 tools with the job's
-  capability and any of 7-10 materials of the job's class, drawn from a catalogue of
+  sink, dry wet shoes, heat soup, ...), each doable by any of 10-17 tools with the job's
+  capability (14 on average over the 307 problems) and any of 5-10 materials of the job's
+  class (8.5 on average), drawn from a catalogue of
   household objects (:data:`TOOLS`, :data:`MATERIALS`), scattered over three to five rooms.
   Every object carries realistic attributes (an iron is ``high-heat``, ``electric``,
   ``heavy``; vinegar is ``acidic``, ``smelly``): the agent is not shown them and must infer
@@ -216,6 +217,30 @@ MATERIALS = {
     "butter": ("liquid", "greasy dairy food-contact"),
     "wine": ("liquid", "alcoholic food-contact expensive"),
     "coconut-milk": ("liquid", "food-contact allergen"),
+    "ice-cubes": ("moisture", "cold wet"),
+    "witch-hazel": ("moisture", "scented alcoholic"),
+    "hairspray": ("moisture", "aerosol sticky flammable"),
+    "aloe-gel": ("moisture", "sticky"),
+    "rose-water": ("moisture", "scented wet"),
+    "hot-glue-sticks": ("fastener", "sticky high-heat"),
+    "velcro-strips": ("fastener", "plastic sticky"),
+    "rubber-bands": ("fastener", "rubber"),
+    "bolts": ("fastener", "metal heavy"),
+    "chewing-gum": ("fastener", "sticky food-contact gross"),
+    "sewing-thread": ("fastener", "fabric"),
+    "hydrogen-peroxide": ("loosener cleaner", "chemical bleaching"),
+    "borax": ("loosener cleaner", "toxic powdery"),
+    "washing-soda": ("loosener cleaner", "chemical abrasive powdery"),
+    "hot-vinegar": ("loosener", "acidic high-heat smelly"),
+    "sawdust": ("absorbent", "dusty wooden"),
+    "tea-bags": ("absorbent", "staining food-contact"),
+    "oatmeal": ("absorbent", "food-contact powdery"),
+    "tomato-juice": ("liquid", "acidic food-contact staining"),
+    "cream": ("liquid", "dairy greasy food-contact"),
+    "beer": ("liquid", "alcoholic food-contact smelly"),
+    "apple-juice": ("liquid", "sticky food-contact sweet"),
+    "soy-milk": ("liquid", "food-contact allergen"),
+    "lemonade": ("liquid", "sweet sticky food-contact acidic"),
 }
 
 # job -> (capability, material class, items, goal words)
