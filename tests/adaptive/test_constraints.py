@@ -157,3 +157,20 @@ def test_malformed_plans_are_checked_not_raised(task, profile):
     prefix = checker.check("(pick-up vacuum kitchen)\n(clean vacuum floor kitchen)")
     assert prefix.report.verdict is Verdict.UNKNOWN_OBJECT and prefix.executed == 1
     assert set(prefix.violated) == {"w1", "u1", "u5"}
+
+
+def test_a_long_plan_of_failing_steps_is_judged_in_one_pass(task, profile):
+    """5,000 steps that all fail: every one is skipped in the described trajectory (one
+    pass, not a validation per skipped step) and the world constraint is still found."""
+    checker = ConstraintChecker(*task, profile, profile.constraints)
+    plan = "\n".join(["(clean vacuum window kitchen)"] * 5000)
+    found = checker.check(plan)
+    assert len(found.skipped) == 5000 and found.executed == 0
+    assert set(found.violated) == {"w1", "u5"}          # the vacuum named at step 1
+
+
+def test_unreadable_lines_do_not_hide_the_readable_steps(task, profile):
+    checker = ConstraintChecker(*task, profile, profile.constraints)
+    found = checker.check("(pick-up vacuum kitchen)\n)))(\n(clean vacuum window kitchen)")
+    assert not found.readable and not found.executable
+    assert {"w1", "u1", "u5"} <= set(found.violated)    # judged on the readable steps

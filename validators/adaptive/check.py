@@ -22,10 +22,12 @@ trajectory**: the states the plan describes, where a step that cannot be applied
 unknown action or object, wrong arity or types, an unsatisfied precondition) is *skipped*:
 its effects are not applied, the state after it is the state before it, and the following
 steps go on from there (and are skipped in turn when they cannot be applied). For a plan
-that executes this is its trajectory. The validator's own PDDL3 trajectory check runs once
-per constraint on the task with the profile's attributes, the goal dropped and that
-constraint alone, over the applied steps; the verdict names the original step after which
-the constraint breaks.
+that executes this is its trajectory. The trajectory is simulated once per plan, in one pass, with the validator's
+compiled actions (preconditions, effects, derived predicates) on the task with the
+profile's attributes; each constraint is then checked on it by the validator's own compiled
+PDDL3 check (VAL's semantics), and the verdict names the step after which it breaks (a
+skipped step leaves a copy of the state before it, which none of the PDDL3 operators can
+tell from no step at all).
 """
 from __future__ import annotations
 
@@ -34,15 +36,12 @@ from dataclasses import dataclass, replace
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.plans import Plan, parse_plan
 from planning_core.validate import ValidationReport, Validator, Verdict
+from planning_core.validate.constraints import compile_constraint
+from planning_core.validate.formulas import UndefinedValue
 from planning_core.validators.adaptive.compile import _with_attributes, parse_formal
 from planning_core.validators.adaptive.profile import Constraint, Profile
 
 __all__ = ["Violation", "PlanCheck", "ConstraintChecker"]
-
-# verdicts of one step that the described trajectory skips (the plan goes on after them)
-_SKIPPED = (Verdict.PRECONDITION_FAILED, Verdict.UNKNOWN_ACTION, Verdict.WRONG_ARITY,
-            Verdict.UNKNOWN_OBJECT, Verdict.TYPE_ERROR, Verdict.UNDEFINED_VALUE)
-
 
 @dataclass(frozen=True, slots=True)
 class Violation:
@@ -101,12 +100,11 @@ class ConstraintChecker:
         self.holders = {name: frozenset(objs) for name, objs in profile.attributes}
         dom, prob = _with_attributes(domain, problem, profile)
         dom = replace(dom, constraints=None)
-        self._user: dict[str, Validator] = {}
+        self._user: dict[str, object] = {}
         for c in constraints:
             if not c.on_steps:
-                formal = parse_formal(dom, c.formal)
-                self._user[c.id] = Validator(dom, replace(prob, goal=pddl.TRUE,
-                                                          constraints=formal))
+                self._user[c.id] = (compile_constraint(parse_formal(dom, c.formal)),
+                                    c.formal)
         # the described trajectory: the task without goal and constraints
         self._free = Validator(dom, replace(prob, goal=pddl.TRUE, constraints=None)) \
             if self._user else None
@@ -115,27 +113,49 @@ class ConstraintChecker:
         plan = parse_plan(plan_text) if isinstance(plan_text, str) else plan_text
         report = self.task_validator.validate(plan)
         readable = Plan(plan.steps)            # the readable steps, judged in any case
-        applied, skipped = self._described(readable) if self._user else ((), ())
+        states, skipped = self._described(readable) if self._user else ((), ())
         found = []
         for c in self.constraints:
             v = self._on_steps(c, readable) if c.on_steps else \
-                self._user_check(c, readable, applied)
+                self._user_check(c, readable, states)
             if v is not None:
                 found.append(v)
         return PlanCheck(report, _executed(plan, report), tuple(found), skipped,
                          len(plan.steps))
 
-    def _described(self, plan: Plan) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The steps of the described trajectory that apply (0-based indices into
-        ``plan.steps``) and those skipped (1-based), each failing step dropped in turn."""
-        applied = list(range(len(plan.steps)))
+    def _described(self, plan: Plan) -> tuple[list, tuple[int, ...]]:
+        """The states of the described trajectory (the initial one, then one after each
+        step, a skipped step repeating the state before it) and the skipped steps
+        (1-based)."""
+        v = self._free
+        actions, universe = v.compiled.actions, v.universe
+        state = set(v.init)
+        full = v._close(state)
+        fluents = dict(v.fluents)
+        states = [frozenset(full)]
         skipped = []
-        while True:
-            report = self._free.validate(Plan(tuple(plan.steps[i] for i in applied)))
-            if report.verdict not in _SKIPPED or not report.step:
-                return tuple(applied), tuple(sorted(skipped))
-            index = applied.pop(report.step - 1)
-            skipped.append(index + 1)
+        for index, step in enumerate(plan.steps, start=1):
+            act = actions.get(step.name)
+            ok = v._malformed(index, step, act) is None
+            if ok:
+                binding = dict(zip(act.variables, step.args))
+                ok = act.pre(full, binding, universe)
+            if ok:
+                adds: list = []
+                dels: list = []
+                incs: list = []
+                act.effects(full, binding, universe, fluents, adds, dels, incs)
+                ok = not any(isinstance(a, UndefinedValue) for _, a in incs)
+            if ok:
+                state.difference_update(dels)
+                state.update(adds)
+                for key, amount in incs:
+                    fluents[key] = fluents.get(key, 0.0) + amount
+                full = v._close(state)
+            else:
+                skipped.append(index)
+            states.append(frozenset(full))
+        return states, tuple(skipped)
 
     def _on_steps(self, c: Constraint, plan: Plan) -> Violation | None:
         uses = 0
@@ -160,16 +180,20 @@ class ConstraintChecker:
                                               f"{_ordinal(uses)} time (limit {c.limit})")
         return None
 
-    def _user_check(self, c: Constraint, plan: Plan, applied: tuple[int, ...]) \
-            -> Violation | None:
-        report = self._user[c.id].validate(Plan(tuple(plan.steps[i] for i in applied)))
-        if report.verdict is not Verdict.CONSTRAINT_VIOLATED:
+    def _user_check(self, c: Constraint, plan: Plan, states: list) -> Violation | None:
+        check, formal = self._user[c.id]
+        found = check(states, {}, self._free.universe)
+        if found is None:
             return None
-        step = applied[report.step - 1] + 1 if report.step else report.step
-        detail = report.advice[0] if report.advice else report.message
-        if step != report.step and report.step:
-            detail = f"in the described trajectory, after step {step}: {detail}"
-        return Violation(c.id, step, detail)
+        step = found.state or None
+        if found.state is None:
+            where = "along the plan"
+        elif found.state == 0:
+            where = "in the initial state"
+        else:
+            where = f"in the state after step {found.state} {plan.steps[found.state - 1]}"
+        return Violation(c.id, step, f"The constraint {found.constraint} is violated "
+                                     f"{where}: {found.reason}")
 
 
 def _ordinal(n: int) -> str:
