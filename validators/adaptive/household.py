@@ -18,16 +18,19 @@ L46-L48). That needs tasks where many tools and materials can do each job. Here:
   objects with the fewest attributes, as the paper's reference solutions are often the
   unusual, plain ones.
 * :func:`build_household_profile` is the paper's three-round pipeline (L26-L45, Appendix
-  B.1): each round samples diverse plans under the constraints kept so far (greedy
-  best-first search on the ground task with the kept constraints and a seeded random subset
-  of the other tools and materials removed: the "planner samplers"), extracts every tool
-  and material the plans use (world candidates, ``object_unavailable``) and every
-  attribute of them (user candidates, ``avoid_attribute_use``, for the whole task or for
-  the item the object is used on), drops what the reference solution uses (the paper's
-  checker keeps only constraints compatible with the reference solution, L269-L276), and
-  keeps up to the round's quota (:data:`ROUND_QUOTAS`, chosen so that the tiers average
-  Table 2's sizes). The reference plan satisfies every tier: that is the proof of
-  solvability (it is validated, not assumed), and it needs no search.
+  B.1): each round samples plans separately for the world side (avoiding the world
+  constraints kept so far) and the user side (avoiding the kept user constraints), as the
+  paper's planners sample under per-type pools (L260, L283). A sample picks, for each item,
+  a seeded random tool and material its side allows and constructs the plan from the room
+  layout (:class:`Layout`): a domain-specific sampler, a thousand times faster than search.
+  Every tool and material a world-side plan uses becomes a world candidate
+  (``object_unavailable``); every attribute of an object a user-side plan uses becomes a
+  user candidate (``avoid_attribute_use``, for the whole task or for the item the object
+  is used on). What the reference solution uses is never forbidden (the paper's checker
+  keeps only constraints compatible with the reference solution, L269-L276), and a round
+  keeps candidates up to its quota (:data:`ROUND_QUOTAS`, Table 2's increments). The
+  reference plan is validated under every tier: that is the proof of solvability, and it
+  needs no search.
 
 The domain (:data:`DOMAIN`): the robot walks between rooms, carries one tool at a time in
 its hand and materials in a basket; ``apply`` puts a material on an item (``prepared``),
@@ -435,7 +438,7 @@ def build_household_profile(domain: pddl.Domain, prob: pddl.Problem,
     """The paper's three-round construction (module docstring) for one household problem.
     Plans are sampled separately for the world side (avoiding the kept world constraints)
     and the user side (avoiding the kept user constraints), as the paper's planners sample
-    under per-type pools (Appendix B.1, L262-L266). Raises
+    under per-type pools (Appendix B.1, L260, L283). Raises
     :class:`.profile.ProfileUnsolvable` when the reference plan does not solve the task or
     breaks the profile (then nothing is proved)."""
     from planning_core.validators.adaptive.check import ConstraintChecker

@@ -1,7 +1,7 @@
 """AdaPlanBench's metrics over finished episodes, with Wald 95% intervals, per tier.
 
 The definitions are the paper's (Liu et al. 2026, arXiv 2606.05622, L84 and Appendix C.4
-"Metric Details", L328-L399), over ``N`` queries: every episode run, and every query that
+"Metric Details", L328-L370), over ``N`` queries: every episode run, and every query that
 failed to run (a profile that did not load counts as a failed query: it is in ``N`` for
 Acc, VPR and the shares, never a success; the paper divides by all 307, L405). Episodes
 ``i`` have ``T_i`` turns, with ``F_{i,t}^x`` the constraints of
