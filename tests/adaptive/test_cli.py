@@ -184,3 +184,16 @@ def test_run_cuts_a_torn_row_and_refuses_a_held_file(hand_profile, tmp_path, cap
     with held:
         assert main(args) == 2
     assert "another run is writing" in capsys.readouterr().err
+
+
+def test_play_defaults_to_the_mid_tier(hand_profile, capsys):
+    assert main(["adaptive", "play", str(hand_profile)]) == 2      # the hand profile: 'main'
+    assert "no tier 'mid'" in capsys.readouterr().err
+
+
+def test_play_with_the_protocol_switches(hand_profile, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(PLAN_VACUUM + "\n\n"))
+    assert main(["adaptive", "play", str(hand_profile), "--tier", "main", "--hint-withheld",
+                 "--show-attributes", "--validator-feedback"]) == 0
+    out = capsys.readouterr().out
+    assert "(noisy vacuum)" in out and "other type" in out
