@@ -152,6 +152,22 @@ def main(argv=None) -> int:
         for tier, row in table.items():
             cells = [row[m].render(percent=m in SHARES) for m in METRICS]
             lines.append(f"| {agent} | {tier} | " + " | ".join(cells) + " |")
+    oracle = metrics_by_tier(results["oracle"])
+    same = metrics_by_tier(results["same"])
+    lines += [
+        "",
+        f"Reading: `oracle` never repeats a disclosed constraint and always succeeds, in "
+        f"{oracle['mid']['Avg Turns'].value:.2f} turns on the mid tier and "
+        f"{oracle['high']['Avg Turns'].value:.2f} on the high one (the paper's models take "
+        f"4.49-6.39 on mid, L87-L96); it reaches the turn budget on "
+        f"{oracle['overall']['MT'].value * 100:.1f}% of the queries. `same` stops early on "
+        f"{same['overall']['ES'].value * 100:.1f}%: on the high tier its plan always breaks "
+        f"a world constraint, so its user violations stay withheld (AURV "
+        f"{same['high']['AURV'].value:.2f}). `oracle-no-user` repeats the user's "
+        "constraints until it stops early; the ablation below shows that it handles world "
+        "constraints alone and fails on user constraints alone, the paper's finding that "
+        "user constraints are the harder side (L128), here by construction.",
+    ]
     lines += [
         "",
         "For scale, three of the paper's ten Table-3 rows (mid tier, LLM agents; "
