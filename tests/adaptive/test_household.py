@@ -154,3 +154,12 @@ def test_generate_command(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "tier high:" in out and "3 profile(s) written" in out
     assert (tmp_path / "household-jobs" / "domain.pddl").is_file()
+
+
+def test_generate_into_a_file_is_bad_input(tmp_path, capsys):
+    from planning_core.console import main
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["adaptive", "generate", "--out", str(blocker / "sub"), "--count", "1"]) == 2
+    assert "cannot write" in capsys.readouterr().err

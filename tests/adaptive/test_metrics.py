@@ -127,3 +127,27 @@ def test_json_round_trip(task, profile):
     ep = run_episode(env, SamePlanAgent(tuple(PLAN_VACUUM.splitlines())))
     assert Episode.from_json(ep.to_json()) == ep
     assert ep.refine == 2 and ep.constraints == "user"
+
+
+def test_per_refinement_curve(task, profile):
+    """Hand-computed: episode A meets every constraint at turn 1 without solving the task,
+    then breaks w1 (refinement turn 1) and solves it (refinement turn 2); episode B stops
+    early and is never refined."""
+    from planning_core.validators.adaptive.metrics import per_refinement
+    from tests.adaptive.conftest import PLAN_CLOTH, PLAN_VACUUM
+
+    env = AdaptiveEnv(*task, profile, "main", refine=3)
+    env.reset()
+    for plan in ("(move kitchen hall)", PLAN_VACUUM, PLAN_CLOTH):
+        env.step(plan)
+    a = env.episode()
+    env = AdaptiveEnv(*task, profile, "main", refine=3)
+    env.reset()
+    for _ in range(3):
+        env.step(PLAN_VACUUM)
+    b = env.episode()
+    assert (a.outcome, a.main_outcome, b.outcome) == ("success", "unsolved", "early_stop")
+    curve = per_refinement([a, b])
+    assert [curve[k]["acc"].value for k in range(4)] == [0, 0, 0.5, 0.5]
+    assert [curve[k]["vpr"].value for k in range(4)] == [0.5, 0, 0.5, 0.5]
+    assert "After k refinement turns" in render_markdown([a, b])

@@ -38,7 +38,8 @@ from pathlib import Path
 
 from planning_core.validators.adaptive.env import Episode
 
-__all__ = ["METRICS", "Estimate", "metrics", "metrics_by_tier", "per_turn", "render_markdown",
+__all__ = ["METRICS", "Estimate", "metrics", "metrics_by_tier", "per_turn", "per_refinement",
+           "render_markdown",
            "plot_degradation", "read_episodes"]
 
 METRICS = ("Acc", "VPR", "Avg Turns", "AWRV", "AURV", "ATWC", "ATUC", "ES", "MT")
@@ -144,6 +145,25 @@ def per_turn(episodes: list[Episode], max_turn: int | None = None) -> dict[int, 
     return out
 
 
+def per_refinement(episodes: list[Episode], failed: int = 0) -> dict[int, dict]:
+    """Acc and VPR after ``k`` refinement turns, ``k = 0..max refine`` (the paper's Figure 5,
+    L126): a query counts as solved once it succeeded within ``k`` refinement turns, and as
+    valid when its latest plan by then meets every constraint. Queries that were not
+    refined (success or early stop in the standard protocol) keep their standard values."""
+    most = max((e.refine for e in episodes), default=0)
+    n = len(episodes) + failed
+    out = {}
+    for k in range(most + 1):
+        solved = valid = 0
+        for e in episodes:
+            main = [t for t in e.turns if t.phase == "main"]
+            upto = main + [t for t in e.turns if t.phase == "refine"][:k]
+            solved += any(t.success for t in upto)
+            valid += bool(upto) and upto[-1].constraints_met
+        out[k] = {"acc": proportion(solved, n), "vpr": proportion(valid, n)}
+    return out
+
+
 def render_markdown(episodes: list[Episode], title: str = "Adaptive planning",
                     failures: list[dict] = (), heading: bool = True) -> str:
     """Table 3's columns per tier (plus ES and MT shares), the failed queries, and the
@@ -160,6 +180,15 @@ def render_markdown(episodes: list[Episode], title: str = "Adaptive planning",
         failed = sum(1 for f in failures if tier == "overall" or f.get("tier") == tier)
         cells = [row[m].render(percent=m in SHARES) for m in METRICS]
         lines.append(f"| {tier} | {n} | {failed} | " + " | ".join(cells) + " |")
+    if any(e.refine for e in episodes):
+        lines += ["", "After k refinement turns (the paper's Figure 5; queries that failed "
+                  "without an early stop get them), per tier:", "",
+                  "| tier | k | Acc | VPR |", "|---|---:|---:|---:|"]
+        for tier in dict.fromkeys(e.tier for e in episodes):
+            failed = sum(1 for f in failures if f.get("tier") == tier)
+            curve = per_refinement([e for e in episodes if e.tier == tier], failed)
+            lines += [f"| {tier} | {k} | {row['acc'].render(True)} | "
+                      f"{row['vpr'].render(True)} |" for k, row in curve.items()]
     return "\n".join(lines) + "\n"
 
 
