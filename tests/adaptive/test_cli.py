@@ -30,6 +30,10 @@ def test_build_run_report(tmp_path, capsys):
     built = out / "household" / "p03.json"
     profile, domain, problem = load_task(built)         # relative paths resolve
     assert [t.name for t in profile.tiers] == ["low", "mid", "high"]
+    # the paper's two kinds by default (the extensions need --extended-kinds)
+    assert profile.constraints
+    assert {c.kind for c in profile.constraints} <= {"object_unavailable",
+                                                    "avoid_attribute_use"}
     runs = tmp_path / "runs.jsonl"
     every = ["--tiers", "low,mid,high"]
     assert main(["adaptive", "run", str(out), "--agent", "oracle", "--out", str(runs)]
