@@ -22,9 +22,9 @@ trajectory**: the states the plan describes, where a step that cannot be applied
 unknown action or object, wrong arity or types, an unsatisfied precondition) is *skipped*:
 its effects are not applied, the state after it is the state before it, and the following
 steps go on from there (and are skipped in turn when they cannot be applied). For a plan
-that executes this is its trajectory. The trajectory is simulated once per plan, in one pass, with the validator's
-compiled actions (preconditions, effects, derived predicates) on the task with the
-profile's attributes; each constraint is then checked on it by the validator's own compiled
+that executes this is its trajectory. The trajectory is simulated once per plan, in one
+pass, with the validator's compiled actions (preconditions, effects, derived predicates)
+on the task with the profile's attributes; each constraint is then checked on it by the validator's own compiled
 PDDL3 check (VAL's semantics), and the verdict names the step after which it breaks (a
 skipped step leaves a copy of the state before it, which none of the PDDL3 operators can
 tell from no step at all).
