@@ -1,98 +1,214 @@
-"""Adaptive planning: building a profile and judging one turn, per task size, against the
-cost of AdaPlanBench's LLM judging of one turn.
+"""Adaptive planning at AdaPlanBench's scale: the 307 generated household-jobs problems,
+their tier sizes beside the paper's Table 2, the scripted agents' Table-3 rows per tier,
+the dual ablation, the per-turn plot, and what building and judging cost.
 
-What one AdaPlanBench turn costs in LLM calls is the paper's (Liu et al. 2026, arXiv
-2606.05622, Appendix "Model Choice" and "Runtime Interaction Details"): a world-constraint
-judge and a user-constraint judge (GPT-5.4), three rubric judges (GPT-4.1, DeepSeek-V3.2,
-Qwen3.6-Flash), then a user simulator that writes the feedback from the judges' verdicts:
-6 calls, at least 2 on the critical path (the judges in parallel, then the simulator). The
-paper reports no latency. The time per call is a measured one from elsewhere: 4.47 s mean
-total response time of gpt-4.1-mini producing a short JSON answer (32 samples, 2025-12-08;
-"Landing Page Agent Latency Optimization", rewards-assistant-docs.fetchrewards.com). The
-paper's judges are larger models (GPT-5.4 reasons before it answers), so 2 x 4.47 s per turn
-is a lower bound on its judging time, and 6 x 4.47 s the sequential figure.
+Everything is deterministic except the timings. The paper is AdaPlanBench (Liu et al.
+2026); its text, cited by line, is the seeds file listed in docs/adaptive.md.
 
-Measured here, on household problems grouped by size (ground actions): the wall time to
-build a three-tier profile (diverse plans from K* when installed, candidate checks, solver
-proofs) and the time to judge one turn (``env.step`` on the base plan: validation of the plan
-and of every constraint of the high tier), median over the problems of a size and 5 repeats.
+* Tier sizes: ``adaptive generate`` (seed 0, 307 problems), world and user constraints
+  per tier, averaged, beside Table 2 (L46-L48).
+* Table 3 (L87-L97): Acc (Wald 95%), VPR, Avg Turns, AWRV, AURV, ATWC, ATUC per tier, and
+  the shares of early stops (the paper: 17.91% on average, L99) and of turn-budget stops
+  (the paper: one case in all its runs, L413), for the three scripted agents over every
+  generated problem (N = 307 per tier), standard protocol (T = 20, tau = 2).
+* The dual ablation (L128): ``oracle-no-user`` with world constraints only, user only, both.
+* Cost: CPU seconds to build one profile, and the wall time to judge one turn on the high
+  tier (``env.step`` on the base plan), beside one LLM-judged turn of the paper (6 calls,
+  at least 2 in sequence; 4.47 s per call is a measured mean of gpt-4.1-mini answering in
+  short JSON, 32 samples, rewards-assistant-docs.fetchrewards.com, "Landing Page Agent
+  Latency Optimization", 2025-12-08; a lower bound for the paper's larger judges).
 
     python benchmarks/adaptive_bench.py [--out benchmarks/results/adaptive.md]
+        [--plot benchmarks/results/adaptive_turns.png] [--count 307]
 """
 from __future__ import annotations
 
 import argparse
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HOUSEHOLD = ROOT / "domains" / "household"
-CALL_S = 4.47              # measured mean response time of one gpt-4.1-mini call (docstring)
-CALLS_PER_TURN = 6         # the paper's judges and user simulator
-CRITICAL_CALLS = 2         # judges in parallel, then the simulator
-JUDGE_S = CALL_S * CRITICAL_CALLS
-SIZES = {"small": ("p02", "p05"), "medium": ("p14", "p17"), "large": ("p29", "p32")}
+CALL_S = 4.47
+CALLS_PER_TURN = 6
+CRITICAL_CALLS = 2
+TIERS = ("low", "mid", "high")
+AGENT_NAMES = ("same", "oracle-no-user", "oracle")
+# Table 3 of the paper (L87-L97), three of its ten rows, for scale
+PAPER_ROWS = (("Qwen3-8B", "14.38", "82.35", "4.493", "0.242", "0.614", "0.608", "1.888"),
+              ("Gemini-3-Flash", "43.32", "90.23", "5.824", "0.065", "0.391", "0.756",
+               "2.442"),
+              ("GPT-5", "67.75 ± 5.23", "89.58", "6.212", "0.199", "0.195", "1.191",
+               "3.269"))
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "adaptive.md"))
+    ap.add_argument("--plot", default=str(ROOT / "benchmarks" / "results" /
+                                          "adaptive_turns.png"))
+    ap.add_argument("--count", type=int, default=307)
     args = ap.parse_args(argv)
 
-    from planning_core.ground.grounder import ground
-    from planning_core.pddl.parser import parse_domain_file, parse_problem_file
-    from planning_core.validators.adaptive.build import build_profile
-    from planning_core.validators.adaptive.diverse import kstar_available
+    from planning_core.validators.adaptive import household as hh
+    from planning_core.validators.adaptive.agents import AGENTS, run_episode
     from planning_core.validators.adaptive.env import AdaptiveEnv
+    from planning_core.validators.adaptive.metrics import METRICS, SHARES, RUBRIC_NOTE, \
+        metrics_by_tier, plot_degradation
+    from planning_core.validators.adaptive.tasks import load_task
 
-    domain = parse_domain_file(HOUSEHOLD / "domain.pddl")
-    rows = []
-    for size, names in SIZES.items():
-        builds, turns, actions, ncons = [], [], [], []
-        for name in names:
-            problem = parse_problem_file(HOUSEHOLD / f"{name}.pddl")
-            actions.append(len(ground(domain, problem).actions))
+    tmp = Path(tempfile.mkdtemp(prefix="adaptive-bench-"))
+    t0 = time.process_time()
+    rows = hh.generate(tmp, count=args.count)
+    build_cpu = time.process_time() - t0
+    failed = [r for r in rows if "error" in r]
+    profiles = sorted((tmp / "profiles" / "household-jobs").glob("*.json"))
+    tasks = [load_task(p) for p in profiles]
+    print(f"generated {len(rows)} problems in {build_cpu:.1f} s CPU", file=sys.stderr)
+
+    sizes = {side: [] for side in ("world", "user")}
+    for i, tier in enumerate(TIERS):
+        w = [r["world"][tier] for r in rows if "error" not in r]
+        u = [r["tiers"][tier] - r["world"][tier] for r in rows if "error" not in r]
+        sizes["world"].append((statistics.mean(w), min(w), max(w)))
+        sizes["user"].append((statistics.mean(u), min(u), max(u)))
+
+    def run(agent: str, tiers=TIERS, **options) -> list:
+        episodes = []
+        for path, (profile, domain, problem) in zip(profiles, tasks):
+            for tier in tiers:
+                env = AdaptiveEnv(domain, problem, profile, tier, task_id=str(path.name),
+                                  **options)
+                episodes.append(run_episode(env, AGENTS[agent]()))
+        return episodes
+
+    results = {}
+    for agent in AGENT_NAMES:
+        t0 = time.perf_counter()
+        results[agent] = run(agent)
+        print(f"{agent}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    ablation = {c: run("oracle-no-user", tiers=("mid",), constraints=c)
+                for c in ("world", "user", "both")}
+    plot_degradation(results["oracle-no-user"], args.plot)
+
+    # one judged turn on the high tier (the base plan), median of 5, over a size spread
+    turn_times = []
+    for path, (profile, domain, problem) in list(zip(profiles, tasks))[::31]:
+        env = AdaptiveEnv(domain, problem, profile, "high")
+        plan = "\n".join(profile.base_plan)
+        for _ in range(5):
+            env.reset()
             t0 = time.perf_counter()
-            profile = build_profile(domain, problem, domain_path="d", problem_path="p")
-            builds.append(time.perf_counter() - t0)
-            ncons.append(len(profile.tiers[-1].constraints))
-            env = AdaptiveEnv(domain, problem, profile, profile.tiers[-1].name)
-            plan = "\n".join(profile.base_plan)
-            for _ in range(5):
-                env.reset()
-                t0 = time.perf_counter()
-                env.step(plan)
-                turns.append(time.perf_counter() - t0)
-        turn = statistics.median(turns)
-        rows.append((size, ", ".join(names), f"{min(actions)}-{max(actions)}",
-                     f"{statistics.mean(ncons):.1f}", statistics.median(builds), turn,
-                     JUDGE_S / turn))
-        print(rows[-1], file=sys.stderr)
+            env.step(plan)
+            turn_times.append(time.perf_counter() - t0)
+    turn = statistics.median(turn_times)
+
     lines = [
-        "# Adaptive planning: profile construction and one judged turn vs an LLM-judge call",
+        "# Adaptive planning at AdaPlanBench's scale",
         "",
-        "`python benchmarks/adaptive_bench.py` on household problems (domains/household), "
-        f"diverse plans from {'K* (kstar-planner)' if kstar_available() else 'iterated solving'}. "
-        "Wall-clock medians on a shared machine (2 cores for 5 engineers): absolute times "
-        "move with the load, the ratio to the judging is what to read. AdaPlanBench's turn: "
-        f"{CALLS_PER_TURN} LLM calls (world and user judges, three rubric judges, the user "
-        "simulator; the paper, appendix \"Model Choice\"), at least "
-        f"{CRITICAL_CALLS} in sequence; {CALL_S} s per call is a measured mean for "
-        "gpt-4.1-mini answering in short JSON (32 samples; rewards-assistant-docs."
-        "fetchrewards.com, \"Landing Page Agent Latency Optimization\", 2025-12-08), not a "
-        "measurement of the paper's judges, which are larger: the column is a lower bound "
-        f"({CALLS_PER_TURN * CALL_S:.1f} s if the calls run one after another). The paper "
-        "reports no latency. Our turn costs no tokens and gives the same verdict every time.",
+        f"`python benchmarks/adaptive_bench.py`: {len(rows)} household-jobs problems and "
+        "profiles written by `planning-core adaptive generate --count "
+        f"{args.count} --seed 0` ({len(failed)} failed), three tiers each, the paper's two "
+        "constraint kinds only (object_unavailable; avoid_attribute_use, task-wide or on one "
+        "item). Paper line numbers (L) refer to the text of AdaPlanBench (docs/adaptive.md, "
+        "Sources). Everything but the timings is deterministic.",
         "",
-        "| size | problems | ground actions | constraints (high tier) | build profile (s) "
-        "| judge one turn (ms) | LLM judging of a turn, lower bound (s) | turn speed-up |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "## Tier sizes beside Table 2 (L46-L48)",
+        "",
+        "Average constraints per profile (min-max in brackets). World counts follow the "
+        "round quotas (10, 10, 18 new world and 11, 11, 20 new user constraints per round, "
+        "the increments of Table 2) whenever the sampled plans offer enough candidates; "
+        "user counts fall short of the quota when the plans' objects have run out of "
+        "attributes the reference solution allows.",
+        "",
+        "| tier | world (ours) | world (paper) | ratio | user (ours) | user (paper) | ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for size, names, acts, ncon, build, turn, ratio in rows:
-        lines.append(f"| {size} | {names} | {acts} | {ncon} | {build:.2f} | {turn * 1000:.1f} "
-                     f"| {JUDGE_S:.1f} | {ratio:,.0f}x |")
+    for i, tier in enumerate(TIERS):
+        w, u = sizes["world"][i], sizes["user"][i]
+        pw, pu = hh.PAPER_TABLE2["world"][i], hh.PAPER_TABLE2["user"][i]
+        lines.append(f"| {tier} | {w[0]:.2f} [{w[1]}-{w[2]}] | {pw} | {w[0] / pw:.2f} | "
+                     f"{u[0]:.2f} [{u[1]}-{u[2]}] | {pu} | {u[0] / pu:.2f} |")
+    lines += [
+        "",
+        "## Scripted agents, Table 3's columns per tier",
+        "",
+        "Standard protocol: T = 20 turns, early stop after tau = 2 consecutive turns "
+        "without a new disclosure, world violations disclosed first, withheld ones never "
+        "mentioned, every constraint judged on every step of the plan. N = "
+        f"{len(profiles)} queries per tier. Acc, VPR, ES (early stops) and MT (turn budget "
+        "reached) in percent with Wald 95% intervals; the means with normal 95% intervals. "
+        "`same` proposes one plan, made without constraints, every turn; `oracle` plans "
+        "with every constraint disclosed so far; `oracle-no-user` the same but ignores the "
+        "user's. " + RUBRIC_NOTE,
+        "",
+    ]
+    head = "| agent | tier | " + " | ".join(METRICS) + " |"
+    lines += [head, "|---|---|" + "---:|" * len(METRICS)]
+    for agent in AGENT_NAMES:
+        table = metrics_by_tier(results[agent])
+        for tier, row in table.items():
+            cells = [row[m].render(percent=m in SHARES) for m in METRICS]
+            lines.append(f"| {agent} | {tier} | " + " | ".join(cells) + " |")
+    oracle = metrics_by_tier(results["oracle"])
+    same = metrics_by_tier(results["same"])
+    lines += [
+        "",
+        f"Reading: `oracle` never repeats a disclosed constraint and always succeeds, in "
+        f"{oracle['mid']['Avg Turns'].value:.2f} turns on the mid tier and "
+        f"{oracle['high']['Avg Turns'].value:.2f} on the high one (the paper's models take "
+        f"4.49-6.39 on mid, L87-L96); it reaches the turn budget on "
+        f"{oracle['overall']['MT'].value * 100:.1f}% of the queries. `same` stops early on "
+        f"{same['overall']['ES'].value * 100:.1f}%: on the high tier its plan always breaks "
+        f"a world constraint, so its user violations stay withheld (AURV "
+        f"{same['high']['AURV'].value:.2f}). `oracle-no-user` repeats the user's "
+        "constraints until it stops early; the ablation below shows that it handles world "
+        "constraints alone and fails on user constraints alone, the paper's finding that "
+        "user constraints are the harder side (L128), here by construction.",
+    ]
+    lines += [
+        "",
+        "For scale, three of the paper's ten Table-3 rows (mid tier, LLM agents; "
+        "Acc with the Wald interval of its Table 9 for GPT-5):",
+        "",
+        "| model | Acc | VPR | Avg Turns | AWRV | AURV | ATWC | ATUC |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    lines += ["| " + " | ".join(r) + " |" for r in PAPER_ROWS]
+    lines += [
+        "",
+        "## The dual ablation (L128), mid tier, `oracle-no-user`",
+        "",
+        "| constraints | Acc | VPR | Avg Turns | ATWC | ATUC | ES | MT |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for c, eps in ablation.items():
+        row = metrics_by_tier(eps)["mid"]
+        lines.append(f"| {c} | " + " | ".join(
+            row[m].render(percent=m in SHARES)
+            for m in ("Acc", "VPR", "Avg Turns", "ATWC", "ATUC", "ES", "MT")) + " |")
+    plot = Path(args.plot).resolve()
+    shown = plot.relative_to(ROOT) if plot.is_relative_to(ROOT) else plot
+    lines += [
+        "",
+        f"The per-turn plot of `oracle-no-user` by tier (cumulative Acc; among the episodes "
+        f"still running, the share of plans that solve the task and that meet every "
+        f"constraint): `{shown}`.",
+        "",
+        "## Cost",
+        "",
+        f"Building all {len(rows)} profiles (problem generation, three rounds of plan "
+        f"sampling, the reference-plan proof, writing the files): {build_cpu:.1f} s CPU, "
+        f"{1000 * build_cpu / max(1, len(rows)):.0f} ms per profile. Judging one turn on the "
+        f"high tier ({sizes['world'][2][0] + sizes['user'][2][0]:.0f} constraints on "
+        f"average; `env.step` on the base plan, median of "
+        f"{len(turn_times)} runs on a shared machine): {turn * 1000:.1f} ms. One turn of the "
+        f"paper costs {CALLS_PER_TURN} LLM calls, at least {CRITICAL_CALLS} in sequence: "
+        f"{CALL_S * CRITICAL_CALLS:.1f} s or more at {CALL_S} s per call (a measured "
+        "gpt-4.1-mini mean, not the paper's judges; the paper reports no latency).",
+    ]
     Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
     return 0

@@ -32,6 +32,7 @@ CONSTRAINTS = [
      "formal": "(always (not (robot-at hall)))"},
     {"id": "u4", "kind": "at_most_once", "fact": "(robot-at kitchen)",
      "formal": "(at-most-once (robot-at kitchen))"},
+    {"id": "u5", "kind": "avoid_attribute_use", "attribute": "noisy"},
 ]
 
 

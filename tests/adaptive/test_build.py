@@ -119,7 +119,7 @@ def test_candidates_are_violated_by_their_plan():
     world, user = candidates(d, p, plan, random.Random(0), ["hot"])
     kinds = {c.kind for c in world} | {c.kind for c, _ in user}
     assert kinds == {"object_unavailable", "action_unusable", "limited_use", "avoid_fact",
-                     "order", "at_most_once", "avoid_attribute"}
+                     "order", "at_most_once", "avoid_attribute", "avoid_attribute_use"}
 
 
 def _task(folder: str, name: str):

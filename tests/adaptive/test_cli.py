@@ -30,14 +30,21 @@ def test_build_run_report(tmp_path, capsys):
     built = out / "household" / "p03.json"
     profile, domain, problem = load_task(built)         # relative paths resolve
     assert [t.name for t in profile.tiers] == ["low", "mid", "high"]
+    # the paper's two kinds by default (the extensions need --extended-kinds)
+    assert profile.constraints
+    assert {c.kind for c in profile.constraints} <= {"object_unavailable",
+                                                    "avoid_attribute_use"}
     runs = tmp_path / "runs.jsonl"
-    assert main(["adaptive", "run", str(out), "--agent", "oracle", "--out", str(runs)]) == 0
-    assert main(["adaptive", "run", str(out), "--agent", "oracle", "--out", str(runs)]) == 0
+    every = ["--tiers", "low,mid,high"]
+    assert main(["adaptive", "run", str(out), "--agent", "oracle", "--out", str(runs)]
+                + every) == 0
+    assert main(["adaptive", "run", str(out), "--agent", "oracle", "--out", str(runs)]
+                + every) == 0
     assert "3 already in" in capsys.readouterr().out       # resumed: nothing run twice
     assert len(read_episodes(runs)) == 3
     md, png = tmp_path / "r.md", tmp_path / "r.png"
     assert main(["adaptive", "report", str(runs), "--out", str(md), "--plot", str(png)]) == 0
-    assert "| overall | 3 | 100.0" in md.read_text()
+    assert "| overall | 3 | 0 | 100.0" in md.read_text()
     assert png.stat().st_size > 1000
 
 
@@ -45,7 +52,7 @@ def test_play_session(hand_profile, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO(PLAN_VACUUM + "\n\n" + PLAN_CLOTH + "\n\n"))
     assert main(["adaptive", "play", str(hand_profile), "--tier", "main"]) == 0
     out = capsys.readouterr().out
-    assert "Newly revealed world constraint(s):" in out and "outcome: success" in out
+    assert "Newly disclosed world constraint(s):" in out and "outcome: success" in out
 
 
 def test_play_ends_at_end_of_input(hand_profile, monkeypatch, capsys):
@@ -106,8 +113,10 @@ def test_bad_input_exit_codes(tmp_path, capsys):
 def test_cope_profiles_built_from_shared_data(dataset, problems, tmp_path):
     folder = require_shared() / "cope" / dataset / "pddl"
     out = tmp_path / "profiles"
+    # the paper's two kinds need substitutable objects, which these puzzles lack (every
+    # block is a goal object): the extension kinds (orders, detours) are what binds here
     assert main(["adaptive", "build", *(str(folder / f"{p}.pddl") for p in problems),
-                 "--out", str(out)]) == 0
+                 "--out", str(out), "--extended-kinds"]) == 0
     built = sorted(out.rglob("*.json"))
     assert len(built) == 2
     with_constraints = 0
@@ -131,12 +140,38 @@ def test_build_explains_a_task_that_admits_no_constraint(tmp_path, capsys):
     assert "no constraint: round 3 added nothing; all " in out
 
 
-def test_run_refine_protocol(hand_profile, tmp_path):
-    runs = tmp_path / "refine.jsonl"
-    assert main(["adaptive", "run", str(hand_profile), "--tiers", "main", "--agent", "oracle",
-                 "--protocol", "refine", "--max-turns", "4", "--out", str(runs)]) == 0
+def test_run_protocol_switches(hand_profile, tmp_path):
+    runs = tmp_path / "switches.jsonl"
+    assert main(["adaptive", "run", str(hand_profile), "--tiers", "main", "--agent", "same",
+                 "--refine", "3", "--max-turns", "4", "--patience", "3",
+                 "--constraints", "user", "--out", str(runs)]) == 0
     (episode,) = read_episodes(runs)
-    assert episode.protocol == "refine" and episode.outcome == "success"
+    assert episode.refine == 3 and episode.constraints == "user"
+    assert episode.world_total == 0
+    with pytest.raises(SystemExit) as err:
+        main(["adaptive", "run", str(hand_profile), "--refine", "-1", "--out", str(runs)])
+    assert err.value.code == 2
+
+
+def test_defaults_tier_mid(hand_profile, tmp_path, capsys):
+    runs = tmp_path / "mid.jsonl"
+    assert main(["adaptive", "run", str(hand_profile), "--out", str(runs)]) == 0
+    row = json.loads(runs.read_text())
+    assert row["tier"] == "mid" and "no tier 'mid'" in row["error"]   # the hand profile
+    assert main(["adaptive", "report", str(runs)]) == 0
+    assert "| mid | 1 | 1 | 0.0" in capsys.readouterr().out          # a failed query
+
+
+def test_a_profile_that_fails_to_load_is_a_failed_query_per_tier(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    runs = tmp_path / "bad.jsonl"
+    assert main(["adaptive", "run", str(bad), "--tiers", "low,mid,high", "--out",
+                 str(runs)]) == 0
+    rows = [json.loads(line) for line in runs.read_text().splitlines()]
+    assert [r["tier"] for r in rows] == ["low", "mid", "high"]
+    assert main(["adaptive", "report", str(runs)]) == 0
+    assert "| overall | 3 | 3 | 0.0" in capsys.readouterr().out
 
 
 def test_run_cuts_a_torn_row_and_refuses_a_held_file(hand_profile, tmp_path, capsys):
@@ -153,3 +188,16 @@ def test_run_cuts_a_torn_row_and_refuses_a_held_file(hand_profile, tmp_path, cap
     with held:
         assert main(args) == 2
     assert "another run is writing" in capsys.readouterr().err
+
+
+def test_play_defaults_to_the_mid_tier(hand_profile, capsys):
+    assert main(["adaptive", "play", str(hand_profile)]) == 2      # the hand profile: 'main'
+    assert "no tier 'mid'" in capsys.readouterr().err
+
+
+def test_play_with_the_protocol_switches(hand_profile, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(PLAN_VACUUM + "\n\n"))
+    assert main(["adaptive", "play", str(hand_profile), "--tier", "main", "--hint-withheld",
+                 "--show-attributes", "--validator-feedback"]) == 0
+    out = capsys.readouterr().out
+    assert "(noisy vacuum)" in out and "other type" in out

@@ -22,6 +22,7 @@ CASES = {
     "limited_use": ("w2", PLAN_SPONGE, PLAN_VACUUM),
     "action_unusable": ("w3", PLAN_SPONGE, PLAN_VACUUM),
     "avoid_attribute": ("u1", PLAN_VACUUM, PLAN_SPONGE),
+    "avoid_attribute_use": ("u5", PLAN_VACUUM, PLAN_SPONGE),
     "order": ("u2", PLAN_VACUUM, PLAN_CLOTH),
     "avoid_fact": ("u3", PLAN_SPONGE, PLAN_VACUUM),
     "at_most_once": ("u4", PLAN_SPONGE, PLAN_VACUUM),
@@ -63,6 +64,25 @@ def test_nl_text_and_formal_forms(profile):
     assert "at most once" in w2.text
     assert profile.constraint("w1").text.startswith("The vacuum is not available")
     assert "noisy" in profile.constraint("u1").text
+    u5 = profile.constraint("u5")
+    assert u5.formal == "(avoid-use noisy)" and u5.type == "user" and u5.on_steps
+    assert "rather not use anything noisy" in u5.text
+
+
+def test_attribute_use_is_judged_on_steps_that_cannot_execute(task, profile):
+    checker = ConstraintChecker(*task, profile, (profile.constraint("u5"),))
+    # step 1 fails (the robot is not in the hall); step 2 names the noisy vacuum
+    found = checker.check("(pick-up cloth hall)\n(put-down vacuum garage)")
+    assert not found.executable and found.violated == ("u5",)
+    assert found.violations[0].step == 2 and "which is noisy" in found.violations[0].detail
+
+
+def test_an_undeclared_attribute_is_refused(task):
+    from tests.adaptive.conftest import CONSTRAINTS
+    data = profile_json(constraints=CONSTRAINTS + [
+        {"id": "u6", "kind": "avoid_attribute_use", "attribute": "shiny"}])
+    with pytest.raises(ProfileError, match=r"constraints\[8\]\.attribute: .*'shiny'"):
+        check_profile(*task, loads_profile(json.dumps(data), "p.json"))
 
 
 def test_profile_round_trip(profile):
@@ -136,4 +156,21 @@ def test_malformed_plans_are_checked_not_raised(task, profile):
         assert not found.solves_task
     prefix = checker.check("(pick-up vacuum kitchen)\n(clean vacuum floor kitchen)")
     assert prefix.report.verdict is Verdict.UNKNOWN_OBJECT and prefix.executed == 1
-    assert set(prefix.violated) == {"w1", "u1"}
+    assert set(prefix.violated) == {"w1", "u1", "u5"}
+
+
+def test_a_long_plan_of_failing_steps_is_judged_in_one_pass(task, profile):
+    """5,000 steps that all fail: every one is skipped in the described trajectory (one
+    pass, not a validation per skipped step) and the world constraint is still found."""
+    checker = ConstraintChecker(*task, profile, profile.constraints)
+    plan = "\n".join(["(clean vacuum window kitchen)"] * 5000)
+    found = checker.check(plan)
+    assert len(found.skipped) == 5000 and found.executed == 0
+    assert set(found.violated) == {"w1", "u5"}          # the vacuum named at step 1
+
+
+def test_unreadable_lines_do_not_hide_the_readable_steps(task, profile):
+    checker = ConstraintChecker(*task, profile, profile.constraints)
+    found = checker.check("(pick-up vacuum kitchen)\n)))(\n(clean vacuum window kitchen)")
+    assert not found.readable and not found.executable
+    assert {"w1", "u1", "u5"} <= set(found.violated)    # judged on the readable steps

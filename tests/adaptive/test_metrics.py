@@ -62,7 +62,45 @@ def test_by_tier_and_overall():
     assert table["high"]["Avg Turns"].half_width is None      # one episode: no interval
     assert table["overall"]["Acc"].value == pytest.approx(1 / 4)
     text = render_markdown([EP_MIX, EP_OK, EP_UNSOLVED, EP_HIGH])
-    assert "| low | 3 | 33.3 ± 53.3 | 66.7 ± 53.3 | 3.00 ± 1.13 |" in text
+    assert "| low | 3 | 0 | 33.3 ± 53.3 | 66.7 ± 53.3 | 3.00 ± 1.13 |" in text
+    assert "has no symbolic counterpart" in text
+
+
+def test_shares_of_early_stops_and_max_turns():
+    m = metrics([EP_MIX, EP_OK, EP_UNSOLVED, EP_HIGH])
+    assert m["ES"].value == pytest.approx(1 / 4) and m["MT"].value == pytest.approx(1 / 4)
+    # a refined episode counts by how its standard protocol ended
+    refined = Episode("t5", "low", EP_UNSOLVED.turns, "refine_exhausted", 2, 2, WORLD,
+                      refine=2, main_outcome="max_turns")
+    assert metrics([refined])["MT"].value == 1.0
+    assert Episode.from_json(refined.to_json()) == refined
+
+
+def test_failed_queries_count_in_n():
+    """A profile that did not load is a failed query: in N, never a success (the paper
+    divides by all 307); the means stay over the episodes that ran."""
+    failures = [{"task": "x.json", "tier": "low", "error": "not JSON"}]
+    table = metrics_by_tier([EP_MIX, EP_OK, EP_UNSOLVED], failures)
+    assert table["low"]["Acc"].n == 4 and table["low"]["Acc"].value == pytest.approx(1 / 4)
+    assert table["low"]["VPR"].value == pytest.approx(2 / 4)
+    assert table["low"]["Avg Turns"].value == 3.0 and table["overall"]["Acc"].n == 4
+    text = render_markdown([EP_MIX, EP_OK, EP_UNSOLVED], failures=failures)
+    assert "| low | 4 | 1 | 25.0" in text
+
+
+def test_read_results_keeps_failure_rows(tmp_path):
+    import json
+    from planning_core.errors import InputError
+    from planning_core.validators.adaptive.metrics import read_results
+
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(EP_OK.to_json()) + "\n" +
+                    json.dumps({"task": "x", "tier": "low", "error": "boom"}) + "\n")
+    episodes, failures = read_results(path)
+    assert episodes == [EP_OK] and failures[0]["error"] == "boom"
+    path.write_text("[1, 2]\n")
+    with pytest.raises(InputError, match="not an episode row"):
+        read_results(path)
 
 
 def test_per_turn_curve():
@@ -85,6 +123,31 @@ def test_json_round_trip(task, profile):
     from planning_core.validators.adaptive.agents import SamePlanAgent
     from tests.adaptive.conftest import PLAN_VACUUM
 
-    env = AdaptiveEnv(*task, profile, "main", protocol="refine")
+    env = AdaptiveEnv(*task, profile, "main", refine=2, constraints="user")
     ep = run_episode(env, SamePlanAgent(tuple(PLAN_VACUUM.splitlines())))
-    assert Episode.from_json(ep.to_json()) == ep and ep.protocol == "refine"
+    assert Episode.from_json(ep.to_json()) == ep
+    assert ep.refine == 2 and ep.constraints == "user"
+
+
+def test_per_refinement_curve(task, profile):
+    """Hand-computed: episode A meets every constraint at turn 1 without solving the task,
+    then breaks w1 (refinement turn 1) and solves it (refinement turn 2); episode B stops
+    early and is never refined."""
+    from planning_core.validators.adaptive.metrics import per_refinement
+    from tests.adaptive.conftest import PLAN_CLOTH, PLAN_VACUUM
+
+    env = AdaptiveEnv(*task, profile, "main", refine=3)
+    env.reset()
+    for plan in ("(move kitchen hall)", PLAN_VACUUM, PLAN_CLOTH):
+        env.step(plan)
+    a = env.episode()
+    env = AdaptiveEnv(*task, profile, "main", refine=3)
+    env.reset()
+    for _ in range(3):
+        env.step(PLAN_VACUUM)
+    b = env.episode()
+    assert (a.outcome, a.main_outcome, b.outcome) == ("success", "unsolved", "early_stop")
+    curve = per_refinement([a, b])
+    assert [curve[k]["acc"].value for k in range(4)] == [0, 0, 0.5, 0.5]
+    assert [curve[k]["vpr"].value for k in range(4)] == [0.5, 0, 0.5, 0.5]
+    assert "After k refinement turns" in render_markdown([a, b])

@@ -24,6 +24,12 @@ For ``rounds`` rounds (3: the paper's low, mid and high tiers):
    nothing, a sweep tries the remaining candidates of both types (``sweep_tries`` more)
    until one is kept, so a tier grows whenever the candidate pool allows.
 
+``kinds`` (default :data:`.profile.PAPER_KINDS`, the paper's object-based world and
+attribute-based user constraints; ``avoid_attribute_use`` then gets a fresh attribute
+declared on an object the plan uses) limits the candidates; ``KINDS`` adds the extensions
+(``--extended-kinds``). The generated household-jobs tasks have their own pipeline, with
+realistic attributes and a reference solution (:mod:`.household`).
+
 Tier ``r`` holds the constraints of rounds 1..r, its reference plan is the solver's plan for
 exactly those constraints, and its ``note`` tells what the round tried and why it kept what
 it kept (a task that admits no constraint gets a profile with empty tiers and that
@@ -45,7 +51,7 @@ from planning_core.validate import Validator
 from planning_core.validators.adaptive.check import ConstraintChecker
 from planning_core.validators.adaptive.compile import proof_of, solve_under
 from planning_core.validators.adaptive.diverse import _atoms, diverse_plans
-from planning_core.validators.adaptive.profile import Constraint, Profile, \
+from planning_core.validators.adaptive.profile import PAPER_KINDS, Constraint, Profile, \
     ProfileUnsolvable, Tier, render_text, world_formal
 
 __all__ = ["TIER_NAMES", "ATTRIBUTES", "build_profile", "candidates", "conflict"]
@@ -77,7 +83,7 @@ def _trajectory_adds(domain: pddl.Domain, problem: pddl.Problem, plan: tuple[str
 
 
 def _finish(c: Constraint) -> Constraint:
-    if c.type == "world":
+    if c.on_steps:
         c = replace(c, formal=world_formal(c))
     return replace(c, text=render_text(c))
 
@@ -156,6 +162,14 @@ def candidates(domain: pddl.Domain, problem: pddl.Problem, plan: tuple[str, ...]
         user.append((Constraint(f"avoid_attribute:{attr}:{pred}", "avoid_attribute",
                                 attribute=attr, predicate=pred, formal=formal),
                      (attr, tuple(sorted(holders)))))
+    for obj in uses:
+        if obj in goal_objects or not free_attributes:
+            continue
+        attr = free_attributes[rng.randrange(len(free_attributes))]
+        same = sorted(o for o, ts in types.items() if ts == types.get(obj) and o != obj)
+        holders = (obj,) + ((rng.choice(same),) if same and rng.random() < 0.5 else ())
+        user.append((Constraint(f"avoid_attribute_use:{attr}:{obj}", "avoid_attribute_use",
+                                attribute=attr), (attr, tuple(sorted(holders)))))
     return [_finish(c) for c in world], [(_finish(c), a) for c, a in user]
 
 
@@ -174,10 +188,10 @@ def conflict(c: Constraint, kept: list[Constraint], problem: pddl.Problem,
             return f"contradictory: {c.first} is to be avoided, but ordered first"
     if c.kind == "avoid_fact" and any(first == c.fact for first, _ in before):
         return f"contradictory: {c.fact} is required first by an order constraint"
-    if c.kind == "avoid_attribute":
+    if c.kind in ("avoid_attribute", "avoid_attribute_use"):
         covered = set(attributes.get(c.attribute, ()))
         for k in kept:
-            if k.kind == "avoid_attribute" and k.predicate == c.predicate:
+            if k.kind == c.kind and k.predicate == c.predicate:
                 covered |= set(attributes.get(k.attribute, ()))
         types = object_types(domain, problem)
         for t in {ts for o, ts in types.items() if o in covered}:
@@ -207,7 +221,7 @@ def build_profile(domain: pddl.Domain, problem: pddl.Problem, *, domain_path: st
                   problem_path: str, seed: int = 0, rounds: int = 3, world_per_round: int = 1,
                   user_per_round: int = 1, k: int = 4, method: str = "auto",
                   node_limit: int = BUILD_NODE_LIMIT, max_tries: int = 30,
-                  sweep_tries: int = SWEEP_TRIES) -> Profile:
+                  sweep_tries: int = SWEEP_TRIES, kinds=PAPER_KINDS) -> Profile:
     """Build a profile with ``rounds`` tiers (module docstring). Raises
     :class:`ProfileUnsolvable` with the proof when the task itself has no plan."""
     rng = random.Random(f"{seed}:{problem.name}")
@@ -217,6 +231,7 @@ def build_profile(domain: pddl.Domain, problem: pddl.Problem, *, domain_path: st
         raise ProfileUnsolvable(f"the task has no plan to build a profile on: {base.reason}",
                                 proof=proof_of(base), file=problem.filename)
     state = _State(domain, problem, profile, node_limit, base)
+    state.kinds = frozenset(kinds)
     reachable = _reachable_facts(domain, problem)
     tiers: list[Tier] = []
     for r in range(rounds):
@@ -318,6 +333,8 @@ def _gather(state: _State, sampled, base_plan, reachable, rng, is_world: bool) -
         w, u = candidates(state.domain, state.problem, plan, rng, free,
                           detours if plan == current else ())
         for cu in ([(c, None) for c in w] if is_world else u):
+            if cu[0].kind not in state.kinds:
+                continue
             if cu[0].id not in seen and cu[0].formal not in {k.formal for k in state.kept}:
                 seen.add(cu[0].id)
                 cands.append(cu)

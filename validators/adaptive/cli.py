@@ -2,14 +2,24 @@
 
 * ``adaptive build TASKS... --out DIR``: a profile (three tiers) per task found under the
   given files or folders; a task that cannot be built is reported and skipped (exit 1).
-* ``adaptive play PROFILE [--tier T]``: an interactive session; type a plan, end it with
-  an empty line; the environment answers with the feedback. End of input ends the session.
+* ``adaptive generate --out DIR [--count 307] [--seed 0]``: the household-jobs tasks at
+  the paper's scale (``DIR/household-jobs/``) and their three-tier profiles
+  (``DIR/profiles/household-jobs/``), built by the paper's pipeline with the paper's two
+  constraint kinds.
+* ``adaptive play PROFILE [--tier T]``: an interactive session (tier ``mid`` by default,
+  the paper's headline tier); type a plan, end it with an empty line; the environment
+  answers with the feedback. End of input ends the session.
 * ``adaptive run PROFILES... --agent A --out R.jsonl``: episodes of a scripted agent
   (``same``, ``oracle``, ``oracle-no-user``) or of a model (``--agent model`` with the
   shared model options: ``--model NAME [--base-url URL]`` for an OpenAI-compatible endpoint,
   or ``--command CMD``), one JSON line per episode; episodes already in ``R.jsonl`` are
-  skipped. From Python, any ``Model`` (prompt in, response out) drives
-  ``agents.ModelAgent``.
+  skipped; tiers ``mid`` by default (``--tiers low,mid,high`` for all). From Python, any
+  ``Model`` (prompt in, response out) drives ``agents.ModelAgent``.
+
+``play`` and ``run`` share the protocol switches: ``--max-turns`` (20), ``--patience`` (2),
+``--constraints world|user|both``, ``--refine N`` (refinement turns after a failed,
+not early-stopped episode), ``--hint-withheld``, ``--validator-feedback``,
+``--show-attributes`` (the last three are not the paper's).
 * ``adaptive report R.jsonl [--out R.md] [--plot P.png]``: the metrics per tier.
 
 Exit codes: 0 done; 1 some task could not be built; 2 bad input.
@@ -22,7 +32,7 @@ import sys
 from pathlib import Path
 
 from planning_core.cli import ArgumentParser, ExitCode
-from planning_core.cli.args import positive_int
+from planning_core.cli.args import non_negative_int, positive_int
 from planning_core.errors import InputError
 from planning_core.validators.models.options import add_model_arguments
 
@@ -47,8 +57,20 @@ def register(subparsers) -> None:
                    help="at most N problems per folder")
     p.add_argument("--diverse", choices=("auto", "kstar", "iterated"), default="auto",
                    help="diverse plans from K* (kstar-planner) or iterated solving")
+    p.add_argument("--extended-kinds", action="store_true",
+                   help="also the project's extension kinds (action_unusable, limited_use, "
+                        "avoid_attribute, avoid_fact, order, at_most_once); by default only "
+                        "the paper's two: object_unavailable and avoid_attribute_use")
     p.add_argument("--json", action="store_true", help="one JSON line per task")
     p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("generate", help="household tasks and profiles at the paper's scale")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for tasks and profiles")
+    p.add_argument("--count", type=positive_int, default=307,
+                   help="problems (default 307, the paper's N)")
+    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--json", action="store_true", help="one JSON line per problem")
+    p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("play", help="play a task in the terminal (you are the agent)")
     p.add_argument("profile", help="profile file")
@@ -59,7 +81,8 @@ def register(subparsers) -> None:
     p.add_argument("profiles", nargs="+", metavar="PATH", help="profile files or folders")
     p.add_argument("--agent", choices=("same", "oracle", "oracle-no-user", "model"),
                    default="oracle", help="a scripted agent, or 'model' with the model options")
-    p.add_argument("--tiers", default="low,mid,high", help="comma-separated tier names")
+    p.add_argument("--tiers", default="mid",
+                   help="comma-separated tier names (default mid, the paper's Table 3)")
     p.add_argument("--memory", action="store_true",
                    help="with --agent model: also list every constraint disclosed so far "
                         "(the paper's constraint-tracking module)")
@@ -78,13 +101,36 @@ def register(subparsers) -> None:
 
 def _episode_args(p, tier: bool = True) -> None:
     if tier:
-        p.add_argument("--tier", default="low", help="tier name (default low)")
+        p.add_argument("--tier", default="mid", help="tier name (default mid, the paper's "
+                                                     "Table 3)")
     p.add_argument("--max-turns", type=positive_int, default=20, metavar="N",
-                   help="turn budget (default 20, the paper's)")
-    p.add_argument("--protocol", choices=("paper", "refine"), default="paper",
-                   help="paper: a plan that meets every constraint ends the episode; "
-                        "refine: if it does not solve the task, the validator's advice is "
-                        "fed back and the episode goes on")
+                   help="turn budget (default 20, the paper's T)")
+    p.add_argument("--patience", type=positive_int, default=2, metavar="N",
+                   help="early stop after N consecutive turns without a new disclosure "
+                        "(default 2, the paper's tau)")
+    p.add_argument("--constraints", choices=("both", "world", "user"), default="both",
+                   help="the paper's dual ablation: only the world or only the user "
+                        "constraints of the tier (default both)")
+    p.add_argument("--refine", type=non_negative_int, default=0, metavar="N",
+                   help="refinement turns after a failed, not early-stopped episode: the "
+                        "validator's verdict is fed back for a plan meeting every "
+                        "constraint (the paper's rubric refinement; default 0)")
+    p.add_argument("--hint-withheld", action="store_true",
+                   help="say that the plan breaks withheld constraints of the other type "
+                        "(not the paper's: it withholds them without a word)")
+    p.add_argument("--validator-feedback", action="store_true",
+                   help="add the validator's verdict and repair advice to every turn's "
+                        "feedback (not the paper's: its feedback holds violations only)")
+    p.add_argument("--show-attributes", action="store_true",
+                   help="list the objects' attributes in the task (hidden by default: the "
+                        "agent infers them, as in the paper)")
+
+
+def _env_options(args: argparse.Namespace) -> dict:
+    return {"max_turns": args.max_turns, "patience": args.patience, "refine": args.refine,
+            "constraints": args.constraints, "hint_withheld": args.hint_withheld,
+            "validator_feedback": args.validator_feedback,
+            "show_attributes": args.show_attributes}
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -105,11 +151,42 @@ def cmd_build(args: argparse.Namespace) -> int:
                   + (f"\n  no constraint: {row['note']}" if row.get("note") else ""))
         sys.stdout.flush()
 
+    from planning_core.validators.adaptive.profile import KINDS, PAPER_KINDS
+
     rows = build_many(tasks, Path(args.out), seed=args.seed, rounds=args.rounds,
-                      method=args.diverse, on_done=show)
+                      method=args.diverse, on_done=show,
+                      kinds=KINDS if args.extended_kinds else PAPER_KINDS)
     failed = sum("error" in r for r in rows)
     if not args.json:
         print(f"{len(rows) - failed} profile(s) built, {failed} failed")
+    return ExitCode.FAILED if failed else ExitCode.OK
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from planning_core.validators.adaptive.household import generate
+
+    def show(row: dict) -> None:
+        if args.json:
+            print(json.dumps(row))
+        elif "error" in row:
+            print(f"{row['task']}: FAILED: {row['error']}")
+        sys.stdout.flush()
+
+    try:
+        rows = generate(Path(args.out), count=args.count, seed=args.seed, on_done=show)
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", file=args.out) from None
+    failed = sum("error" in r for r in rows)
+    if not args.json:
+        sizes = {}
+        for r in rows:
+            for tier, n in r.get("tiers", {}).items():
+                sizes.setdefault(tier, []).append((r["world"][tier], n - r["world"][tier]))
+        for tier, pairs in sizes.items():
+            w = sum(p[0] for p in pairs) / len(pairs)
+            u = sum(p[1] for p in pairs) / len(pairs)
+            print(f"tier {tier}: {w:.2f} world, {u:.2f} user constraints on average")
+        print(f"{len(rows) - failed} profile(s) written under {args.out}, {failed} failed")
     return ExitCode.FAILED if failed else ExitCode.OK
 
 
@@ -118,8 +195,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from planning_core.validators.adaptive.tasks import load_task
 
     profile, domain, problem = load_task(args.profile)
-    env = AdaptiveEnv(domain, problem, profile, args.tier, max_turns=args.max_turns,
-                      protocol=args.protocol)
+    env = AdaptiveEnv(domain, problem, profile, args.tier, **_env_options(args))
     print(env.reset())
     print("Type a plan, one action per line; an empty line submits it.")
     done = False
@@ -154,27 +230,27 @@ def cmd_run(args: argparse.Namespace) -> int:
     tiers = [t.strip() for t in args.tiers.split(",") if t.strip()]
     out = Path(args.out)
     counts = run_profiles(find_profiles(args.profiles), make, tiers, out,
-                          max_turns=args.max_turns, protocol=args.protocol,
-                          agent_name=args.agent)
+                          agent_name=args.agent, **_env_options(args))
     print(f"{counts['run']} episode(s) run, {counts['skipped']} already in {out}, "
-          f"{counts['failed']} failed")
+          f"{counts['failed']} failed (each counts as a failed query in the report)")
     return ExitCode.OK
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from planning_core.validators.adaptive.metrics import metrics_by_tier, plot_degradation, \
-        read_episodes, render_markdown
+        read_results, render_markdown
 
-    episodes = read_episodes(args.results)
+    episodes, failures = read_results(args.results)
     if args.json:
-        table = metrics_by_tier(episodes)
+        table = metrics_by_tier(episodes, failures)
         print(json.dumps({t: {m: e.to_json() for m, e in row.items()}
                           for t, row in table.items()}))
     else:
-        print(render_markdown(episodes), end="")
+        print(render_markdown(episodes, failures=failures), end="")
     if args.out:
         try:
-            Path(args.out).write_text(render_markdown(episodes), encoding="utf-8")
+            Path(args.out).write_text(render_markdown(episodes, failures=failures),
+                                      encoding="utf-8")
         except OSError as err:
             raise InputError(f"cannot write: {err.strerror or err}", file=args.out) from None
     if args.plot:

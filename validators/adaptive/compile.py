@@ -5,12 +5,17 @@ World constraints are compiled into the domain, so the grounder prunes what they
 * ``object_unavailable o``: a static predicate ``(adaptive-unavailable ?x)`` true of the
   unavailable objects, and ``(not (adaptive-unavailable ?p))`` for every parameter of every
   action: no ground action takes ``o`` as an argument.
+* ``avoid_attribute_use A`` (a user kind judged on steps, like the world kinds): the
+  objects the profile gives attribute ``A`` join the unavailable ones; with a ``target``
+  ``o``, a static ``(adaptive-pair ?x ?y)`` true of ``o`` and every object with ``A``, and
+  ``(not (adaptive-pair ?p ?q))`` for every ordered pair of parameters of every action (a
+  negated static atom, so grounding prunes the pairs without a disjunction).
 * ``action_unusable a``: the schema ``a`` is removed.
 * ``limited_use o k``: a counter of nullary facts ``(adaptive-count-N-0..k)``; a step that
   takes ``o`` (the static ``(adaptive-mark-N o)``) needs the counter below ``k`` and moves
   it one up by conditional effects evaluated in the pre-state.
 
-User constraints are already PDDL3; they become the problem's ``:constraints`` (conjoined
+The other user constraints are already PDDL3; they become the problem's ``:constraints`` (conjoined
 with the task's own), and the profile's attributes become static facts of new predicates.
 Solving (:func:`solve_under`) grounds that task and searches the product with the LTLf
 compilation of every constraint (:func:`planning_core.temporal.pddl3.constraint_formula`,
@@ -35,6 +40,7 @@ __all__ = ["UNAVAILABLE", "parse_formal", "check_profile", "constrained_task", "
            "prove_solvable", "DEFAULT_NODE_LIMIT"]
 
 UNAVAILABLE = "adaptive-unavailable"
+PAIR = "adaptive-pair"
 DEFAULT_NODE_LIMIT = 200_000
 _OPERATOR = {pddl.Always: "always", pddl.SometimeBefore: "sometime-before",
              pddl.AtMostOnce: "at-most-once", pddl.Sometime: "sometime",
@@ -100,12 +106,17 @@ def check_profile(domain: pddl.Domain, problem: pddl.Problem, profile: Profile) 
     dom, prob = _with_attributes(domain, problem, profile)
     for i, c in enumerate(profile.constraints):
         path = f"constraints[{i}]"
+        if c.kind == "avoid_attribute_use" and c.target and c.target not in objects:
+            raise ProfileError(f"{path}.target: the task has no object '{c.target}'", file=file)
         if c.kind in ("object_unavailable", "limited_use") and c.object not in objects:
             raise ProfileError(f"{path}.object: the task has no object '{c.object}'", file=file)
         if c.kind == "action_unusable" and domain.action(c.action) is None:
             raise ProfileError(f"{path}.action: the domain has no action '{c.action}'",
                                file=file)
-        if c.type != "user":
+        if c.kind == "avoid_attribute_use" and c.attribute not in dict(profile.attributes):
+            raise ProfileError(f"{path}.attribute: the profile declares no attribute "
+                               f"'{c.attribute}'", file=file)
+        if c.on_steps:
             continue
         parsed = parse_formal(dom, c.formal, path, file)
         top = _OPERATOR.get(type(parsed), type(parsed).__name__)
@@ -124,8 +135,12 @@ def _counter(k: int, i: int) -> str:
     return f"adaptive-count-{k}-{i}"
 
 
-def _compile_world(domain: pddl.Domain, problem: pddl.Problem, world: list[Constraint]):
-    unavailable = sorted({c.object for c in world if c.kind == "object_unavailable"})
+def _compile_world(domain: pddl.Domain, problem: pddl.Problem, world: list[Constraint],
+                   attributes: dict):
+    unavailable = sorted({c.object for c in world if c.kind == "object_unavailable"}
+                         | {o for c in world if c.kind == "avoid_attribute_use"
+                            and not c.target for o in attributes.get(c.attribute, ())})
+    targeted = [c for c in world if c.kind == "avoid_attribute_use" and c.target]
     unusable = {c.action for c in world if c.kind == "action_unusable"}
     limited = [c for c in world if c.kind == "limited_use"]
     predicates = list(domain.predicates)
@@ -133,6 +148,12 @@ def _compile_world(domain: pddl.Domain, problem: pddl.Problem, world: list[Const
     if unavailable:
         predicates.append(pddl.PredicateDef(UNAVAILABLE, (pddl.TypedName("?x"),)))
         init.extend(pddl.Atom(UNAVAILABLE, (o,)) for o in unavailable)
+    pairs = sorted({(c.target, o) for c in targeted for o in attributes.get(c.attribute, ())
+                    if o != c.target})
+    if pairs:
+        predicates.append(pddl.PredicateDef(PAIR, (pddl.TypedName("?x"),
+                                                    pddl.TypedName("?y"))))
+        init.extend(pddl.Atom(PAIR, pair) for pair in pairs)
     for k, c in enumerate(limited):
         predicates.append(pddl.PredicateDef(f"adaptive-mark-{k}", (pddl.TypedName("?x"),)))
         predicates.extend(pddl.PredicateDef(_counter(k, i)) for i in range(c.limit + 1))
@@ -147,6 +168,9 @@ def _compile_world(domain: pddl.Domain, problem: pddl.Problem, world: list[Const
         effects = list(action.effects)
         if unavailable:
             pre.extend(pddl.Not(pddl.Atom(UNAVAILABLE, (p,))) for p in params)
+        if pairs:
+            pre.extend(pddl.Not(pddl.Atom(PAIR, (p, q)))
+                       for p in params for q in params if p != q)
         for k, c in enumerate(limited):
             if not params:
                 continue
@@ -171,10 +195,10 @@ def constrained_task(domain: pddl.Domain, problem: pddl.Problem, profile: Profil
                      constraints) -> tuple[pddl.Domain, pddl.Problem]:
     """The task with ``constraints`` (of ``profile``) compiled in (module docstring)."""
     domain, problem = _with_attributes(domain, problem, profile)
-    world = [c for c in constraints if c.type == "world"]
-    user = [c for c in constraints if c.type == "user"]
+    world = [c for c in constraints if c.on_steps]
+    user = [c for c in constraints if not c.on_steps]
     if world:
-        domain, problem = _compile_world(domain, problem, world)
+        domain, problem = _compile_world(domain, problem, world, dict(profile.attributes))
     if user:
         parts = [parse_formal(domain, c.formal) for c in user]
         if problem.constraints is not None:

@@ -98,7 +98,7 @@ def diverse_plans(domain: pddl.Domain, problem: pddl.Problem, profile: Profile,
     use_kstar = method == "kstar" or (method == "auto" and kstar_available())
     if use_kstar and problem.constraints is None and domain.constraints is None:
         dom, prob = constrained_task(domain, problem, profile,
-                                     tuple(c for c in constraints if c.type == "world"))
+                                     tuple(c for c in constraints if c.on_steps))
         plans = _kstar(dom, prob, k, timeout)
         if not plans:  # K* found nothing (or failed on this PDDL): fall back
             plans = _iterated(domain, problem, profile, constraints, k, rng, node_limit)

@@ -1,37 +1,50 @@
 """The interactive environment: an agent proposes plans, hidden constraints are revealed.
 
-The runtime protocol of AdaPlanBench (Liu et al. 2026, arXiv 2606.05622, Section 2.2 and
-Appendix "Runtime Interaction Details"), made exact. At turn ``t`` the agent proposes a plan
-(plan-file text). The plan is validated against the task and checked against the *whole*
-hidden profile (:mod:`.check`), giving the violated world and user constraints ``V_t^w`` and
-``V_t^u``. Then:
+The runtime protocol of AdaPlanBench (Liu et al. 2026; the paper's text is
+``/work/shared/seeds/000_412af33225388945.txt``, cited below by line: L51-L63 the protocol,
+L306-L314 the revelation rule, L426-L431 the early stop), made exact. At turn ``t`` the
+agent proposes a plan (plan-file text). The plan is checked against the *whole* hidden
+profile on *every* step it writes (:mod:`.check`), giving the violated world and user
+constraints ``V_t^w`` and ``V_t^u``, and, as a verdict of its own, validated against the
+task (executable, reaches the goal). Then:
 
-1. **Single-type revelation, world first** (the paper's rule, verbatim): the feedback set is
-   ``F_t = V_t^w`` when ``V_t^w`` is not empty, else ``V_t^u``. All of ``F_t`` is reported;
-   its members not disclosed before are *newly disclosed*, the others are *repeated*
-   violations (``Rep_t = F_t & D_t``, counted by AWRV/AURV). Violations of the other type
-   are withheld, even those disclosed earlier, until they are of the selected type.
-2. **Valid plan found** ends the episode: the plan violates no constraint
-   (``V_t^w = V_t^u = {}``, the paper's ConPass), established on every step, so the plan
-   must execute (a plan that does not is only checked on its executed prefix). It is a
-   *success* (Acc) when the plan also passes the task check, the validator standing in for
-   the paper's rubric judges: it reaches the goal. Otherwise the outcome is ``unsolved``
-   (the paper: constraints met, rubric failed). With ``protocol="refine"`` (the paper's
-   rubric-refinement analysis, Appendix "Rubric Refinement Analysis") such a plan instead
-   gets the validator's message and advice as feedback and the episode goes on.
-3. **Early stop** ends it after ``patience`` (the paper's tau = 2) consecutive turns that
-   disclose no new constraint without ending the episode (*stalled* turns), a plan that
-   does not execute included. Under ``refine``, only turns that break a constraint can
-   stall: a turn that breaks none is a refinement turn.
-4. **Max turns** ends it when the budget (the paper's T = 20) is used up.
+1. **Single-type revelation, world first** (L309-L313): the feedback set is
+   ``F_t = V_t^w`` when ``V_t^w`` is not empty, else ``V_t^u``; every member of ``F_t`` is
+   reported: those not disclosed before are *newly disclosed*, the others are repeated
+   violations, reported with a reminder that they were disclosed already (L313; counted by
+   AWRV/AURV). Violations of the other type are withheld without a word until they are of
+   the selected type; ``hint_withheld=True`` (not the paper's) adds a line saying that more
+   remain and their number to the JSON.
+2. **Valid plan found** ends the episode (L57): the plan violates no constraint (the
+   paper's ConPass) and can be read. It is a *success* (Acc) when the plan also executes and
+   reaches the goal, the validator standing in for the paper's rubric judges; otherwise the
+   outcome is ``unsolved`` (constraints met, rubric failed).
+3. **Early stop** (L63, L426) after ``patience`` (tau = 2) consecutive turns that
+   disclose no new constraint and do not end the episode (*stalled* turns).
+4. **Max turns** (L60, L413) when the budget ``max_turns`` (T = 20) is used up.
+5. **Refinement** (L126, L400-L403; off unless ``refine > 0``): an episode that ended
+   ``unsolved`` or at ``max_turns`` (failed, not early-stopped) goes on for up to ``refine``
+   extra turns. A plan that meets every constraint but fails the task check gets the
+   validator's verdict and repair advice as feedback (the paper's rubric feedback); a plan
+   that violates constraints gets the standard feedback (L403). No early stop applies; the
+   episode ends at the first success or when the extra turns are used up
+   (``refine_exhausted``). ``main_outcome`` keeps the outcome of the standard protocol.
 
-A plan that does not execute gets the validator's failing step, message and VAL-style repair
-advice; a malformed plan, an unknown action or object and an empty answer are turns like any
-other (the validator's error is the feedback), never an exception. Its constraints are
-checked on the steps that did execute (none for an unreadable plan).
+The feedback is what the paper's user simulator is given: the selected violated
+constraints (L308: "determined solely by these detected violations"). The validator's
+verdict on the task is recorded in every turn (``executable``, ``solves_task``,
+``failing_step``, ``info["verdict"]``) but is not told to the agent, except that an
+unreadable answer is said to be unreadable; ``validator_feedback=True`` (not the paper's)
+adds the validator's message and advice to every turn.
+
+``constraints`` selects the dual ablation (L128): ``"world"`` or ``"user"`` keeps only the
+tier's constraints of that type, ``"both"`` (default) all. ``show_attributes=True`` lists
+the objects' attributes in the observation; by default they are hidden and the agent must
+infer them (as in the paper, where "generate high heat" is the user's word for an iron).
 
 The API is gym-like: ``obs = env.reset()``; ``feedback, done, info = env.step(plan_text)``
-with ``info["feedback"]`` the same feedback as JSON and ``info["turn"]`` the :class:`Turn`.
+with ``info["feedback"]`` the same feedback as JSON, ``info["verdict"]`` the validator's
+verdict and ``info["turn"]`` the :class:`Turn`.
 """
 from __future__ import annotations
 
@@ -44,13 +57,13 @@ from planning_core.validate import Verdict
 from planning_core.validators.adaptive.check import ConstraintChecker, PlanCheck
 from planning_core.validators.adaptive.profile import Constraint, Profile
 
-__all__ = ["Turn", "Episode", "AdaptiveEnv", "OUTCOMES", "PROTOCOLS", "DEFAULT_MAX_TURNS",
-           "DEFAULT_PATIENCE"]
+__all__ = ["Turn", "Episode", "AdaptiveEnv", "OUTCOMES", "CONSTRAINT_SETS",
+           "DEFAULT_MAX_TURNS", "DEFAULT_PATIENCE"]
 
-OUTCOMES = ("success", "unsolved", "early_stop", "max_turns")
-PROTOCOLS = ("paper", "refine")
-DEFAULT_MAX_TURNS = 20     # the paper's T (Appendix "Max Turns Threshold")
-DEFAULT_PATIENCE = 2       # the paper's tau (Appendix "Early Stop Threshold")
+OUTCOMES = ("success", "unsolved", "early_stop", "max_turns", "refine_exhausted", "failed")
+CONSTRAINT_SETS = ("both", "world", "user")
+DEFAULT_MAX_TURNS = 20     # the paper's T (Appendix D.2.1, L413)
+DEFAULT_PATIENCE = 2       # the paper's tau (L63, L426; E.4 says three, L471)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +72,10 @@ class Turn:
     ``V_t^w | V_t^u``); ``revealed_type``: the type of the feedback set ``F_t`` (None when
     nothing is violated); ``revealed``: the members of ``F_t`` disclosed now for the first
     time (``New_t``); ``repeated``: those disclosed at an earlier turn (``Rep_t``).
+    ``readable``/``executable``/``solves_task``: the validator's verdict on the task.
     ``success``: nothing violated and the task solved; ``stall``: no new disclosure on a
-    turn that did not end the episode with a valid plan."""
+    turn that did not end the episode with a valid plan; ``phase``: ``main`` or
+    ``refine``."""
 
     index: int
     plan: str
@@ -75,32 +90,39 @@ class Turn:
     success: bool
     stall: bool
     feedback: str = field(default="", compare=False)
+    readable: bool = True
+    phase: str = "main"
 
     @property
     def constraints_met(self) -> bool:
-        """The paper's ConPass: no world and no user constraint violated, established on
-        every step (the plan executes; a plan that does not is checked on a prefix only)."""
-        return self.executable and not self.violated
+        """The paper's ConPass: a readable plan that violates no world and no user
+        constraint, judged on every step (it need not execute)."""
+        return self.readable and not self.violated
 
     def to_json(self) -> dict:
         return {"turn": self.index, "plan": self.plan, "verdict": self.verdict,
-                "executable": self.executable, "solves_task": self.solves_task,
-                "failing_step": self.failing_step, "violated": list(self.violated),
-                "revealed": list(self.revealed), "revealed_type": self.revealed_type,
-                "repeated": list(self.repeated), "success": self.success,
-                "stall": self.stall, "feedback": self.feedback}
+                "readable": self.readable, "executable": self.executable,
+                "solves_task": self.solves_task, "failing_step": self.failing_step,
+                "violated": list(self.violated), "revealed": list(self.revealed),
+                "revealed_type": self.revealed_type, "repeated": list(self.repeated),
+                "success": self.success, "stall": self.stall, "phase": self.phase,
+                "feedback": self.feedback}
 
     @classmethod
     def from_json(cls, d: dict) -> "Turn":
         return cls(d["turn"], d["plan"], d["verdict"], d["executable"], d["solves_task"],
                    d["failing_step"], tuple(d["violated"]), tuple(d["revealed"]),
                    d["revealed_type"], tuple(d["repeated"]), d["success"], d["stall"],
-                   d.get("feedback", ""))
+                   d.get("feedback", ""), d.get("readable", d["verdict"] !=
+                                                 "plan_syntax_error"),
+                   d.get("phase", "main"))
 
 
 @dataclass(frozen=True, slots=True)
 class Episode:
-    """A finished (or running) episode: the turns, why it ended, the profile's size."""
+    """A finished (or running) episode: the turns, why it ended, the profile's size.
+    ``main_outcome`` is how the standard protocol ended (differs from ``outcome`` only
+    after refinement turns)."""
 
     task: str
     tier: str
@@ -109,7 +131,13 @@ class Episode:
     world_total: int
     user_total: int
     world_ids: tuple[str, ...] = ()
-    protocol: str = "paper"
+    constraints: str = "both"
+    refine: int = 0
+    main_outcome: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.main_outcome is None:
+            object.__setattr__(self, "main_outcome", self.outcome)
 
     @property
     def success(self) -> bool:
@@ -132,15 +160,17 @@ class Episode:
 
     def to_json(self) -> dict:
         return {"task": self.task, "tier": self.tier, "outcome": self.outcome,
+                "main_outcome": self.main_outcome,
                 "world_total": self.world_total, "user_total": self.user_total,
-                "world_ids": list(self.world_ids), "protocol": self.protocol,
-                "turns": [t.to_json() for t in self.turns]}
+                "world_ids": list(self.world_ids), "constraints": self.constraints,
+                "refine": self.refine, "turns": [t.to_json() for t in self.turns]}
 
     @classmethod
     def from_json(cls, d: dict) -> "Episode":
         return cls(d["task"], d["tier"], tuple(Turn.from_json(t) for t in d["turns"]),
                    d["outcome"], d["world_total"], d["user_total"], tuple(d["world_ids"]),
-                   d.get("protocol", "paper"))
+                   d.get("constraints", "both"), d.get("refine", 0),
+                   d.get("main_outcome"))
 
 
 class AdaptiveEnv:
@@ -148,16 +178,24 @@ class AdaptiveEnv:
 
     def __init__(self, domain: pddl.Domain, problem: pddl.Problem, profile: Profile, tier: str, *,
                  max_turns: int = DEFAULT_MAX_TURNS, patience: int = DEFAULT_PATIENCE,
-                 protocol: str = "paper", task_id: str | None = None) -> None:
+                 refine: int = 0, constraints: str = "both", hint_withheld: bool = False,
+                 validator_feedback: bool = False, show_attributes: bool = False,
+                 task_id: str | None = None) -> None:
         if max_turns < 1 or patience < 1:
             raise ValueError("max_turns and patience must be at least 1")
-        if protocol not in PROTOCOLS:
-            raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}")
-        self.protocol = protocol
+        if refine < 0:
+            raise ValueError("refine must be at least 0")
+        if constraints not in CONSTRAINT_SETS:
+            raise ValueError(f"constraints must be one of {', '.join(CONSTRAINT_SETS)}")
         self.domain, self.problem, self.profile, self.tier = domain, problem, profile, tier
-        self.constraints: tuple[Constraint, ...] = profile.tier_constraints(tier)
+        self.constraint_set = constraints
+        self.constraints: tuple[Constraint, ...] = tuple(
+            c for c in profile.tier_constraints(tier)
+            if constraints == "both" or c.type == constraints)
         self.checker = ConstraintChecker(domain, problem, profile, self.constraints)
-        self.max_turns, self.patience = max_turns, patience
+        self.max_turns, self.patience, self.refine = max_turns, patience, refine
+        self.hint_withheld, self.validator_feedback = hint_withheld, validator_feedback
+        self.show_attributes = show_attributes
         self.task_id = task_id or problem.name
         self._by_id = {c.id: c for c in self.constraints}
         self.reset()
@@ -170,11 +208,13 @@ class AdaptiveEnv:
         self.revealed: list[Constraint] = []
         self.done = False
         self.outcome: str | None = None
+        self.main_outcome: str | None = None
+        self.phase = "main"
         return self.observation()
 
     def observation(self) -> str:
         attrs = "".join(f"\n  ({name} {obj})" for name, objs in self.profile.attributes
-                        for obj in objs)
+                        for obj in objs) if self.show_attributes else ""
         return ("Propose a plan for this task: one action per line, written (action arg ...).\n"
                 "Some constraints of this world and of the user are hidden; a plan that "
                 "breaks one is refused, and the constraint is then revealed.\n\n"
@@ -190,44 +230,62 @@ class AdaptiveEnv:
         turn = self._judge(plan_text, result)
         self.turns.append(turn)
         info = {"turn": turn, "feedback": self._feedback_json(turn, result),
+                "verdict": _verdict_json(turn, result),
                 "revealed": [c.id for c in self.revealed], "outcome": self.outcome}
         return turn.feedback, self.done, info
 
     def _judge(self, plan_text: str, result: PlanCheck) -> Turn:
         index = len(self.turns) + 1
+        phase = self.phase
         known = {c.id for c in self.revealed}
         violated = result.violated
         world = [c for c in violated if self._by_id[c].type == "world"]
         user = [c for c in violated if self._by_id[c].type == "user"]
         revealed_type = "world" if world else "user" if user else None
-        selected = world or user                      # F_t: the paper's rule
+        selected = world or user                      # F_t: the paper's rule (L309-L312)
         repeated = tuple(c for c in selected if c in known)
         revealed = tuple(c for c in selected if c not in known)
         self.revealed.extend(self._by_id[c] for c in revealed)
-        valid = result.executable and not violated   # ConPass, checked on every step
+        valid = result.readable and not violated     # ConPass, judged on every step
         success = valid and result.solves_task
-        ends = valid and (success or self.protocol == "paper")
-        stall = not revealed and not ends and (self.protocol == "paper" or bool(violated))
-        streak = 0
-        for t in reversed(self.turns):
-            if not t.stall:
-                break
-            streak += 1
-        if ends:
-            self.done, self.outcome = True, "success" if success else "unsolved"
-        elif stall and streak + 1 >= self.patience:
-            self.done, self.outcome = True, "early_stop"
-        elif index >= self.max_turns:
-            self.done, self.outcome = True, "max_turns"
+        stall = phase == "main" and not revealed and not valid
+        if phase == "main":
+            streak = 0
+            for t in reversed(self.turns):
+                if not t.stall:
+                    break
+                streak += 1
+            if valid:
+                self._end("success" if success else "unsolved")
+            elif stall and streak + 1 >= self.patience:
+                self._end("early_stop")
+            elif index >= self.max_turns:
+                self._end("max_turns")
+        elif success:
+            self.done, self.outcome = True, "success"
+        elif index >= self._refine_until:
+            self.done, self.outcome = True, "refine_exhausted"
         turn = Turn(index, plan_text, result.report.verdict.value, result.executable,
                     result.solves_task, None if result.executable else result.report.step,
-                    violated, revealed, revealed_type, repeated, success, stall)
+                    violated, revealed, revealed_type, repeated, success, stall,
+                    readable=result.readable, phase=phase)
         return replace(turn, feedback=self._feedback_text(turn, result))
+
+    def _end(self, outcome: str) -> None:
+        """End the standard protocol; a failed, not early-stopped episode goes on to
+        ``refine`` refinement turns (L126, L400-L403)."""
+        self.main_outcome = outcome
+        if self.refine and outcome in ("unsolved", "max_turns"):
+            self.phase = "refine"
+            self._refine_until = len(self.turns) + 1 + self.refine
+            return
+        self.done, self.outcome = True, outcome
 
     def episode(self) -> Episode:
         world = tuple(c.id for c in self.constraints if c.type == "world")
         return Episode(self.task_id, self.tier, tuple(self.turns), self.outcome, len(world),
-                       len(self.constraints) - len(world), world, self.protocol)
+                       len(self.constraints) - len(world), world, self.constraint_set,
+                       self.refine, self.main_outcome if self.done else None)
 
     # ----------------------------------------------------------------------- feedback
 
@@ -238,33 +296,44 @@ class AdaptiveEnv:
         lines = [f"Turn {turn.index}: " + ("the plan is accepted." if turn.success
                                           else "the plan is not accepted.")]
         report = result.report
-        if not turn.solves_task:
-            if not plan_has_steps(turn.plan) and report.verdict is not Verdict.PLAN_SYNTAX_ERROR:
-                lines.append("The answer holds no plan steps.")
-            lines.append(_task_failure(report))
-            lines.extend("  " + a for a in report.advice)
         details = self._detail(result)
         if turn.revealed:
-            lines.append(f"Newly revealed {turn.revealed_type} constraint(s):")
+            lines.append(f"Newly disclosed {turn.revealed_type} constraint(s):")
             lines.extend(f"  - [{c}] {self._by_id[c].text} ({details[c].detail})"
                          for c in turn.revealed)
         if turn.repeated:
-            lines.append("Constraint(s) revealed earlier and violated again:")
+            lines.append("Reminder: constraint(s) disclosed at an earlier turn and violated "
+                         "again:")
             lines.extend(f"  - [{c}] {self._by_id[c].text} ({details[c].detail})"
                          for c in turn.repeated)
-        hidden_left = [c for c in turn.violated if c not in turn.revealed
-                       and c not in turn.repeated]
-        if hidden_left:
+        withheld = _withheld(turn)
+        if self.hint_withheld and withheld:
             lines.append("The plan also breaks constraint(s) of the other type, "
                          "reported once those above are respected.")
-        if self.outcome == "unsolved":
-            lines.append("Stopping: the plan meets every constraint, but does not solve "
-                         "the task.")
-        elif self.outcome == "early_stop":
-            lines.append(f"Stopping: {self.patience} consecutive turns disclosed no new "
-                         "constraint.")
-        elif self.outcome == "max_turns":
-            lines.append(f"Stopping: the budget of {self.max_turns} turns is used up.")
+        refining = self.phase == "refine" and turn.constraints_met  # rubric feedback
+        over = self.done and self.outcome in ("unsolved", "refine_exhausted")
+        if not turn.readable or ((self.validator_feedback or refining or over)
+                                 and not turn.solves_task):
+            if not plan_has_steps(turn.plan) and report.verdict is not Verdict.PLAN_SYNTAX_ERROR:
+                lines.append("The answer holds no plan steps.")
+            lines.append(_task_failure(report))
+            if self.validator_feedback or refining:
+                lines.extend("  " + a for a in report.advice)
+        if self.phase == "refine" and turn.phase == "main":
+            lines.append(f"The plan meets every constraint you were told of so far, but it "
+                         f"is not yet judged good enough: {self.refine} refinement turn(s) "
+                         "follow." if turn.constraints_met else
+                         f"The turn budget is used up: {self.refine} refinement turn(s) "
+                         "follow.")
+        if self.done:
+            lines.append({"success": "The episode is over: success.",
+                          "unsolved": "The episode is over: the plan meets every constraint.",
+                          "early_stop": f"Stopping: {self.patience} consecutive turns "
+                                        "disclosed no new constraint.",
+                          "max_turns": f"Stopping: the budget of {self.max_turns} turns is "
+                                       "used up.",
+                          "refine_exhausted": "Stopping: the refinement turns are used up."
+                          }[self.outcome])
         return "\n".join(lines)
 
     def _feedback_json(self, turn: Turn, result: PlanCheck) -> dict:
@@ -276,17 +345,31 @@ class AdaptiveEnv:
                     "formal": c.formal, "step": details[cid].step,
                     "detail": details[cid].detail}
 
-        report = result.report
-        return {"turn": turn.index, "accepted": turn.success, "verdict": turn.verdict,
-                "executable": turn.executable, "solves_task": turn.solves_task,
-                "failing_step": turn.failing_step,
-                "message": report.message, "advice": list(report.advice),
-                "revealed": [entry(c) for c in turn.revealed],
-                "revealed_type": turn.revealed_type,
-                "repeated": [entry(c) for c in turn.repeated],
-                "hidden_violations": len(turn.violated) - len(turn.revealed)
-                - len(turn.repeated),
-                "done": self.done, "outcome": self.outcome}
+        out = {"turn": turn.index, "phase": turn.phase, "accepted": turn.success,
+               "revealed": [entry(c) for c in turn.revealed],
+               "revealed_type": turn.revealed_type,
+               "repeated": [entry(c) for c in turn.repeated],
+               "done": self.done, "outcome": self.outcome}
+        if not turn.readable or self.validator_feedback or (
+                self.phase == "refine" and turn.constraints_met):
+            out["message"] = result.report.message
+            out["advice"] = list(result.report.advice)
+        if self.hint_withheld:
+            out["hidden_violations"] = len(_withheld(turn))
+        return out
+
+
+def _withheld(turn: Turn) -> list[str]:
+    return [c for c in turn.violated if c not in turn.revealed and c not in turn.repeated]
+
+
+def _verdict_json(turn: Turn, result: PlanCheck) -> dict:
+    """The validator's verdict and every violation: the record, not the feedback."""
+    return {"readable": turn.readable, "executable": turn.executable,
+            "solves_task": turn.solves_task, "verdict": turn.verdict,
+            "failing_step": turn.failing_step, "message": result.report.message,
+            "violated": list(turn.violated), "withheld": _withheld(turn),
+            "skipped_steps": list(result.skipped)}
 
 
 def plan_has_steps(text: str) -> bool:
@@ -294,6 +377,8 @@ def plan_has_steps(text: str) -> bool:
 
 
 def _task_failure(report) -> str:
+    if report.verdict is Verdict.VALID:
+        return "The plan executes and reaches the goal."
     if report.verdict is Verdict.GOAL_NOT_SATISFIED:
         return "The plan executes, but does not reach the goal: " + \
             " ".join(report.unsatisfied_goals)

@@ -1,7 +1,10 @@
 """AdaPlanBench's metrics over finished episodes, with Wald 95% intervals, per tier.
 
-The definitions are the paper's (Liu et al. 2026, arXiv 2606.05622, Appendix "Metric
-Details"), over ``N`` episodes ``i`` of ``T_i`` turns, with ``F_{i,t}^x`` the constraints of
+The definitions are the paper's (Liu et al. 2026, arXiv 2606.05622, L84 and Appendix C.4
+"Metric Details", L328-L370), over ``N`` queries: every episode run, and every query that
+failed to run (a profile that did not load counts as a failed query: it is in ``N`` for
+Acc, VPR and the shares, never a success; the paper divides by all 307, L405). Episodes
+``i`` have ``T_i`` turns, with ``F_{i,t}^x`` the constraints of
 type ``x`` in the turn-``t`` feedback (:mod:`.env`), ``D_{i,t}^x`` those disclosed before
 turn ``t`` and ``Rep_{i,t}^x = F_{i,t}^x & D_{i,t}^x``:
 
@@ -14,6 +17,12 @@ turn ``t`` and ``Rep_{i,t}^x = F_{i,t}^x & D_{i,t}^x``:
   disclosed world / user constraints.
 * **ATWC / ATUC** ``= 1/N sum_i |U_t F_{i,t}^w| / T_i`` (``^u``): distinct world / user
   constraints disclosed in the episode, per turn.
+* **ES / MT** (not in Table 3; the paper reports the early-stop share in the text, 17.91%
+  on average, L99, and max-turn cases in D.2.1, L413): the share of queries whose standard
+  protocol ended by early stop / by the turn budget.
+
+The means (Avg Turns, AWRV, AURV, ATWC, ATUC) are over the episodes that ran; a failed
+query has no turns to average.
 
 Intervals: the paper gives Wald 95% intervals for Acc, ``p +- 1.96 sqrt(p (1 - p) / n)``
 with ``n`` the episodes (Appendix "Confidence Intervals"); we use the same for VPR (also a
@@ -29,10 +38,21 @@ from pathlib import Path
 
 from planning_core.validators.adaptive.env import Episode
 
-__all__ = ["METRICS", "Estimate", "metrics", "metrics_by_tier", "per_turn", "render_markdown",
+__all__ = ["METRICS", "Estimate", "metrics", "metrics_by_tier", "per_turn", "per_refinement",
+           "render_markdown",
            "plot_degradation", "read_episodes"]
 
-METRICS = ("Acc", "VPR", "Avg Turns", "AWRV", "AURV", "ATWC", "ATUC")
+METRICS = ("Acc", "VPR", "Avg Turns", "AWRV", "AURV", "ATWC", "ATUC", "ES", "MT")
+SHARES = ("Acc", "VPR", "ES", "MT")
+RUBRIC_NOTE = (
+    "The paper's rubric (three LLM judges scoring feasibility, physical plausibility, "
+    "effectiveness and safety 1-5, passing at 4; L66-L78) has no symbolic counterpart. "
+    "Symbolic Acc: the terminal plan meets every constraint of the tier (judged on every "
+    "step) and the validator finds it executable and reaching the goal; VPR: the terminal "
+    "plan meets every constraint. Acc can differ from the paper's where a plan is "
+    "executable and reaches the goal but a judge would find it unsafe or implausible "
+    "(higher here), or where a judge would accept a plan the PDDL model refuses (lower "
+    "here).")
 Z95 = 1.959963984540054
 
 
@@ -77,16 +97,20 @@ def mean(values: list[float]) -> Estimate:
     return Estimate(m, Z95 * s / math.sqrt(n), n)
 
 
-def metrics(episodes: list[Episode]) -> dict[str, Estimate]:
-    """The seven metrics of the module docstring over ``episodes``."""
+def metrics(episodes: list[Episode], failed: int = 0) -> dict[str, Estimate]:
+    """The metrics of the module docstring over ``episodes`` and ``failed`` queries that
+    did not run."""
+    n = len(episodes) + failed
     return {
-        "Acc": proportion(sum(e.success for e in episodes), len(episodes)),
-        "VPR": proportion(sum(e.ends_valid for e in episodes), len(episodes)),
+        "Acc": proportion(sum(e.success for e in episodes), n),
+        "VPR": proportion(sum(e.ends_valid for e in episodes), n),
         "Avg Turns": mean([len(e.turns) for e in episodes]),
         "AWRV": mean([e.repeated_of("world") for e in episodes]),
         "AURV": mean([e.repeated_of("user") for e in episodes]),
         "ATWC": mean([_per_turn(e.revealed_of("world"), e) for e in episodes]),
         "ATUC": mean([_per_turn(e.revealed_of("user"), e) for e in episodes]),
+        "ES": proportion(sum(e.main_outcome == "early_stop" for e in episodes), n),
+        "MT": proportion(sum(e.main_outcome == "max_turns" for e in episodes), n),
     }
 
 
@@ -94,11 +118,14 @@ def _per_turn(count: int, episode: Episode) -> float:
     return count / len(episode.turns) if episode.turns else 0.0
 
 
-def metrics_by_tier(episodes: list[Episode]) -> dict[str, dict[str, Estimate]]:
-    """Metrics per tier (in order of first appearance) and ``"overall"``."""
-    tiers = list(dict.fromkeys(e.tier for e in episodes))
-    out = {t: metrics([e for e in episodes if e.tier == t]) for t in tiers}
-    out["overall"] = metrics(episodes)
+def metrics_by_tier(episodes: list[Episode], failures: list[dict] = ()) \
+        -> dict[str, dict[str, Estimate]]:
+    """Metrics per tier (in order of first appearance) and ``"overall"``; ``failures`` are
+    the failure rows (``{"tier": ..., "error": ...}``) counted as failed queries."""
+    tiers = list(dict.fromkeys([e.tier for e in episodes] + [f.get("tier") for f in failures]))
+    out = {t: metrics([e for e in episodes if e.tier == t],
+                      sum(1 for f in failures if f.get("tier") == t)) for t in tiers}
+    out["overall"] = metrics(episodes, len(failures))
     return out
 
 
@@ -118,17 +145,50 @@ def per_turn(episodes: list[Episode], max_turn: int | None = None) -> dict[int, 
     return out
 
 
-def render_markdown(episodes: list[Episode], title: str = "Adaptive planning") -> str:
-    table = metrics_by_tier(episodes)
-    lines = [f"# {title}", "",
-             "Wald 95% intervals; Acc and VPR in percent. Definitions (AdaPlanBench's, "
-             "Appendix \"Metric Details\"): docs/adaptive.md.", "",
-             "| tier | episodes | " + " | ".join(METRICS) + " |",
-             "|---|---:|" + "---:|" * len(METRICS)]
+def per_refinement(episodes: list[Episode], failed: int = 0) -> dict[int, dict]:
+    """Acc and VPR after ``k`` refinement turns, ``k = 0..max refine`` (the paper's Figure 5,
+    L126): a query counts as solved once it succeeded within ``k`` refinement turns, and as
+    valid when its latest plan by then meets every constraint. Queries that were not
+    refined (success or early stop in the standard protocol) keep their standard values."""
+    most = max((e.refine for e in episodes), default=0)
+    n = len(episodes) + failed
+    out = {}
+    for k in range(most + 1):
+        solved = valid = 0
+        for e in episodes:
+            main = [t for t in e.turns if t.phase == "main"]
+            upto = main + [t for t in e.turns if t.phase == "refine"][:k]
+            solved += any(t.success for t in upto)
+            valid += bool(upto) and upto[-1].constraints_met
+        out[k] = {"acc": proportion(solved, n), "vpr": proportion(valid, n)}
+    return out
+
+
+def render_markdown(episodes: list[Episode], title: str = "Adaptive planning",
+                    failures: list[dict] = (), heading: bool = True) -> str:
+    """Table 3's columns per tier (plus ES and MT shares), the failed queries, and the
+    note on the rubric."""
+    table = metrics_by_tier(episodes, failures)
+    lines = [f"# {title}", ""] if heading else []
+    lines += ["Wald 95% intervals; Acc, VPR, ES (early stop) and MT (turn budget reached) in "
+              "percent of N, every query counted (failed: did not run). Definitions "
+              "(AdaPlanBench's, L84, Appendix C.4): docs/adaptive.md. " + RUBRIC_NOTE, "",
+              "| tier | N | failed | " + " | ".join(METRICS) + " |",
+              "|---|---:|---:|" + "---:|" * len(METRICS)]
     for tier, row in table.items():
         n = row["Acc"].n
-        cells = [row[m].render(percent=m in ("Acc", "VPR")) for m in METRICS]
-        lines.append(f"| {tier} | {n} | " + " | ".join(cells) + " |")
+        failed = sum(1 for f in failures if tier == "overall" or f.get("tier") == tier)
+        cells = [row[m].render(percent=m in SHARES) for m in METRICS]
+        lines.append(f"| {tier} | {n} | {failed} | " + " | ".join(cells) + " |")
+    if any(e.refine for e in episodes):
+        lines += ["", "After k refinement turns (the paper's Figure 5; queries that failed "
+                  "without an early stop get them), per tier:", "",
+                  "| tier | k | Acc | VPR |", "|---|---:|---:|---:|"]
+        for tier in dict.fromkeys(e.tier for e in episodes):
+            failed = sum(1 for f in failures if f.get("tier") == tier)
+            curve = per_refinement([e for e in episodes if e.tier == tier], failed)
+            lines += [f"| {tier} | {k} | {row['acc'].render(True)} | "
+                      f"{row['vpr'].render(True)} |" for k, row in curve.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -156,19 +216,28 @@ def plot_degradation(episodes: list[Episode], path: str | Path) -> None:
 
 
 def read_episodes(path: str | Path) -> list[Episode]:
-    """Episodes from a JSON Lines file written by ``adaptive run`` (failure rows skipped)."""
+    """Episodes from a JSON Lines file written by ``adaptive run`` (failure rows left out;
+    :func:`read_results` has them too)."""
+    return read_results(path)[0]
+
+
+def read_results(path: str | Path) -> tuple[list[Episode], list[dict]]:
+    """Episodes and failure rows from a JSON Lines file written by ``adaptive run``."""
     from planning_core.errors import InputError
     from planning_core.pddl.files import read_text
 
-    episodes = []
+    episodes, failures = [], []
     for n, line in enumerate(read_text(path, expected="JSON Lines").splitlines(), start=1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
+            if not isinstance(row, dict):
+                raise TypeError("a row must be a JSON object")
             if "error" in row:
+                failures.append(row)
                 continue
             episodes.append(Episode.from_json(row))
-        except (json.JSONDecodeError, KeyError, TypeError) as err:
+        except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as err:
             raise InputError(f"not an episode row: {err}", file=str(path), line=n) from None
-    return episodes
+    return episodes, failures

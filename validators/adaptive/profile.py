@@ -4,13 +4,22 @@ A profile is what the AdaPlanBench protocol (Liu et al. 2026, "AdaPlanBench: Eva
 Adaptive Planning in Large Language Model Agents under World and User Constraints") keeps
 hidden from the agent and reveals on violation. Here every constraint is exact:
 
-* **world** constraints restrict which actions exist in this kitchen: ``object_unavailable``
-  (no step may take the object as an argument), ``action_unusable`` (no step may use the
-  action schema), ``limited_use`` (at most ``limit`` steps may take the object);
-* **user** constraints are PDDL3 trajectory constraints (``formal``) over the task's
-  predicates and the profile's declared attributes (static unary facts such as
-  ``(hot iron)``): ``avoid_attribute`` and ``avoid_fact`` (``always``), ``order``
-  (``sometime-before``), ``at_most_once`` (``at-most-once``).
+* **world** constraints restrict which objects and actions exist in this kitchen:
+  ``object_unavailable`` (no step may take the object as an argument; the paper's
+  object-based world constraint, the default), and the extensions ``action_unusable`` (no
+  step may use the action schema) and ``limited_use`` (at most ``limit`` steps may take the
+  object);
+* **user** constraints are preferences. The paper's attribute-based kind, the default, is
+  ``avoid_attribute_use``: no step may take as an argument an object that has the
+  attribute (static unary facts declared in the profile, such as ``(high-heat iron)``;
+  hidden from the agent unless shown). The extensions are PDDL3 trajectory constraints
+  (``formal``) over the task's predicates and the attributes: ``avoid_attribute`` and
+  ``avoid_fact`` (``always``), ``order`` (``sometime-before``), ``at_most_once``
+  (``at-most-once``).
+
+*Step kinds* (the three world kinds and ``avoid_attribute_use``) are judged on the steps a
+plan writes, whether they execute or not; *trajectory kinds* on the states the plan
+describes (:mod:`.check`).
 
 Every constraint has an ``id``, a ``kind``, a natural-language ``text`` written from a
 template (:func:`render_text`) and its ``formal`` form. A profile file holds all of a task's
@@ -27,14 +36,19 @@ from pathlib import Path
 
 from planning_core.errors import PlanningError
 
-__all__ = ["FORMAT", "WORLD_KINDS", "USER_KINDS", "KINDS", "Constraint", "Tier", "Profile",
+__all__ = ["FORMAT", "WORLD_KINDS", "USER_KINDS", "KINDS", "PAPER_KINDS", "STEP_KINDS",
+           "Constraint", "Tier", "Profile",
            "ProfileError", "ProfileUnsolvable", "render_text", "world_formal", "load_profile",
            "loads_profile", "dump_profile"]
 
 FORMAT = "planning-core-adaptive-profile/1"
 WORLD_KINDS = ("object_unavailable", "action_unusable", "limited_use")
-USER_KINDS = ("avoid_attribute", "avoid_fact", "order", "at_most_once")
+USER_KINDS = ("avoid_attribute_use", "avoid_attribute", "avoid_fact", "order", "at_most_once")
 KINDS = WORLD_KINDS + USER_KINDS
+# the paper's two kinds: object-based world constraints, attribute-based user preferences
+PAPER_KINDS = ("object_unavailable", "avoid_attribute_use")
+# judged on the written steps (an argument, an action name), executable or not
+STEP_KINDS = WORLD_KINDS + ("avoid_attribute_use",)
 # the PDDL3 operator each user kind must use at the top of its formal form
 USER_OPERATOR = {"avoid_attribute": "always", "avoid_fact": "always",
                  "order": "sometime-before", "at_most_once": "at-most-once"}
@@ -71,15 +85,21 @@ class Constraint:
     fact: str | None = None
     first: str | None = None
     then: str | None = None
+    target: str | None = None
 
     @property
     def type(self) -> str:
         return "world" if self.kind in WORLD_KINDS else "user"
 
+    @property
+    def on_steps(self) -> bool:
+        """Judged on the written steps (a step kind), not on the described states."""
+        return self.kind in STEP_KINDS
+
     def to_json(self) -> dict:
         out = {"id": self.id, "type": self.type, "kind": self.kind}
-        for name in ("object", "action", "limit", "attribute", "predicate", "fact", "first",
-                     "then"):
+        for name in ("object", "action", "limit", "attribute", "target", "predicate", "fact",
+                     "first", "then"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
@@ -163,7 +183,9 @@ def _words(name: str) -> str:
 
 
 def world_formal(c: Constraint) -> str:
-    """The formal form of a world constraint (its semantics are in ``docs/adaptive.md``)."""
+    """The formal form of a step kind (its semantics are in ``docs/adaptive.md``)."""
+    if c.kind == "avoid_attribute_use":
+        return f"(avoid-use {c.attribute}" + (f" on {c.target})" if c.target else ")")
     if c.kind == "object_unavailable":
         return f"(unavailable {c.object})"
     if c.kind == "action_unusable":
@@ -183,6 +205,13 @@ def render_text(c: Constraint) -> str:
         times = "once" if c.limit == 1 else f"{c.limit} times"
         return f"The {_words(c.object)} can be used at most {times}: at most {c.limit} " \
                f"step(s) may use {c.object}."
+    if c.kind == "avoid_attribute_use" and c.target:
+        return f"I would rather not use anything {_words(c.attribute)} on the " \
+               f"{_words(c.target)}: no step may use an object that is {c.attribute} " \
+               f"together with {c.target}."
+    if c.kind == "avoid_attribute_use":
+        return f"I would rather not use anything {_words(c.attribute)}: no step may use an " \
+               f"object that is {c.attribute}."
     if c.kind == "avoid_attribute":
         return f"I don't want anything {_words(c.attribute)} involved in " \
                f"'{c.predicate}': no state may have ({c.predicate} ...) hold of an object " \
@@ -202,12 +231,14 @@ _FIELDS = {
     "object_unavailable": {"object": str},
     "action_unusable": {"action": str},
     "limited_use": {"object": str, "limit": int},
+    "avoid_attribute_use": {"attribute": str},
     "avoid_attribute": {"attribute": str, "predicate": str},
     "avoid_fact": {"fact": str},
     "order": {"first": str, "then": str},
     "at_most_once": {"fact": str},
 }
 _OPTIONAL = {"id", "type", "kind", "text", "formal"}
+_OPTIONAL_FIELDS = {"avoid_attribute_use": {"target": str}}
 
 
 def _err(msg: str, path: str, file: str | None, line: int | None = None,
@@ -238,10 +269,12 @@ def _constraint(obj, path: str, file: str | None) -> Constraint:
     if kind not in KINDS:
         raise _err(f"unknown kind {kind!r} (expected one of: {', '.join(KINDS)})", path, file)
     fields = _FIELDS[kind]
-    unknown = sorted(set(obj) - set(fields) - _OPTIONAL)
+    optional = _OPTIONAL_FIELDS.get(kind, {})
+    unknown = sorted(set(obj) - set(fields) - set(optional) - _OPTIONAL)
     if unknown:
         raise _err(f"unexpected field(s) {', '.join(unknown)} for kind {kind}", path, file)
     values = {k: _need(obj, k, t, path, file) for k, t in fields.items()}
+    values.update({k: _need(obj, k, t, path, file) for k, t in optional.items() if k in obj})
     if kind == "limited_use" and values["limit"] < 1:
         raise _err(f"'limit' must be at least 1, not {values['limit']}", path, file)
     c = Constraint(cid, kind, **{k: (v.lower() if isinstance(v, str) else v)
@@ -251,7 +284,7 @@ def _constraint(obj, path: str, file: str | None) -> Constraint:
         raise _err(f"kind {kind} is a {c.type} constraint, but 'type' says {declared_type!r}",
                    path, file)
     formal = obj.get("formal")
-    if c.type == "world":
+    if c.on_steps:
         expected = world_formal(c)
         if formal is not None and " ".join(str(formal).lower().split()) != expected:
             raise _err(f"'formal' {formal!r} does not match the fields ({expected})", path, file)

@@ -4,8 +4,10 @@ Rows already in the output (same task, tier and agent) are skipped, so an interr
 resumes. The output is opened through :func:`planning_core.results_file.open_results`, like
 every batch command's: locked for the run (a second run on the same file stops at once) and
 cut after its last whole line (a run killed while writing leaves no torn row behind). A
-profile that cannot be loaded, or a tier the profile lacks, becomes a failure row
-(``{"task", "tier", "agent", "error"}``) and the batch goes on.
+profile that cannot be loaded becomes one failure row per requested tier, a tier the profile
+lacks one failure row (``{"task", "tier", "agent", "error"}``), and the batch goes on: the
+report counts every failure row as a failed query (the paper divides by all its N queries,
+L405), so a broken profile cannot raise Acc by dropping out.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from pathlib import Path
 from planning_core.errors import PlanningError
 from planning_core.results_file import append_row, open_results
 from planning_core.validators.adaptive.agents import run_episode
-from planning_core.validators.adaptive.env import DEFAULT_MAX_TURNS, AdaptiveEnv
+from planning_core.validators.adaptive.env import AdaptiveEnv
 from planning_core.validators.adaptive.tasks import load_task
 
 __all__ = ["run_profiles"]
@@ -35,28 +37,33 @@ def _done(out: Path) -> set:
 
 
 def run_profiles(profiles: list[Path], make_agent, tiers: list[str], out: Path, *,
-                 max_turns: int = DEFAULT_MAX_TURNS, protocol: str = "paper",
-                 agent_name: str = "agent") -> dict:
+                 agent_name: str = "agent", **env_options) -> dict:
+    """Run every profile x tier; ``env_options`` go to :class:`AdaptiveEnv` (max_turns,
+    patience, refine, constraints, hint_withheld, validator_feedback, show_attributes)."""
     f, _ = open_results(out)
     counts = {"run": 0, "skipped": 0, "failed": 0}
     with f:
         done = _done(out)
         for path in profiles:
+            task_id = str(path)
             try:
                 profile, domain, problem = load_task(path)
             except PlanningError as err:
-                append_row(f, {"task": str(path), "tier": None, "agent": agent_name,
-                               "error": str(err)})
-                counts["failed"] += 1
+                for tier in tiers:
+                    if (task_id, tier, agent_name) in done:
+                        counts["skipped"] += 1
+                        continue
+                    append_row(f, {"task": task_id, "tier": tier, "agent": agent_name,
+                                   "error": str(err)})
+                    counts["failed"] += 1
                 continue
-            task_id = str(path)
             for tier in tiers:
                 if (task_id, tier, agent_name) in done:
                     counts["skipped"] += 1
                     continue
                 try:
-                    env = AdaptiveEnv(domain, problem, profile, tier, max_turns=max_turns,
-                                      protocol=protocol, task_id=task_id)
+                    env = AdaptiveEnv(domain, problem, profile, tier, task_id=task_id,
+                                      **env_options)
                     row = dict(run_episode(env, make_agent()).to_json(), agent=agent_name)
                     counts["run"] += 1
                 except PlanningError as err:

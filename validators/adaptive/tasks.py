@@ -74,7 +74,7 @@ def load_task(profile: Profile | str | Path) -> tuple[Profile, pddl.Domain, pddl
 
 
 def build_many(tasks: list[TaskRef], out: Path, *, seed: int = 0, rounds: int = 3,
-               method: str = "auto", on_done=None) -> list[dict]:
+               method: str = "auto", on_done=None, kinds=None) -> list[dict]:
     """Build and write a profile per task; one summary row per task (``error`` on failure)."""
     rows = []
     for ref in tasks:
@@ -87,6 +87,7 @@ def build_many(tasks: list[TaskRef], out: Path, *, seed: int = 0, rounds: int = 
             rel = target.parent.resolve()
             profile = build_profile(
                 domain, problem, seed=seed, rounds=rounds, method=method,
+                **({"kinds": kinds} if kinds is not None else {}),
                 domain_path=os.path.relpath(ref.domain.resolve(), rel),
                 problem_path=os.path.relpath(ref.problem.resolve(), rel))
             target.write_text(dump_profile(replace(profile, filename=str(target))),
