@@ -113,11 +113,11 @@ def test_batch_writes_resumes_and_reports(tmp_path, capsys):
     assert code == 0
     results = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
     assert results["a"]["verdict"] == "valid" and results["b"]["verdict"] == "wrong_refusal"
-    assert results["c"]["fault"] == "unknown_tool" and results["c"]["class"] == "E5"
+    assert results["c"]["fault"] == "unknown_tool" and results["c"]["class"] == "E6"
     assert results["d"]["verdict"] == "error" and "/goal" in results["d"]["error"]
     assert results["e"]["verdict"] == "optimal"
     assert results["line-6"]["verdict"] == "error" and "rows.jsonl:6" in results["line-6"]["error"]
-    assert "correct 1" in text and "| E5 | 1 |" in (tmp_path / "r.md").read_text()
+    assert "correct 1" in text and "| E6 | 1 |" in (tmp_path / "r.md").read_text()
     # a second run skips everything already there
     code, _, err = run(capsys, "batch", "--rows", rows, "--out", out, "--no-progress")
     assert code == 0 and "6 row(s) already" in err

@@ -37,14 +37,17 @@ from planning_core.result import Status
 from planning_core.validate import ValidationReport, Validator, Verdict
 from planning_core.validators.toolplans.calls import ModelOutput, parse_output
 from planning_core.validators.toolplans.chain import StepInfo, to_steps
+from planning_core.validators.toolplans.compile import output_object
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.faults import Fault
 
 __all__ = ["ChainReport", "check_output", "execute"]
 
-_PRIORITY = {"unknown_tool": 0, "forbidden_tool": 1, "wrong_arguments": 2, "broken_tool": 3,
-             "hallucinated_input": 4, "constraint_violated": 5, "premature_call": 6,
-             "missing_prerequisite": 6, "incomplete": 8, "missed_refusal": 9,
+_PRIORITY = {"format_violation": 0, "unknown_tool": 0, "forbidden_tool": 1, "extraneous_tool": 1,
+             "wrong_arguments": 2, "broken_tool": 3, "hallucinated_input": 4,
+             "inaccessible_input": 4, "constraint_violated": 5, "premature_call": 6,
+             "missing_prerequisite": 6, "dead_end": 7, "incomplete": 8,
+             "premature_conclusion": 8, "goal_misunderstood": 9, "missed_refusal": 9,
              "unjustified_refusal": 9, "malformed_output": 9}
 
 
@@ -133,6 +136,12 @@ def _precondition_fault(ctx: TaskContext, report: ValidationReport,
                  and c.tool in (tool.name, None)]
         return Fault("constraint_violated", k, f"call {k} of {tool.name} breaks the limit: "
                                                + "; ".join(rules), text)
+    hidden = {i.name for i in ctx.task.items if not i.accessible}
+    unseen = [u[6:-1] for u in unsat if u.startswith("(have ") and u[6:-1] in hidden]
+    if unseen:
+        return Fault("inaccessible_input", k, f"call {k} {tool.name} uses {', '.join(unseen)}, "
+                                              "an input no tool can read (missing visual "
+                                              "evidence)", text)
     # a missing input, extra required type or earlier tool
     needs = []
     later = False
@@ -285,14 +294,169 @@ def execute(ctx: TaskContext, calls, validator: Validator | None = None) -> Exec
                     else "missing_prerequisite"
                 faults.append(Fault(kind, info.index, f"call {info.index}: optional argument "
                                                       f"{p.name!r} needs {obj} from {maker}", text))
-    unique = {(f.kind, f.step): f for f in reversed(faults)}  # one fault per kind and step
-    ordered = sorted(unique.values(), key=lambda f: (f.sort_key(), _PRIORITY[f.kind]))
-    return Execution(steps, infos, report, tuple(ordered))
+    # past the validator's failing call: the same semantics, continued (see _continue)
+    faults += _continue(ctx, report, infos, steps, validator is None)
+    return Execution(steps, infos, report, _unique(faults))
+
+
+def _unique(faults) -> tuple[Fault, ...]:
+    """One fault per kind and step (the first found; minor only if every one is minor)."""
+    unique: dict = {}
+    for f in faults:
+        key = (f.kind, f.step)
+        if key not in unique:
+            unique[key] = f
+        elif unique[key].minor and not f.minor:
+            unique[key] = Fault(f.kind, f.step, unique[key].message, unique[key].call, False)
+    return tuple(sorted(unique.values(), key=lambda f: (f.sort_key(), _PRIORITY[f.kind])))
+
+
+_STOPS = (Verdict.PRECONDITION_FAILED, Verdict.UNKNOWN_ACTION, Verdict.UNKNOWN_OBJECT,
+          Verdict.TYPE_ERROR, Verdict.WRONG_ARITY)
+
+
+def _continue(ctx: TaskContext, report: ValidationReport, infos: tuple[StepInfo, ...],
+              steps, with_goal: bool) -> list[Fault]:
+    """Faults of the calls after the one the validator stopped at (APB: "evaluate all 6
+    categories independently; do not stop after finding the first error", paper lines 631
+    and 139), and of the chain's end.
+
+    Every call is judged in the state the calls before it *would* have left had each of
+    them succeeded: a failed call's outputs count as made (the model's plan relies on them,
+    and a missing input is charged once, at the call that lacks it), an unknown tool makes
+    nothing. :func:`simulate` does this on the tool semantics, which is what the PDDL
+    compilation encodes, so up to the validator's failing call both agree (a test checks
+    it on every dataset chain)."""
+    if report.verdict not in _STOPS or report.step is None:
+        return []
+    sim = simulate(ctx, infos)
+    out = [f for f in sim.faults if f.step is not None and f.step > report.step]
+    if with_goal:
+        out += [f for f in sim.faults if f.step is None]
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Simulation:
+    faults: tuple[Fault, ...]
+    have: frozenset          # objects held at the end
+    called: frozenset        # tools called (successfully or not) at the end
+
+    def types(self, ctx: TaskContext) -> set[str]:
+        return {ctx.pddl3.item_type[o] for o in self.have}
+
+
+def simulate(ctx: TaskContext, infos: tuple[StepInfo, ...], *, have=None, called=None,
+             counts=None, goal: bool = True) -> Simulation:
+    """Every plan-level fault of the calls ``infos`` on the tool semantics, each call judged
+    in the state the earlier ones would have left (see :func:`_continue`). JSON-side faults
+    (unknown or missing arguments, enums, forbidden and distractor tools) are in ``infos``
+    already and not repeated. ``have``/``called``/``counts`` give a start state (a prefix's);
+    ``goal`` adds the chain-level faults (required outputs not made, a must-call tool never
+    called)."""
+    task = ctx.task
+    hidden = {i.name for i in task.items if not i.accessible}
+    have = set(have if have is not None else {i.name for i in task.items if i.accessible})
+    called = set(called or ())
+    counts = dict(counts or {})
+    limits = [c for c in task.constraints if c.kind == "at_most"]
+    orders = [c for c in task.constraints if c.kind == "not_before"]
+    faults: list[Fault] = []
+    for info in infos:
+        k, tool, text = info.index, info.tool, info.call.text()
+        if tool is None:
+            names = [t.name for t in task.tools]
+            close = difflib.get_close_matches(info.call.name.lower(), names, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            faults.append(Fault("unknown_tool", k, f"call {k}: there is no tool "
+                                                   f"{info.call.name!r}{hint}", text))
+            continue
+        if tool.name in task.broken:
+            faults.append(Fault("broken_tool", k, f"call {k} uses {tool.name}, which is "
+                                                  "broken: it fails whatever it is given", text))
+        needs, later, halluc, hid, mistyped = [], False, [], [], []
+        for p in tool.data_params:
+            if p.name not in info.call.arguments:
+                continue
+            obj = info.objects.get(p.name)
+            if obj is None:
+                halluc.append(f"{p.name}={info.call.arguments[p.name]!r}")
+            elif obj in hidden:
+                hid.append(obj)
+            elif ctx.pddl3.item_type.get(obj) != p.data_type:
+                mistyped.append((p, obj))
+            elif obj not in have:
+                maker = ctx.pddl3.producers.get(obj)
+                needs.append(f"argument {p.name!r} needs {ctx.pddl3.item_type.get(obj, obj)} "
+                             f"from {maker}")
+                later |= maker is not None and _called_later(infos, k, maker)
+        for p in tool.params:   # optional data arguments, checked the same way
+            if p.required or p.data_type is None or p.name not in info.objects:
+                continue
+            obj = info.objects[p.name]
+            if obj is None:
+                halluc.append(f"optional {p.name}={info.call.arguments[p.name]!r}")
+            elif obj in hidden:
+                hid.append(obj)
+            elif obj not in have:
+                maker = ctx.pddl3.producers.get(obj)
+                needs.append(f"optional argument {p.name!r} needs {obj} from {maker}")
+                later |= maker is not None and _called_later(infos, k, maker)
+        held_types = {ctx.pddl3.item_type[o] for o in have}
+        for r in tool.requires:
+            if r not in held_types:
+                needs.append(f"needs a {r}")
+                later |= any(_called_later(infos, k, t.name) for t in task.tools if r in t.produces)
+        for u in tool.after:
+            if u not in called:
+                needs.append(f"must come after {u}")
+                later |= _called_later(infos, k, u)
+        if halluc:
+            faults.append(Fault("hallucinated_input", k, f"call {k}: {', '.join(halluc)} is "
+                                "neither a data item the user supplied nor an output of any "
+                                "call", text))
+        if hid:
+            faults.append(Fault("inaccessible_input", k, f"call {k} {tool.name} uses "
+                                f"{', '.join(hid)}, an input no tool can read (missing visual "
+                                "evidence)", text))
+        for p, obj in mistyped:
+            faults.append(Fault("wrong_arguments", k, f"call {k}: argument {p.name!r} is given "
+                                f"{obj} of type {ctx.pddl3.item_type.get(obj)}, but needs a "
+                                f"{p.data_type}", text))
+        if needs:
+            kind = "premature_call" if later else "missing_prerequisite"
+            why = "before the call it depends on" if later else "without a call it depends on"
+            faults.append(Fault(kind, k, f"call {k} {tool.name} comes {why}: "
+                                         f"{'; '.join(needs)}", text))
+        for c in orders:
+            if c.tool == tool.name and c.until not in called:
+                faults.append(Fault("constraint_violated", k, f"call {k} calls {tool.name} "
+                                    f"before {c.until}, which the user forbade", text))
+        for c in limits:
+            if c.tool in (tool.name, None) and counts.get(c, 0) >= c.n:
+                faults.append(Fault("constraint_violated", k, f"call {k} of {tool.name} breaks "
+                                    f"the limit: {c.describe()}", text))
+        for c in limits:
+            if c.tool in (tool.name, None):
+                counts[c] = counts.get(c, 0) + 1
+        called.add(tool.name)
+        have.update(output_object(tool.name, x) for x in tool.produces)
+    if goal:
+        held_types = {ctx.pddl3.item_type[o] for o in have}
+        lacking = [g for g in task.goal if g not in held_types]
+        if lacking:
+            faults.append(Fault("incomplete", None, "the chain ends without producing "
+                                                    + ", ".join(lacking)))
+        for c in task.constraints:
+            if c.kind == "must_call" and c.tool not in called:
+                faults.append(Fault("constraint_violated", None, f"the chain never calls "
+                                                                 f"{c.tool}, which the user asked for"))
+    return Simulation(tuple(faults), frozenset(have), frozenset(called))
 
 
 def _have_before(ctx: TaskContext, report: ValidationReport, n: int) -> list[set[str]]:
     """``have[k]``: the items available before call k+1, for the executed steps."""
-    have = {i.name for i in ctx.task.items}
+    have = {i.name for i in ctx.task.items if i.accessible}
     out = [set(have)]
     for st in report.trace:
         have |= {a[6:-1] for a in st.added if a.startswith("(have ")}
@@ -301,7 +465,7 @@ def _have_before(ctx: TaskContext, report: ValidationReport, n: int) -> list[set
 
 
 def _produced(ctx: TaskContext, report: ValidationReport, prefix: int) -> float:
-    types = {i.type for i in ctx.task.items}
+    types = {i.type for i in ctx.task.items if i.accessible}
     for st in report.trace[:prefix]:
         types |= {ctx.pddl3.item_type.get(a[6:-1]) for a in st.added if a.startswith("(have ")}
     goal = ctx.task.goal
