@@ -29,6 +29,7 @@ prefix and the fraction of required outputs it produces for an incorrect one.
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -40,6 +41,7 @@ from planning_core.validators.toolplans.chain import StepInfo, to_steps
 from planning_core.validators.toolplans.compile import output_object
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.faults import Fault
+from planning_core.validators.toolplans.grade import holistic_grade
 
 __all__ = ["ChainReport", "check_output", "execute"]
 
@@ -73,6 +75,21 @@ class ChainReport:
     extraneous: tuple[int, ...] = ()
     redundant: tuple[int, ...] = ()
     feasibility: object = field(default=None, compare=False)
+    grade: float | None = None          # APB's Plan Grade, holistic reading (grade.py)
+    e1: bool | None = None              # E1 decided (True/False) or undecided (None)
+    e1_reason: str = ""
+    undecided: tuple[tuple[int, str], ...] = ()   # (call, parameter) read only by type
+    format: str = "ours"
+    missing_outputs: int = 0
+
+    @property
+    def classes(self) -> dict[str, list]:
+        """Every APB class that holds, with the calls where it holds (None: the chain)."""
+        out: dict[str, list] = {}
+        for f in self.faults:
+            if f.code is not None and f.step not in out.setdefault(f.code, []):
+                out[f.code].append(f.step)
+        return dict(sorted(out.items()))
 
     @property
     def primary(self) -> Fault | None:
@@ -105,6 +122,10 @@ class ChainReport:
                 "cost": _num(self.cost), "optimal_cost": _num(self.optimal_cost),
                 "excess_cost": _num(self.excess_cost),
                 "extraneous": list(self.extraneous), "redundant": list(self.redundant),
+                "classes": self.classes, "grade": self.grade,
+                "e1": "undecided" if self.e1 is None else self.e1, "e1_reason": self.e1_reason,
+                "undecided_arguments": [{"call": k, "parameter": p} for k, p in self.undecided],
+                "format": self.format, "missing_outputs": self.missing_outputs,
                 "feasibility": feas.to_dict() if feas is not None else None}
 
 
@@ -487,6 +508,50 @@ def _redundant(report: ValidationReport) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _intent_met(task, calls, intent) -> bool:
+    tool, args = intent
+    from planning_core.validators.toolplans.chain import _same
+    for c in calls:
+        if c.name.lower() != tool:
+            continue
+        ok = True
+        for key, raw in args:
+            want = json.loads(raw)
+            got = c.arguments.get(key)
+            if c.prose and isinstance(got, str) and isinstance(want, (str, int, float)) \
+                    and not isinstance(want, bool):
+                ok &= bool(re.search(r"(?<![\w])" + re.escape(str(want).casefold()) + r"(?![\w])",
+                                     got.casefold()))
+            else:
+                ok &= got is not None and _same(got, want)
+        if ok:
+            return True
+    return False
+
+
+def goal_understanding(ctx: TaskContext, calls, infos) -> tuple[bool | None, str, list[Fault]]:
+    """E1, decided only where the goal is formal (paper lines 139, 613, 649: misreading the
+    user's intent). The required output types are formal: a non-empty chain none of whose
+    calls is of a tool relevant to them pursues another goal (E1). The values the user
+    meant are formal only when the task lists them (``intent``: calls with argument values
+    the request asks for); then E1 holds iff one is never made. Otherwise E1 is undecided."""
+    task = ctx.task
+    known = [i for i in infos if i.tool is not None]
+    if known and not any(i.tool.name in ctx.relevant for i in known):
+        return True, "no call serves a required output", [Fault(
+            "goal_misunderstood", None, "no call of the chain is of a tool that any required "
+            "output (" + ", ".join(task.goal) + ") depends on")]
+    if not task.intent:
+        return None, "the request's intent is formal only up to data types", []
+    missed = [t for t in task.intent if not _intent_met(task, calls, t)]
+    if missed:
+        tool, args = missed[0]
+        want = ", ".join(f"{k}={v}" for k, v in args)
+        return True, "an intent is unmet", [Fault(
+            "goal_misunderstood", None, f"the request asks for {tool}({want}), which no call makes")]
+    return False, "every intent of the request is met", []
+
+
 def check_output(ctx: TaskContext, output: str | ModelOutput | object, *, grade: bool = True,
                  engine: str = "auto", time_limit: float = 60.0) -> ChainReport:
     """The verdict on a model output (text, parsed JSON, or :class:`ModelOutput`)."""
@@ -494,26 +559,41 @@ def check_output(ctx: TaskContext, output: str | ModelOutput | object, *, grade:
     feas = ctx.feasibility(engine=engine, time_limit=time_limit) if (grade or parsed.refused) else None
     if parsed.error is not None:
         return ChainReport(False, False, len(parsed.calls),
-                           (Fault("malformed_output", None, parsed.error),), feasibility=feas)
+                           (Fault("malformed_output", None, parsed.error),), feasibility=feas,
+                           grade=0.0, format=parsed.format)
     if parsed.refused:
         if feas.status is Status.UNKNOWN:
-            return ChainReport(None, True, 0, feasibility=feas)
+            return ChainReport(None, True, 0, feasibility=feas, format=parsed.format)
         if feas.status is Status.UNSOLVABLE:
-            return ChainReport(True, True, 0, feasibility=feas)
+            return ChainReport(True, True, 0, feasibility=feas, grade=1.0, e1=False,
+                               e1_reason="refused an unsolvable request", format=parsed.format)
         return ChainReport(False, True, 0, (Fault(
             "unjustified_refusal", None, f"the request is solvable with {_num(feas.cost)} "
-                                         "call(s), but the model refused"),), feasibility=feas)
+                                         "call(s), but the model refused"),), feasibility=feas,
+            grade=0.0, format=parsed.format)
     ex = execute(ctx, parsed.calls)
     faults = list(ex.faults)
+    faults += [Fault("format_violation", k, m) for k, m in parsed.issues]
+    e1, e1_reason, e1_faults = goal_understanding(ctx, parsed.calls, ex.infos)
+    faults += e1_faults
     if feas is not None and feas.status is Status.UNSOLVABLE:
         faults.append(Fault("missed_refusal", None, f"the request cannot be done "
                                                     f"({feas.kind}: {feas.detail}); the model "
                                                     "should have refused"))
+    faults = list(_unique(faults))
     n = len(parsed.calls)
     first = next((f.step for f in faults if f.step is not None), None)
     prefix = n if first is None else first - 1
     valid = not faults
     optimal = feas.cost if feas is not None and feas.status is Status.SOLVED else None
+    sim = simulate(ctx, ex.infos)
+    missing = sum(1 for g in ctx.task.goal if g not in sim.types(ctx))
+    if feas is not None and feas.status is Status.UNSOLVABLE:
+        plan_grade = 0.0   # blind execution of an impossible request (paper Figure 41)
+    else:
+        plan_grade = holistic_grade(n, [f for f in faults if f.kind != "missed_refusal"], missing)
+    undecided = tuple((i.index, p) for i in ex.infos for p in i.undecided)
     return ChainReport(valid, False, n, tuple(faults), prefix, _produced(ctx, ex.report, prefix),
                        ex.report.cost if valid else None, optimal,
-                       _extraneous(ctx, ex.infos), _redundant(ex.report), feas)
+                       _extraneous(ctx, ex.infos), _redundant(ex.report), feas,
+                       plan_grade, e1, e1_reason, undecided, parsed.format, missing)
