@@ -362,6 +362,7 @@ class Simulation:
     faults: tuple[Fault, ...]
     have: frozenset          # objects held at the end
     called: frozenset        # tools called (successfully or not) at the end
+    counts: dict = field(default_factory=dict, compare=False)   # at_most constraint -> calls
 
     def types(self, ctx: TaskContext) -> set[str]:
         return {ctx.pddl3.item_type[o] for o in self.have}
@@ -472,7 +473,7 @@ def simulate(ctx: TaskContext, infos: tuple[StepInfo, ...], *, have=None, called
             if c.kind == "must_call" and c.tool not in called:
                 faults.append(Fault("constraint_violated", None, f"the chain never calls "
                                                                  f"{c.tool}, which the user asked for"))
-    return Simulation(tuple(faults), frozenset(have), frozenset(called))
+    return Simulation(tuple(faults), frozenset(have), frozenset(called), counts)
 
 
 def _have_before(ctx: TaskContext, report: ValidationReport, n: int) -> list[set[str]]:
