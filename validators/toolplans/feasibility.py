@@ -179,6 +179,9 @@ def analyse(ctx, *, engine: str = "auto", time_limit: float = 60.0) -> Feasibili
     return Feasibility(Status.UNKNOWN, reason=res.reason, engine=res.engine)
 
 
+_ANY = {"integer": 1, "number": 1, "boolean": True, "array": [], "object": {}, "null": None}
+
+
 def plan_calls(ctx, plan: tuple[str, ...]) -> list[dict]:
     """PDDL steps as tool calls ``{"name", "arguments"}``: a user item by its value, an
     output item as the reference ``$tool.type``."""
@@ -191,5 +194,8 @@ def plan_calls(ctx, plan: tuple[str, ...]) -> list[dict]:
         for p, a in zip(tool.data_params, args):
             producer = ctx.pddl3.producers.get(a)
             arguments[p.name] = f"${producer}.{ctx.pddl3.item_type[a]}" if producer else values[a]
+        for p in tool.params:   # required free literals: the enum's first value, or any
+            if p.required and p.data_type is None:
+                arguments[p.name] = p.enum[0] if p.enum else _ANY.get(p.json_type, "any")
         out.append({"name": name, "arguments": arguments})
     return out
