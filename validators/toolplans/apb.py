@@ -406,6 +406,9 @@ def check_case(ctx: TaskContext, case: dict, output, *, time_limit: float = 30.0
         rep = judge_prediction(ctx, case.get("prefix") or [], output, case.get("k"),
                                replacement=case.get("replacement"), time_limit=time_limit)
         row.update(rep.to_dict())
+        row["verdict"] = ({True: "right_refusal", False: "wrong_refusal", None: "unknown"}
+                          if rep.refused else
+                          {True: "correct", False: "incorrect", None: "unknown"})[rep.correct]
     else:
         rep = check_output(ctx, output, time_limit=time_limit, engine="internal")
         d = rep.to_dict()

@@ -2,7 +2,7 @@
 
 Each input row is ``{"id", "task": {...}, "tools": [...] (optional when the task has its
 own), "output": text or JSON}``, or for the step-wise setting ``{"id", "task", "prefix",
-"next"}``. Rows of one task share a :class:`TaskContext` (compiled once, solved once). A
+"next"}``, or an APB case of ``toolplans generate`` (``"setting"``) with an ``"output"``. Rows of one task share a :class:`TaskContext` (compiled once, solved once). A
 row that cannot be read gives an ``error`` result row naming the fault, and the run goes
 on. Results are yielded in input order (:func:`check_rows`), or as they are computed
 (:func:`check_arrivals`) for the CLI's :class:`~planning_core.results_file.ResultsWriter`,
@@ -19,6 +19,7 @@ from typing import Callable, Iterator
 from planning_core.errors import PlanningError
 from planning_core.executor import Executor, TaskFailed, in_input_order, make_executor
 from planning_core.executor.local import SerialExecutor
+from planning_core.validators.toolplans.apb import SETTINGS, check_case
 from planning_core.validators.toolplans.check import check_output
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.spec import ToolSpecError, parse_task, parse_tools
@@ -82,6 +83,10 @@ def _check_row(contexts: _Contexts, row: Row, *, engine: str, time_limit: float)
     data = row.data
     try:
         ctx = contexts.get(data)
+        if data.get("setting") in SETTINGS:     # an APB case (toolplans generate) + output
+            if "output" not in data:
+                raise ToolSpecError("the row has no 'output'")
+            return check_case(ctx, data, data["output"], time_limit=time_limit)
         if "next" in data:
             rep = judge_next(ctx, data.get("prefix") or [], data["next"], time_limit=time_limit)
             return {"id": row.id, "task": ctx.task.id, "setting": "step-wise",
@@ -203,7 +208,7 @@ def summarize(results: list[dict]) -> dict:
 def text_table(summary: dict) -> str:
     lines = [f"rows {summary['rows']}, holistic {summary['holistic']}, correct "
              f"{summary['correct']} ({summary['correct_rate']})"]
-    lines += [f"  {k:16s} {v}" for k, v in summary["verdicts"].items()]
+    lines += [f"  {str(k):16s} {v}" for k, v in summary["verdicts"].items()]
     if summary["classes"]:
         lines.append("faults of wrong chains: " + ", ".join(f"{k} {v}" for k, v in summary["classes"].items()))
     for key in ("mean_outputs_produced_wrong", "mean_valid_prefix_wrong", "optimal_valid",
