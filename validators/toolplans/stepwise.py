@@ -276,8 +276,10 @@ def _refusal(replacement):
 def _behaviour(ctx: TaskContext, preds, faults, replacement: str) -> str:
     """Tool-broken behaviour of the first predicted action (paper lines 699-707, Figure 36):
     Replace: the designated replacement tool; Retry: the broken tool again (any arguments);
-    Alter: another existing tool whose call has no fault and keeps the request reachable;
-    Other: anything else (no call, an unknown tool, a faulty call)."""
+    Alter: another existing tool, relevant to the required outputs (Figure 36: "capable of
+    solving the task (or a reasonable step towards it)"), whose call has no fault and keeps
+    the request reachable; Other: anything else (no call, an unknown tool, a faulty call,
+    an irrelevant tool)."""
     if not preds:
         return "other"
     first = preds[0]
@@ -286,6 +288,7 @@ def _behaviour(ctx: TaskContext, preds, faults, replacement: str) -> str:
         return "replace"
     if name in ctx.task.broken:
         return "retry"
-    if first.tool is None or any(f.step == first.index for f in faults):
-        return "other"
+    if first.tool is None or any(f.step == first.index for f in faults) \
+            or first.tool.name not in ctx.relevant:
+        return "other"   # unknown, faulty, or of no use for the required outputs
     return "alter"
