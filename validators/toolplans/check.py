@@ -338,21 +338,20 @@ _STOPS = (Verdict.PRECONDITION_FAILED, Verdict.UNKNOWN_ACTION, Verdict.UNKNOWN_O
 
 def _continue(ctx: TaskContext, report: ValidationReport, infos: tuple[StepInfo, ...],
               steps, with_goal: bool) -> list[Fault]:
-    """Faults of the calls after the one the validator stopped at (APB: "evaluate all 6
-    categories independently; do not stop after finding the first error", paper lines 631
-    and 139), and of the chain's end.
+    """Every fault of every call, including those after the one the validator stopped at
+    (APB: "evaluate all 6 categories independently; do not stop after finding the first
+    error", paper lines 631 and 139), and of the chain's end (required outputs never made,
+    a must-call tool never called: the validator reports only one of the two).
 
     Every call is judged in the state the calls before it *would* have left had each of
     them succeeded: a failed call's outputs count as made (the model's plan relies on them,
     and a missing input is charged once, at the call that lacks it), an unknown tool makes
     nothing. :func:`simulate` does this on the tool semantics, which is what the PDDL
-    compilation encodes, so up to the validator's failing call both agree (a test checks
-    it on every dataset chain)."""
-    if report.verdict not in _STOPS or report.step is None:
-        return []
+    compilation encodes, so both agree on the first fault (a test checks it on every dataset
+    chain) and this adds the faults the validator, stopping at its first, cannot see."""
     sim = simulate(ctx, infos)
-    out = [f for f in sim.faults if f.step is not None and f.step > report.step]
-    if with_goal:
+    out = [f for f in sim.faults if f.step is not None]
+    if with_goal:   # the validator checks the goal or the trajectory constraints, not both
         out += [f for f in sim.faults if f.step is None]
     return out
 
