@@ -362,14 +362,21 @@ def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
             else:
                 row["reference"] = ref
             cases.append(row)
-    for i in range(counts["broken"]):
+    made, i = 0, 0
+    while made < counts["broken"] and i < 4 * counts["broken"] + 40:
         d, task, ref = bases[i % len(bases)]
         rng = random.Random(f"{seed}:b:{i}")
+        i += 1
         j = rng.randrange(len(ref))
         name = ref[j]["name"]
         alt = replacement_tool(task, name)
         broken = replace(task, tools=task.tools + (alt,), broken=(name,))
-        cases.append({"id": f"b-{i:04d}-{task.id}", "setting": "broken", "domain": d,
+        if any(name in t.after for t in task.tools) or \
+                TaskContext(broken).feasibility(engine="internal", time_limit=10).cost != \
+                TaskContext(task).feasibility(engine="internal", time_limit=10).cost:
+            continue   # a tool must come after the broken one: the replacement cannot stand in
+        made += 1
+        cases.append({"id": f"b-{made - 1:04d}-{task.id}", "setting": "broken", "domain": d,
                       "task": task_to_json(broken), "prefix": ref[:j + 1], "k": 1,
                       "broken_tool": name, "replacement": alt.name,
                       "error": f"Error: {name} is unavailable (HTTP 503)",
