@@ -145,19 +145,26 @@ def expected(agent: str, t: dict) -> dict:
                "unsolvable": {"Conf": 100.0, "Info": 100.0, "Tool": 100.0, "Vis": 100.0}}
     if agent == "perfect":
         return perfect
+    for setting in ("holistic", "stepwise", "extraneous"):
+        perfect[setting]["E1"] = 0.0      # every intent met (the requests state theirs)
     if agent == "distractor":
-        return {**perfect, "extraneous": {"CR": 0.0, "E5": 100.0, "E2": 0.0, "E6": 0.0}}
+        # CR 0 and E5 everywhere by construction; where no distractor's inputs are held
+        # the call also lacks them (E4) or names data no tool makes (E6): not asserted
+        return {**perfect, "extraneous": {"CR": 0.0, "E5": 100.0, "E1": 0.0, "E2": 0.0}}
     if agent == "retries":
         return {**perfect, "broken": {"replace": 0.0, "alter": 0.0, "retry": 100.0,
                                       "refusal": 0.0, "other": 0.0}}
     if agent == "stops_early":
-        return {"holistic": {"CR": 0.0, "E2": 100.0, "E5": 0.0, "E6": 0.0},
-                "stepwise": {"CR": 0.0, "E2": 100.0, "E4": 0.0, "E5": 0.0, "E6": 0.0},
+        # one concluding step: E2; for k = 2, 3 (two thirds of the rows) also E3 (one step
+        # of k): grade 0.4 for k = 1, 0.2 otherwise, mean 0.27
+        return {"holistic": {"CR": 0.0, "E1": 0.0, "E2": 100.0, "E5": 0.0, "E6": 0.0},
+                "stepwise": {"CR": 0.0, "Grade": 0.27, "E1": 0.0, "E2": 100.0, "E3": 66.7,
+                             "E4": 0.0, "E5": 0.0, "E6": 0.0},
                 "extraneous": {"CR": 0.0, "E2-H": 100.0, "E2-S": 100.0, "E5": 0.0},
                 "broken": {"replace": 0.0, "alter": 0.0, "retry": 0.0, "refusal": 0.0,
                            "other": 100.0},
                 "unsolvable": {"Conf": 0.0, "Info": 0.0, "Tool": 0.0, "Vis": 0.0}}
-    return {"holistic": {"CR": 0.0, "Grade": 0.0, "E2": 100.0, "E3": 0.0, "E4": 0.0,
+    return {"holistic": {"CR": 0.0, "Grade": 0.0, "E1": None, "E2": 100.0, "E3": 0.0, "E4": 0.0,
                          "E5": 0.0, "E6": 0.0},
             "stepwise": {"CR": 0.0, "Grade": 0.4, "E2": 100.0, "E3": 0.0, "E4": 0.0,
                          "E5": 0.0, "E6": 0.0},
@@ -210,7 +217,8 @@ def main() -> int:
             "Checking time per agent: " + ", ".join(f"{a} {s:.0f} s" for a, s in times.items())
             + " (wall clock, shared 2-core machine).", "",
             "Cells in % (Grade: mean Plan Grade). E1 is decided only where the goal is formal "
-            "(type level here): '-' with the count of undecided rows. Extraneous E2 is split "
+            "(the generated requests state their values per call, `intent`; a refusal leaves "
+            "it undecided): '-' when no row decides it, with the count of undecided rows. Extraneous E2 is split "
             "into E2 of holistic bases (H) and step-wise bases (S), as in Table 1.", ""]
     text += blocks
     text += ["", "Every expected cell (written by hand in `expected()`) matched: "

@@ -8,6 +8,8 @@ Line numbers refer to ``/work/shared/seeds/001_25509288ef9c2098.txt`` (the APB p
   proves it solvable with two or more calls; its optimal chain is the reference.
 * **stepwise** (lines 69-79; 900 cases, 300 for each k in {1, 2, 3}): a holistic task, a
   prefix of its reference chain, k.
+* every holistic request states the values it names per call (``intent``: the reference
+  calls' arguments that are user items), so E1 is decided on these sets.
 * **extraneous** (lines 81-83, 709-727; 1,500 cases: 150 holistic and 150 step-wise bases,
   each with n_e in {2, 4, 6, 8, 10} distractors): each distractor copies the inputs of a
   tool of the task (same scenario) under a close name and description and makes a fresh
@@ -176,7 +178,17 @@ def make_holistic(domain: str, tools: tuple[Tool, ...], rng: random.Random, case
             feas = ctx.feasibility(engine="internal", time_limit=10)
             if feas.status is not Status.SOLVED:
                 continue
-        return task, plan_calls(ctx, feas.plan)
+        calls = plan_calls(ctx, feas.plan)
+        # the values the request names, per call: the goal stated formally (E1 decidable)
+        values = {json.dumps(i.value) for i in task.items}
+        intent = []
+        for c in calls:
+            t = task.tool(c["name"])
+            args = tuple(sorted((p.name, json.dumps(c["arguments"][p.name])) for p in t.data_params
+                                if json.dumps(c["arguments"].get(p.name)) in values))
+            if args and (c["name"], args) not in intent:
+                intent.append((c["name"], args))
+        return replace(task, intent=tuple(intent)), calls
     return None
 
 

@@ -534,7 +534,9 @@ def goal_understanding(ctx: TaskContext, calls, infos) -> tuple[bool | None, str
     user's intent). The required output types are formal: a non-empty chain none of whose
     calls is of a tool relevant to them pursues another goal (E1). The values the user
     meant are formal only when the task lists them (``intent``: calls with argument values
-    the request asks for); then E1 holds iff one is never made. Otherwise E1 is undecided."""
+    the request asks for); then E1 holds iff an intent's tool is called but never with the
+    values asked for (a call that is missing altogether is incompleteness, E2, not a
+    misreading). Otherwise E1 is undecided."""
     task = ctx.task
     known = [i for i in infos if i.tool is not None]
     if known and not any(i.tool.name in ctx.relevant for i in known):
@@ -543,12 +545,13 @@ def goal_understanding(ctx: TaskContext, calls, infos) -> tuple[bool | None, str
             "output (" + ", ".join(task.goal) + ") depends on")]
     if not task.intent:
         return None, "the request's intent is formal only up to data types", []
-    missed = [t for t in task.intent if not _intent_met(task, calls, t)]
+    called = {c.name.lower() for c in calls}
+    missed = [t for t in task.intent if t[0] in called and not _intent_met(task, calls, t)]
     if missed:
         tool, args = missed[0]
         want = ", ".join(f"{k}={v}" for k, v in args)
         return True, "an intent is unmet", [Fault(
-            "goal_misunderstood", None, f"the request asks for {tool}({want}), which no call makes")]
+            "goal_misunderstood", None, f"the request asks for {tool}({want}); the chain calls {tool} with other values")]
     return False, "every intent of the request is met", []
 
 
