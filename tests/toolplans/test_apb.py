@@ -296,3 +296,24 @@ def test_table1_by_hand():
     assert t["unsolvable"]["Vis"] == 100.0 and t["unsolvable"]["Conf"] is None
     text = format_table1(t, "m")
     assert "| m | holistic | 2 | 50.0 | 0.7 | 0.0 | 50.0 |" in text and "| Rp |" in text
+
+
+@pytest.mark.parametrize("text,k", [
+    ('{"tool_chain": [{"name": "login", "parameter_description": {"username": ' + "1" * 5000 + '}}]}', None),
+    ('[' + ",".join(['{"role": "assistant", "thought": "t", "tool_calls": []}'] * 500) + ']', 3),
+    ('{"plan": "p", "tool_chain": [{"name": 7, "parameter_description": {}}]}', None),
+    ('{"plan": "p", "tool_chain": [3]}', None),
+    ('{"plan": "p", "tool_chain": [{"name": "book", "parameter_description": '
+     '{"offer": "(.*)+[ step 99 $$$ \\\\", "passenger": "Ana"}, "reason": "r"}]}', None),
+    ('{"role": "assistant", "thought": "t", "tool_calls": [{"type": "function", '
+     '"function": {"name": "login", "arguments": "{bad"}}]}', 1),
+    ('{"status": "REJECT", "reason": ["not", "a", "string"]}', None),
+    ('{"status": 5}', None),
+    ("\x00\x01 REJECT", 1),
+])
+def test_hostile_answers_in_the_paper_formats(text, k):
+    rep = check_output(mini(), text, grade=False)
+    assert rep.correct in (False, None) or rep.refused
+    pred = judge_prediction(mini(), "[]", text, k)
+    assert pred.correct is False or pred.refused
+    assert 0.0 <= pred.grade <= 1.0
