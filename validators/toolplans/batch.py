@@ -186,6 +186,8 @@ def summarize(results: list[dict]) -> dict:
     classes = Counter(r.get("class") for r in results if r.get("setting") == "holistic"
                       and r.get("correct") is False and r.get("class"))
     faults = Counter(r.get("fault") for r in results if r.get("correct") is False and r.get("fault"))
+    incidence = Counter(c for r in results if r.get("setting") == "holistic"
+                        for c in (r.get("classes") or {}))
     holistic = [r for r in results if r.get("setting") == "holistic"]
     right = sum(1 for r in holistic if r.get("correct") is True)
     wrong = [r for r in holistic if r.get("correct") is False and not r.get("refused")]
@@ -195,6 +197,7 @@ def summarize(results: list[dict]) -> dict:
         "holistic": len(holistic), "correct": right,
         "correct_rate": round(right / len(holistic), 4) if holistic else None,
         "classes": dict(sorted(classes.items())), "faults": dict(sorted(faults.items())),
+        "incidence": dict(sorted(incidence.items())),
         "mean_outputs_produced_wrong": round(sum(r["outputs_produced"] for r in wrong) / len(wrong), 4)
         if wrong else None,
         "mean_valid_prefix_wrong": round(sum(r["valid_prefix"] for r in wrong) / len(wrong), 4)
@@ -225,6 +228,9 @@ def markdown_report(summary: dict) -> str:
     out += [f"| {k} | {v} |" for k, v in summary["verdicts"].items()]
     out += ["", "| APB class (first fault) | wrong chains |", "|---|---:|"]
     out += [f"| {k} | {v} |" for k, v in summary["classes"].items()]
+    out += ["", "| APB class (every one that holds; rows may have several) | holistic rows |",
+            "|---|---:|"]
+    out += [f"| {k} | {v} |" for k, v in summary.get("incidence", {}).items()]
     out += ["", "| fault | rows |", "|---|---:|"]
     out += [f"| {k} | {v} |" for k, v in summary["faults"].items()]
     out += ["", "| grade | value |", "|---|---:|"]
