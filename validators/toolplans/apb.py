@@ -481,7 +481,7 @@ def table1(results: list[dict]) -> dict:
 
 
 def _cell(v) -> str:
-    return "-" if v is None else f"{v:.2f}" if isinstance(v, float) and v <= 1 and False else str(v)
+    return "-" if v is None else str(v)
 
 
 def format_table1(t: dict, name: str = "agent") -> str:
