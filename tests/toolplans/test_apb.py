@@ -317,3 +317,21 @@ def test_hostile_answers_in_the_paper_formats(text, k):
     pred = judge_prediction(mini(), "[]", text, k)
     assert pred.correct is False or pred.refused
     assert 0.0 <= pred.grade <= 1.0
+
+
+# ------------------------------------------------------------------ 9. docs cite the paper
+
+def test_docs_cite_the_paper_for_every_fault_kind_and_grade():
+    import re
+    from pathlib import Path
+
+    from planning_core.validators.toolplans import FAULT_CLASS
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "toolplans.md").read_text()
+    rows = [line for line in docs.splitlines() if line.startswith("| `")]
+    for kind, code in FAULT_CLASS.items():
+        row = next((r for r in rows if f"`{kind}`" in r), None)
+        assert row is not None, kind
+        assert (code or "--") in row and re.search(r"\| [^|]*\d{3}[^|]*\|", row), row
+    for cite in ("lines 599-610", "lines 636-646", "line 690", "694-710", "479-487", "line 83"):
+        assert cite in docs, cite
+    assert "Departure" in docs
