@@ -182,14 +182,14 @@ def main() -> int:
     from collections import Counter
     from planning_core.validators.toolplans import TaskContext, parse_task
     from planning_core.validators.toolplans.apb import build_sets, check_case, format_table1, \
-        load_domains, table1
+        load_domains, paper_table, table1
     t0 = time.perf_counter()
     domains = load_domains(ROOT / "domains" / "toolplans")
     cases = build_sets(domains, seed=args.seed, scale=args.scale)
     gen_s = time.perf_counter() - t0
     counts = Counter(c["setting"] for c in cases)
     contexts: dict[str, TaskContext] = {}
-    failures, blocks, times = [], [], {}
+    failures, blocks, times, tables = [], [], {}, {}
     for agent in AGENTS:
         t1 = time.perf_counter()
         rows = []
@@ -201,6 +201,7 @@ def main() -> int:
             rows.append(check_case(ctx, case, answer(agent, case)))
         times[agent] = time.perf_counter() - t1
         t = table1(rows)
+        tables[agent] = t
         blocks.append(f"### {agent}\n\n" + format_table1(t, agent))
         for setting, cells in expected(agent, t).items():
             got = t.get(setting, {})
@@ -220,7 +221,9 @@ def main() -> int:
             "(the generated requests state their values per call, `intent`; a refusal leaves "
             "it undecided): '-' when no row decides it, with the count of undecided rows. Extraneous E2 is split "
             "into E2 of holistic bases (H) and step-wise bases (S), as in Table 1.", ""]
-    text += blocks
+    text += ["### Table 1 (the paper's layout, lines 93-121), one row per agent", "",
+             paper_table(tables), "### Details per agent", ""]
+    text += [b.replace("### ", "#### ") for b in blocks]
     text += ["", "Every expected cell (written by hand in `expected()`) matched: "
              + ("yes" if not failures else "NO: " + "; ".join(failures[:10]))]
     body = "\n".join(text) + "\n"

@@ -296,6 +296,8 @@ def test_table1_by_hand():
     assert t["unsolvable"]["Vis"] == 100.0 and t["unsolvable"]["Conf"] is None
     text = format_table1(t, "m")
     assert "| m | holistic | 2 | 50.0 | 0.7 | 0.0 | 50.0 |" in text and "| Rp |" in text
+    # Table 1's first block: holistic then extraneous cells of one row
+    assert "| m | 50.0 | 0.7 | 0.0 | 50.0 | 0.0 | 50.0 | 0.0 | 0.0 | 0.0 | 0.6 | - | 0.0 | - |" in text
 
 
 @pytest.mark.parametrize("text,k", [

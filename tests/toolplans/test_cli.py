@@ -204,7 +204,7 @@ def test_predict_generate_batch_report(task, tmp_path, capsys):
     assert code == 0
     code, out, _ = run(capsys, "report", tmp_path / "res.jsonl", "--name", "refuses")
     assert code == 0 and "| refuses | holistic |" in out and "| Rp |" in out
-    assert "| refuses | 0.0 | 0.0 | 0.0 | 100.0 | 0.0 | 100.0 | 100.0 | 100.0 | 100.0 |" in out
+    assert "| 0.0 | 0.0 | 0.0 | 100.0 | 0.0 | 100.0 | 100.0 | 100.0 | 100.0 |" in out
     code, _, err = run(capsys, "report", tmp_path / "nope.jsonl")
     assert code == 2 and "no such results file" in err
     code, _, err = run(capsys, "generate", "--scale", "0", "--out", cases)

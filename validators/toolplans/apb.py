@@ -44,7 +44,8 @@ from planning_core.validators.toolplans.relevance import relevant_tools
 from planning_core.validators.toolplans.spec import Tool, ToolTask, parse_task, read_tools
 
 __all__ = ["N_E", "PAPER_COUNTS", "SETTINGS", "build_sets", "check_case", "distractors",
-           "load_domains", "replacement_tool", "table1", "task_to_json", "tool_to_json",
+           "format_table1", "load_domains", "paper_table", "replacement_tool", "table1", "task_to_json",
+           "tool_to_json",
            "unsolvable_variants"]
 
 PAPER_COUNTS = {"holistic": 1109, "stepwise": 900, "extraneous": 1500, "broken": 300,
@@ -484,9 +485,36 @@ def _cell(v) -> str:
     return "-" if v is None else str(v)
 
 
+_ES = ("E1", "E2", "E3", "E4", "E5", "E6")
+
+
+def paper_table(tables: dict[str, dict]) -> str:
+    """Table 1's two blocks (header rows at lines 93-94 and 107-108) with one row per
+    model (``tables``: name -> :func:`table1`)."""
+    def cells(t, setting, keys):
+        e = t.get(setting, {})
+        return [_cell(e.get(k)) for k in keys]
+    lines = ["| Model | Holistic CR | Grade | " + " | ".join(_ES) + " | Extraneous CR | Grade | "
+             "E1 | E2-H | E2-S | E3 | E4 | E5 | E6 |", "|---|" + "---:|" * 17]
+    for name, t in tables.items():
+        lines.append(f"| {name} | " + " | ".join(
+            cells(t, "holistic", ("CR", "Grade") + _ES)
+            + cells(t, "extraneous", ("CR", "Grade", "E1", "E2-H", "E2-S", "E3", "E4", "E5",
+                                      "E6"))) + " |")
+    lines += ["", "| Model | Step-wise CR | Grade | " + " | ".join(_ES)
+              + " | Rp | Al | Rt | Rf | Ot | Conf | Info | Tool | Vis |", "|---|" + "---:|" * 17]
+    for name, t in tables.items():
+        lines.append(f"| {name} | " + " | ".join(
+            cells(t, "stepwise", ("CR", "Grade") + _ES)
+            + cells(t, "broken", ("replace", "alter", "retry", "refusal", "other"))
+            + cells(t, "unsolvable", tuple(KIND_COLUMNS.values()))) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def format_table1(t: dict, name: str = "agent") -> str:
-    """Table 1's layout as Markdown: one block per setting group."""
-    lines = []
+    """Table 1's layout as Markdown (:func:`paper_table`), then the details: per setting
+    the number of rows and of rows where E1 is undecided, and CR per n_e."""
+    lines = [paper_table({name: t}), "Details:", ""]
     head = "| model | setting | n | CR | Grade | E1 | E2 | E3 | E4 | E5 | E6 | E1 undecided |"
     lines += [head, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in ("holistic", "stepwise", "extraneous"):
@@ -502,12 +530,7 @@ def format_table1(t: dict, name: str = "agent") -> str:
         lines += ["", "| model | " + " | ".join(f"CR n_e={n}" for n in N_E) + " |",
                   "|---|" + "---:|" * len(N_E),
                   f"| {name} | " + " | ".join(_cell(by[n]) for n in N_E) + " |"]
-    if "broken" in t or "unsolvable" in t:
-        b = t.get("broken", {})
-        u = t.get("unsolvable", {})
-        lines += ["", "| model | Rp | Al | Rt | Rf | Ot | Conf | Info | Tool | Vis |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-                  f"| {name} | " + " | ".join(_cell(b.get(k)) for k in
-                                              ("replace", "alter", "retry", "refusal", "other"))
-                  + " | " + " | ".join(_cell(u.get(c)) for c in KIND_COLUMNS.values()) + " |"]
+    for key, label in (("broken", "tool-broken"), ("unsolvable", "unsolvable")):
+        if key in t:
+            lines.append(f"\n{label} rows: {t[key]['n']}")
     return "\n".join(lines) + "\n"
