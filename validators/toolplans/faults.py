@@ -5,9 +5,11 @@ Capabilities in LLM Agents", arXiv:2606.04874) labels failed plans E1-E6: goal
 understanding (E1), premature conclusion / incompleteness (E2), constraint violation (E3),
 logic error (E4), tool-use error (E5), hallucination (E6), with an LLM judge. Once tools
 are a planning domain, the classes below are decided exactly; ``docs/toolplans.md`` gives
-each one's definition. E1 (did the plan pursue what the user meant, e.g. origin and
-destination swapped) needs the meaning of values and stays with a judge: no fault here
-claims it.
+each one's definition with the paper's lines. E1 (did the plan pursue what the user
+meant, e.g. origin and destination swapped) is claimed only where the goal is formal: a
+chain serving no required output, or a task's ``intent`` values contradicted; otherwise it
+is undecided and left to a judge. A sample may have several classes (paper lines 137,
+631): every fault is reported with its call.
 """
 from __future__ import annotations
 
