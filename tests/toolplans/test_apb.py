@@ -69,6 +69,16 @@ def test_prose_that_names_nothing_is_read_by_type_and_listed_undecided():
     assert rep.classes == {"E5": [3]} and rep.undecided == ()
 
 
+def test_prose_naming_the_calls_own_tool_is_not_a_reference():
+    chain = list(PERFECT)
+    chain[2] = entry("book", {"offer": "the offer we will book (from search)", "passenger": "Ana"})
+    rep = check_output(mini(), holistic(chain))
+    assert rep.correct and rep.undecided == ()          # "search" decides it, "book" is prose
+    chain[2] = entry("book", {"offer": "the offer to book", "passenger": "Ana"})
+    rep = check_output(mini(), holistic(chain))
+    assert rep.correct and rep.undecided == ()          # the type named: "offer"
+
+
 def test_format_violations_are_E3_with_the_grade_by_hand():
     rep = check_output(mini(), holistic(PERFECT, plan=None))       # no plan: chain level
     assert rep.correct is False and rep.classes == {"E3": [None]}

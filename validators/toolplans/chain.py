@@ -15,7 +15,8 @@ APB's holistic answers describe arguments in prose (``parameter_description``, p
 690: "the list of frames returned from Step 1"). A prose value is matched, in this order,
 as far as it is decidable: a ``$`` reference or a value equal to an item, as above; a
 mention of exactly one step number (``step 2``, ``call 2``, ``#2``) -> that call's output;
-of exactly one earlier tool name -> its output; of exactly one user item's value -> that
+of exactly one tool called earlier that makes the parameter's type -> its output (other
+tool names, such as the call's own, are prose); of exactly one user item's value -> that
 item; of the parameter's data type (``flight offer``) -> the latest maker's output. What
 matches none of these is *undecided* (``StepInfo.undecided``): it is read at the type level
 as the item of the parameter's type available at the call (an earlier call's output, else
@@ -146,7 +147,9 @@ class _Resolver:
         if len(steps) == 1:
             return self.reference(str(steps.pop()), p, index), True
         words = set(re.findall(r"[a-z0-9_\-]+", low))
-        named = {t.name for t in self.task.tools if t.name in words}
+        earlier = {t.name for t in self.tools[:index - 1] if t is not None}
+        named = {t.name for t in self.task.tools if t.name in words and t.name in earlier
+                 and p.data_type in t.produces}
         if len(named) == 1:
             return self.reference(named.pop(), p, index), True
         hits = [i for i in self.task.items if isinstance(i.value, (str, int, float))
