@@ -136,6 +136,8 @@ def make_holistic(domain: str, tools: tuple[Tool, ...], rng: random.Random, case
     """A solvable request over ``tools`` (see the module docstring) and its optimal chain."""
     inputs = _input_types(tools)
     goals = sorted({x for t in tools for x in t.produces if t.data_params or t.requires})
+    if not goals:
+        return None
     for _ in range(tries):
         goal = rng.sample(goals, 2 if rng.random() < 0.3 and len(goals) > 1 else 1)
         need, seen, given, used = list(goal), set(), set(), []
@@ -214,6 +216,8 @@ def distractors(task: ToolTask, n: int, rng: random.Random) -> ToolTask:
     added: list[Tool] = []
     k = 0
     while len(added) < n:
+        if k > 50 * (n + len(rel)):
+            raise ValueError(f"cannot name {n} distractors for {task.id}")
         base = task.tool(rel[k % len(rel)])
         k += 1
         aspect = rng.choice(_ASPECTS)
