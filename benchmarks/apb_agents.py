@@ -181,8 +181,9 @@ def main() -> int:
     args = ap.parse_args()
     from collections import Counter
     from planning_core.validators.toolplans import TaskContext, parse_task
-    from planning_core.validators.toolplans.apb import build_sets, check_case, format_table1, \
-        load_domains, paper_table, table1
+    from planning_core.validators.toolplans.apb import build_sets, load_domains
+    from planning_core.validators.toolplans.apb_report import check_case, format_table1, \
+        paper_table, table1
     t0 = time.perf_counter()
     domains = load_domains(ROOT / "domains" / "toolplans")
     cases = build_sets(domains, seed=args.seed, scale=args.scale)

@@ -9,9 +9,10 @@ import pytest
 
 from planning_core.errors import PlanningError
 from planning_core.validators.toolplans import TaskContext, check_output, judge_prediction, parse_task
-from planning_core.validators.toolplans.apb import (N_E, build_sets, distractors, format_table1,
-                                                    load_domains, replacement_tool, table1,
-                                                    task_to_json, unsolvable_variants)
+from planning_core.validators.toolplans.apb import (N_E, build_sets, distractors, load_domains,
+                                                    replacement_tool, task_to_json,
+                                                    unsolvable_variants)
+from planning_core.validators.toolplans.apb_report import format_table1, table1
 from planning_core.validators.toolplans.calls import parse_output, parse_prediction
 from planning_core.validators.toolplans.grade import holistic_grade, stepwise_grade
 

@@ -19,7 +19,8 @@ from typing import Callable, Iterator
 from planning_core.errors import PlanningError
 from planning_core.executor import Executor, TaskFailed, in_input_order, make_executor
 from planning_core.executor.local import SerialExecutor
-from planning_core.validators.toolplans.apb import SETTINGS, check_case
+from planning_core.validators.toolplans.apb import SETTINGS
+from planning_core.validators.toolplans.apb_report import check_case
 from planning_core.validators.toolplans.check import check_output
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.spec import ToolSpecError, parse_task, parse_tools

@@ -307,7 +307,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.dataset import read_results
-    from planning_core.validators.toolplans.apb import format_table1, table1
+    from planning_core.validators.toolplans.apb_report import format_table1, table1
 
     path = Path(args.results)
     if not path.is_file():
