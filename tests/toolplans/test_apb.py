@@ -101,6 +101,17 @@ def test_reject_format_and_our_json_both_read():
     assert [len(st.calls) for st in out.steps] == [1, 0] and out.issues == ()
 
 
+def test_an_openai_message_is_one_step_with_all_its_calls():
+    msg = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "a", "type": "function", "function": {"name": "login", "arguments": '{"username": "ana.l"}'}},
+        {"id": "b", "type": "function", "function": {"name": "search", "arguments": json.dumps(
+            {"origin": "Paris", "destination": "Rome", "date": "2025-05-01"})}}]}
+    out = parse_prediction(json.dumps(msg), 1)
+    assert len(out.steps) == 1 and len(out.steps[0].calls) == 2 and out.issues == ()
+    assert judge_prediction(mini(), "[]", json.dumps([msg, {"role": "assistant", "tool_calls": []}]),
+                            2).classes == {"E2": [None]}
+
+
 @pytest.mark.parametrize("text", ["[" * 50000, '{"plan": "' + "x" * 10 + '", "tool_chain": [{}]}',
                                   '{"tool_chain": [{"name": "login", "parameter_description": 5}]}',
                                   '{"role": "assistant", "thought": "t", "tool_calls": 3}'])

@@ -333,7 +333,7 @@ def parse_prediction(text, k: int | None = None) -> ModelOutput:
     APB's format (Figures 28-30): one object ``{"role", "thought", "tool_calls"}`` for
     k = 1, a JSON array of k of them otherwise; a step with no tool call concludes with
     text. Our own shapes are read as one step per call (a JSON list of calls, or one call
-    per line). A refusal (``{"status": "REJECT"}``, ``REFUSE ...``) is a refusal. The
+    per line), or one step per OpenAI assistant message (with all its calls). A refusal (``{"status": "REJECT"}``, ``REFUSE ...``) is a refusal. The
     number of steps differing from ``k``, and a paper-format step lacking ``role``,
     ``thought``, ``tool_calls`` or a call's ``type``, are format violations (E3)."""
     data = text
@@ -361,7 +361,19 @@ def parse_prediction(text, k: int | None = None) -> ModelOutput:
                                steps=(Step((), data.strip()),), format="text")
         if out.error:
             return out
-        steps = tuple(Step((c,)) for c in out.calls) or (Step(()),)
+        messages = [data] if isinstance(data, dict) else data if isinstance(data, list) else []
+        if messages and all(isinstance(m, dict) and "tool_calls" in m and "name" not in m
+                            for m in messages):
+            # OpenAI assistant messages: one step per message, with all of its calls
+            steps_l = []
+            for m in messages:
+                inner = _from_json(m)
+                if inner.error:
+                    return inner
+                steps_l.append(Step(inner.calls))
+            steps = tuple(steps_l)
+        else:
+            steps = tuple(Step((c,)) for c in out.calls) or (Step(()),)
         issues = list(out.issues)
     else:
         steps_l = []
