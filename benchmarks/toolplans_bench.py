@@ -17,7 +17,8 @@ invalid chain included), and the time Fast Downward takes to solve the same comp
 the peer for "is this plan right" questions. All wall-clock on a shared machine; CPU-bound
 Python in one process. Every planted chain must be valid and every broken one invalid with
 the planted class (the benchmark exits non-zero otherwise), and FD's optimum must equal the
-planted length. Results go to ``benchmarks/results/toolplans.md``. Usage::
+planted length. Results go to ``benchmarks/results/toolplans.md`` (its section "APB
+settings", written by ``benchmarks/apb_agents.py``, is kept). Usage::
 
     python benchmarks/toolplans_bench.py [--sizes 100 1000 10000] [--repeat 5] [--fd-limit 60]
 """
@@ -196,7 +197,9 @@ def main() -> int:
                   f"planted fault): {'yes' if len(failures) == fd_bad * len(failures) else 'NO'}. "
                   f"Fast Downward's status and optimum equal the reference wherever it finished "
                   f"within {args.fd_limit:g} s: {'NO' if fd_bad else 'yes'}."]
-    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    old = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
+    apb = old[old.find("## APB settings"):] if "## APB settings" in old else ""
+    OUT.write_text("\n".join(lines) + "\n" + ("\n" + apb if apb else ""), encoding="utf-8")
     print("\n".join(lines))
     for f in failures[:20]:
         print("FAIL", f, file=sys.stderr)

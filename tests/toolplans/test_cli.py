@@ -113,11 +113,11 @@ def test_batch_writes_resumes_and_reports(tmp_path, capsys):
     assert code == 0
     results = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
     assert results["a"]["verdict"] == "valid" and results["b"]["verdict"] == "wrong_refusal"
-    assert results["c"]["fault"] == "unknown_tool" and results["c"]["class"] == "E5"
+    assert results["c"]["fault"] == "unknown_tool" and results["c"]["class"] == "E6"
     assert results["d"]["verdict"] == "error" and "/goal" in results["d"]["error"]
     assert results["e"]["verdict"] == "optimal"
     assert results["line-6"]["verdict"] == "error" and "rows.jsonl:6" in results["line-6"]["error"]
-    assert "correct 1" in text and "| E5 | 1 |" in (tmp_path / "r.md").read_text()
+    assert "correct 1" in text and "| E6 | 1 |" in (tmp_path / "r.md").read_text()
     # a second run skips everything already there
     code, _, err = run(capsys, "batch", "--rows", rows, "--out", out, "--no-progress")
     assert code == 0 and "6 row(s) already" in err
@@ -179,3 +179,42 @@ def test_batch_refuses_a_results_file_another_run_holds(tmp_path, capsys):
     with handle:
         code, _, err = run(capsys, "batch", "--rows", rows, "--out", out)
     assert code == 2 and "another run is writing" in err
+
+
+def test_predict_generate_batch_report(task, tmp_path, capsys):
+    step = {"role": "assistant", "thought": "log in",
+            "tool_calls": [{"type": "function", "function": {"name": "login",
+                                                              "arguments": {"username": "ana.l"}}}]}
+    code, out, _ = run(capsys, "predict", task, "--output", json.dumps(step), "--k", "1")
+    assert code == 0 and out.startswith("correct: grade 1.0")
+    code, out, _ = run(capsys, "predict", task, "--output", json.dumps([step]), "--k", "2", "--json")
+    assert code == 1 and json.loads(out)["classes"] == {"E3": [None]}
+    code, out, _ = run(capsys, "check", task, _file(tmp_path, '{"status": "REJECT"}'))
+    assert code == 1 and "E2 unjustified_refusal" in out and "plan grade 0.0" in out
+    cases = tmp_path / "cases.jsonl"
+    code, out, _ = run(capsys, "generate", "--root", DOMAINS, "--scale", "0.005", "--seed", "1",
+                       "--out", cases)
+    assert code == 0 and "over 11 tool domain(s)" in out
+    rows = [json.loads(line) for line in cases.read_text().splitlines()]
+    answered = tmp_path / "answered.jsonl"
+    answered.write_text("".join(json.dumps({**r, "output": '{"status": "REJECT"}'}) + "\n"
+                                for r in rows))
+    code, _, _ = run(capsys, "batch", "--rows", answered, "--out", tmp_path / "res.jsonl",
+                     "--no-progress")
+    assert code == 0
+    code, out, _ = run(capsys, "report", tmp_path / "res.jsonl", "--name", "refuses")
+    assert code == 0 and "| refuses | holistic |" in out and "| Rp |" in out
+    assert "| 0.0 | 0.0 | 0.0 | 100.0 | 0.0 | 100.0 | 100.0 | 100.0 | 100.0 |" in out
+    code, _, err = run(capsys, "report", tmp_path / "nope.jsonl")
+    assert code == 2 and "no such results file" in err
+    code, _, err = run(capsys, "generate", "--scale", "0", "--out", cases)
+    assert code == 2
+
+
+def _file(tmp_path, text):
+    f = tmp_path / "out.txt"
+    f.write_text(text)
+    return f
+
+
+DOMAINS = __import__("tests.toolplans.toolplans_fixtures", fromlist=["DATASET"]).DATASET

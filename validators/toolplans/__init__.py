@@ -21,10 +21,11 @@ from planning_core.validators.toolplans.feasibility import Feasibility, plan_cal
 from planning_core.validators.toolplans.spec import (Constraint, DataItem, Param, Tool,
                                                       ToolSpecError, ToolTask, parse_task,
                                                       parse_tools, read_task, read_tools)
-from planning_core.validators.toolplans.stepwise import NextReport, judge_next
+from planning_core.validators.toolplans.stepwise import (NextReport, PredictionReport, judge_next,
+                                                          judge_prediction)
 
 __all__ = ["Call", "ChainReport", "Compiled", "Constraint", "DataItem", "FAULT_CLASS", "Fault",
-           "Feasibility", "ModelOutput", "NextReport", "Param", "TaskContext", "Tool",
-           "ToolSpecError", "ToolTask", "check_output", "compile_task", "judge_next",
+           "Feasibility", "ModelOutput", "NextReport", "Param", "PredictionReport", "TaskContext", "Tool",
+           "ToolSpecError", "ToolTask", "check_output", "compile_task", "judge_next", "judge_prediction",
            "parse_output", "parse_task", "parse_tools", "plan_calls", "read_task",
            "read_tools", "relevant_tools"]

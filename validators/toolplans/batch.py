@@ -2,7 +2,7 @@
 
 Each input row is ``{"id", "task": {...}, "tools": [...] (optional when the task has its
 own), "output": text or JSON}``, or for the step-wise setting ``{"id", "task", "prefix",
-"next"}``. Rows of one task share a :class:`TaskContext` (compiled once, solved once). A
+"next"}``, or an APB case of ``toolplans generate`` (``"setting"``) with an ``"output"``. Rows of one task share a :class:`TaskContext` (compiled once, solved once). A
 row that cannot be read gives an ``error`` result row naming the fault, and the run goes
 on. Results are yielded in input order (:func:`check_rows`), or as they are computed
 (:func:`check_arrivals`) for the CLI's :class:`~planning_core.results_file.ResultsWriter`,
@@ -19,6 +19,8 @@ from typing import Callable, Iterator
 from planning_core.errors import PlanningError
 from planning_core.executor import Executor, TaskFailed, in_input_order, make_executor
 from planning_core.executor.local import SerialExecutor
+from planning_core.validators.toolplans.apb import SETTINGS
+from planning_core.validators.toolplans.apb_report import check_case
 from planning_core.validators.toolplans.check import check_output
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.spec import ToolSpecError, parse_task, parse_tools
@@ -82,6 +84,10 @@ def _check_row(contexts: _Contexts, row: Row, *, engine: str, time_limit: float)
     data = row.data
     try:
         ctx = contexts.get(data)
+        if data.get("setting") in SETTINGS:     # an APB case (toolplans generate) + output
+            if "output" not in data:
+                raise ToolSpecError("the row has no 'output'")
+            return check_case(ctx, data, data["output"], time_limit=time_limit)
         if "next" in data:
             rep = judge_next(ctx, data.get("prefix") or [], data["next"], time_limit=time_limit)
             return {"id": row.id, "task": ctx.task.id, "setting": "step-wise",
@@ -181,6 +187,8 @@ def summarize(results: list[dict]) -> dict:
     classes = Counter(r.get("class") for r in results if r.get("setting") == "holistic"
                       and r.get("correct") is False and r.get("class"))
     faults = Counter(r.get("fault") for r in results if r.get("correct") is False and r.get("fault"))
+    incidence = Counter(c for r in results if r.get("setting") == "holistic"
+                        for c in (r.get("classes") or {}))
     holistic = [r for r in results if r.get("setting") == "holistic"]
     right = sum(1 for r in holistic if r.get("correct") is True)
     wrong = [r for r in holistic if r.get("correct") is False and not r.get("refused")]
@@ -190,6 +198,7 @@ def summarize(results: list[dict]) -> dict:
         "holistic": len(holistic), "correct": right,
         "correct_rate": round(right / len(holistic), 4) if holistic else None,
         "classes": dict(sorted(classes.items())), "faults": dict(sorted(faults.items())),
+        "incidence": dict(sorted(incidence.items())),
         "mean_outputs_produced_wrong": round(sum(r["outputs_produced"] for r in wrong) / len(wrong), 4)
         if wrong else None,
         "mean_valid_prefix_wrong": round(sum(r["valid_prefix"] for r in wrong) / len(wrong), 4)
@@ -203,7 +212,7 @@ def summarize(results: list[dict]) -> dict:
 def text_table(summary: dict) -> str:
     lines = [f"rows {summary['rows']}, holistic {summary['holistic']}, correct "
              f"{summary['correct']} ({summary['correct_rate']})"]
-    lines += [f"  {k:16s} {v}" for k, v in summary["verdicts"].items()]
+    lines += [f"  {str(k):16s} {v}" for k, v in summary["verdicts"].items()]
     if summary["classes"]:
         lines.append("faults of wrong chains: " + ", ".join(f"{k} {v}" for k, v in summary["classes"].items()))
     for key in ("mean_outputs_produced_wrong", "mean_valid_prefix_wrong", "optimal_valid",
@@ -220,6 +229,9 @@ def markdown_report(summary: dict) -> str:
     out += [f"| {k} | {v} |" for k, v in summary["verdicts"].items()]
     out += ["", "| APB class (first fault) | wrong chains |", "|---|---:|"]
     out += [f"| {k} | {v} |" for k, v in summary["classes"].items()]
+    out += ["", "| APB class (every one that holds; rows may have several) | holistic rows |",
+            "|---|---:|"]
+    out += [f"| {k} | {v} |" for k, v in summary.get("incidence", {}).items()]
     out += ["", "| fault | rows |", "|---|---:|"]
     out += [f"| {k} | {v} |" for k, v in summary["faults"].items()]
     out += ["", "| grade | value |", "|---|---:|"]

@@ -11,7 +11,24 @@ Accepted shapes (the first that fits wins):
   ``grammars/toolcall.lark``); numbering (``1.``, ``2)``) and bullets are skipped.
 
 A refusal is an assistant message with a non-empty ``refusal`` (OpenAI's field), an object
-``{"refuse": true}``, or text whose first word is ``REFUSE`` or ``UNSOLVABLE``.
+``{"refuse": true}``, APB's ``{"status": "REJECT", "reason": ...}`` (paper line 947), or text
+whose first word is ``REFUSE``, ``REJECT`` or ``UNSOLVABLE``.
+
+APB's own formats (paper: holistic prompt, Figure 34, line 690; step-wise prompts, Figures
+28-30, lines 673-677) are read too:
+
+* holistic ``{"plan": "...", "tool_chain": [{"name", "parameter_description": {...},
+  "reason"}]}``: the values of ``parameter_description`` are *prose* (``Call.prose``), matched
+  to data items by :mod:`.chain` as far as that is decidable; a missing ``plan`` or
+  ``reason``, or a ``parameter_description`` that is not an object, is a format violation
+  (``ModelOutput.issues``, class E3); ``arguments`` is accepted in place of
+  ``parameter_description`` (the paper's Figure 51 prediction uses it, graded correct);
+* step-wise ``{"role": "assistant", "thought", "tool_calls": [{"type": "function",
+  "function": {"name", "arguments"}}]}`` for one step, a JSON array of k of them for k steps
+  (:func:`parse_prediction`); a step with empty ``tool_calls`` concludes (text only).
+
+Every JSON text of model output is read by :func:`loads` (one place, so a project-wide safe
+loader can replace it).
 
 Bad output is not an exception: :func:`parse_output` returns a :class:`ModelOutput` with
 ``error`` set (what and where: JSON line:column, or the line of the bad call).
@@ -26,10 +43,29 @@ from lark import Transformer, UnexpectedInput
 
 from planning_core.grammar_files import lazy_parser
 
-__all__ = ["Call", "ModelOutput", "parse_output"]
+__all__ = ["Call", "ModelOutput", "Step", "loads", "parse_output", "parse_prediction"]
 
 _parser = lazy_parser("toolcall.lark", parser="lalr")
-_REFUSAL = re.compile(r"^\s*(refuse|unsolvable)\b", re.IGNORECASE)
+_REFUSAL = re.compile(r"^\s*(refuse|reject|unsolvable)\b", re.IGNORECASE)
+
+
+class OutputJSONError(ValueError):
+    """Model output that is not JSON; ``lineno``/``colno`` locate it when known."""
+
+    def __init__(self, msg: str, lineno: int = 1, colno: int = 1) -> None:
+        super().__init__(msg)
+        self.msg, self.lineno, self.colno = msg, lineno, colno
+
+
+def loads(text: str):
+    """The one reader of model-output JSON: ``json.loads`` with every failure (bad JSON,
+    nesting too deep for the parser, numbers too long) turned into :class:`OutputJSONError`."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise OutputJSONError(err.msg, err.lineno, err.colno) from None
+    except (ValueError, RecursionError) as err:
+        raise OutputJSONError(str(err) or type(err).__name__) from None
 _NUMBERING = re.compile(r"^\s*(?:\d+\s*[.):]|[-*•])\s*")
 
 
@@ -41,6 +77,7 @@ class Call:
     name: str
     arguments: dict = field(compare=False)
     line: int | None = None
+    prose: bool = False     # arguments are APB's parameter_description (described, not given)
 
     def text(self) -> str:
         args = ", ".join(f"{k}={json.dumps(v)}" for k, v in self.arguments.items())
@@ -48,10 +85,28 @@ class Call:
 
 
 @dataclass(frozen=True, slots=True)
+class Step:
+    """One predicted action of the step-wise setting: its calls (none: the step concludes
+    with text only) and the format violations found in it."""
+
+    calls: tuple[Call, ...] = ()
+    thought: str | None = None
+    issues: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ModelOutput:
+    """``calls`` in order; ``issues`` are format violations (E3) as ``(call or None,
+    message)``; ``format`` names the shape read (``paper-holistic``, ``paper-stepwise``,
+    ``reject``, ``ours``); ``steps`` the step-wise actions when read by
+    :func:`parse_prediction`."""
+
     calls: tuple[Call, ...] = ()
     refusal: str | None = None
     error: str | None = None
+    issues: tuple[tuple[int | None, str], ...] = ()
+    format: str = "ours"
+    steps: tuple[Step, ...] = ()
 
     @property
     def refused(self) -> bool:
@@ -67,10 +122,10 @@ class _ToValues(Transformer):
         return str(children[0]), children[1]
 
     def pair(self, children):
-        return json.loads(children[0]), children[1]
+        return loads(children[0]), children[1]
 
     def string(self, c):
-        return json.loads(c[0])
+        return loads(c[0])
 
     def single(self, c):
         return str(c[0])[1:-1]
@@ -107,8 +162,8 @@ def parse_output(text: str | object) -> ModelOutput:
     stripped = _strip_fence(text)
     if stripped[:1] in "[{":
         try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError as err:
+            data = loads(stripped)
+        except OutputJSONError as err:
             return ModelOutput(error=f"line {err.lineno}, column {err.colno}: not JSON: {err.msg}")
         return _from_json(data)
     if _REFUSAL.match(stripped):
@@ -149,6 +204,12 @@ def _from_lines(text: str) -> ModelOutput:
 
 def _from_json(data) -> ModelOutput:
     if isinstance(data, dict):
+        if isinstance(data.get("status"), str) and data["status"].strip().upper() == "REJECT":
+            reason = data.get("reason")
+            return ModelOutput(refusal=reason.strip() if isinstance(reason, str) and reason.strip()
+                               else "REJECT", format="reject")
+        if "tool_chain" in data:
+            return _from_holistic(data)
         refusal = data.get("refusal")
         if isinstance(refusal, str) and refusal.strip():
             return ModelOutput(refusal=refusal.strip())
@@ -190,8 +251,8 @@ def _call(entry, ptr: str) -> tuple[Call | None, str | None]:
     args = entry.get("arguments", entry.get("args", entry.get("parameters", {})))
     if isinstance(args, str):
         try:
-            args = json.loads(args) if args.strip() else {}
-        except json.JSONDecodeError as err:
+            args = loads(args) if args.strip() else {}
+        except OutputJSONError as err:
             return None, (f"at {ptr}/arguments: the arguments string is not JSON "
                           f"(column {err.colno}: {err.msg})")
     if args is None:
@@ -199,3 +260,132 @@ def _call(entry, ptr: str) -> tuple[Call | None, str | None]:
     if not isinstance(args, dict):
         return None, f"at {ptr}/arguments: expected an object, found {type(args).__name__}"
     return Call(name, dict(args)), None
+
+
+def _from_holistic(data: dict) -> ModelOutput:
+    """APB's holistic answer (Figure 34): ``plan`` and ``tool_chain`` of ``{name,
+    parameter_description, reason}``. Entries that cannot be calls at all (no name) make the
+    output malformed; missing keys the prompt requires are format violations."""
+    issues: list[tuple[int | None, str]] = []
+    if not isinstance(data.get("plan"), str) or not data["plan"].strip():
+        issues.append((None, "the answer has no 'plan' (a string), which the format requires"))
+    chain = data["tool_chain"]
+    if not isinstance(chain, list):
+        return ModelOutput(error=f"at /tool_chain: expected a list, found {type(chain).__name__}",
+                           format="paper-holistic")
+    calls: list[Call] = []
+    for i, entry in enumerate(chain):
+        ptr = f"/tool_chain/{i}"
+        if not isinstance(entry, dict):
+            return ModelOutput(calls=tuple(calls), error=f"at {ptr}: a tool call must be an "
+                               f"object, found {type(entry).__name__}", format="paper-holistic")
+        name = entry.get("name")
+        if not isinstance(name, str) or not name:
+            return ModelOutput(calls=tuple(calls), error=f"at {ptr}: a tool call needs a 'name'",
+                               format="paper-holistic")
+        k = i + 1
+        prose = "parameter_description" in entry
+        args = entry.get("parameter_description", entry.get("arguments", {}))
+        if isinstance(args, str):
+            try:
+                args = loads(args) if args.strip() else {}
+            except OutputJSONError:
+                args = None
+        if args is None or not isinstance(args, dict):
+            issues.append((k, f"call {k}: 'parameter_description' must be an object of "
+                              "parameter values"))
+            args = {}
+        if not isinstance(entry.get("reason"), str) or not entry["reason"].strip():
+            issues.append((k, f"call {k}: no 'reason', which the format requires"))
+        calls.append(Call(name, dict(args), prose=prose))
+    return ModelOutput(calls=tuple(calls), issues=tuple(issues), format="paper-holistic")
+
+
+def _paper_step(obj, where: str) -> tuple[Step | None, str | None]:
+    """One step of APB's step-wise answer (Figure 28); (None, error) when unreadable."""
+    issues = []
+    if obj.get("role") != "assistant":
+        issues.append(f"{where}: 'role' must be \"assistant\"")
+    thought = obj.get("thought")
+    if not isinstance(thought, str):
+        issues.append(f"{where}: no 'thought' (a string)")
+        thought = None
+    raw = obj.get("tool_calls")
+    if raw is None:
+        issues.append(f"{where}: no 'tool_calls' (use [] for none)")
+        raw = []
+    if not isinstance(raw, list):
+        return None, f"{where}/tool_calls: expected a list, found {type(raw).__name__}"
+    calls = []
+    for j, entry in enumerate(raw):
+        if isinstance(entry, dict) and entry.get("type") != "function":
+            issues.append(f"{where}/tool_calls/{j}: 'type' must be \"function\"")
+        call, error = _call(entry, f"{where}/tool_calls/{j}")
+        if error:
+            return None, error
+        calls.append(call)
+    return Step(tuple(calls), thought, tuple(issues)), None
+
+
+def parse_prediction(text, k: int | None = None) -> ModelOutput:
+    """The step-wise setting's prediction of ``k`` next actions (``k`` None: any number).
+
+    APB's format (Figures 28-30): one object ``{"role", "thought", "tool_calls"}`` for
+    k = 1, a JSON array of k of them otherwise; a step with no tool call concludes with
+    text. Our own shapes are read as one step per call (a JSON list of calls, or one call
+    per line), or one step per OpenAI assistant message (with all its calls). A refusal (``{"status": "REJECT"}``, ``REFUSE ...``) is a refusal. The
+    number of steps differing from ``k``, and a paper-format step lacking ``role``,
+    ``thought``, ``tool_calls`` or a call's ``type``, are format violations (E3)."""
+    data = text
+    if isinstance(text, str):
+        stripped = _strip_fence(text) if text.strip() else ""
+        if stripped[:1] in "[{":
+            try:
+                data = loads(stripped)
+            except OutputJSONError as err:
+                return ModelOutput(error=f"line {err.lineno}, column {err.colno}: not JSON: "
+                                         f"{err.msg}")
+    paper = None
+    if isinstance(data, dict) and "thought" in data:
+        paper = [data]
+    elif isinstance(data, list) and data and all(isinstance(d, dict) for d in data) \
+            and any("thought" in d for d in data):
+        paper = data
+    if paper is None:
+        out = parse_output(data)
+        if out.refused:
+            return out
+        if out.error and isinstance(data, str) and data.strip()[:1] not in "[{":
+            # prose that is no call: a step that concludes with text, outside the format
+            return ModelOutput(issues=((None, "the answer is text, not the required JSON"),),
+                               steps=(Step((), data.strip()),), format="text")
+        if out.error:
+            return out
+        messages = [data] if isinstance(data, dict) else data if isinstance(data, list) else []
+        if messages and all(isinstance(m, dict) and "tool_calls" in m and "name" not in m
+                            for m in messages):
+            # OpenAI assistant messages: one step per message, with all of its calls
+            steps_l = []
+            for m in messages:
+                inner = _from_json(m)
+                if inner.error:
+                    return inner
+                steps_l.append(Step(inner.calls))
+            steps = tuple(steps_l)
+        else:
+            steps = tuple(Step((c,)) for c in out.calls) or (Step(()),)
+        issues = list(out.issues)
+    else:
+        steps_l = []
+        for i, obj in enumerate(paper):
+            step, error = _paper_step(obj, f"/{i}" if isinstance(data, list) else "")
+            if error:
+                return ModelOutput(error=error, format="paper-stepwise")
+            steps_l.append(step)
+        steps = tuple(steps_l)
+        issues = [(None, m) for st in steps for m in st.issues]
+    if k is not None and len(steps) != k:
+        issues.append((None, f"the prediction has {len(steps)} step(s); {k} were asked for"))
+    calls = tuple(c for st in steps for c in st.calls)
+    return ModelOutput(calls=calls, issues=tuple(issues), steps=steps,
+                       format="paper-stepwise" if paper is not None else "ours")

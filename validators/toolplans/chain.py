@@ -11,6 +11,18 @@ An argument of a data parameter names a data item:
   user item of that type); a tool name wins over a type name;
 * the output item's own PDDL name (``offer-of-search_flights``).
 
+APB's holistic answers describe arguments in prose (``parameter_description``, paper line
+690: "the list of frames returned from Step 1"). A prose value is matched, in this order,
+as far as it is decidable: a ``$`` reference or a value equal to an item, as above; a
+mention of exactly one step number (``step 2``, ``call 2``, ``#2``) -> that call's output;
+of exactly one tool called earlier that makes the parameter's type -> its output (other
+tool names, such as the call's own, are prose); of exactly one user item's value -> that
+item; of the parameter's data type (``flight offer``) -> the latest maker's output. What
+matches none of these is *undecided* (``StepInfo.undecided``): it is read at the type level
+as the item of the parameter's type available at the call (an earlier call's output, else
+the user's item, else a later call's, as ``$type``), and whether its value is the one the
+user meant stays with a judge (E1/E5 at the level of values).
+
 What names nothing stays as written, so the core validator reports an unknown object (a
 hallucinated input). Schema faults that PDDL does not see (unknown or missing argument
 names, JSON types, enums, calls of forbidden tools) are found here, per call.
@@ -18,6 +30,7 @@ names, JSON types, enums, calls of forbidden tools) are found here, per call.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from planning_core.pddl.plans import PlanStep
@@ -40,6 +53,7 @@ class StepInfo:
     tool: Tool | None
     objects: dict = field(compare=False)
     faults: tuple[Fault, ...] = ()
+    undecided: tuple[str, ...] = ()     # prose arguments read only at the type level
 
 
 def _json_type_ok(value, jtype: str | None) -> bool:
@@ -123,6 +137,47 @@ class _Resolver:
             return self.reference(value[1:], p, index)
         return self.literal(value, p)
 
+    def prose(self, text: str, p: Param, index: int) -> tuple[str | None, bool]:
+        """(object, decided) for a described argument; see the module docstring."""
+        obj = self.resolve(text, p, index)
+        if obj is not None:
+            return obj, True
+        low = text.casefold()
+        steps = {int(a or b) for a, b in _STEP.findall(low)}
+        if len(steps) == 1:
+            return self.reference(str(steps.pop()), p, index), True
+        words = set(re.findall(r"[a-z0-9_\-]+", low))
+        earlier = {t.name for t in self.tools[:index - 1] if t is not None}
+        named = {t.name for t in self.task.tools if t.name in words and t.name in earlier
+                 and p.data_type in t.produces}
+        if len(named) == 1:
+            return self.reference(named.pop(), p, index), True
+        hits = [i for i in self.task.items if isinstance(i.value, (str, int, float))
+                and not isinstance(i.value, bool) and str(i.value).strip()
+                and re.search(r"(?<![\w])" + re.escape(str(i.value).casefold()) + r"(?![\w])", low)]
+        typed = [i for i in hits if i.type == p.data_type]
+        if len(typed) == 1 or (not typed and len(hits) == 1):
+            return (typed or hits)[0].name, True
+        if p.data_type and (p.data_type in words or p.data_type.replace("_", " ") in low):
+            obj = self.reference(p.data_type, p, index)
+            if obj is not None:
+                return obj, True
+        return self.by_type(p, index), False
+
+    def by_type(self, p: Param, index: int) -> str | None:
+        """The item of ``p``'s type at call ``index``: an earlier output, a user item, a
+        later output, any maker's (None: the type exists nowhere)."""
+        earlier = [t for t in self.tools[:index - 1] if t is not None and p.data_type in t.produces]
+        if earlier:
+            return output_object(earlier[-1].name, p.data_type)
+        for item in self.task.items:
+            if item.type == p.data_type:
+                return item.name
+        later = [t for t in self.tools[index:] if t is not None and p.data_type in t.produces]
+        anyone = [t for t in self.task.tools if p.data_type in t.produces]
+        maker = later[0] if later else anyone[0] if anyone else None
+        return output_object(maker.name, p.data_type) if maker is not None else None
+
     def step(self, index: int) -> tuple[PlanStep, StepInfo]:
         call, tool = self.calls[index - 1], self.tools[index - 1]
         line = call.line or index
@@ -138,12 +193,17 @@ class _Resolver:
             faults.append(Fault(kind, index, message, text))
         if tool.name in self.task.forbidden:
             fault("forbidden_tool", f"call {index} uses {tool.name}, which the user forbade")
+        if tool.name in self.task.extraneous:
+            fault("extraneous_tool", f"call {index} uses {tool.name}, a distractor tool that "
+                                     "no chain for this request needs")
         known = {p.name for p in tool.params}
-        for key in call.arguments:
-            if key not in known:
-                fault("wrong_arguments", f"call {index}: {tool.name} has no argument {key!r} "
-                                         f"(it takes {', '.join(sorted(known)) or 'none'})")
+        extra = [key for key in call.arguments if key not in known]
+        for key in extra:
+            faults.append(Fault("wrong_arguments", index, f"call {index}: {tool.name} has no "
+                                f"argument {key!r} (it takes {', '.join(sorted(known)) or 'none'})",
+                                text, minor=True))
         objects: dict[str, str | None] = {}
+        undecided: list[str] = []
         for p in tool.params:
             if p.name not in call.arguments:
                 if p.required:
@@ -152,21 +212,40 @@ class _Resolver:
                 continue
             value = call.arguments[p.name]
             is_ref = isinstance(value, str) and value.startswith("$")
-            if not is_ref and not _json_type_ok(value, p.json_type):
+            if call.prose and isinstance(value, str) and not is_ref and p.data_type is None:
+                # a described literal: its JSON type is not decidable; an enum member named
+                # in it is
+                if p.enum is not None and not any(
+                        _same(value, e) or (isinstance(e, str) and re.search(
+                            r"(?<![\w])" + re.escape(e.casefold()) + r"(?![\w])", value.casefold()))
+                        for e in p.enum):
+                    undecided.append(p.name)
+                continue
+            if call.prose and isinstance(value, str) and not is_ref:
+                pass  # a described data item: no JSON type to check
+            elif not is_ref and not _json_type_ok(value, p.json_type):
                 fault("wrong_arguments", f"call {index}: argument {p.name}={json.dumps(value)} "
                                          f"is not of JSON type {p.json_type}")
             if p.enum is not None and not any(_same(value, e) for e in p.enum):
                 fault("wrong_arguments", f"call {index}: argument {p.name}={json.dumps(value)} "
                                          f"is not one of {json.dumps(list(p.enum))}")
             if p.data_type is not None:
-                objects[p.name] = self.resolve(value, p, index)
+                if call.prose and isinstance(value, str) and not is_ref:
+                    objects[p.name], decided = self.prose(value, p, index)
+                    if not decided:
+                        undecided.append(p.name)
+                else:
+                    objects[p.name] = self.resolve(value, p, index)
         args = []
         for p in tool.data_params:
             if p.name in call.arguments:
                 obj = objects[p.name]
                 args.append(obj if obj is not None else _as_text(call.arguments[p.name]))
         return (PlanStep(tool.name, tuple(args), line, 1, text),
-                StepInfo(index, call, tool, objects, tuple(faults)))
+                StepInfo(index, call, tool, objects, tuple(faults), tuple(undecided)))
+
+
+_STEP = re.compile(r"\b(?:step|call)\s*#?\s*(\d+)\b|#(\d+)\b")
 
 
 def _as_text(value) -> str:

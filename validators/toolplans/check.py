@@ -29,6 +29,7 @@ prefix and the fraction of required outputs it produces for an incorrect one.
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -37,14 +38,18 @@ from planning_core.result import Status
 from planning_core.validate import ValidationReport, Validator, Verdict
 from planning_core.validators.toolplans.calls import ModelOutput, parse_output
 from planning_core.validators.toolplans.chain import StepInfo, to_steps
+from planning_core.validators.toolplans.compile import output_object
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.faults import Fault
+from planning_core.validators.toolplans.grade import holistic_grade
 
 __all__ = ["ChainReport", "check_output", "execute"]
 
-_PRIORITY = {"unknown_tool": 0, "forbidden_tool": 1, "wrong_arguments": 2, "broken_tool": 3,
-             "hallucinated_input": 4, "constraint_violated": 5, "premature_call": 6,
-             "missing_prerequisite": 6, "incomplete": 8, "missed_refusal": 9,
+_PRIORITY = {"format_violation": 0, "unknown_tool": 0, "forbidden_tool": 1, "extraneous_tool": 1,
+             "wrong_arguments": 2, "broken_tool": 3, "hallucinated_input": 4,
+             "inaccessible_input": 4, "constraint_violated": 5, "premature_call": 6,
+             "missing_prerequisite": 6, "dead_end": 7, "incomplete": 8,
+             "premature_conclusion": 8, "goal_misunderstood": 9, "missed_refusal": 9,
              "unjustified_refusal": 9, "malformed_output": 9}
 
 
@@ -70,6 +75,21 @@ class ChainReport:
     extraneous: tuple[int, ...] = ()
     redundant: tuple[int, ...] = ()
     feasibility: object = field(default=None, compare=False)
+    grade: float | None = None          # APB's Plan Grade, holistic reading (grade.py)
+    e1: bool | None = None              # E1 decided (True/False) or undecided (None)
+    e1_reason: str = ""
+    undecided: tuple[tuple[int, str], ...] = ()   # (call, parameter) read only by type
+    format: str = "ours"
+    missing_outputs: int = 0
+
+    @property
+    def classes(self) -> dict[str, list]:
+        """Every APB class that holds, with the calls where it holds (None: the chain)."""
+        out: dict[str, list] = {}
+        for f in self.faults:
+            if f.code is not None and f.step not in out.setdefault(f.code, []):
+                out[f.code].append(f.step)
+        return dict(sorted(out.items()))
 
     @property
     def primary(self) -> Fault | None:
@@ -102,6 +122,10 @@ class ChainReport:
                 "cost": _num(self.cost), "optimal_cost": _num(self.optimal_cost),
                 "excess_cost": _num(self.excess_cost),
                 "extraneous": list(self.extraneous), "redundant": list(self.redundant),
+                "classes": self.classes, "grade": self.grade,
+                "e1": "undecided" if self.e1 is None else self.e1, "e1_reason": self.e1_reason,
+                "undecided_arguments": [{"call": k, "parameter": p} for k, p in self.undecided],
+                "format": self.format, "missing_outputs": self.missing_outputs,
                 "feasibility": feas.to_dict() if feas is not None else None}
 
 
@@ -133,6 +157,12 @@ def _precondition_fault(ctx: TaskContext, report: ValidationReport,
                  and c.tool in (tool.name, None)]
         return Fault("constraint_violated", k, f"call {k} of {tool.name} breaks the limit: "
                                                + "; ".join(rules), text)
+    hidden = {i.name for i in ctx.task.items if not i.accessible}
+    unseen = [u[6:-1] for u in unsat if u.startswith("(have ") and u[6:-1] in hidden]
+    if unseen:
+        return Fault("inaccessible_input", k, f"call {k} {tool.name} uses {', '.join(unseen)}, "
+                                              "an input no tool can read (missing visual "
+                                              "evidence)", text)
     # a missing input, extra required type or earlier tool
     needs = []
     later = False
@@ -285,14 +315,169 @@ def execute(ctx: TaskContext, calls, validator: Validator | None = None) -> Exec
                     else "missing_prerequisite"
                 faults.append(Fault(kind, info.index, f"call {info.index}: optional argument "
                                                       f"{p.name!r} needs {obj} from {maker}", text))
-    unique = {(f.kind, f.step): f for f in reversed(faults)}  # one fault per kind and step
-    ordered = sorted(unique.values(), key=lambda f: (f.sort_key(), _PRIORITY[f.kind]))
-    return Execution(steps, infos, report, tuple(ordered))
+    # past the validator's failing call: the same semantics, continued (see _continue)
+    faults += _continue(ctx, report, infos, steps, validator is None)
+    return Execution(steps, infos, report, _unique(faults))
+
+
+def _unique(faults) -> tuple[Fault, ...]:
+    """One fault per kind and step (the first found; minor only if every one is minor)."""
+    unique: dict = {}
+    for f in faults:
+        key = (f.kind, f.step)
+        if key not in unique:
+            unique[key] = f
+        elif unique[key].minor and not f.minor:
+            unique[key] = Fault(f.kind, f.step, unique[key].message, unique[key].call, False)
+    return tuple(sorted(unique.values(), key=lambda f: (f.sort_key(), _PRIORITY[f.kind])))
+
+
+_STOPS = (Verdict.PRECONDITION_FAILED, Verdict.UNKNOWN_ACTION, Verdict.UNKNOWN_OBJECT,
+          Verdict.TYPE_ERROR, Verdict.WRONG_ARITY)
+
+
+def _continue(ctx: TaskContext, report: ValidationReport, infos: tuple[StepInfo, ...],
+              steps, with_goal: bool) -> list[Fault]:
+    """Every fault of every call, including those after the one the validator stopped at
+    (APB: "evaluate all 6 categories independently; do not stop after finding the first
+    error", paper lines 631 and 139), and of the chain's end (required outputs never made,
+    a must-call tool never called: the validator reports only one of the two).
+
+    Every call is judged in the state the calls before it *would* have left had each of
+    them succeeded: a failed call's outputs count as made (the model's plan relies on them,
+    and a missing input is charged once, at the call that lacks it), an unknown tool makes
+    nothing. :func:`simulate` does this on the tool semantics, which is what the PDDL
+    compilation encodes, so both agree on the first fault (a test checks it on every dataset
+    chain) and this adds the faults the validator, stopping at its first, cannot see."""
+    sim = simulate(ctx, infos)
+    out = [f for f in sim.faults if f.step is not None]
+    if with_goal:   # the validator checks the goal or the trajectory constraints, not both
+        out += [f for f in sim.faults if f.step is None]
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Simulation:
+    faults: tuple[Fault, ...]
+    have: frozenset          # objects held at the end
+    called: frozenset        # tools called (successfully or not) at the end
+    counts: dict = field(default_factory=dict, compare=False)   # at_most constraint -> calls
+
+    def types(self, ctx: TaskContext) -> set[str]:
+        return {ctx.pddl3.item_type[o] for o in self.have}
+
+
+def simulate(ctx: TaskContext, infos: tuple[StepInfo, ...], *, have=None, called=None,
+             counts=None, goal: bool = True) -> Simulation:
+    """Every plan-level fault of the calls ``infos`` on the tool semantics, each call judged
+    in the state the earlier ones would have left (see :func:`_continue`). JSON-side faults
+    (unknown or missing arguments, enums, forbidden and distractor tools) are in ``infos``
+    already and not repeated. ``have``/``called``/``counts`` give a start state (a prefix's);
+    ``goal`` adds the chain-level faults (required outputs not made, a must-call tool never
+    called)."""
+    task = ctx.task
+    hidden = {i.name for i in task.items if not i.accessible}
+    have = set(have if have is not None else {i.name for i in task.items if i.accessible})
+    called = set(called or ())
+    counts = dict(counts or {})
+    limits = [c for c in task.constraints if c.kind == "at_most"]
+    orders = [c for c in task.constraints if c.kind == "not_before"]
+    faults: list[Fault] = []
+    for info in infos:
+        k, tool, text = info.index, info.tool, info.call.text()
+        if tool is None:
+            names = [t.name for t in task.tools]
+            close = difflib.get_close_matches(info.call.name.lower(), names, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            faults.append(Fault("unknown_tool", k, f"call {k}: there is no tool "
+                                                   f"{info.call.name!r}{hint}", text))
+            continue
+        if tool.name in task.broken:
+            faults.append(Fault("broken_tool", k, f"call {k} uses {tool.name}, which is "
+                                                  "broken: it fails whatever it is given", text))
+        needs, later, halluc, hid, mistyped = [], False, [], [], []
+        for p in tool.data_params:
+            if p.name not in info.call.arguments:
+                continue
+            obj = info.objects.get(p.name)
+            if obj is None:
+                halluc.append(f"{p.name}={info.call.arguments[p.name]!r}")
+            elif obj in hidden:
+                hid.append(obj)
+            elif ctx.pddl3.item_type.get(obj) != p.data_type:
+                mistyped.append((p, obj))
+            elif obj not in have:
+                maker = ctx.pddl3.producers.get(obj)
+                needs.append(f"argument {p.name!r} needs {ctx.pddl3.item_type.get(obj, obj)} "
+                             f"from {maker}")
+                later |= maker is not None and _called_later(infos, k, maker)
+        for p in tool.params:   # optional data arguments, checked the same way
+            if p.required or p.data_type is None or p.name not in info.objects:
+                continue
+            obj = info.objects[p.name]
+            if obj is None:
+                halluc.append(f"optional {p.name}={info.call.arguments[p.name]!r}")
+            elif obj in hidden:
+                hid.append(obj)
+            elif obj not in have:
+                maker = ctx.pddl3.producers.get(obj)
+                needs.append(f"optional argument {p.name!r} needs {obj} from {maker}")
+                later |= maker is not None and _called_later(infos, k, maker)
+        held_types = {ctx.pddl3.item_type[o] for o in have}
+        for r in tool.requires:
+            if r not in held_types:
+                needs.append(f"needs a {r}")
+                later |= any(_called_later(infos, k, t.name) for t in task.tools if r in t.produces)
+        for u in tool.after:
+            if u not in called:
+                needs.append(f"must come after {u}")
+                later |= _called_later(infos, k, u)
+        if halluc:
+            faults.append(Fault("hallucinated_input", k, f"call {k}: {', '.join(halluc)} is "
+                                "neither a data item the user supplied nor an output of any "
+                                "call", text))
+        if hid:
+            faults.append(Fault("inaccessible_input", k, f"call {k} {tool.name} uses "
+                                f"{', '.join(hid)}, an input no tool can read (missing visual "
+                                "evidence)", text))
+        for p, obj in mistyped:
+            faults.append(Fault("wrong_arguments", k, f"call {k}: argument {p.name!r} is given "
+                                f"{obj} of type {ctx.pddl3.item_type.get(obj)}, but needs a "
+                                f"{p.data_type}", text))
+        if needs:
+            kind = "premature_call" if later else "missing_prerequisite"
+            why = "before the call it depends on" if later else "without a call it depends on"
+            faults.append(Fault(kind, k, f"call {k} {tool.name} comes {why}: "
+                                         f"{'; '.join(needs)}", text))
+        for c in orders:
+            if c.tool == tool.name and c.until not in called:
+                faults.append(Fault("constraint_violated", k, f"call {k} calls {tool.name} "
+                                    f"before {c.until}, which the user forbade", text))
+        for c in limits:
+            if c.tool in (tool.name, None) and counts.get(c, 0) >= c.n:
+                faults.append(Fault("constraint_violated", k, f"call {k} of {tool.name} breaks "
+                                    f"the limit: {c.describe()}", text))
+        for c in limits:
+            if c.tool in (tool.name, None):
+                counts[c] = counts.get(c, 0) + 1
+        called.add(tool.name)
+        have.update(output_object(tool.name, x) for x in tool.produces)
+    if goal:
+        held_types = {ctx.pddl3.item_type[o] for o in have}
+        lacking = [g for g in task.goal if g not in held_types]
+        if lacking:
+            faults.append(Fault("incomplete", None, "the chain ends without producing "
+                                                    + ", ".join(lacking)))
+        for c in task.constraints:
+            if c.kind == "must_call" and c.tool not in called:
+                faults.append(Fault("constraint_violated", None, f"the chain never calls "
+                                                                 f"{c.tool}, which the user asked for"))
+    return Simulation(tuple(faults), frozenset(have), frozenset(called), counts)
 
 
 def _have_before(ctx: TaskContext, report: ValidationReport, n: int) -> list[set[str]]:
     """``have[k]``: the items available before call k+1, for the executed steps."""
-    have = {i.name for i in ctx.task.items}
+    have = {i.name for i in ctx.task.items if i.accessible}
     out = [set(have)]
     for st in report.trace:
         have |= {a[6:-1] for a in st.added if a.startswith("(have ")}
@@ -301,7 +486,7 @@ def _have_before(ctx: TaskContext, report: ValidationReport, n: int) -> list[set
 
 
 def _produced(ctx: TaskContext, report: ValidationReport, prefix: int) -> float:
-    types = {i.type for i in ctx.task.items}
+    types = {i.type for i in ctx.task.items if i.accessible}
     for st in report.trace[:prefix]:
         types |= {ctx.pddl3.item_type.get(a[6:-1]) for a in st.added if a.startswith("(have ")}
     goal = ctx.task.goal
@@ -323,6 +508,53 @@ def _redundant(report: ValidationReport) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _intent_met(task, calls, intent) -> bool:
+    tool, args = intent
+    from planning_core.validators.toolplans.chain import _same
+    for c in calls:
+        if c.name.lower() != tool:
+            continue
+        ok = True
+        for key, raw in args:
+            want = json.loads(raw)
+            got = c.arguments.get(key)
+            if c.prose and isinstance(got, str) and isinstance(want, (str, int, float)) \
+                    and not isinstance(want, bool):
+                ok &= bool(re.search(r"(?<![\w])" + re.escape(str(want).casefold()) + r"(?![\w])",
+                                     got.casefold()))
+            else:
+                ok &= got is not None and _same(got, want)
+        if ok:
+            return True
+    return False
+
+
+def goal_understanding(ctx: TaskContext, calls, infos) -> tuple[bool | None, str, list[Fault]]:
+    """E1, decided only where the goal is formal (paper lines 139, 613, 649: misreading the
+    user's intent). The required output types are formal: a non-empty chain none of whose
+    calls is of a tool relevant to them pursues another goal (E1). The values the user
+    meant are formal only when the task lists them (``intent``: calls with argument values
+    the request asks for); then E1 holds iff an intent's tool is called but never with the
+    values asked for (a call that is missing altogether is incompleteness, E2, not a
+    misreading). Otherwise E1 is undecided."""
+    task = ctx.task
+    known = [i for i in infos if i.tool is not None]
+    if known and not any(i.tool.name in ctx.relevant for i in known):
+        return True, "no call serves a required output", [Fault(
+            "goal_misunderstood", None, "no call of the chain is of a tool that any required "
+            "output (" + ", ".join(task.goal) + ") depends on")]
+    if not task.intent:
+        return None, "the request's intent is formal only up to data types", []
+    called = {c.name.lower() for c in calls}
+    missed = [t for t in task.intent if t[0] in called and not _intent_met(task, calls, t)]
+    if missed:
+        tool, args = missed[0]
+        want = ", ".join(f"{k}={v}" for k, v in args)
+        return True, "an intent is unmet", [Fault(
+            "goal_misunderstood", None, f"the request asks for {tool}({want}); the chain calls {tool} with other values")]
+    return False, "every intent of the request is met", []
+
+
 def check_output(ctx: TaskContext, output: str | ModelOutput | object, *, grade: bool = True,
                  engine: str = "auto", time_limit: float = 60.0) -> ChainReport:
     """The verdict on a model output (text, parsed JSON, or :class:`ModelOutput`)."""
@@ -330,26 +562,41 @@ def check_output(ctx: TaskContext, output: str | ModelOutput | object, *, grade:
     feas = ctx.feasibility(engine=engine, time_limit=time_limit) if (grade or parsed.refused) else None
     if parsed.error is not None:
         return ChainReport(False, False, len(parsed.calls),
-                           (Fault("malformed_output", None, parsed.error),), feasibility=feas)
+                           (Fault("malformed_output", None, parsed.error),), feasibility=feas,
+                           grade=0.0, format=parsed.format)
     if parsed.refused:
         if feas.status is Status.UNKNOWN:
-            return ChainReport(None, True, 0, feasibility=feas)
+            return ChainReport(None, True, 0, feasibility=feas, format=parsed.format)
         if feas.status is Status.UNSOLVABLE:
-            return ChainReport(True, True, 0, feasibility=feas)
+            return ChainReport(True, True, 0, feasibility=feas, grade=1.0, e1=False,
+                               e1_reason="refused an unsolvable request", format=parsed.format)
         return ChainReport(False, True, 0, (Fault(
             "unjustified_refusal", None, f"the request is solvable with {_num(feas.cost)} "
-                                         "call(s), but the model refused"),), feasibility=feas)
+                                         "call(s), but the model refused"),), feasibility=feas,
+            grade=0.0, format=parsed.format)
     ex = execute(ctx, parsed.calls)
     faults = list(ex.faults)
+    faults += [Fault("format_violation", k, m) for k, m in parsed.issues]
+    e1, e1_reason, e1_faults = goal_understanding(ctx, parsed.calls, ex.infos)
+    faults += e1_faults
     if feas is not None and feas.status is Status.UNSOLVABLE:
         faults.append(Fault("missed_refusal", None, f"the request cannot be done "
                                                     f"({feas.kind}: {feas.detail}); the model "
                                                     "should have refused"))
+    faults = list(_unique(faults))
     n = len(parsed.calls)
     first = next((f.step for f in faults if f.step is not None), None)
     prefix = n if first is None else first - 1
     valid = not faults
     optimal = feas.cost if feas is not None and feas.status is Status.SOLVED else None
+    sim = simulate(ctx, ex.infos)
+    missing = sum(1 for g in ctx.task.goal if g not in sim.types(ctx))
+    if feas is not None and feas.status is Status.UNSOLVABLE:
+        plan_grade = 0.0   # blind execution of an impossible request (paper Figure 41)
+    else:
+        plan_grade = holistic_grade(n, [f for f in faults if f.kind != "missed_refusal"], missing)
+    undecided = tuple((i.index, p) for i in ex.infos for p in i.undecided)
     return ChainReport(valid, False, n, tuple(faults), prefix, _produced(ctx, ex.report, prefix),
                        ex.report.cost if valid else None, optimal,
-                       _extraneous(ctx, ex.infos), _redundant(ex.report), feas)
+                       _extraneous(ctx, ex.infos), _redundant(ex.report), feas,
+                       plan_grade, e1, e1_reason, undecided, parsed.format, missing)

@@ -5,6 +5,10 @@
 * ``check TASK OUTPUT``: the verdict on a model output (a file, or ``-`` for stdin).
 * ``solve TASK``: solvable or not (with the kind of infeasibility), the optimal chain.
 * ``next TASK --prefix P --call C``: the step-wise judgement of one proposed call.
+* ``predict TASK --prefix P --output O [--k K] [--replacement T]``: APB's step-wise setting.
+* ``generate --out C.jsonl [--seed S] [--scale X]``: APB-sized cases of the five settings.
+* ``report RESULTS.jsonl``: Table 1 of APB (CR, Plan Grade, E1-E6 incidence per setting,
+  tool-broken behaviour shares, unsolvable refusal rates per kind).
 * ``batch --rows R.jsonl --out O.jsonl``: check every row, append results, resume.
 
 Exit codes: 0 correct / solvable / optimal / done; 1 incorrect / unsolvable / not optimal;
@@ -80,6 +84,40 @@ def register(subparsers) -> None:
                    help="seconds per h* computation (default 30)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_next)
+
+    p = sub.add_parser("predict", help="judge a prediction of the next k actions (APB step-wise)")
+    task_args(p)
+    p.add_argument("--prefix", default="[]", metavar="FILE_OR_TEXT",
+                   help="the calls so far (a file, or the text itself; default none); a last "
+                        "call of a broken tool is the one that returned an error")
+    p.add_argument("--output", required=True, metavar="FILE_OR_TEXT",
+                   help="the prediction: APB's {role, thought, tool_calls} (an array of k for "
+                        "k > 1), our calls, or {\"status\": \"REJECT\"}")
+    p.add_argument("--k", type=int, choices=(1, 2, 3), default=None,
+                   help="the number of actions asked for (a different number is E3)")
+    p.add_argument("--replacement", metavar="TOOL",
+                   help="tool-broken setting: the replacement tool offered (classifies the "
+                        "next action as replace/alter/retry/refusal/other)")
+    p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
+                   help="seconds per h* computation (default 30)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser("generate", help="write APB-sized cases of the five settings (JSON Lines)")
+    p.add_argument("--root", default="domains/toolplans", metavar="DIR",
+                   help="folder with tools/*.json, one tool domain per file (default "
+                        "domains/toolplans)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--scale", type=float, default=1.0,
+                   help="fraction of the paper's counts 1109/900/1500/300/400 (default 1)")
+    p.add_argument("--out", required=True, metavar="FILE", help="cases, JSON Lines")
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("report", help="Table 1 of APB from batch results (JSON Lines)")
+    p.add_argument("results", help="results of toolplans batch on generated cases")
+    p.add_argument("--name", default="agent", help="the row label (default agent)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("batch", help="check a JSON Lines file of (tools, task, output) rows")
     p.add_argument("--rows", required=True, metavar="FILE",
@@ -181,6 +219,13 @@ def cmd_check(args: argparse.Namespace) -> int:
                   f"{rep.outputs_produced:.0%}")
         if rep.refused and rep.feasibility is not None and rep.feasibility.kind:
             print(f"  unsolvable ({rep.feasibility.kind}): {rep.feasibility.detail}")
+        if rep.grade is not None:
+            classes = ", ".join(f"{c} ({', '.join('chain' if k is None else f'call {k}' for k in ks)})"
+                                for c, ks in rep.classes.items()) or "none"
+            print(f"  plan grade {rep.grade}; classes: {classes}; E1: "
+                  f"{'undecided' if rep.e1 is None else rep.e1}")
+        if rep.undecided:
+            print("  read by type only (prose): " + ", ".join(f"call {k} {p}" for k, p in rep.undecided))
     return {True: ExitCode.OK, False: ExitCode.NEGATIVE, None: ExitCode.UNKNOWN}[rep.correct]
 
 
@@ -219,6 +264,59 @@ def cmd_next(args: argparse.Namespace) -> int:
     if rep.applicable is None:
         return ExitCode.BAD_INPUT
     return {True: ExitCode.OK, False: ExitCode.NEGATIVE, None: ExitCode.UNKNOWN}[rep.optimal if rep.applicable else False]
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    from planning_core.validators.toolplans.stepwise import judge_prediction
+
+    ctx = _context(args)
+    rep = judge_prediction(ctx, _text(args.prefix), _text(args.output), args.k,
+                           replacement=args.replacement.lower() if args.replacement else None,
+                           time_limit=args.time_limit)
+    if args.json:
+        print(json.dumps(rep.to_dict()))
+    else:
+        state = {True: "correct", False: "incorrect", None: "unknown"}[rep.correct]
+        print(f"{state}: grade {rep.grade}, {rep.steps} step(s)"
+              + (f", behaviour {rep.behaviour}" if rep.behaviour else "")
+              + ("" if rep.optimal is None else f", optimal {'yes' if rep.optimal else 'no'}"))
+        for f in rep.faults:
+            where = f"call {f.step}" if f.step else "prediction"
+            print(f"  {f.code or '--'} {f.kind} ({where}): {f.message}")
+        print(f"  E1: {'undecided' if rep.e1 is None else rep.e1}")
+    return {True: ExitCode.OK, False: ExitCode.NEGATIVE, None: ExitCode.UNKNOWN}[rep.correct]
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from collections import Counter
+
+    from planning_core.validators.toolplans.apb import build_sets, load_domains
+
+    if args.scale <= 0 or args.scale > 10:
+        raise InputError(f"--scale must be in (0, 10], not {args.scale:g}")
+    domains = load_domains(args.root)
+    if not domains:
+        raise InputError("no tool domains (tools/*.json) here", file=args.root)
+    cases = build_sets(domains, seed=args.seed, scale=args.scale)
+    _write(Path(args.out), "".join(json.dumps(c) + "\n" for c in cases))
+    counts = Counter(c["setting"] for c in cases)
+    print(f"wrote {len(cases)} case(s) over {len(domains)} tool domain(s) to {args.out}: "
+          + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return ExitCode.OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from planning_core.validators.acp.dataset import read_results
+    from planning_core.validators.toolplans.apb_report import format_table1, table1
+
+    path = Path(args.results)
+    if not path.is_file():
+        raise InputError("no such results file", file=args.results)
+    t = table1([r for r in read_results(path) if isinstance(r, dict)])
+    if not t:
+        raise InputError("no APB rows (rows with a 'setting') in the results", file=args.results)
+    print(json.dumps(t) if args.json else format_table1(t, args.name), end="" if not args.json else "\n")
+    return ExitCode.OK
 
 
 def cmd_batch(args: argparse.Namespace) -> int:

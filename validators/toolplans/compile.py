@@ -185,7 +185,7 @@ def compile_task(task: ToolTask, mode: str = "pddl3") -> Compiled:
     problem = pddl.Problem(
         f"request-{task.id}".lower().replace(".", "-").replace(" ", "-"), domain.name,
         objects=tuple(pddl.TypedName(i.name, (i.type,)) for i in task.items),
-        init=tuple(_have(i.name) for i in task.items) + tuple(init),
+        init=tuple(_have(i.name) for i in task.items if i.accessible) + tuple(init),
         numeric_init=(pddl.NumericInit(COST, 0.0),) if costs else (),
         goal=pddl.And(tuple(goal)),
         metric=pddl.Metric("minimize", COST) if costs else None,

@@ -5,31 +5,42 @@ Capabilities in LLM Agents", arXiv:2606.04874) labels failed plans E1-E6: goal
 understanding (E1), premature conclusion / incompleteness (E2), constraint violation (E3),
 logic error (E4), tool-use error (E5), hallucination (E6), with an LLM judge. Once tools
 are a planning domain, the classes below are decided exactly; ``docs/toolplans.md`` gives
-each one's definition. E1 (did the plan pursue what the user meant, e.g. origin and
-destination swapped) needs the meaning of values and stays with a judge: no fault here
-claims it.
+each one's definition with the paper's lines. E1 (did the plan pursue what the user
+meant, e.g. origin and destination swapped) is claimed only where the goal is formal: a
+chain serving no required output, or a task's ``intent`` values contradicted; otherwise it
+is undecided and left to a judge. A sample may have several classes (paper lines 137,
+631): every fault is reported with its call.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["FAULT_CLASS", "Fault"]
+__all__ = ["FAULT_CLASS", "Fault", "MAJOR", "MINOR"]
 
-# fault kind -> APB class (None: not a plan fault the taxonomy covers)
+# fault kind -> APB class (None: not a plan fault the taxonomy covers); the paper's lines
+# (seeds/001_25509288ef9c2098.txt) are cited in docs/toolplans.md
 FAULT_CLASS = {
-    "hallucinated_input": "E6",     # an argument no earlier call produced and the user never gave
-    "missing_prerequisite": "E4",   # an input whose producing call is missing from the chain
+    "hallucinated_input": "E6",     # data no call produced and the user never gave (623, 659)
+    "inaccessible_input": "E6",     # data the user names but no tool can read (an image)
+    "missing_prerequisite": "E4",   # an input whose producing call is missing (619, 655)
     "premature_call": "E4",         # a call before the call that produces its input
+    "dead_end": "E4",               # a step-wise action after which no chain completes (655)
     "broken_tool": "E5",            # a tool the task marks as failing is relied on
+    "extraneous_tool": "E5",        # a distractor tool is used (lines 718, 724-726)
     "forbidden_tool": "E3",         # a tool the user forbade is called
     "constraint_violated": "E3",    # an order, a call limit or a must-call broken
-    "incomplete": "E2",             # the chain ends without a required output
+    "format_violation": "E3",       # the answer breaks the required output format (617)
+    "malformed_output": "E3",       # no answer could be read at all (617)
+    "incomplete": "E2",             # the chain ends without a required output (651)
+    "premature_conclusion": "E2",   # a step-wise step concludes with work left (615)
     "unjustified_refusal": "E2",    # refusing although a plan exists (premature conclusion)
-    "unknown_tool": "E5",           # a call to a tool not in the set
-    "wrong_arguments": "E5",        # missing, unknown or mistyped arguments
-    "malformed_output": None,       # no chain could be read from the output
+    "goal_misunderstood": "E1",     # no call serves the formal goal, or an intent is unmet
+    "unknown_tool": "E6",           # a call to a tool not in the set (623, 659)
+    "wrong_arguments": "E5",        # missing, unknown or mistyped arguments (621, 657)
     "missed_refusal": None,         # a chain for a request no chain can satisfy
 }
+MAJOR = frozenset({"E1", "E3", "E6"})   # paper line 608
+MINOR = frozenset({"E4", "E5"})         # paper lines 604-606
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +51,7 @@ class Fault:
     step: int | None
     message: str
     call: str | None = None
+    minor: bool = False     # an E5 of trivial impact (an extra argument; paper line 602)
 
     @property
     def code(self) -> str | None:
@@ -50,4 +62,4 @@ class Fault:
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "class": self.code, "step": self.step, "call": self.call,
-                "message": self.message}
+                "message": self.message, **({"minor": True} if self.minor else {})}

@@ -5,7 +5,7 @@ if the required outputs are relaxed-unreachable, no chain exists and no search i
 then the core solver (``solve(..., optimal=True)`` on the folded task: in-process A* with an
 admissible heuristic, or Fast Downward), which gives the optimal number (or cost) of calls.
 
-When the request is unsolvable, the kind of infeasibility is named by three nested
+When the request is unsolvable, the kind of infeasibility is named by four nested
 questions, each answered by relaxed reachability. Without user constraints (forbidden
 tools, orders, call limits) the folded task has no deletes and no negative conditions, so
 relaxed reachability is exact there:
@@ -13,9 +13,11 @@ relaxed reachability is exact there:
 1. ``missing_tool``: even if the user supplied an item of every input type (a type no
    tool makes), the working tools cannot produce the required outputs (no tool, or only
    broken tools, make something on the way);
-2. ``missing_input``: with the items the user really gave, they cannot (some input that
+2. ``visual_missing``: they can if the inaccessible items (images that failed to load,
+   APB's inaccessible visual evidence, paper lines 487 and 499-516) were readable;
+3. ``missing_input``: with the items the user really gave, they cannot (some input that
    no tool produces was never supplied);
-3. ``contradictory_constraints``: they can, so the user's constraints rule every chain out.
+4. ``contradictory_constraints``: they can, so the user's constraints rule every chain out.
 """
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ from planning_core.validators.toolplans.spec import DataItem, ToolTask
 
 __all__ = ["Feasibility", "INFEASIBILITY_KINDS", "analyse", "plan_calls", "relaxed_solvable"]
 
-INFEASIBILITY_KINDS = ("missing_tool", "missing_input", "contradictory_constraints")
+INFEASIBILITY_KINDS = ("missing_tool", "visual_missing", "missing_input",
+                       "contradictory_constraints")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +79,7 @@ def _with_every_input(task: ToolTask) -> ToolTask:
     makes and the user does not hold. What a tool should make is never handed out, so a
     broken or absent maker stays a missing tool."""
     made = {x for t in task.tools for x in t.produces}
-    held = {i.type for i in task.items}
+    held = {i.type for i in task.items if i.accessible}
     names = {i.name for i in task.items}
     extra = []
     for t in task.types:
@@ -92,7 +95,7 @@ def _with_every_input(task: ToolTask) -> ToolTask:
 
 def _types_reachable(task: ToolTask) -> set[str]:
     """Data types the working tools can make available (delete-free closure, for detail)."""
-    have = {i.type for i in task.items}
+    have = {i.type for i in task.items if i.accessible}
     called: set[str] = set()
     changed = True
     while changed:
@@ -127,6 +130,12 @@ def diagnose(task: ToolTask) -> tuple[str, str]:
                 causes.append(f"{x} is made only by broken {', '.join(makers)}")
         return "missing_tool", "; ".join(causes or [f"no working tool chain produces "
                                                      f"{', '.join(task.goal)}"])
+    unseen = [i for i in task.items if not i.accessible]
+    if unseen and relaxed_solvable(replace(free, items=tuple(replace(i, accessible=True)
+                                                              for i in free.items))):
+        return "visual_missing", ("the request needs " + ", ".join(
+            f"{i.name} ({i.modality} {i.type})" for i in unseen)
+            + ", which no tool can read (the input is missing or inaccessible)")
     if not relaxed_solvable(free):
         have = _types_reachable(free)
         wanted: set[str] = set()
@@ -170,6 +179,9 @@ def analyse(ctx, *, engine: str = "auto", time_limit: float = 60.0) -> Feasibili
     return Feasibility(Status.UNKNOWN, reason=res.reason, engine=res.engine)
 
 
+_ANY = {"integer": 1, "number": 1, "boolean": True, "array": [], "object": {}, "null": None}
+
+
 def plan_calls(ctx, plan: tuple[str, ...]) -> list[dict]:
     """PDDL steps as tool calls ``{"name", "arguments"}``: a user item by its value, an
     output item as the reference ``$tool.type``."""
@@ -182,5 +194,8 @@ def plan_calls(ctx, plan: tuple[str, ...]) -> list[dict]:
         for p, a in zip(tool.data_params, args):
             producer = ctx.pddl3.producers.get(a)
             arguments[p.name] = f"${producer}.{ctx.pddl3.item_type[a]}" if producer else values[a]
+        for p in tool.params:   # required free literals: the enum's first value, or any
+            if p.required and p.data_type is None:
+                arguments[p.name] = p.enum[0] if p.enum else _ANY.get(p.json_type, "any")
         out.append({"name": name, "arguments": arguments})
     return out

@@ -88,9 +88,15 @@ class Tool:
 
 @dataclass(frozen=True, slots=True)
 class DataItem:
+    """A data item the user names; ``accessible`` False: it is an image (or other visual
+    input) that failed to load or that no tool can read (APB's inaccessible visual
+    evidence, paper lines 487, 499-516), so no call can use it."""
+
     name: str
     type: str
     value: object
+    accessible: bool = True
+    modality: str = "text"
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +129,8 @@ class ToolTask:
     forbidden: tuple[str, ...] = ()
     constraints: tuple[Constraint, ...] = ()
     request: str = ""
+    extraneous: tuple[str, ...] = ()     # distractor tools: any call of one is E5
+    intent: tuple[tuple[str, tuple], ...] = ()   # (tool, ((arg, value), ...)): formal E1 goal
 
     def tool(self, name: str) -> Tool | None:
         for t in self.tools:
@@ -337,8 +345,14 @@ def parse_task(data, tools: tuple[Tool, ...] | None = None, file: str | None = N
         if name in seen:
             r.fail(f"{ptr}/name", f"data item {name!r} is given twice")
         seen.add(name)
+        accessible = it.get("accessible", True)
+        if not isinstance(accessible, bool):
+            r.fail(f"{ptr}/accessible", f"expected true or false, found {_kind(accessible)}")
+        modality = it.get("modality", "text")
+        if not isinstance(modality, str):
+            r.fail(f"{ptr}/modality", f"expected a string, found {_kind(modality)}")
         items.append(DataItem(name, r.name(it["type"], f"{ptr}/type", "data type"),
-                              it.get("value", it["name"])))
+                              it.get("value", it["name"]), accessible, modality))
     if "goal" not in obj:
         r.fail("", "a task needs a 'goal': the data types the user wants as outputs")
     goal = r.names(obj["goal"], "/goal", "data type")
@@ -360,8 +374,18 @@ def parse_task(data, tools: tuple[Tool, ...] | None = None, file: str | None = N
     request = obj.get("request", "")
     if not isinstance(request, str):
         r.fail("/request", f"expected a string, found {_kind(request)}")
+    extraneous = tuple(tool_ref(v, f"/extraneous/{i}")
+                       for i, v in enumerate(r.arr(obj.get("extraneous", []), "/extraneous")))
+    intent = []
+    for i, raw in enumerate(r.arr(obj.get("intent", []), "/intent")):
+        it = r.obj(raw, f"/intent/{i}")
+        if "tool" not in it:
+            r.fail(f"/intent/{i}", "an intent needs a 'tool'")
+        args = r.obj(it.get("arguments", {}), f"/intent/{i}/arguments")
+        intent.append((tool_ref(it["tool"], f"/intent/{i}/tool"),
+                       tuple(sorted((str(k), json.dumps(v)) for k, v in args.items()))))
     return ToolTask(task_id, tuple(tools), tuple(items), goal, broken, forbidden,
-                    tuple(constraints), request)
+                    tuple(constraints), request, extraneous, tuple(intent))
 
 
 def _constraint(r: _Reader, raw, ptr: str, tool_ref) -> Constraint:

@@ -1,0 +1,414 @@
+"""APB's five settings built from tool sets, deterministic by seed, and Table 1 from results.
+
+Line numbers refer to ``/work/shared/seeds/001_25509288ef9c2098.txt`` (the APB paper).
+
+* **holistic** (lines 61-67; 1,109 cases): a request over one tool domain: required output
+  types and the user items an optimal chain needs (backward from the outputs, one maker
+  drawn per needed type), sometimes a forbidden alternative tool; kept only when the solver
+  proves it solvable with two or more calls; its optimal chain is the reference.
+* **stepwise** (lines 69-79; 900 cases, 300 for each k in {1, 2, 3}): a holistic task, a
+  prefix of its reference chain, k.
+* every holistic request states the values it names per call (``intent``: the reference
+  calls' arguments that are user items), so E1 is decided on these sets.
+* **extraneous** (lines 81-83, 709-727; 1,500 cases: 150 holistic and 150 step-wise bases,
+  each with n_e in {2, 4, 6, 8, 10} distractors): each distractor copies the inputs of a
+  tool of the task (same scenario) under a close name and description and makes a fresh
+  data type nothing consumes, so relevance analysis (:func:`.relevance.relevant_tools`)
+  proves it useless: the relevant tools are the same with and without the distractors and
+  none of them is relevant; a relevant-free call can be dropped from any chain, so no chain
+  needs one. The task lists them in ``extraneous``: a call of one is E5 (line 718).
+* **broken** (lines 85-87, 696-707; 300 cases): a holistic task, a call j of its reference
+  chain whose tool is broken, the prefix ending with that call (it returned an error) and a
+  replacement tool: same inputs and outputs, another name (a synonym of the verb, not a
+  suffix; Figure 13).
+* **unsolvable** (lines 89-91, 479-487; 400 cases: 100 holistic bases times four kinds):
+  contradictory constraints (every maker of a required output forbidden), tool removal
+  (every maker removed), information missing (the items of a needed input type dropped),
+  inaccessible visual evidence (those items kept but marked as unreadable images, Figure
+  17). Each variant is kept only when the solver proves it unsolvable *and* names the
+  intended kind (:mod:`.feasibility`).
+
+Counts are the paper's times ``scale``; domains are taken round-robin. Checking a case and
+Table 1 are in :mod:`.apb_report`.
+"""
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+from pathlib import Path
+
+from planning_core.result import Status
+from planning_core.validators.toolplans.context import TaskContext
+from planning_core.validators.toolplans.feasibility import plan_calls
+from planning_core.validators.toolplans.relevance import relevant_tools
+from planning_core.validators.toolplans.spec import Tool, ToolTask, parse_task, read_tools
+
+__all__ = ["KIND_COLUMNS", "N_E", "PAPER_COUNTS", "SETTINGS", "build_sets", "distractors",
+           "load_domains", "replacement_tool", "task_to_json", "tool_to_json",
+           "unsolvable_variants"]
+
+PAPER_COUNTS = {"holistic": 1109, "stepwise": 900, "extraneous": 1500, "broken": 300,
+                "unsolvable": 400}   # lines 61, 69, 81, 85, 89
+SETTINGS = tuple(PAPER_COUNTS)
+N_E = (2, 4, 6, 8, 10)               # line 83
+KIND_COLUMNS = {"contradictory_constraints": "Conf", "missing_input": "Info",
+                "missing_tool": "Tool", "visual_missing": "Vis"}   # Table 1
+
+
+# ------------------------------------------------------------------ JSON round trip
+
+def tool_to_json(t: Tool) -> dict:
+    props, required = {}, []
+    for p in t.params:
+        schema: dict = {}
+        if p.json_type:
+            schema["type"] = p.json_type
+        if p.enum is not None:
+            schema["enum"] = list(p.enum)
+        elif p.data_type is None:
+            schema["x-free"] = True
+        else:
+            schema["x-data-type"] = p.data_type
+        props[p.name] = schema
+        if p.required:
+            required.append(p.name)
+    note: dict = {"produces": list(t.produces)}
+    for key, value in (("requires", list(t.requires)), ("after", list(t.after))):
+        if value:
+            note[key] = value
+    if t.cost != 1:
+        note["cost"] = t.cost
+    return {"name": t.name, "description": t.description,
+            "parameters": {"type": "object", "properties": props, "required": required},
+            "x-planning": note}
+
+
+def task_to_json(task: ToolTask) -> dict:
+    items = []
+    for i in task.items:
+        d = {"name": i.name, "type": i.type, "value": i.value}
+        if not i.accessible:
+            d["accessible"] = False
+        if i.modality != "text":
+            d["modality"] = i.modality
+        items.append(d)
+    constraints = []
+    for c in task.constraints:
+        d = {"kind": c.kind}
+        if c.tool is not None:
+            d["tool"] = c.tool
+        if c.until is not None:
+            d["until"] = c.until
+        if c.n is not None:
+            d["n"] = c.n
+        constraints.append(d)
+    out = {"id": task.id, "request": task.request, "items": items, "goal": list(task.goal),
+           "broken": list(task.broken), "forbidden": list(task.forbidden),
+           "constraints": constraints, "tools": [tool_to_json(t) for t in task.tools]}
+    if task.extraneous:
+        out["extraneous"] = list(task.extraneous)
+    if task.intent:
+        out["intent"] = [{"tool": t, "arguments": {k: json.loads(v) for k, v in a}}
+                         for t, a in task.intent]
+    return out
+
+
+def load_domains(root: str | Path) -> dict[str, tuple[Tool, ...]]:
+    """Every tool set ``root/tools/*.json`` (``domains/toolplans``), by file stem."""
+    return {p.stem: read_tools(p) for p in sorted(Path(root, "tools").glob("*.json"))}
+
+
+# ------------------------------------------------------------------ holistic tasks
+
+def _input_types(tools) -> set[str]:
+    made = {x for t in tools for x in t.produces}
+    used = {p.data_type for t in tools for p in t.data_params} | {r for t in tools for r in t.requires}
+    return used - made
+
+
+def _makers(tools, x):
+    return [t for t in tools if x in t.produces]
+
+
+def make_holistic(domain: str, tools: tuple[Tool, ...], rng: random.Random, case_id: str,
+                  tries: int = 40) -> tuple[ToolTask, list[dict]] | None:
+    """A solvable request over ``tools`` (see the module docstring) and its optimal chain."""
+    inputs = _input_types(tools)
+    goals = sorted({x for t in tools for x in t.produces if t.data_params or t.requires})
+    if not goals:
+        return None
+    for _ in range(tries):
+        goal = rng.sample(goals, 2 if rng.random() < 0.3 and len(goals) > 1 else 1)
+        need, seen, given, used = list(goal), set(), set(), []
+        while need:
+            x = need.pop()
+            if x in seen:
+                continue
+            seen.add(x)
+            if x in inputs:
+                given.add(x)
+                continue
+            makers = _makers(tools, x)
+            t = rng.choice(makers)
+            used.append(t.name)
+            need += [p.data_type for p in t.data_params] + list(t.requires)
+            for a in t.after:
+                u = next(u for u in tools if u.name == a)
+                need += [p.data_type for p in u.data_params] + list(u.requires)
+        spare = sorted(inputs - given)
+        if spare and rng.random() < 0.5:
+            given.add(rng.choice(spare))     # an item the request mentions but no chain needs
+        numeric = {p.data_type for t in tools for p in t.params
+                   if p.json_type in ("integer", "number")}
+        items = [{"name": f"{x}_{k}", "type": x,
+                  "value": rng.randint(1, 30) if x in numeric
+                  else f"{x.replace('_', ' ')} {rng.randint(1, 999)}"}
+                 for k, x in enumerate(sorted(given))]
+        data = {"id": case_id, "request": f"Produce the {' and the '.join(goal)} using "
+                + ", ".join(str(i["value"]) for i in items) + ".", "items": items, "goal": goal,
+                "tools": [tool_to_json(t) for t in tools]}
+        task = parse_task(data)
+        ctx = TaskContext(task)
+        feas = ctx.feasibility(engine="internal", time_limit=10)
+        if feas.status is not Status.SOLVED or feas.cost is None or len(feas.plan) < 2:
+            continue
+        plan_tools = {s.strip("()").split()[0] for s in feas.plan}
+        alternatives = sorted(ctx.relevant - plan_tools)
+        if alternatives and rng.random() < 0.25:
+            task = replace(task, forbidden=(rng.choice(alternatives),))
+            ctx = TaskContext(task)
+            feas = ctx.feasibility(engine="internal", time_limit=10)
+            if feas.status is not Status.SOLVED:
+                continue
+        calls = plan_calls(ctx, feas.plan)
+        # the values the request names, per call: the goal stated formally (E1 decidable)
+        values = {json.dumps(i.value) for i in task.items}
+        intent = []
+        for c in calls:
+            t = task.tool(c["name"])
+            args = tuple(sorted((p.name, json.dumps(c["arguments"][p.name])) for p in t.data_params
+                                if json.dumps(c["arguments"].get(p.name)) in values))
+            if args and (c["name"], args) not in intent:
+                intent.append((c["name"], args))
+        return replace(task, intent=tuple(intent)), calls
+    return None
+
+
+# ------------------------------------------------------------------ distractors
+
+_ASPECTS = ("history", "preview", "statistics", "settings", "audit_log", "metadata", "policy",
+            "logo", "template", "changelog", "faq", "usage_quota")
+_VIEW = ("get", "view", "check", "export", "download", "list")
+
+
+def _noun(name: str) -> str:
+    parts = name.split("_")
+    return "_".join(parts[1:]) if len(parts) > 1 else name
+
+
+def distractors(task: ToolTask, n: int, rng: random.Random) -> ToolTask:
+    """``task`` with ``n`` distractor tools (listed in ``extraneous``); raises ValueError if
+    relevance analysis cannot prove them useless (it always can: their outputs are fresh)."""
+    names = {t.name for t in task.tools}
+    types = set(task.types)
+    rel = sorted(relevant_tools(task)) or sorted(names)
+    added: list[Tool] = []
+    k = 0
+    while len(added) < n:
+        if k > 50 * (n + len(rel)):
+            raise ValueError(f"cannot name {n} distractors for {task.id}")
+        base = task.tool(rel[k % len(rel)])
+        k += 1
+        aspect = rng.choice(_ASPECTS)
+        verb = rng.choice(_VIEW)
+        name = f"{verb}_{_noun(base.name)}_{aspect}"
+        out = f"{_noun(base.name)}_{aspect}"
+        if name in names or out in types or len(name) > 60:
+            continue
+        names.add(name)
+        types.add(out)
+        desc = (f"{verb.capitalize()} the {aspect.replace('_', ' ')} of "
+                f"{_noun(base.name).replace('_', ' ')} (same service as {base.name}: "
+                f"{base.description.rstrip('.')}); informational only, it does not perform "
+                f"{base.name.replace('_', ' ')}.")
+        added.append(Tool(name, desc, base.params, (out,)))
+    new = replace(task, tools=task.tools + tuple(added),
+                  extraneous=task.extraneous + tuple(t.name for t in added))
+    before, after = relevant_tools(task), relevant_tools(new)
+    if before != after or after & set(new.extraneous):
+        raise ValueError(f"distractors of {task.id} are relevant: {sorted(after - before)}")
+    return new
+
+
+# ------------------------------------------------------------------ broken tools
+
+_SYNONYMS = {"search": "find", "find": "locate", "get": "fetch", "book": "reserve",
+             "create": "make", "send": "dispatch", "read": "load", "list": "enumerate",
+             "open": "access", "compute": "calculate", "make": "build", "write": "compose",
+             "plan": "chart", "detect": "spot", "load": "ingest", "apply": "add",
+             "log": "sign", "sign": "log", "login": "signin", "bank": "account",
+             "extract": "pull", "summarize": "condense", "draft": "prepare", "forward": "relay",
+             "archive": "store", "filter": "narrow", "add": "put", "checkout": "purchase",
+             "track": "follow", "categorize": "classify", "transfer": "move", "export": "output",
+             "geocode": "locate", "estimate": "predict", "share": "publish", "sample": "grab",
+             "classify": "label", "transcribe": "caption", "answer": "respond",
+             "propose": "suggest", "set": "configure", "count": "tally", "parse": "decode",
+             "split": "divide", "describe": "caption", "ocr": "recognize_text",
+             "calculator": "evaluate_total", "translate": "render", "convert": "transform",
+             "print": "output", "compress": "pack", "authenticate": "verify", "upload": "push",
+             "delete": "remove", "backup": "copy", "query": "ask", "fetch": "retrieve",
+             "lookup": "resolve", "run": "execute", "plot": "draw", "check": "verify",
+             "pay": "settle", "cancel": "revoke", "rent": "hire", "convert_currency": "exchange"}
+
+
+def replacement_tool(task: ToolTask, name: str) -> Tool:
+    """A replacement for tool ``name``: same inputs, outputs and annotations, another name
+    (the verb replaced by a synonym; Figure 13 asks for no suffix or prefix variants)."""
+    t = task.tool(name)
+    taken = {u.name for u in task.tools}
+    parts = t.name.split("_")
+    head = _SYNONYMS.get(parts[0], f"{parts[0]}_via")
+    candidates = ["_".join([head] + parts[1:]), "_".join([head, *parts[1:], "service"]),
+                  f"alternate_{t.name}"]
+    new = next(c for c in candidates if c not in taken)
+    return Tool(new, f"{t.description} (another provider)", t.params, t.produces, t.requires,
+                t.after, t.cost)
+
+
+# ------------------------------------------------------------------ unsolvable kinds
+
+def _without_tools(task: ToolTask, gone: set[str]) -> ToolTask:
+    gone = set(gone)
+    changed = True
+    while changed:   # a tool that must come after a removed one goes too
+        changed = False
+        for t in task.tools:
+            if t.name not in gone and set(t.after) & gone:
+                gone.add(t.name)
+                changed = True
+    keep = tuple(t for t in task.tools if t.name not in gone)
+    cons = tuple(c for c in task.constraints if c.tool not in gone and c.until not in gone)
+    return replace(task, tools=keep, forbidden=tuple(f for f in task.forbidden if f not in gone),
+                   broken=tuple(b for b in task.broken if b not in gone), constraints=cons,
+                   intent=tuple(i for i in task.intent if i[0] not in gone))
+
+
+def unsolvable_variants(task: ToolTask, rng: random.Random) -> dict[str, ToolTask]:
+    """The four unsolvable variants of a solvable task, each proved unsolvable with its kind
+    named by :mod:`.feasibility` (a kind whose construction fails is left out)."""
+    out: dict[str, ToolTask] = {}
+    g = rng.choice(task.goal)
+    makers = {t.name for t in task.tools if g in t.produces}
+    cands = {"contradictory_constraints": replace(task, id=f"{task.id}-conf",
+                                                  forbidden=tuple(sorted(set(task.forbidden) | makers))),
+             "missing_tool": replace(_without_tools(task, makers), id=f"{task.id}-tool")}
+    ctx = TaskContext(task)
+    needed = set()
+    for name in ctx.relevant:
+        t = task.tool(name)
+        needed |= {p.data_type for p in t.data_params} | set(t.requires)
+    types = sorted({i.type for i in task.items} & needed)
+    rng.shuffle(types)
+    for x in types:
+        dropped = replace(task, id=f"{task.id}-info", items=tuple(i for i in task.items if i.type != x))
+        if TaskContext(dropped).feasibility(engine="internal", time_limit=10).kind == "missing_input":
+            cands["missing_input"] = dropped
+            cands["visual_missing"] = replace(task, id=f"{task.id}-vis", items=tuple(
+                replace(i, accessible=False, modality="image") if i.type == x else i
+                for i in task.items))
+            break
+    for kind, variant in cands.items():
+        feas = TaskContext(variant).feasibility(engine="internal", time_limit=10)
+        if feas.status is Status.UNSOLVABLE and feas.kind == kind:
+            out[kind] = variant
+    return out
+
+
+# ------------------------------------------------------------------ the sets
+
+def _counts(scale: float) -> dict[str, int]:
+    return {s: max(1, round(n * scale)) for s, n in PAPER_COUNTS.items()}
+
+
+def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
+               scale: float = 1.0) -> list[dict]:
+    """Cases of the five settings (rows for ``toolplans batch`` without ``output``); each
+    holds ``reference``: the calls a perfect agent makes. Deterministic in ``seed``."""
+    names = sorted(domains)
+    counts = _counts(scale)
+    bases: list[tuple[str, ToolTask, list[dict]]] = []
+    k = 0
+    while len(bases) < counts["holistic"]:
+        d = names[k % len(names)]
+        made = make_holistic(d, domains[d], random.Random(f"{seed}:h:{k}"), f"h-{d}-{k:04d}")
+        k += 1
+        if made is not None:
+            bases.append((d, *made))
+        if k > 4 * counts["holistic"] + 40:
+            break
+    cases: list[dict] = []
+    for d, task, ref in bases:
+        cases.append({"id": task.id, "setting": "holistic", "domain": d,
+                      "task": task_to_json(task), "reference": ref})
+
+    def stepwise_case(i, d, task, ref, k_steps, rng):
+        j = rng.randint(0, max(0, len(ref) - k_steps))
+        return {"domain": d, "task": task_to_json(task), "prefix": ref[:j], "k": k_steps,
+                "reference": ref[j:j + k_steps]}
+
+    for i in range(counts["stepwise"]):
+        d, task, ref = bases[i % len(bases)]
+        k_steps = (1, 2, 3)[i % 3]
+        case = stepwise_case(i, d, task, ref, k_steps, random.Random(f"{seed}:s:{i}"))
+        cases.append({"id": f"s-{i:04d}-{task.id}-k{k_steps}", "setting": "stepwise", **case})
+    per_base = len(N_E)
+    n_bases = max(1, counts["extraneous"] // per_base)
+    for b in range(n_bases):
+        d, task, ref = bases[b % len(bases)]
+        rng = random.Random(f"{seed}:e:{b}")
+        stepwise = b % 2 == 1           # half holistic, half step-wise bases (line 83)
+        base = stepwise_case(b, d, task, ref, 1 + b % 3, rng) if stepwise else None
+        for n_e in N_E:
+            noisy = distractors(task, n_e, random.Random(f"{seed}:e:{b}:{n_e}"))
+            row = {"id": f"e-{b:04d}-{task.id}-n{n_e}", "setting": "extraneous", "domain": d,
+                   "base": "stepwise" if stepwise else "holistic", "n_e": n_e,
+                   "task": task_to_json(noisy)}
+            if stepwise:
+                row.update(prefix=base["prefix"], k=base["k"], reference=base["reference"])
+            else:
+                row["reference"] = ref
+            cases.append(row)
+    made, i = 0, 0
+    while made < counts["broken"] and i < 4 * counts["broken"] + 40:
+        d, task, ref = bases[i % len(bases)]
+        rng = random.Random(f"{seed}:b:{i}")
+        i += 1
+        j = rng.randrange(len(ref))
+        name = ref[j]["name"]
+        alt = replacement_tool(task, name)
+        broken = replace(task, tools=task.tools + (alt,), broken=(name,))
+        if any(name in t.after for t in task.tools) or \
+                TaskContext(broken).feasibility(engine="internal", time_limit=10).cost != \
+                TaskContext(task).feasibility(engine="internal", time_limit=10).cost:
+            continue   # a tool must come after the broken one: the replacement cannot stand in
+        made += 1
+        cases.append({"id": f"b-{made - 1:04d}-{task.id}", "setting": "broken", "domain": d,
+                      "task": task_to_json(broken), "prefix": ref[:j + 1], "k": 1,
+                      "broken_tool": name, "replacement": alt.name,
+                      "error": f"Error: {name} is unavailable (HTTP 503)",
+                      "reference": [{"name": alt.name, "arguments": ref[j]["arguments"]}]})
+    n_uns = max(1, counts["unsolvable"] // 4)
+    done = 0
+    b = 0
+    while done < n_uns and b < len(bases):
+        d, task, ref = bases[b]
+        b += 1
+        variants = unsolvable_variants(task, random.Random(f"{seed}:u:{b}"))
+        if len(variants) < 4:
+            continue     # every base gives all four kinds, as in the paper
+        done += 1
+        for kind, v in sorted(variants.items()):
+            cases.append({"id": f"u-{v.id}", "setting": "unsolvable", "domain": d, "kind": kind,
+                          "task": task_to_json(v), "reference": ref})
+    return cases
