@@ -68,6 +68,7 @@ ROOM_OF = {
     "planning_core.validators.models": "models",
     "planning_core.validators.adaptive": "adaptive",
     "planning_core.validators.toolplans": "toolplans",
+    "planning_core.validators.deepplanning": "deepplanning",
 }
 ROOM_MAY_IMPORT = {
     "acp.answers": {"acp.answers"},
@@ -77,6 +78,7 @@ ROOM_MAY_IMPORT = {
     "models": {"models"},
     "adaptive": {"adaptive", "models"},
     "toolplans": {"toolplans", "acp"},   # the batch command reuses acp's JSON Lines I/O
+    "deepplanning": {"deepplanning", "models"},
 }
 
 
