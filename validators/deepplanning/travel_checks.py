@@ -626,7 +626,7 @@ def plan_cost(plan: Plan, meta: dict, mode: str = "paper") -> tuple[int | None, 
 def cost_calculation_correctness(c: Context) -> Result:
     if not c.plan.has_budget_summary:
         return False, "no budget_summary"
-    written = money(c.plan.total) if c.paper else cents(c.plan.total)
+    written = money(c.plan.total) if c.paper else _loose_cents(c.plan.total)
     if written is None:
         return False, f"total_estimated_budget {c.plan.total!r} is not an amount"
     computed, bad = plan_cost(c.plan, c.meta, c.mode)
@@ -639,6 +639,17 @@ def cost_calculation_correctness(c: Context) -> Result:
         return computed == 0, None if computed == 0 else "the plan says 0"
     ok = abs(computed - written) * 10 <= written
     return ok, None if ok else f"{written / 100:.2f} vs {computed / 100:.2f}: over 10% off"
+
+
+def _loose_cents(v: object) -> int | None:
+    """The released reading: anything ``float()`` accepts, rounded to cents."""
+    if isinstance(v, bool):
+        return None
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return int(round(x * 100)) if x == x and abs(x) != float("inf") else None
 
 
 # ---- Activity Diversity --------------------------------------------------------------------
