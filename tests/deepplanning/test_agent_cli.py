@@ -1,0 +1,147 @@
+"""The agent loop (budget, every turn kept, unreadable answers), the oracle agents at 100%,
+and the ``deepplanning`` commands."""
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+import pytest
+
+from planning_core.console import main
+from planning_core.validators.deepplanning.agent import (run_episode, score_episode,
+                                                         shopping_oracle, travel_oracle)
+from planning_core.validators.deepplanning.chat_tools import (CommandToolModel,
+                                                              ScriptedToolModel)
+from planning_core.validators.deepplanning.tasks import find_tasks
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture(scope="module")
+def tasks(tmp_path_factory):
+    d = tmp_path_factory.mktemp("dp")
+    assert main(["deepplanning", "generate", "travel", "--n", "6", "--seed", "3",
+                 "--out", str(d)]) == 0
+    assert main(["deepplanning", "generate", "shopping", "--n", "2", "--seed", "3",
+                 "--out", str(d)]) == 0
+    return d
+
+
+def test_the_oracle_agents_score_100_percent_in_both_modes(tasks, capsys, tmp_path):
+    for mode in ("paper", "released"):
+        out = tmp_path / f"{mode}.jsonl"
+        code, text, _ = run(capsys, "deepplanning", "run", "--agent", "oracle", "--tasks",
+                            str(tasks), "--out", str(out), "--scoring", mode)
+        assert code == 0
+        rows = [json.loads(l) for l in out.read_text().splitlines()]
+        assert len(rows) == 6 + 6 and all(r["score"]["case_acc"] == 1 for r in rows)
+        assert all(r["messages"][0]["role"] == "system" for r in rows)
+        code, text, _ = run(capsys, "deepplanning", "report", str(out), "--json")
+        t = json.loads(text)
+        assert t["average"]["avg_acc"] == 1 and t["average"]["cs"] == 1
+        assert t["average"]["match"] == 1 and t["mode"] == mode
+
+
+def test_run_resumes_and_repeats_runs(tasks, capsys, tmp_path):
+    out = tmp_path / "r.jsonl"
+    run(capsys, "deepplanning", "run", "--agent", "oracle", "--domain", "shopping",
+        "--tasks", str(tasks), "--out", str(out), "--limit", "1")
+    assert len(out.read_text().splitlines()) == 3
+    run(capsys, "deepplanning", "run", "--agent", "oracle", "--domain", "shopping",
+        "--tasks", str(tasks), "--out", str(out), "--limit", "1", "--runs", "2")
+    rows = [json.loads(l) for l in out.read_text().splitlines()]
+    assert sorted((r["key"], r["run"]) for r in rows) == sorted(
+        {(r["key"], r["run"]) for r in rows})
+    assert {r["run"] for r in rows} == {0, 1} and len(rows) == 6
+    code, text, _ = run(capsys, "deepplanning", "report", str(out))
+    assert "| mean |" in text and code == 0
+
+
+def test_a_model_over_the_tool_budget_ends_the_task_incomplete(tasks):
+    task = next(find_tasks(tasks, "travel"))
+    greedy = ScriptedToolModel(lambda m, t: {"tool_calls": [
+        {"name": "search_location", "arguments": '{"place_name": "x"}'}] * 3})
+    ep = run_episode(greedy, task, max_tool_calls=7)
+    assert ep["status"] == "incomplete" and ep["tool_calls"] == 7
+    assert "more than 7" in ep["note"]
+    tool_msgs = [m for m in ep["messages"] if m["role"] == "tool"]
+    assert len(tool_msgs) == 9 and "budget exhausted" in tool_msgs[-1]["content"]
+    v = score_episode(task, ep)
+    assert v["case_acc"] == 0 and v["parse_error"].startswith("incomplete")
+
+
+def test_an_unparseable_final_answer_is_recorded(tasks):
+    task = next(find_tasks(tasks, "travel"))
+    ep = run_episode(ScriptedToolModel(lambda m, t: {"content": "Day 1: fly. Day 2: fly."}),
+                     task)
+    v = score_episode(task, ep)
+    assert ep["status"] == "answered" and v["parse_error"] and v["commonsense"] == 0
+
+
+def test_a_command_model_drives_the_loop(tasks, tmp_path):
+    script = tmp_path / "agent.py"
+    script.write_text(textwrap.dedent("""
+        import json, sys
+        req = json.load(sys.stdin)
+        if not any(m["role"] == "tool" for m in req["messages"]):
+            print(json.dumps({"tool_calls": [{"name": "get_user_info", "arguments": {}}]}))
+        else:
+            print("done, nothing bought")
+    """))
+    task = next(find_tasks(tasks, "shopping"))
+    ep = run_episode(CommandToolModel(f"{sys.executable} {script}"), task)
+    assert ep["status"] == "answered" and ep["tool_calls"] == 1
+    assert ep["final"].startswith("done")
+    assert score_episode(task, ep)["match"] == 0
+
+
+def test_oracle_agents_exist_for_both_domains(tasks):
+    t = next(find_tasks(tasks, "travel"))
+    s = next(find_tasks(tasks, "shopping"))
+    assert run_episode(ScriptedToolModel(travel_oracle(t)), t)["status"] == "answered"
+    assert run_episode(ScriptedToolModel(shopping_oracle(s)), s)["tool_calls"] >= 2
+
+
+def test_score_commands_read_written_answers(tasks, capsys, tmp_path):
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    for t in find_tasks(tasks, "travel"):
+        src = t.folder / "oracle_plan.json"
+        (plans / f"id_{t.task_id}.json").write_text(src.read_text())
+    (plans / "id_0.json").write_text("not a plan")
+    code, text, _ = run(capsys, "deepplanning", "score", "travel", "--tasks", str(tasks),
+                        "--plans", str(plans), "--json")
+    rows = [json.loads(l) for l in text.splitlines()]
+    assert code == 0 and [r["case_acc"] for r in rows] == [0, 1, 1, 1, 1, 1]
+    code, text, _ = run(capsys, "deepplanning", "score", "shopping", "--tasks", str(tasks))
+    assert code == 0 and "case_acc=0" in text   # generated carts start empty
+
+
+def test_queries_describes_a_query_file(tasks, capsys):
+    code, text, _ = run(capsys, "deepplanning", "queries",
+                        str(tasks / "travelplanning_query_en.json"), "--json",
+                        "--database", str(tasks / "database_en"))
+    r = json.loads(text)
+    assert code == 0 and r["queries"] == 6 and r["cannot_check"] == {}
+    assert r["ungrounded"] == [] and sum(r["kinds"].values()) >= 12
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
+    bad = tmp_path / "q.json"
+    bad.write_text("{oops")
+    code, _, err = run(capsys, "deepplanning", "queries", str(bad))
+    assert code == 2 and "not JSON" in err and "Traceback" not in err
+    code, _, err = run(capsys, "deepplanning", "run", "--tasks", str(tmp_path), "--out",
+                       str(tmp_path / "o.jsonl"), "--agent", "oracle")
+    assert code == 2 and "cannot read" in err
+    code, _, err = run(capsys, "deepplanning", "generate", "shopping", "--levels", "4",
+                       "--out", str(tmp_path))
+    assert code == 2
+    code, _, err = run(capsys, "deepplanning", "run", "--tasks", str(tmp_path), "--out",
+                       str(tmp_path / "o.jsonl"))
+    assert code == 2
