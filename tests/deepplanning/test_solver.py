@@ -60,3 +60,18 @@ def test_the_cheaper_cart_after_coupons_is_found():
     assert z.status == "unique" and z.optimum == {
         "products": ["dear"], "coupons": {"Cross-store: ¥30 off every ¥300": 1}}
     assert brute_force_cart(p).optimum == z.optimum
+
+
+def test_regression_z3_optimize_stopping_short_is_caught_by_the_certificate():
+    # travel task (0, 41): z3's lexicographic Optimize returned a non-optimal inbound train
+    # (and a different one from run to run); the "no better assignment" query fixes it
+    t = travel(0, 41)
+    p = travel_problem(t["entry"]["meta_info"], t["db"])
+    z = prove_unique(p)
+    assert z.optimum == brute_force(p).optimum == t["proof"]["optimum"]
+    assert z.to_json()["better"] == "unsat"
+
+
+def test_options_must_be_distinct():
+    with pytest.raises(ValueError, match="distinct"):
+        prove_unique(ChoiceProblem({"a": ["x", "x"]}, {"a": {"x": (1,)}}))

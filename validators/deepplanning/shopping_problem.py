@@ -82,6 +82,22 @@ def prove_cart(p: CartProblem) -> Proof:
     s = z3.Solver()
     s.set("rlimit", RLIMIT)
     s.add(*cons)
+    improvements = 0
+    while True:   # certify: nothing strictly better (see solver.prove_unique)
+        s.push()
+        s.add(obj < value)
+        res = s.check()
+        if res == z3.unsat:
+            s.pop()
+            break
+        if res != z3.sat:
+            return Proof("unknown", None, None, cpu_seconds=time.process_time() - started)
+        m = s.model()
+        chosen_p = [ids[i][m.eval(x[i]).as_long()] for i in range(len(ids))]
+        chosen_q = {c: m.eval(v, model_completion=True).as_long() for c, v in q.items()}
+        value = m.eval(obj, model_completion=True).as_long()
+        improvements += 1
+        s.pop()
     s.add(obj == value)
     s.add(z3.Or([x[i] != ids[i].index(chosen_p[i]) for i in range(len(ids))] +
                 [v != chosen_q[c] for c, v in q.items()]))
@@ -89,7 +105,7 @@ def prove_cart(p: CartProblem) -> Proof:
     spent = time.process_time() - started
     best = p.assignment(chosen_p, chosen_q)
     if res2 == z3.unsat:
-        return Proof("unique", best, [value], cpu_seconds=spent)
+        return Proof("unique", best, [value], cpu_seconds=spent, improvements=improvements)
     if res2 == z3.sat:
         m2 = s.model()
         second = p.assignment([ids[i][m2.eval(x[i]).as_long()] for i in range(len(ids))],

@@ -6,8 +6,9 @@ The paper adjusts each task's database "so that exactly one optimal solution exi
 the constraints allow and a lexicographic cost vector per option (e.g. ``(price,)`` for
 "cheapest", ``(-rating, price)`` for "highest rated, then cheapest"), plus optional linear
 budget rows.  :func:`prove_unique` asks ``z3.Optimize`` for the lexicographic optimum, then
-asks ``z3.Solver`` for a different assignment with the same objective values: ``unsat`` is
-the proof that the optimum is unique.  :func:`brute_force` re-checks by enumeration.
+certifies it (``z3.Solver``: no assignment is lexicographically better, ``unsat``), then
+asks for a different assignment with the same objective values: ``unsat`` is the proof that
+the optimum is unique.  :func:`brute_force` re-checks by enumeration.
 
 Budgets inside the solver are deterministic (z3's ``rlimit``), never wall-clock; a proof
 that runs out answers UNKNOWN and the generator draws another task.
@@ -42,11 +43,15 @@ class Proof:
     second: dict[str, str] | None = None   # a second optimum, when not unique
     cpu_seconds: float = 0.0
     solver: str = "z3"
+    improvements: int = 0    # steps past z3.Optimize's model before "no better" was unsat
 
     def to_json(self) -> dict[str, Any]:
         return {"solver": self.solver, "status": self.status, "optimum": self.optimum,
                 "objective": self.objective,
+                "better": "unsat" if self.optimum is not None and self.solver == "z3"
+                and self.status in ("unique", "not-unique") else None,
                 "second_optimum": "unsat" if self.status == "unique" else self.second,
+                "improvements": self.improvements,
                 "cpu_seconds": round(self.cpu_seconds, 4)}
 
 
@@ -59,10 +64,21 @@ def _objectives(p: ChoiceProblem) -> list[tuple[str, int]]:
     return out
 
 
+def _lex_better(objs: list, values: list[int]):
+    import z3
+
+    return z3.Or([z3.And(*[objs[j] == values[j] for j in range(k)], objs[k] < values[k])
+                  for k in range(len(objs))]) if objs else z3.BoolVal(False)
+
+
 def prove_unique(p: ChoiceProblem) -> Proof:
     import z3
 
     started = time.process_time()
+    for var, opts in p.options.items():
+        if len(set(opts)) != len(opts) or set(opts) - set(p.costs.get(var, {})):
+            raise ValueError(f"variable {var!r}: options must be distinct and each have "
+                             "a cost")
     index = {var: {o: i for i, o in enumerate(opts)} for var, opts in p.options.items()}
     x = {var: z3.Int(f"x_{n}") for n, var in enumerate(p.options)}
     base = []
@@ -97,15 +113,33 @@ def prove_unique(p: ChoiceProblem) -> Proof:
     chosen = {var: p.options[var][m.eval(x[var]).as_long()] for var in p.options}
     values = [m.eval(o, model_completion=True).as_long() for o in objs]
 
+    # Certify the optimum: no assignment is lexicographically better (unsat).  z3's
+    # lexicographic Optimize has been seen to stop at a non-optimal model on these If-chain
+    # objectives, so its answer is only a starting point; each sat step here improves.
     s = z3.Solver()
     s.set("rlimit", RLIMIT)
     s.add(*base)
+    improvements = 0
+    while True:
+        s.push()
+        s.add(_lex_better(objs, values))
+        res = s.check()
+        if res == z3.unsat:
+            s.pop()
+            break
+        if res != z3.sat:
+            return Proof("unknown", chosen, values, cpu_seconds=time.process_time() - started)
+        m = s.model()
+        chosen = {var: p.options[var][m.eval(x[var]).as_long()] for var in p.options}
+        values = [m.eval(o, model_completion=True).as_long() for o in objs]
+        improvements += 1
+        s.pop()
     s.add(*[o == v for o, v in zip(objs, values)])
     s.add(z3.Or([x[var] != index[var][chosen[var]] for var in p.options]))
     res2 = s.check()
     spent = time.process_time() - started
     if res2 == z3.unsat:
-        return Proof("unique", chosen, values, cpu_seconds=spent)
+        return Proof("unique", chosen, values, cpu_seconds=spent, improvements=improvements)
     if res2 == z3.sat:
         m2 = s.model()
         second = {var: p.options[var][m2.eval(x[var]).as_long()] for var in p.options}

@@ -91,6 +91,7 @@ def _build_db(rng: random.Random, org: str, dest: str, days: int, depart: dt.dat
 
     # intercity legs, direct routes
     table = "flights" if mode == "flight" else "trains"
+    numbers: set[str] = set()
     for direction, (a, b, day) in enumerate(((org, dest, depart), (dest, org, ret))):
         a_st = f"{a} International Airport" if mode == "flight" else f"{a} South Station"
         b_st = f"{b} International Airport" if mode == "flight" else f"{b} South Station"
@@ -99,8 +100,13 @@ def _build_db(rng: random.Random, org: str, dest: str, days: int, depart: dt.dat
                 rng.randint(17 * 60 + 30, 20 * 60 + 30)
             dur = rng.randint(50, 140)
             arr = dep + dur
-            number = (f"{rng.choice('GD')}{rng.randint(100, 9999)}" if mode == "train" else
-                      f"{rng.choice(('MU', 'CA', 'CZ', 'HU'))}{rng.randint(1000, 9999)}")
+            while True:   # a number names one service: no two legs share it
+                number = (f"{rng.choice('GD')}{rng.randint(100, 9999)}" if mode == "train"
+                          else f"{rng.choice(('MU', 'CA', 'CZ', 'HU'))}"
+                               f"{rng.randint(1000, 9999)}")
+                if number not in numbers:
+                    numbers.add(number)
+                    break
             status = rng.choice(("Available", str(rng.randint(0, 9)), str(rng.randint(0, 20))))
             row = {"origin_city": a, "destination_city": b, "dep_date": day.isoformat(),
                    "dep_station_code": a[:3].upper(), "dep_station_name": a_st,

@@ -62,18 +62,19 @@ def travel_problem(meta: dict, db: TravelDB) -> ChoiceProblem:
                 r.get("destination_city") == b and r.get("dep_date") == date and
                 seats(r.get("seat_status", "")) >= people]
         rows.sort(key=lambda r: r[key])
-        options[var] = [r[key] for r in rows]
-        c = {}
-        for r in rows:
+        c: dict[str, tuple[int, ...]] = {}
+        for r in rows:   # one number may have several rows (seat classes): keep its best
             price = _r(r["price"])
             if transport and transport.endswith("earliest_departure_direct") and \
                     var == "outbound":
-                c[r[key]] = (leg_time(r["dep_datetime"]), price)
+                vec = (leg_time(r["dep_datetime"]), price)
             elif transport and transport.endswith("latest_arrival_direct") and \
                     var == "inbound":
-                c[r[key]] = (-leg_time(r["arr_datetime"]), price)
+                vec = (-leg_time(r["arr_datetime"]), price)
             else:
-                c[r[key]] = (price,)
+                vec = (price,)
+            c[r[key]] = min(c.get(r[key], vec), vec)
+        options[var] = sorted(c)
         costs[var] = c
 
     hk = next((k for k in hard if k.startswith("hotel_")), None)
