@@ -38,7 +38,10 @@ def read_cart(obj: Any) -> tuple[list[str], dict[str, int]]:
             raise ValueError(f"a cart item without a product_id: {item!r}"[:200])
         ids.append(item["product_id"])
     coupons: dict[str, int] = {}
-    for c in obj.get("used_coupons", []) or []:
+    used = obj.get("used_coupons", []) or []
+    if not isinstance(used, list):
+        raise ValueError("used_coupons must be a list")
+    for c in used:
         if not isinstance(c, dict) or not isinstance(c.get("coupon_name"), str):
             raise ValueError(f"a used coupon without a coupon_name: {c!r}"[:200])
         q = c.get("quantity", 0)
@@ -113,9 +116,12 @@ def score_cart(cart: Any, truth: dict, known_ids: set[str] | None = None, *,
                task_id: str = "", mode: str = "paper",
                completed: bool = True) -> ShoppingVerdict:
     """Score a cart (cart.json object or text) against ``validation_cases.json``."""
-    gt = [str(p.get("product_id")) for p in truth.get("ground_truth_products", [])
+    gt_raw = truth.get("ground_truth_products", [])
+    gt = [str(p.get("product_id")) for p in (gt_raw if isinstance(gt_raw, list) else [])
           if isinstance(p, dict)]
     gt_coupons = truth.get("ground_truth_coupons") or {}
+    if not isinstance(gt_coupons, dict):
+        gt_coupons = {}
     try:
         ids, coupons = read_cart(cart)
     except ValueError as err:

@@ -17,7 +17,7 @@ from typing import Any, Callable
 from planning_core.validators.deepplanning.travel_db import TravelDB
 from planning_core.validators.deepplanning.travel_plan import (Activity, Day, Plan, city,
                                                                from_to, money)
-from planning_core.validators.deepplanning.units import ALL_DAY, cents, clock
+from planning_core.validators.deepplanning.units import ALL_DAY, cents, clock, fmt_cents
 
 __all__ = ["DIMENSIONS", "CHECKPOINTS", "Context", "run_checkpoints", "plan_cost",
            "day_weekday", "MODES"]
@@ -74,10 +74,12 @@ class Context:
 
 
 def _int(v: object, default: int) -> int:
+    if isinstance(v, bool):
+        return default
     try:
         n = int(v)
-        return n if n > 0 else default
-    except (TypeError, ValueError):
+        return n if 0 < n < 10 ** 6 else default
+    except (TypeError, ValueError, OverflowError):
         return default
 
 
@@ -162,8 +164,8 @@ def _same_price(c: Context, written: object, db_value: object) -> bool:
         if isinstance(written, bool) or not isinstance(written, (int, float)):
             return False
         return int(round(float(written))) == int(round(float(str(db_value))))
-    except (TypeError, ValueError):
-        return True   # the released check skips an unreadable database price
+    except (TypeError, ValueError, OverflowError):
+        return True   # the released check skips what it cannot round (its try/except)
 
 
 def validated_accommodation(c: Context) -> Result:
@@ -513,8 +515,10 @@ def day_weekday(meta: dict, index: int) -> int | None:
     given, else from ``meta.depart_date``."""
     w = meta.get("depart_weekday")
     try:
-        base = int(w)
-    except (TypeError, ValueError):
+        base = int(w) if not isinstance(w, bool) else None
+        if base is None:
+            raise TypeError
+    except (TypeError, ValueError, OverflowError):
         try:
             base = _dt.date.fromisoformat(str(meta.get("depart_date"))).isoweekday()
         except ValueError:
@@ -634,11 +638,11 @@ def cost_calculation_correctness(c: Context) -> Result:
         return False, f"unreadable costs: {bad}"
     if c.paper:
         return (written == computed), None if written == computed else \
-            f"the plan says {written / 100:.2f}, its items add up to {computed / 100:.2f}"
+            f"the plan says {fmt_cents(written)}, its items add up to {fmt_cents(computed)}"
     if written == 0:
         return computed == 0, None if computed == 0 else "the plan says 0"
     ok = abs(computed - written) * 10 <= written
-    return ok, None if ok else f"{written / 100:.2f} vs {computed / 100:.2f}: over 10% off"
+    return ok, None if ok else f"{fmt_cents(written)} vs {fmt_cents(computed)}: over 10% off"
 
 
 def _loose_cents(v: object) -> int | None:
@@ -649,7 +653,8 @@ def _loose_cents(v: object) -> int | None:
         x = float(v)
     except (TypeError, ValueError):
         return None
-    return int(round(x * 100)) if x == x and abs(x) != float("inf") else None
+    x *= 100
+    return int(round(x)) if x == x and abs(x) != float("inf") else None
 
 
 # ---- Activity Diversity --------------------------------------------------------------------

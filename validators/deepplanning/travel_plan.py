@@ -103,7 +103,8 @@ def read_plan(obj: Any) -> Plan:
     for raw in obj["daily_plans"]:
         raw = raw if isinstance(raw, dict) else {}
         acts = []
-        for a in raw.get("activities") or []:
+        raw_acts = raw.get("activities")
+        for a in raw_acts if isinstance(raw_acts, list) else []:
             if not isinstance(a, dict):
                 acts.append(Activity("", None, None, {}))
                 continue

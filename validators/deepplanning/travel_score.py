@@ -22,7 +22,7 @@ from planning_core.validators.deepplanning.travel_checks import (DIMENSIONS, Con
 from planning_core.validators.deepplanning.travel_db import TravelDB
 from planning_core.validators.deepplanning.travel_plan import (Plan, extract_json, from_to,
                                                                read_plan)
-from planning_core.validators.deepplanning.units import cents
+from planning_core.validators.deepplanning.units import cents, fmt_cents
 
 __all__ = ["TravelVerdict", "score_travel", "check_personalized", "RELEASED_KINDS",
            "checkable_kind"]
@@ -63,8 +63,13 @@ def checkable_kind(kind: str, data: object) -> str | None:
         return f"unknown constraint family {family!r}"
     if not any(data.get(k) for k in need):
         return f"none of {list(need)} given"
-    if family == "attraction" and not isinstance(data.get("attraction_names"), list):
-        return "attraction_names is not a list"
+    if family == "attraction":
+        names = data.get("attraction_names")
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            return "attraction_names is not a list of names"
+    elif not all(isinstance(data.get(k), (str, int)) and not isinstance(data.get(k), bool)
+                 for k in need if data.get(k)):
+        return f"{list(need)} must be names or numbers"
     return None
 
 
@@ -90,7 +95,7 @@ def check_personalized(plan: Plan, kind: str, data: dict, meta: dict,
             return False, f"unreadable costs: {bad}"
         cap = cents(data.get("max_budget"))
         return (total <= cap), None if total <= cap else \
-            f"costs {total / 100:.2f} over the budget {cap / 100:.2f}"
+            f"costs {fmt_cents(total)} over the budget {fmt_cents(cap)}"
     family = kind.split("_", 1)[0]
     if family in ("flight", "train"):
         words = ("flight", "airplane", "plane") if family == "flight" else \
