@@ -44,7 +44,8 @@ def travel_edits(rng: random.Random, plan: dict) -> tuple[str, dict]:
     acts = day["activities"]
     kind = rng.choice(("cost+", "cost-text", "cost-neg", "shift", "drop", "dup-meal",
                        "city", "total", "no-accom", "unknown", "long-meal", "drop-day",
-                       "mode", "leg-number"))
+                       "mode", "leg-number", "cost-inf", "leg-cost-text", "hotel-zero",
+                       "cost-big-decimals"))
     meals = [a for d in days for a in d["activities"] if a["type"] == "meal"]
     priced = [a for a in acts if a["type"] in ("meal", "attraction")]
     if kind == "cost+" and priced:
@@ -85,6 +86,16 @@ def travel_edits(rng: random.Random, plan: dict) -> tuple[str, dict]:
         for a in acts:
             if a["type"] == "travel_intercity_public":
                 a["details"]["mode"] = "bus"
+    elif kind == "cost-inf" and priced:
+        rng.choice(priced)["details"]["cost"] = float("inf")
+    elif kind == "cost-big-decimals" and priced:
+        rng.choice(priced)["details"]["cost"] += 0.125
+    elif kind == "leg-cost-text":
+        for a in acts:
+            if a["type"] == "travel_intercity_public":
+                a["details"]["cost"] = "see ticket"
+    elif kind == "hotel-zero" and len(days) > 1:
+        days[0]["accommodation"]["price_per_night"] = 0
     elif kind == "leg-number":
         legs = [a for d in days for a in d["activities"] if a["type"] ==
                 "travel_intercity_public"]

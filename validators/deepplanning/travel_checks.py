@@ -252,11 +252,20 @@ def validated_transportation(c: Context) -> Result:
                 if not ok:
                     reasons.append(f"D{i}: {number}: stations, times or price differ from "
                                    "every database record")
-            elif not any(_same_price(c, d.get("cost"), r.get("price")) for r in records
-                         if r.get("price") not in (None, "")) and \
-                    any(r.get("price") not in (None, "") for r in records):
+            elif _loose_cents(d.get("cost")) is not None and \
+                    any(r.get("price") not in (None, "") for r in records) and \
+                    not any(_released_leg_price(d.get("cost"), r.get("price"))
+                            for r in records if r.get("price") not in (None, "")):
+                # released: a cost float() cannot read skips the price comparison
                 reasons.append(f"D{i}: {number}: price {d.get('cost')!r} matches no record")
     return _fail(reasons)
+
+
+def _released_leg_price(written: object, db_price: object) -> bool:
+    try:
+        return int(round(float(written))) == int(round(float(str(db_price))))
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def _leg_matches(r: dict[str, str], d: dict, span: tuple[int, int] | None) -> bool:
@@ -589,29 +598,62 @@ def plan_cost(plan: Plan, meta: dict, mode: str = "paper") -> tuple[int | None, 
     """The trip's cost in cents from the itinerary's items, and what could not be read.
 
     Paper: every intercity leg x people, each night's room x rooms, meals and tickets x
-    people, each local ride x cars (4 people a car).  Released: only the first intercity
-    leg of a day counts, and unreadable costs are skipped."""
+    people, each local ride x cars (4 people a car); an unreadable or negative cost makes
+    the total unknown (``None``).  Released (``check_budget_accuracy``): a cost is whatever
+    ``float()`` reads, falsy costs are skipped, unreadable ones too, a day's intercity cost is
+    its first leg whose cost reads (if positive), a room price is the first truthy of
+    ``price``, ``price_per_night``, ``cost``; an infinite or NaN cost makes the total
+    unknown (the released total becomes inf/nan and every comparison with it fails)."""
     people, rooms = _int(meta.get("people_number"), 1), _int(meta.get("room_number"), 1)
     cars = max(1, (people + 3) // 4)
     total, bad = 0, []
+    unknown = False
+
+    def released_value(value: object) -> int | None:
+        nonlocal unknown
+        if not value:
+            return None
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            return None
+        if x != x or abs(x) == float("inf") or abs(x) > 1e15:
+            unknown = True
+            bad.append(f"cost {value!r}")
+            return None
+        return int(round(x * 100))
 
     def add(value: object, times: int, what: str) -> None:
         nonlocal total
-        v = money(value)
-        if v is None:
-            if mode == "paper" or value not in (None, "", 0):
-                if mode == "paper" or cents(value) is None:
-                    bad.append(f"{what}: cost {value!r}")
-                    return
-                v = cents(value)
-            else:
+        if mode == "paper":
+            v = money(value)
+            if v is None:
+                bad.append(f"{what}: cost {value!r}")
+                return
+        else:
+            v = released_value(value)
+            if v is None:
                 return
         total += v * times
 
     for i, day in enumerate(plan.days, 1):
         legs = day.of("travel_intercity_public")
-        for leg in (legs if mode == "paper" else legs[:1]):
-            add(leg.cost, people, f"D{i} intercity")
+        if mode == "paper":
+            for leg in legs:
+                add(leg.cost, people, f"D{i} intercity")
+        else:
+            for leg in legs:
+                value = leg.details.get("cost", 0)
+                try:
+                    x = float(value)
+                except (TypeError, ValueError):
+                    continue
+                if x != x or abs(x) == float("inf") or abs(x) > 1e15:
+                    unknown = True
+                    bad.append(f"D{i} intercity: cost {value!r}")
+                elif x > 0:
+                    total += int(round(x * 100)) * people
+                break
         for a in day.of("meal"):
             add(a.cost, people, f"D{i} {a.name}")
         for a in day.of("attraction"):
@@ -620,11 +662,15 @@ def plan_cost(plan: Plan, meta: dict, mode: str = "paper") -> tuple[int | None, 
             add(a.cost, cars, f"D{i} ride")
     for i, day in enumerate(plan.days[:-1], 1):
         acc = day.accommodation or {}
-        price = next((acc.get(k) for k in ("price", "price_per_night", "cost")
-                      if acc.get(k) not in (None, "")), None)
-        if price is not None or mode == "paper":
-            add(price, rooms, f"D{i} hotel")
-    return (None if bad and mode == "paper" else total), bad
+        if mode == "paper":
+            price = next((acc.get(k) for k in ("price", "price_per_night", "cost")
+                          if acc.get(k) not in (None, "")), None)
+        else:
+            price = acc.get("price") or acc.get("price_per_night") or acc.get("cost")
+        add(price, rooms, f"D{i} hotel")
+    if (bad and mode == "paper") or unknown:
+        return None, bad
+    return total, bad
 
 
 def cost_calculation_correctness(c: Context) -> Result:
