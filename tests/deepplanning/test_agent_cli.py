@@ -145,3 +145,48 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     code, _, err = run(capsys, "deepplanning", "run", "--tasks", str(tmp_path), "--out",
                        str(tmp_path / "o.jsonl"))
     assert code == 2
+
+
+def _tool_reply(call: int):
+    from tests.models.chat_server import Reply, answer
+
+    if call == 0:
+        body = {"id": "c", "object": "chat.completion", "created": 0, "model": "m",
+                "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                    "role": "assistant", "content": None, "tool_calls": [
+                        {"id": "t1", "type": "function", "function": {
+                            "name": "get_user_info", "arguments": "{}"}}]}}]}
+        return Reply(200, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    return answer("All done.")
+
+
+@pytest.mark.slow
+def test_run_drives_an_openai_compatible_server_with_tools(tasks, capsys, tmp_path):
+    from tests.models.chat_server import ChatServer, error
+
+    calls = []
+
+    def script(request, n):
+        calls.append(request)
+        if n == 0:
+            return error(429, "slow down", {"Retry-After": "0"})
+        return _tool_reply(len([c for c in calls[1:]]) - 1)
+
+    cache = tmp_path / "cache.sqlite"
+    out = tmp_path / "r.jsonl"
+    with ChatServer(script) as server:
+        argv = ["deepplanning", "run", "--domain", "shopping", "--tasks", str(tasks),
+                "--limit", "1", "--model", "m", "--base-url", server.base_url,
+                "--backoff", "0", "--cache", str(cache), "--out", str(out)]
+        code, text, err = run(capsys, *argv)
+        assert code == 0, err
+        rows = [json.loads(l) for l in out.read_text().splitlines()]
+        assert len(rows) == 3 and all(r["status"] == "answered" for r in rows)
+        assert rows[0]["tool_calls"] == 1 and rows[0]["model"] == "m"
+        first = calls[1]
+        assert len(first["tools"]) == 15 and first["messages"][0]["role"] == "system"
+        assert any(m["role"] == "tool" for m in calls[2]["messages"])
+        n = len(calls)
+        out.unlink()
+        code, _, _ = run(capsys, *argv)         # same questions: answered from the cache
+        assert code == 0 and len(calls) == n

@@ -127,7 +127,35 @@ def score_episode(task: Task, episode: dict[str, Any], mode: str = "paper") -> d
     v = score_cart(episode.get("cart") or {}, case.truth, set(case.by_id),
                    task_id=task.task_id, mode=mode,
                    completed=episode.get("status") == "answered")
-    return dict(v.to_json(), level=task.meta.get("level"))
+    return dict(v.to_json(), level=task.meta.get("level"),
+                cart_valid=cart_valid(task, v.cart_products))
+
+
+def cart_valid(task: Task, products: list[str]) -> bool | None:
+    """Does the cart meet every item's filters, one product per item (then a failed case
+    is a missed optimum, taxonomy C)?  ``None`` without the structured query."""
+    from planning_core.validators.deepplanning.shopping_gen import _passes
+
+    spec = task.spec()
+    if spec is None:
+        return None
+    case = task.shopping_case()
+    by_id = case.by_id
+    if len(products) != len(spec["items"]) or any(p not in by_id for p in products):
+        return False
+    items = list(spec["items"])
+    for pid in products:
+        match = next((f for f in items if _passes(by_id[pid], f, case.user)), None)
+        if match is None:
+            return False
+        items.remove(match)
+    floor = spec.get("floor")
+    if floor is not None:
+        total = sum(Cart(case).price_of(p) for p in products)
+        from planning_core.validators.deepplanning.units import cents
+        if total < cents(floor):
+            return False
+    return True
 
 
 def _called(messages: list[dict]) -> list[str]:

@@ -13,8 +13,8 @@ The taxonomy is decided from the trajectory where it can be (A1: a needed tool n
 called; A2: tool calls answered with an error; A3: a name from the database written with
 another price; B1: an explicit (personalized) constraint violated; B2: an implicit one --
 hours, closing days, durations, seats; C: a global one -- overlaps, transfers, cost
-arithmetic, diversity, route, or a valid but not optimal cart).  A failed case none of these
-explains is ``undecided``.
+arithmetic, diversity, route, or a cart meeting every request that is not the optimum).  A
+failed case none of these explains is ``undecided``.
 """
 from __future__ import annotations
 
@@ -88,7 +88,13 @@ def taxonomy(row: dict[str, Any]) -> list[str]:
             out.append("A2")
         failed = s.get("failed") or []
         if any(f.startswith(("missing:", "extra:", "coupons")) for f in failed):
-            out.append("C" if s.get("matched", 0) else "B1")
+            valid = s.get("cart_valid")
+            if valid is True:
+                out.append("C")      # every request met, a cheaper valid cart exists
+            elif valid is False:
+                out.append("B1")     # a request (filter, size, floor) not met
+            elif s.get("matched", 0):
+                out.append("C")
     return out or ["undecided"]
 
 
