@@ -45,7 +45,7 @@ def travel_edits(rng: random.Random, plan: dict) -> tuple[str, dict]:
     kind = rng.choice(("cost+", "cost-text", "cost-neg", "shift", "drop", "dup-meal",
                        "city", "total", "no-accom", "unknown", "long-meal", "drop-day",
                        "mode", "leg-number", "cost-inf", "leg-cost-text", "hotel-zero",
-                       "cost-big-decimals"))
+                       "cost-big-decimals", "From"))
     meals = [a for d in days for a in d["activities"] if a["type"] == "meal"]
     priced = [a for a in acts if a["type"] in ("meal", "attraction")]
     if kind == "cost+" and priced:
@@ -96,6 +96,8 @@ def travel_edits(rng: random.Random, plan: dict) -> tuple[str, dict]:
                 a["details"]["cost"] = "see ticket"
     elif kind == "hotel-zero" and len(days) > 1:
         days[0]["accommodation"]["price_per_night"] = 0
+    elif kind == "From":
+        day["current_city"] = day["current_city"].replace("from", "From")
     elif kind == "leg-number":
         legs = [a for d in days for a in d["activities"] if a["type"] ==
                 "travel_intercity_public"]

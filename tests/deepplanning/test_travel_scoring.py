@@ -177,3 +177,14 @@ def test_units_read_money_in_cents_and_clock_times_in_minutes():
     for bad in ("24:01", "12:60", "noon", "", None):
         assert clock(bad) is None
     assert slot("23:00-01:00") == (1380, 1500) and slot("x") is None
+
+
+def test_released_mode_reads_from_to_case_sensitively_like_the_released_parser():
+    t = travel(0, 3)
+
+    def fn(p):
+        p["daily_plans"][0]["current_city"] = p["daily_plans"][0]["current_city"].replace(
+            "from", "From")
+    assert _edit(fn)[0] == set()
+    bad, _ = _edit(fn, "released")
+    assert "seamless_intercity_transfers" in bad

@@ -10,6 +10,7 @@ difference.  Each checkpoint is a function ``(ctx) -> (passed, reason)``.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any, Callable
@@ -109,7 +110,8 @@ def closed_loop_route_structure(c: Context) -> Result:
     days = c.plan.days
     if not days:
         return False, "no days"
-    first, last = from_to(days[0].current_city), from_to(days[-1].current_city)
+    first = from_to(days[0].current_city, c.paper)
+    last = from_to(days[-1].current_city, c.paper)
     reasons = []
     if first is None:
         if c.paper:
@@ -125,15 +127,21 @@ def closed_loop_route_structure(c: Context) -> Result:
 
 
 def _station_city(c: Context, place: str) -> str | None:
+    """The city of a station or airport named in the database's legs.  Released mode also
+    falls back, as the released code does, to a name's first two CJK characters."""
     stations = c._cache.setdefault("stations", c.db.station_city())
-    return stations.get(place)
+    found = stations.get(place)
+    if found is None and not c.paper:
+        m = re.match(r"^([\u4e00-\u9fa5]{2})", place)
+        found = m.group(1) if m else None
+    return city(found) if found else None
 
 
 def seamless_intercity_transfers(c: Context) -> Result:
     here = c.org
     reasons = []
     for i, day in enumerate(c.plan.days, 1):
-        ft = from_to(day.current_city)
+        ft = from_to(day.current_city, c.paper)
         if ft:
             a, b = ft
             if a != here:
@@ -339,7 +347,7 @@ def essential_meal_coverage(c: Context) -> Result:
         if not c.paper:
             gaps = gaps[:1]
         short = any(g < r["gap"] for g in gaps)
-        ft = from_to(day.current_city)
+        ft = from_to(day.current_city, c.paper)
         if ft:
             leg = _first_leg(day)
             if ft[0] == here and ft[0] != c.org and leg and leg.span:
@@ -389,7 +397,7 @@ def essential_attraction_coverage(c: Context) -> Result:
         minutes += sum(a.span[1] - a.span[0] for a in day.of("travel_city") if a.span and
                        ({str(a.details.get("from", "")).strip(),
                          str(a.details.get("to", "")).strip()} & names))
-        ft = from_to(day.current_city)
+        ft = from_to(day.current_city, c.paper)
         if ft:
             leg = _first_leg(day)
             if ft[0] == here and ft[0] != c.org and leg and leg.span and \

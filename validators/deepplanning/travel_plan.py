@@ -22,14 +22,16 @@ from planning_core.validators.deepplanning.units import cents, slot
 __all__ = ["Activity", "Day", "Plan", "read_plan", "extract_json", "from_to"]
 
 _FROM_TO = re.compile(r"from\s+(.+?)\s+to\s+([^,]+?)\s*(?:,|$)", re.IGNORECASE)
+_FROM_TO_CASED = re.compile(r"from\s+(.+?)\s+to\s+([^,]+?)\s*(?:,|$)")
 _PAREN = re.compile(r"[（(].*?[)）]")
 
 
-def from_to(text: object) -> tuple[str, str] | None:
-    """``'from A to B'`` -> ``('A', 'B')`` (parenthesised parts dropped), else ``None``."""
+def from_to(text: object, ignore_case: bool = True) -> tuple[str, str] | None:
+    """``'from A to B'`` -> ``('A', 'B')`` (parenthesised parts dropped), else ``None``.
+    The released parser is case-sensitive (``ignore_case=False``)."""
     if not isinstance(text, str):
         return None
-    m = _FROM_TO.search(text)
+    m = (_FROM_TO if ignore_case else _FROM_TO_CASED).search(text)
     if not m:
         return None
     return _PAREN.sub("", m.group(1)).strip(), _PAREN.sub("", m.group(2)).strip()
