@@ -45,7 +45,7 @@ def travel_edits(rng: random.Random, plan: dict) -> tuple[str, dict]:
     kind = rng.choice(("cost+", "cost-text", "cost-neg", "shift", "drop", "dup-meal",
                        "city", "total", "no-accom", "unknown", "long-meal", "drop-day",
                        "mode", "leg-number", "cost-inf", "leg-cost-text", "hotel-zero",
-                       "cost-big-decimals", "From"))
+                       "cost-big-decimals", "From", "leg-time", "leg-time"))
     meals = [a for d in days for a in d["activities"] if a["type"] == "meal"]
     priced = [a for a in acts if a["type"] in ("meal", "attraction")]
     if kind == "cost+" and priced:
@@ -96,6 +96,18 @@ def travel_edits(rng: random.Random, plan: dict) -> tuple[str, dict]:
                 a["details"]["cost"] = "see ticket"
     elif kind == "hotel-zero" and len(days) > 1:
         days[0]["accommodation"]["price_per_night"] = 0
+    elif kind == "leg-time":
+        # move a leg onto the meal/attraction-coverage thresholds (09:00, 10:00, 12:00,
+        # 14:00, 15:00, 16:00), where the released code and its docstrings disagree
+        legs_days = [d for d in (days[0], days[-1])]
+        d = rng.choice(legs_days)
+        leg = next(a for a in d["activities"] if a["type"] == "travel_intercity_public")
+        t = rng.choice(("08:59", "09:00", "09:30", "10:00", "11:59", "12:00", "13:30",
+                        "14:00", "14:30", "15:00", "15:30", "16:00", "16:30"))
+        if d is days[0]:
+            leg["time_slot"] = f"06:00-{t}"
+        else:
+            leg["time_slot"] = f"{t}-23:00"
     elif kind == "From":
         day["current_city"] = day["current_city"].replace("from", "From")
     elif kind == "leg-number":
