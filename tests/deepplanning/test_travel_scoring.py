@@ -188,3 +188,47 @@ def test_released_mode_reads_from_to_case_sensitively_like_the_released_parser()
     assert _edit(fn)[0] == set()
     bad, _ = _edit(fn, "released")
     assert "seamless_intercity_transfers" in bad
+
+
+def _coverage_day(leg_slot, meals, sights, first):
+    from planning_core.validators.deepplanning.travel_checks import (
+        Context, essential_attraction_coverage, essential_meal_coverage)
+    from planning_core.validators.deepplanning.travel_db import TravelDB
+
+    leg = {"time_slot": leg_slot, "type": "travel_intercity_public",
+           "details": {"number": "G1", "from": "a", "to": "b", "cost": 1}}
+    acts = [{"time_slot": s, "type": "meal", "details": {"name": f"R{i}", "cost": 1}}
+            for i, s in enumerate(meals)]
+    acts += [{"time_slot": s, "type": "attraction", "details": {"name": f"A{i}", "cost": 1}}
+             for i, s in enumerate(sights)]
+    day = {"current_city": "from X to Y" if first else "from Y to X",
+           "activities": ([leg] + acts) if first else (acts + [leg])}
+    other = {"current_city": "Y", "activities": [
+        {"time_slot": "12:00-13:00", "type": "meal", "details": {"name": "Z1"}},
+        {"time_slot": "18:00-19:00", "type": "meal", "details": {"name": "Z2"}},
+        {"time_slot": "09:00-11:00", "type": "attraction", "details": {"name": "B1"}},
+        {"time_slot": "14:00-16:00", "type": "attraction", "details": {"name": "B2"}}]}
+    days = [day, other] if first else [{"current_city": "from X to Y", "activities": []},
+                                        day]
+    plan = read_plan({"daily_plans": days})
+    out = {}
+    for mode in ("paper", "released"):
+        ctx = Context(plan, {"org": "X"}, TravelDB(), mode)
+        out[mode] = (essential_meal_coverage(ctx)[0],
+                     essential_attraction_coverage(ctx)[0])
+    return out
+
+
+def test_coverage_thresholds_paper_follows_the_stated_rules_released_the_code():
+    # leaving at 09:30 with one meal: stated rule "before 10:00, no meal"; code "before 9:00"
+    r = _coverage_day("09:30-11:00", ["08:00-08:45"], [], first=False)
+    assert r["paper"][0] is False and r["released"][0] is True
+    # arriving 15:30 with no meal: stated "10:00-16:00 needs one"; code "10:00-15:00"
+    r = _coverage_day("13:00-15:30", [], ["16:00-17:00"], first=True)
+    assert r["paper"][0] is False and r["released"][0] is True
+    # arriving 13:00 without an attraction: stated "before 14:00 needs one"; code "12:00"
+    r = _coverage_day("11:00-13:00", ["13:30-14:30"], [], first=True)
+    assert r["paper"][1] is False and r["released"][1] is True
+    # leaving at 15:00 without an attraction: stated "after 14:00 needs one"; code "16:00"
+    r = _coverage_day("15:00-17:00", ["12:00-13:00"], [], first=False)
+    assert r["paper"][1] is False and r["released"][1] is True

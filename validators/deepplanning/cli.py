@@ -57,6 +57,8 @@ def register(subparsers) -> None:
                    help="folder with the query files and databases (default .)")
     p.add_argument("--queries", metavar="FILE", help="a query file (with --domain)")
     p.add_argument("--database", metavar="DIR", help="its database folder")
+    p.add_argument("--lang", choices=("en", "zh"), default="en",
+                   help="travel query file and database language in --tasks (default en)")
     p.add_argument("--agent", choices=("model", "oracle"), default="model")
     p.add_argument("--runs", type=positive_int, default=1)
     p.add_argument("--limit", type=positive_int, metavar="N", help="first N tasks per file")
@@ -71,6 +73,7 @@ def register(subparsers) -> None:
     p.add_argument("--tasks", metavar="DIR", default=".")
     p.add_argument("--queries", metavar="FILE")
     p.add_argument("--database", metavar="DIR")
+    p.add_argument("--lang", choices=("en", "zh"), default="en")
     p.add_argument("--plans", metavar="DIR", help="travel: folder of id_N.json itineraries")
     p.add_argument("--scoring", choices=("paper", "released"), default="paper")
     p.add_argument("--json", action="store_true", help="one JSON line per task")
@@ -147,7 +150,7 @@ def _tasks(args: argparse.Namespace, domains: tuple[str, ...]):
 
     out = []
     for d in domains:
-        found = list(find_tasks(args.tasks, d, args.database, args.queries))
+        found = list(find_tasks(args.tasks, d, args.database, args.queries, lang=args.lang))
         per_file: dict = {}
         for t in found:
             k = t.meta.get("level")

@@ -72,6 +72,10 @@ def task_dir(database: str | Path, task_id: str) -> Path:
 @dataclass
 class TravelDB:
     tables: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    # name indexes, built on first use; keyed by table and its row count so that appending
+    # rows rebuilds them (rows edited in place are the indexed objects themselves)
+    _names: dict[tuple[str, int], dict[str, dict[str, str]]] = field(
+        default_factory=dict, repr=False, compare=False)
 
     def rows(self, table: str) -> list[dict[str, str]]:
         return self.tables.get(table, [])
@@ -80,10 +84,13 @@ class TravelDB:
     def by_name(self, table: str) -> dict[str, dict[str, str]]:
         key = {"attractions": "attraction_name", "hotels": "name",
                "restaurants": "restaurant_name", "pois": "poi_name"}[table]
-        out: dict[str, dict[str, str]] = {}
-        for row in self.rows(table):
-            out.setdefault((row.get(key) or "").strip(), row)
-        return out
+        memo = (table, len(self.rows(table)))
+        if memo not in self._names:
+            out: dict[str, dict[str, str]] = {}
+            for row in self.rows(table):
+                out.setdefault((row.get(key) or "").strip(), row)
+            self._names[memo] = out
+        return self._names[memo]
 
     def coords(self, name: str) -> tuple[str, str] | None:
         """A place's ``(lat, lon)`` text: pois first, then the other tables."""
