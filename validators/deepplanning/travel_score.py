@@ -90,6 +90,8 @@ def check_personalized(plan: Plan, kind: str, data: dict, meta: dict,
         return (False if mode == "released" and known else None), why
     paper = mode == "paper"
     if kind == "budget_constraint":
+        if not plan.days:
+            return False, "the plan has no days"
         total, bad = plan_cost(plan, meta, mode)
         if total is None:
             return False, f"unreadable costs: {bad}"
@@ -98,8 +100,8 @@ def check_personalized(plan: Plan, kind: str, data: dict, meta: dict,
             f"costs {fmt_cents(total)} over the budget {fmt_cents(cap)}"
     family = kind.split("_", 1)[0]
     if family in ("flight", "train"):
-        words = ("flight", "airplane", "plane") if family == "flight" else \
-            ("train", "railway", "gaotie")
+        words = ("flight", "飞机", "airplane", "plane") if family == "flight" else \
+            ("train", "火车", "railway", "高铁", "gaotie")
         reasons = []
         for direction, day in (("outbound", 0), ("inbound", -1)):
             number = data.get(f"{direction}_{family}_no")
