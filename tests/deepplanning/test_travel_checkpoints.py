@@ -248,3 +248,38 @@ def test_the_commonsense_score_is_the_count_of_whole_dimensions_over_eight(t):
     v = score_travel(t["plan"], t["entry"]["meta_info"], t["db"])
     assert float(v.commonsense) == 6 / 8
     assert float(v.composite) == (6 / 8 + v.personalized_score) / 2
+
+
+PLAN_ONLY = sorted(k for k in MUTATIONS if k not in {
+    "valid_trip_duration", "attraction_visit_within_opening_hours",
+    "dining_within_service_hours", "avoidance_of_closure_days"})
+
+
+@pytest.fixture(scope="module")
+def on_disk(tmp_path_factory):
+    from planning_core.validators.deepplanning.tasks import Task
+
+    task = travel(0, 3)
+    folder = tmp_path_factory.mktemp("dp") / "id_3"
+    task["db"].write(folder)
+    entry = task["entry"]
+    return Task("travel", entry["id"], entry["query"], entry["meta_info"], folder)
+
+
+@pytest.mark.parametrize("checkpoint", PLAN_ONLY)
+def test_an_agent_breaking_one_rule_loses_exactly_that_checkpoint(on_disk, checkpoint):
+    """The faulty oracle: it answers through the agent loop with the oracle's itinerary
+    broken in one rule."""
+    import json as _json
+
+    from planning_core.validators.deepplanning.agent import run_episode, score_episode
+    from planning_core.validators.deepplanning.chat_tools import ScriptedToolModel
+
+    t = travel(0, 3)
+    mutate, coupled = MUTATIONS[checkpoint]
+    mutate(t)
+    agent = ScriptedToolModel(lambda m, tools: {"content": _json.dumps(t["plan"])}, "faulty")
+    score = score_episode(on_disk, run_episode(agent, on_disk))
+    lost = {k for k, v in score["checkpoints"].items() if not v["passed"]}
+    assert lost == {checkpoint} | coupled
+    assert score["commonsense"] == 7 / 8
