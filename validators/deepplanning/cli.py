@@ -6,8 +6,8 @@
   ``--agent oracle`` or a model (``--model NAME [--base-url URL]`` for OpenAI-compatible
   function calling, or ``--command CMD``); ``--queries FILE --database DIR`` for the
   official data; ``--runs K`` repeats (the paper averages four); ``--max-tool-calls``
-  (default 400).  One JSON line per task and run, every turn kept; rows already in
-  ``R.jsonl`` are skipped (resume).
+  (default 400); ``--concurrency N`` tasks at a time.  One JSON line per task and run,
+  every turn kept; rows already in ``R.jsonl`` are skipped (resume).
 * ``deepplanning score {travel,shopping}``: score answers already written (travel:
   ``--plans DIR`` of ``id_N.json``/``id_N_converted.json``; shopping: each case's
   ``cart.json``).
@@ -181,38 +181,44 @@ def cmd_run(args: argparse.Namespace) -> int:
         from planning_core.validators.deepplanning.report import load_rows
 
         done = {(r.get("key"), r.get("run")) for r in load_rows(out)}
+    def one(run: int, task) -> dict:
+        row = {"key": task.key, "run": run, "domain": task.domain, "task": task.task_id,
+               "level": task.meta.get("level")}
+        try:
+            if model is None:
+                policy = travel_oracle(task) if task.domain == "travel" else \
+                    shopping_oracle(task)
+                agent = ScriptedToolModel(policy, "oracle")
+            else:
+                agent = model
+            ep = run_episode(agent, task, args.max_tool_calls)
+            row.update(model=agent.name, **{k: v for k, v in ep.items()
+                                            if k not in ("task", "domain", "level")})
+            row["score"] = score_episode(task, ep, args.scoring)
+        except (RequestFailed, ValueError, InputError) as err:
+            row.update(status="error", error=str(err), score=None)
+        return row
+
+    todo = [(run, task) for run in range(args.runs) for task in tasks
+            if (task.key, run) not in done]
     failed = 0
-    with out.open("a", encoding="utf-8") as f:
-        for run in range(args.runs):
-            for task in tasks:
-                if (task.key, run) in done:
-                    continue
-                row = {"key": task.key, "run": run, "domain": task.domain,
-                       "task": task.task_id, "level": task.meta.get("level")}
-                try:
-                    if model is None:
-                        policy = travel_oracle(task) if task.domain == "travel" else \
-                            shopping_oracle(task)
-                        agent = ScriptedToolModel(policy, "oracle")
-                    else:
-                        agent = model
-                    ep = run_episode(agent, task, args.max_tool_calls)
-                    row.update(model=agent.name, **{k: v for k, v in ep.items()
-                                                    if k not in ("task", "domain", "level")})
-                    row["score"] = score_episode(task, ep, args.scoring)
-                except RequestFailed as err:
-                    row.update(status="error", error=str(err), score=None)
-                    failed += 1
-                except (ValueError, InputError) as err:
-                    row.update(status="error", error=str(err), score=None)
-                    failed += 1
-                f.write(json.dumps(row, ensure_ascii=False) + "\n")
-                f.flush()
-                s = row.get("score") or {}
-                print(f"run {run} {task.key}: {row.get('status')} "
-                      f"tool_calls={row.get('tool_calls', 0)} case_acc={s.get('case_acc')}"
-                      + (f" error={row['error']}" if row.get("error") else ""))
-                sys.stdout.flush()
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    # tasks run --concurrency at a time (each is one long conversation); rows are written
+    # by this thread only, as each task finishes
+    with out.open("a", encoding="utf-8") as f, \
+            ThreadPoolExecutor(max_workers=args.concurrency) as pool:
+        futures = [pool.submit(one, run, task) for run, task in todo]
+        for fut in as_completed(futures):
+            row = fut.result()
+            failed += row.get("status") == "error"
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            f.flush()
+            s = row.get("score") or {}
+            print(f"run {row['run']} {row['key']}: {row.get('status')} "
+                  f"tool_calls={row.get('tool_calls', 0)} case_acc={s.get('case_acc')}"
+                  + (f" error={row['error']}" if row.get("error") else ""))
+            sys.stdout.flush()
     return ExitCode.FAILED if failed else ExitCode.OK
 
 

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from planning_core.validators.deepplanning.shopping_db import parse_coupon
-from planning_core.validators.deepplanning.solver import RLIMIT, Proof
+from planning_core.validators.deepplanning.solver import RLIMIT, Z3_LOCK, Proof
 
 __all__ = ["CartProblem", "prove_cart", "brute_force_cart"]
 
@@ -36,6 +36,11 @@ def _final(p: CartProblem, base: int, qs: dict[str, int]) -> int:
 
 
 def prove_cart(p: CartProblem) -> Proof:
+    with Z3_LOCK:
+        return _prove_cart(p)
+
+
+def _prove_cart(p: CartProblem) -> Proof:
     import z3
 
     started = time.process_time()

@@ -16,13 +16,17 @@ that runs out answers UNKNOWN and the generator draws another task.
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ChoiceProblem", "Proof", "prove_unique", "brute_force", "RLIMIT"]
+__all__ = ["ChoiceProblem", "Proof", "prove_unique", "brute_force", "RLIMIT", "Z3_LOCK"]
 
 RLIMIT = 50_000_000   # z3 resource units per query (deterministic)
+# z3's Python API shares one context, which is not thread-safe (concurrent agent runs
+# crashed the interpreter); every proof holds this lock -- proofs take milliseconds
+Z3_LOCK = threading.Lock()
 
 
 @dataclass
@@ -72,6 +76,11 @@ def _lex_better(objs: list, values: list[int]):
 
 
 def prove_unique(p: ChoiceProblem) -> Proof:
+    with Z3_LOCK:
+        return _prove_unique(p)
+
+
+def _prove_unique(p: ChoiceProblem) -> Proof:
     import z3
 
     started = time.process_time()
