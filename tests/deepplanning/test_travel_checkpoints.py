@@ -10,7 +10,7 @@ from planning_core.validators.deepplanning.travel_checks import DIMENSIONS, plan
 from planning_core.validators.deepplanning.travel_oracle import _Day, _hours
 from planning_core.validators.deepplanning.travel_plan import read_plan
 from planning_core.validators.deepplanning.travel_score import score_travel
-from planning_core.validators.deepplanning.units import cents, fmt_cents
+from planning_core.validators.deepplanning.units import fmt_cents
 from tests.deepplanning.fixtures import travel
 
 ALL = {n for names in DIMENSIONS.values() for n in names}

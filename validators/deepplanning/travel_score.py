@@ -20,8 +20,7 @@ from typing import Any
 from planning_core.validators.deepplanning.travel_checks import (DIMENSIONS, Context,
                                                                  plan_cost, run_checkpoints)
 from planning_core.validators.deepplanning.travel_db import TravelDB
-from planning_core.validators.deepplanning.travel_plan import (Plan, extract_json, from_to,
-                                                               read_plan)
+from planning_core.validators.deepplanning.travel_plan import Plan, extract_json, read_plan
 from planning_core.validators.deepplanning.units import cents, fmt_cents
 
 __all__ = ["TravelVerdict", "score_travel", "check_personalized", "RELEASED_KINDS",
