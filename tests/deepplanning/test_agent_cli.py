@@ -192,3 +192,26 @@ def test_run_drives_an_openai_compatible_server_with_tools(tasks, capsys, tmp_pa
         out.unlink()
         code, _, _ = run(capsys, *argv)         # same questions: answered from the cache
         assert code == 0 and len(calls) == n
+
+
+def test_queries_names_the_kinds_it_cannot_check(tmp_path, capsys):
+    entries = [{"id": "0", "query": "q", "meta_info": {"org": "Hefei", "dest": ["Nanjing"],
+                "hard_constraints": {
+                    "train_seat_status": {"people_number": 3, "outbound_train_no": "G7798",
+                                          "inbound_train_no": "G3031"},
+                    "hotel_star_service_required": {"hotel_name": "Orange Hotel"},
+                    "weather_sunny": {"anything": 1},
+                    "restaurant_specific_tag_nearby": {"attraction_name": "Laomendong"}}}},
+               {"id": "1", "query": "q", "meta_info": {"hard_constraints": {
+                   "budget_constraint": {"max_budget": 3000}}}}]
+    path = tmp_path / "travelplanning_query_en.json"
+    path.write_text(json.dumps(entries))
+    code, text, _ = run(capsys, "deepplanning", "queries", str(path), "--json")
+    r = json.loads(text)
+    assert r["queries"] == 2 and r["kinds"]["budget_constraint"] == 1
+    assert set(r["cannot_check"]) == {"weather_sunny", "restaurant_specific_tag_nearby"}
+    assert r["not_in_release"] == ["weather_sunny"]
+    shop = tmp_path / "level_1_query_meta.json"
+    shop.write_text(json.dumps([{"id": "1", "query": "shoes"}]))
+    code, text, _ = run(capsys, "deepplanning", "queries", str(shop))
+    assert code == 0 and "1 shopping queries" in text
