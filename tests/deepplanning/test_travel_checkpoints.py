@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from planning_core.validators.deepplanning.travel_checks import DIMENSIONS, plan_cost
+from planning_core.validators.deepplanning.travel_checks import DIMENSIONS
+from planning_core.validators.deepplanning.travel_cost import plan_cost
 from planning_core.validators.deepplanning.travel_oracle import _Day, _hours
 from planning_core.validators.deepplanning.travel_plan import read_plan
 from planning_core.validators.deepplanning.travel_score import score_travel

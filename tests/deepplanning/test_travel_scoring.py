@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from planning_core.validators.deepplanning.travel_checks import plan_cost
+from planning_core.validators.deepplanning.travel_cost import plan_cost
 from planning_core.validators.deepplanning.travel_plan import read_plan
 from planning_core.validators.deepplanning.travel_score import (RELEASED_KINDS,
                                                                 check_personalized,

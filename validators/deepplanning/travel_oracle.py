@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from planning_core.validators.deepplanning.travel_checks import day_weekday, plan_cost
+from planning_core.validators.deepplanning.travel_checks import day_weekday
+from planning_core.validators.deepplanning.travel_cost import plan_cost
 from planning_core.validators.deepplanning.travel_db import TravelDB
 from planning_core.validators.deepplanning.travel_plan import read_plan
 from planning_core.validators.deepplanning.travel_problem import leg_time

@@ -18,7 +18,8 @@ from fractions import Fraction
 from typing import Any
 
 from planning_core.validators.deepplanning.travel_checks import (DIMENSIONS, Context,
-                                                                 plan_cost, run_checkpoints)
+                                                                 run_checkpoints)
+from planning_core.validators.deepplanning.travel_cost import plan_cost
 from planning_core.validators.deepplanning.travel_db import TravelDB
 from planning_core.validators.deepplanning.travel_plan import Plan, extract_json, read_plan
 from planning_core.validators.deepplanning.units import cents, fmt_cents
