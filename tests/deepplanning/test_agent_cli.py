@@ -215,3 +215,18 @@ def test_queries_names_the_kinds_it_cannot_check(tmp_path, capsys):
     shop.write_text(json.dumps([{"id": "1", "query": "shoes"}]))
     code, text, _ = run(capsys, "deepplanning", "queries", str(shop))
     assert code == 0 and "1 shopping queries" in text
+
+
+def test_unwritable_outputs_and_a_shopping_only_folder(tasks, tmp_path, capsys):
+    code, _, err = run(capsys, "deepplanning", "generate", "travel", "--n", "1", "--out",
+                       "/proc/no/such")
+    assert code == 2 and "cannot write" in err
+    code, _, err = run(capsys, "deepplanning", "run", "--agent", "oracle", "--tasks",
+                       str(tasks), "--out", str(tmp_path))
+    assert code == 2 and "cannot write" in err
+    shop_only = tmp_path / "shop"
+    assert main(["deepplanning", "generate", "shopping", "--n", "1", "--levels", "1",
+                 "--out", str(shop_only)]) == 0
+    code, text, _ = run(capsys, "deepplanning", "run", "--agent", "oracle", "--tasks",
+                        str(shop_only), "--out", str(tmp_path / "r.jsonl"))
+    assert code == 0 and "case_acc=1" in text

@@ -112,15 +112,20 @@ def cmd_generate(args: argparse.Namespace) -> int:
                   f"({p['solver']}, {p['cpu_seconds']:.3f} s CPU, {p['attempts']} draw(s))")
         sys.stdout.flush()
 
-    if args.domain == "travel":
-        from planning_core.validators.deepplanning.travel_gen import generate_many
+    levels = _levels(args.levels)
+    try:
+        if args.domain == "travel":
+            from planning_core.validators.deepplanning.travel_gen import generate_many
 
-        generate_many(args.n, args.seed, args.out, on_done=show)
-    else:
-        from planning_core.validators.deepplanning.shopping_gen import generate_level
+            generate_many(args.n, args.seed, args.out, on_done=show)
+        else:
+            from planning_core.validators.deepplanning.shopping_gen import generate_level
 
-        for level in _levels(args.levels):
-            generate_level(args.n, args.seed, level, args.out, on_done=show)
+            for level in levels:
+                generate_level(args.n, args.seed, level, args.out, on_done=show)
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror}", file=err.filename or args.out) \
+            from None
     return ExitCode.OK
 
 
@@ -150,6 +155,9 @@ def _tasks(args: argparse.Namespace, domains: tuple[str, ...]):
 
     out = []
     for d in domains:
+        if len(domains) > 1 and d == "travel" and \
+                not (Path(args.tasks) / f"travelplanning_query_{args.lang}.json").is_file():
+            continue    # --domain both on a folder with shopping cases only
         found = list(find_tasks(args.tasks, d, args.database, args.queries, lang=args.lang))
         per_file: dict = {}
         for t in found:
@@ -206,8 +214,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     # tasks run --concurrency at a time (each is one long conversation); rows are written
     # by this thread only, as each task finishes
-    with out.open("a", encoding="utf-8") as f, \
-            ThreadPoolExecutor(max_workers=args.concurrency) as pool:
+    try:
+        f = out.open("a", encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror}", file=str(out)) from None
+    with f, ThreadPoolExecutor(max_workers=args.concurrency) as pool:
         futures = [pool.submit(one, run, task) for run, task in todo]
         for fut in as_completed(futures):
             row = fut.result()
@@ -274,7 +285,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     else:
         print(render_markdown(t), end="")
     if args.out:
-        Path(args.out).write_text(render_markdown(t), encoding="utf-8")
+        try:
+            Path(args.out).write_text(render_markdown(t), encoding="utf-8")
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror}", file=args.out) from None
     return ExitCode.OK
 
 
