@@ -139,7 +139,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     assert code == 2 and "not JSON" in err and "Traceback" not in err
     code, _, err = run(capsys, "deepplanning", "run", "--tasks", str(tmp_path), "--out",
                        str(tmp_path / "o.jsonl"), "--agent", "oracle")
-    assert code == 2 and "cannot read" in err
+    assert code == 2 and "no task found" in err
     code, _, err = run(capsys, "deepplanning", "generate", "shopping", "--levels", "4",
                        "--out", str(tmp_path))
     assert code == 2
