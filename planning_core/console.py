@@ -22,6 +22,7 @@ from planning_core.cli import engine, validate
 from planning_core.validators.acp import cli as acp_cli
 from planning_core.validators.adaptive import cli as adaptive_cli
 from planning_core.validators.cope import cli as cope_cli
+from planning_core.validators.deepplanning import cli as deepplanning_cli
 from planning_core.validators.formalizations.methods import METHODS
 from planning_core.validators.formalizations.run_cli import add_run_command as add_cope_run
 from planning_core.validators.toolplans import cli as toolplans_cli
@@ -35,6 +36,7 @@ COMMAND_GROUPS: tuple[cli.CommandGroup, ...] = (
     partial(cope_cli.register, methods=METHODS, extra=(add_cope_run,)),
     adaptive_cli.register,
     toolplans_cli.register,
+    deepplanning_cli.register,
 )
 
 

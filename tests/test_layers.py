@@ -5,7 +5,7 @@
 ``planning-core`` entry point) sits on top and is the one module that knows both. Inside
 ``validators`` the rooms point one way too: ``formalizations`` build on ``cope`` and
 ``models``, ``acp`` on ``models`` (``acp run`` asks a model), ``toolplans`` on ``acp`` (its
-JSON Lines results I/O); ``cope`` and ``models`` import no other room, and ``acp.answers``
+JSON Lines results I/O), ``deepplanning`` on ``models``; ``cope`` and ``models`` import no other room, and ``acp.answers``
 (text -> parsed answer) imports nothing else of ``acp``. ``docs/architecture.md`` draws the
 same picture.
 
@@ -68,6 +68,7 @@ ROOM_OF = {
     "planning_core.validators.models": "models",
     "planning_core.validators.adaptive": "adaptive",
     "planning_core.validators.toolplans": "toolplans",
+    "planning_core.validators.deepplanning": "deepplanning",
 }
 ROOM_MAY_IMPORT = {
     "acp.answers": {"acp.answers"},
@@ -77,6 +78,7 @@ ROOM_MAY_IMPORT = {
     "models": {"models"},
     "adaptive": {"adaptive", "models"},
     "toolplans": {"toolplans", "acp"},   # the batch command reuses acp's JSON Lines I/O
+    "deepplanning": {"deepplanning", "models"},
 }
 
 

@@ -1,0 +1,134 @@
+"""Hostile input for every reader of model output: mangled itineraries, carts, tool
+arguments and turns never raise; they become verdicts or error answers."""
+from __future__ import annotations
+
+import copy
+import json
+import random
+
+import pytest
+
+from planning_core.validators.deepplanning.chat_tools import normalise_turn
+from planning_core.validators.deepplanning.shopping_db import Cart
+from planning_core.validators.deepplanning.shopping_score import score_cart
+from planning_core.validators.deepplanning.shopping_tools import SHOPPING_TOOLS, ShoppingTools
+from planning_core.validators.deepplanning.travel_score import score_travel
+from planning_core.validators.deepplanning.travel_tools import TRAVEL_TOOLS, TravelTools
+from tests.deepplanning.fixtures import shopping, travel
+
+JUNK = [None, True, -1, 0, 10 ** 30, 1.5e308, float("inf"), "", "x" * 300, "12:00-",
+        "25:99-26:00", [], [1, "a"], {}, {"name": []}, "from  to ", "-"]
+
+
+def _mangle(rng: random.Random, node, depth=0):
+    """Replace one random node of a JSON tree by junk."""
+    if isinstance(node, dict) and node and rng.random() < 0.8:
+        k = rng.choice(sorted(node, key=str))
+        if depth > 4 or rng.random() < 0.3:
+            node[k] = copy.deepcopy(rng.choice(JUNK))
+        else:
+            _mangle(rng, node[k], depth + 1)
+    elif isinstance(node, list) and node and rng.random() < 0.8:
+        i = rng.randrange(len(node))
+        if depth > 4 or rng.random() < 0.3:
+            node[i] = copy.deepcopy(rng.choice(JUNK))
+        else:
+            _mangle(rng, node[i], depth + 1)
+
+
+@pytest.mark.parametrize("mode", ("paper", "released"))
+def test_mangled_itineraries_are_verdicts(mode):
+    t = travel(0, 2)
+    rng = random.Random(5)
+    for _ in range(70):
+        plan = copy.deepcopy(t["plan"])
+        for _ in range(rng.randint(1, 4)):
+            _mangle(rng, plan)
+        v = score_travel(plan, t["entry"]["meta_info"], t["db"], mode=mode)
+        json.dumps(v.to_json())
+        assert 0 <= v.commonsense <= 1
+
+
+def test_mangled_meta_is_survived():
+    t = travel(0, 2)
+    rng = random.Random(9)
+    for _ in range(80):
+        meta = copy.deepcopy(t["entry"]["meta_info"])
+        _mangle(rng, meta)
+        v = score_travel(t["plan"], meta, t["db"])
+        json.dumps(v.to_json())
+
+
+def test_mangled_carts_are_verdicts():
+    t = shopping(0, 3, 0)
+    rng = random.Random(3)
+    for _ in range(150):
+        cart = copy.deepcopy(t["oracle_cart"])
+        _mangle(rng, cart)
+        for mode in ("paper", "released"):
+            json.dumps(score_cart(cart, t["case"].truth, set(t["case"].by_id),
+                                  mode=mode).to_json())
+
+
+def test_junk_tool_arguments_get_error_answers():
+    tt = travel(0, 2)
+    st = shopping(0, 3, 0)
+    travel_tools = TravelTools(tt["db"])
+    shop_tools = ShoppingTools(Cart(st["case"]))
+    rng = random.Random(1)
+    for tools, schemas in ((travel_tools, TRAVEL_TOOLS), (shop_tools, SHOPPING_TOOLS)):
+        for schema in schemas:
+            name = schema["function"]["name"]
+            props = list(schema["function"]["parameters"]["properties"])
+            for _ in range(20):
+                args = {p: copy.deepcopy(rng.choice(JUNK)) for p in props}
+                out = tools.call(name, rng.choice([args, json.dumps(args), "", "{", "7"]))
+                assert isinstance(json.loads(out), (dict, list))
+
+
+@pytest.mark.parametrize("turn", [None, 3, "text", {"content": 5},
+                                  {"tool_calls": [3]}, {"tool_calls": [{"arguments": {}}]}])
+def test_malformed_turns_are_refused_with_value_error(turn):
+    with pytest.raises(ValueError):
+        normalise_turn(turn)
+
+
+def test_a_turn_with_object_arguments_is_normalised():
+    t = normalise_turn({"tool_calls": [{"function": {"name": "f", "arguments": {"a": 1}}}]})
+    assert t["tool_calls"] == [{"id": "call_0", "name": "f", "arguments": '{"a": 1}'}]
+
+
+@pytest.mark.parametrize("mode", ("paper", "released"))
+def test_regressions_found_by_fuzzing(mode):
+    t = travel(0, 2)
+    meta, db = t["entry"]["meta_info"], t["db"]
+    cases = []
+    p = copy.deepcopy(t["plan"])
+    p["daily_plans"][0]["activities"] = 7                      # activities not a list
+    cases.append((p, meta))
+    p = copy.deepcopy(t["plan"])
+    next(a for a in p["daily_plans"][1]["activities"]
+         if a["type"] == "meal")["details"]["cost"] = float("inf")   # infinite price
+    cases.append((p, meta))
+    p = copy.deepcopy(t["plan"])
+    p["budget_summary"]["total_estimated_budget"] = 1.5e308    # overflows x100
+    cases.append((p, meta))
+    m = copy.deepcopy(meta)
+    m["days"] = float("inf")
+    m["depart_weekday"] = float("inf")
+    cases.append((t["plan"], m))
+    m = copy.deepcopy(meta)
+    for data in m["hard_constraints"].values():                # names that are lists
+        for k in ("hotel_name", "restaurant_name", "outbound_train_no",
+                  "outbound_flight_no"):
+            if k in data:
+                data[k] = ["x"]
+        if "attraction_names" in data:
+            data["attraction_names"] = [["x"]]
+    cases.append((t["plan"], m))
+    for plan, meta_ in cases:
+        v = score_travel(plan, meta_, db, mode=mode)
+        assert v.case_acc in (0, None)
+        json.dumps(v.to_json())
+    v = score_cart({"items": [], "used_coupons": 3}, {"ground_truth_products": 5}, set())
+    assert v.parse_error

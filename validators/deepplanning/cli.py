@@ -1,0 +1,311 @@
+"""``planning-core deepplanning ...``: generate tasks, run agents, score, report, queries.
+
+* ``deepplanning generate {travel,shopping} --n N --seed S --out DIR``: tasks with proved
+  unique optima in the released layout (shopping: ``--levels 1,2,3``, N per level).
+* ``deepplanning run --domain {travel,shopping,both} --tasks DIR --out R.jsonl`` with
+  ``--agent oracle`` or a model (``--model NAME [--base-url URL]`` for OpenAI-compatible
+  function calling, or ``--command CMD``); ``--queries FILE --database DIR`` for the
+  official data; ``--runs K`` repeats (the paper averages four); ``--max-tool-calls``
+  (default 400); ``--concurrency N`` tasks at a time.  One JSON line per task and run,
+  every turn kept; rows already in ``R.jsonl`` are skipped (resume).
+* ``deepplanning score {travel,shopping}``: score answers already written (travel:
+  ``--plans DIR`` of ``id_N.json``/``id_N_converted.json``; shopping: each case's
+  ``cart.json``).
+* ``deepplanning report R.jsonl``: Table 2 per run and averaged, and the error taxonomy.
+* ``deepplanning queries FILE``: queries and constraint kinds of a released query file.
+
+``--scoring paper`` (default) or ``released`` everywhere a score is computed.
+Exit codes: 0 done; 1 some task failed (generate: none could be built; run/score: a model
+error or an unreadable answer file); 2 bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from planning_core.cli import ArgumentParser, ExitCode
+from planning_core.cli.args import positive_int
+from planning_core.errors import InputError
+from planning_core.validators.models.options import add_model_arguments
+
+__all__ = ["register"]
+
+
+def register(subparsers) -> None:
+    top = subparsers.add_parser("deepplanning", help="DeepPlanning travel and shopping tasks",
+                                description="DeepPlanning: sandboxes, tools, exact scores, "
+                                            "tasks with proved unique optima.")
+    sub = top.add_subparsers(dest="deepplanning_command", metavar="DEEPPLANNING_COMMAND",
+                             parser_class=ArgumentParser)
+    sub.required = True
+
+    p = sub.add_parser("generate", help="generate tasks with proved unique optima")
+    p.add_argument("domain", choices=("travel", "shopping"))
+    p.add_argument("--n", type=positive_int, default=120, help="tasks (per level for "
+                                                                 "shopping; default 120)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--levels", default="1,2,3", help="shopping levels (default 1,2,3)")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--json", action="store_true", help="one JSON line per task")
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("run", help="run an agent on tasks")
+    p.add_argument("--domain", choices=("travel", "shopping", "both"), default="both")
+    p.add_argument("--tasks", metavar="DIR", default=".",
+                   help="folder with the query files and databases (default .)")
+    p.add_argument("--queries", metavar="FILE", help="a query file (with --domain)")
+    p.add_argument("--database", metavar="DIR", help="its database folder")
+    p.add_argument("--lang", choices=("en", "zh"), default="en",
+                   help="travel query file and database language in --tasks (default en)")
+    p.add_argument("--agent", choices=("model", "oracle"), default="model")
+    p.add_argument("--runs", type=positive_int, default=1)
+    p.add_argument("--limit", type=positive_int, metavar="N", help="first N tasks per file")
+    p.add_argument("--max-tool-calls", type=positive_int, default=400, metavar="N")
+    p.add_argument("--scoring", choices=("paper", "released"), default="paper")
+    p.add_argument("--out", required=True, metavar="FILE", help="results, JSON Lines")
+    add_model_arguments(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("score", help="score answers already written")
+    p.add_argument("domain", choices=("travel", "shopping"))
+    p.add_argument("--tasks", metavar="DIR", default=".")
+    p.add_argument("--queries", metavar="FILE")
+    p.add_argument("--database", metavar="DIR")
+    p.add_argument("--lang", choices=("en", "zh"), default="en")
+    p.add_argument("--plans", metavar="DIR", help="travel: folder of id_N.json itineraries")
+    p.add_argument("--scoring", choices=("paper", "released"), default="paper")
+    p.add_argument("--json", action="store_true", help="one JSON line per task")
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("report", help="Table 2 from run results")
+    p.add_argument("results", help="JSON Lines from deepplanning run")
+    p.add_argument("--out", metavar="FILE", help="also write the Markdown table")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("queries", help="describe a released query file")
+    p.add_argument("file")
+    p.add_argument("--database", metavar="DIR", help="check constraints against it")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_queries)
+
+
+def _levels(text: str) -> tuple[int, ...]:
+    try:
+        levels = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        levels = ()
+    if not levels or any(l not in (1, 2, 3) for l in levels):
+        raise InputError(f"--levels must list levels 1-3, not {text!r}")
+    return levels
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    def show(row: dict) -> None:
+        if args.json:
+            print(json.dumps(row))
+        else:
+            p = row["proof"]
+            print(f"{args.domain} {row.get('level', '')} id {row['id']}: {p['status']} "
+                  f"({p['solver']}, {p['cpu_seconds']:.3f} s CPU, {p['attempts']} draw(s))")
+        sys.stdout.flush()
+
+    levels = _levels(args.levels)
+    try:
+        if args.domain == "travel":
+            from planning_core.validators.deepplanning.travel_gen import generate_many
+
+            generate_many(args.n, args.seed, args.out, on_done=show)
+        else:
+            from planning_core.validators.deepplanning.shopping_gen import generate_level
+
+            for level in levels:
+                generate_level(args.n, args.seed, level, args.out, on_done=show)
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror}", file=err.filename or args.out) \
+            from None
+    return ExitCode.OK
+
+
+def _tool_model(args: argparse.Namespace):
+    from planning_core.validators.deepplanning.chat_tools import (CommandToolModel,
+                                                                  OpenAIToolModel)
+    from planning_core.validators.models.cache import ResponseCache, default_cache_path
+    from planning_core.validators.models.retry import RetryPolicy
+
+    if args.command:
+        if args.model or args.base_url:
+            raise InputError("give either --command or --model/--base-url, not both")
+        return CommandToolModel(args.command, timeout_s=args.timeout)
+    if not args.model:
+        raise InputError("say which model to run: --model NAME (with --base-url for a local "
+                         "server), --command CMD, or --agent oracle")
+    cache = None if args.no_cache else ResponseCache(args.cache or default_cache_path())
+    return OpenAIToolModel(args.model, base_url=args.base_url, api_key_env=args.api_key_env,
+                           temperature=args.temperature, max_tokens=args.max_tokens,
+                           seed=args.seed, timeout_s=args.timeout,
+                           retry=RetryPolicy(retries=args.retries, base_s=args.backoff),
+                           cache=cache)
+
+
+def _tasks(args: argparse.Namespace, domains: tuple[str, ...]):
+    from planning_core.validators.deepplanning.tasks import find_tasks
+
+    out = []
+    for d in domains:
+        if len(domains) > 1 and d == "travel" and \
+                not (Path(args.tasks) / f"travelplanning_query_{args.lang}.json").is_file():
+            continue    # --domain both on a folder with shopping cases only
+        found = list(find_tasks(args.tasks, d, args.database, args.queries, lang=args.lang))
+        per_file: dict = {}
+        for t in found:
+            k = t.meta.get("level")
+            if args.__dict__.get("limit") and per_file.get(k, 0) >= args.limit:
+                continue
+            per_file[k] = per_file.get(k, 0) + 1
+            out.append(t)
+    if not out:
+        raise InputError("no task found (expected travelplanning_query_en.json or "
+                         "level_N_query_meta.json)", file=args.tasks)
+    return out
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from planning_core.validators.deepplanning.agent import (run_episode, score_episode,
+                                                             shopping_oracle, travel_oracle)
+    from planning_core.validators.deepplanning.chat_tools import ScriptedToolModel
+    from planning_core.validators.models.completion import RequestFailed
+
+    if (args.queries or args.database) and args.domain == "both":
+        raise InputError("--queries/--database need --domain travel or shopping")
+    domains = ("travel", "shopping") if args.domain == "both" else (args.domain,)
+    tasks = _tasks(args, domains)
+    model = None if args.agent == "oracle" else _tool_model(args)
+    out = Path(args.out)
+    done = set()
+    if out.is_file():
+        from planning_core.validators.deepplanning.report import load_rows
+
+        done = {(r.get("key"), r.get("run")) for r in load_rows(out)}
+    def one(run: int, task) -> dict:
+        row = {"key": task.key, "run": run, "domain": task.domain, "task": task.task_id,
+               "level": task.meta.get("level")}
+        try:
+            if model is None:
+                policy = travel_oracle(task) if task.domain == "travel" else \
+                    shopping_oracle(task)
+                agent = ScriptedToolModel(policy, "oracle")
+            else:
+                agent = model
+            ep = run_episode(agent, task, args.max_tool_calls)
+            row.update(model=agent.name, **{k: v for k, v in ep.items()
+                                            if k not in ("task", "domain", "level")})
+            row["score"] = score_episode(task, ep, args.scoring)
+        except (RequestFailed, ValueError, InputError) as err:
+            row.update(status="error", error=str(err), score=None)
+        return row
+
+    todo = [(run, task) for run in range(args.runs) for task in tasks
+            if (task.key, run) not in done]
+    failed = 0
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    # tasks run --concurrency at a time (each is one long conversation); rows are written
+    # by this thread only, as each task finishes
+    try:
+        f = out.open("a", encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror}", file=str(out)) from None
+    with f, ThreadPoolExecutor(max_workers=args.concurrency) as pool:
+        futures = [pool.submit(one, run, task) for run, task in todo]
+        for fut in as_completed(futures):
+            row = fut.result()
+            failed += row.get("status") == "error"
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            f.flush()
+            s = row.get("score") or {}
+            print(f"run {row['run']} {row['key']}: {row.get('status')} "
+                  f"tool_calls={row.get('tool_calls', 0)} case_acc={s.get('case_acc')}"
+                  + (f" error={row['error']}" if row.get("error") else ""))
+            sys.stdout.flush()
+    return ExitCode.FAILED if failed else ExitCode.OK
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from planning_core.validators.deepplanning.shopping_score import score_cart
+    from planning_core.validators.deepplanning.travel_score import score_travel
+
+    failed = 0
+    rows = []
+    for task in _tasks(args, (args.domain,)):
+        if args.domain == "travel":
+            if not args.plans:
+                raise InputError("score travel needs --plans DIR")
+            plans = Path(args.plans)
+            path = next((p for p in (plans / f"id_{task.task_id}.json",
+                                     plans / f"id_{task.task_id}_converted.json")
+                         if p.is_file()), None)
+            text = path.read_text(encoding="utf-8", errors="replace") if path else ""
+            v = score_travel(text, task.meta, task.travel_db(), task_id=task.task_id,
+                             mode=args.scoring).to_json()
+            if path is None:
+                v["parse_error"] = "no plan file"
+                failed += 1
+        else:
+            case = task.shopping_case()
+            cart_path = task.folder / "cart.json"
+            cart = cart_path.read_text(encoding="utf-8", errors="replace") \
+                if cart_path.is_file() else "{}"
+            v = dict(score_cart(cart, case.truth, set(case.by_id), task_id=task.task_id,
+                                mode=args.scoring).to_json(), level=task.meta.get("level"))
+        rows.append({"domain": args.domain, "task": task.task_id, "score": v, "run": 0})
+        if args.json:
+            print(json.dumps(v, ensure_ascii=False))
+        else:
+            extra = f"CS={v['commonsense']:.3f} PS={v['personalized']}" \
+                if args.domain == "travel" else f"match={v['match']:.3f}"
+            print(f"{args.domain} {task.meta.get('level') or ''} id {task.task_id}: {extra} "
+                  f"case_acc={v['case_acc']}"
+                  + (f" failed={v['failed']}" if v.get("failed") else ""))
+    if not args.json:
+        from planning_core.validators.deepplanning.report import render_markdown, table
+
+        print(render_markdown(table(rows)))
+    return ExitCode.FAILED if failed else ExitCode.OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from planning_core.validators.deepplanning.report import load_rows, render_markdown, table
+
+    t = table(load_rows(args.results))
+    if args.json:
+        print(json.dumps(t, indent=2))
+    else:
+        print(render_markdown(t), end="")
+    if args.out:
+        try:
+            Path(args.out).write_text(render_markdown(t), encoding="utf-8")
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror}", file=args.out) from None
+    return ExitCode.OK
+
+
+def cmd_queries(args: argparse.Namespace) -> int:
+    from planning_core.validators.deepplanning.queries import describe_queries
+
+    r = describe_queries(args.file, args.database)
+    if args.json:
+        print(json.dumps(r, indent=2, ensure_ascii=False))
+        return ExitCode.OK
+    print(f"{r['file']}: {r['queries']} {r['domain']} queries")
+    for k, n in r["kinds"].items():
+        print(f"  {k}: {n}")
+    for k, why in r["cannot_check"].items():
+        print(f"  cannot check {k}: {why}")
+    if r.get("note"):
+        print(f"  {r['note']}")
+    for u in r.get("ungrounded", []):
+        print(f"  id {u['id']} {u['kind']}: {u['reason']}")
+    return ExitCode.OK

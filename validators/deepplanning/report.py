@@ -1,0 +1,187 @@
+"""Reports like the paper's Table 2 (line 129), and the error taxonomy (lines 220-230).
+
+Rows are the JSON lines ``deepplanning run`` writes (one per task and run, with the
+verdict under ``score``).  Per run: travel CS, PS, Comp, Case Acc; shopping Match and Case
+Acc; Avg Acc = the mean of the two domains' Case Accuracy.  Then the mean over runs (the
+paper averages four, line 176).  In ``paper`` scoring Match is the mean of per-case match
+scores; in ``released`` it pools matched and expected counts (micro average), and a run is
+marked invalid when more than 10% of its shopping cases are incomplete.  A travel case whose
+Personalized Score is undecided (a constraint kind we cannot check) is left out of PS, Comp
+and Case Acc and counted.
+
+The taxonomy is decided from the trajectory where it can be (A1: a needed tool never
+called; A2: tool calls answered with an error; A3: a name from the database written with
+another price; B1: an explicit (personalized) constraint violated; B2: an implicit one --
+hours, closing days, durations, seats; C: a global one -- overlaps, transfers, cost
+arithmetic, diversity, route, or a cart meeting every request that is not the optimum).  A
+failed case none of these explains is ``undecided``.
+"""
+from __future__ import annotations
+
+import json
+from statistics import mean
+from typing import Any, Iterable
+
+__all__ = ["table", "taxonomy", "render_markdown"]
+
+TRAVEL_NEEDS = {"meal": ("recommend_restaurants", "query_restaurant_details"),
+                "attraction": ("query_attraction_details", "recommend_attractions"),
+                "travel_city": ("query_road_route_info",),
+                "hotel": ("query_hotel_info",),
+                "travel_intercity_public": ("query_train_info", "query_flight_info")}
+B2 = {"attraction_visit_within_opening_hours", "dining_within_service_hours",
+      "avoidance_of_closure_days", "reasonable_duration_at_attractions",
+      "reasonable_meal_duration"}
+C = {"no_time_overlaps", "reasonable_transfer_time", "cost_calculation_correctness",
+     "diverse_meal_options", "diverse_attraction_options", "valid_trip_duration",
+     "closed_loop_route_structure", "seamless_intercity_transfers",
+     "traceable_accommodation", "ends_with_accommodation", "essential_meal_coverage",
+     "essential_attraction_coverage"}
+
+
+def _called(messages: list[dict]) -> set[str]:
+    return {c["function"]["name"] for m in messages if m.get("role") == "assistant"
+            for c in m.get("tool_calls") or []}
+
+
+def taxonomy(row: dict[str, Any]) -> list[str]:
+    """Error classes of one failed row (``[]`` for a solved case)."""
+    s = row.get("score") or {}
+    if s.get("case_acc") == 1:
+        return []
+    messages = row.get("messages") or []
+    called = _called(messages)
+    out: list[str] = []
+    errors = sum(1 for m in messages if m.get("role") == "tool" and
+                 str(m.get("content", "")).startswith(('{"error"', '{"message"')))
+    if row.get("domain") == "travel":
+        cps = s.get("checkpoints") or {}
+        failed = {k for k, v in cps.items() if not v.get("passed")}
+        kinds = set()
+        try:
+            from planning_core.validators.deepplanning.travel_plan import extract_json
+
+            plan = extract_json(row.get("final") or "")
+            kinds = {a.get("type") for d in plan.get("daily_plans", [])
+                     for a in d.get("activities", []) if isinstance(a, dict)}
+        except (ValueError, AttributeError, TypeError):
+            pass
+        if any(not set(tools) & called for kind, tools in TRAVEL_NEEDS.items()
+               if kind in kinds):
+            out.append("A1")
+        if errors:
+            out.append("A2")
+        if any("is not the database" in str((cps.get(k) or {}).get("reason", ""))
+               for k in ("validated_accommodation", "validated_attractions",
+                         "validated_meals")):
+            out.append("A3")
+        if any(v.get("passed") is False for v in (s.get("constraints") or {}).values()):
+            out.append("B1")
+        if failed & B2:
+            out.append("B2")
+        if failed & C:
+            out.append("C")
+    else:
+        if "get_user_info" not in called and messages:
+            out.append("A1")
+        if errors:
+            out.append("A2")
+        failed = s.get("failed") or []
+        if any(f.startswith(("missing:", "extra:", "coupons")) for f in failed):
+            valid = s.get("cart_valid")
+            if valid is True:
+                out.append("C")      # every request met, a cheaper valid cart exists
+            elif valid is False:
+                out.append("B1")     # a request (filter, size, floor) not met
+            elif s.get("matched", 0):
+                out.append("C")
+    return out or ["undecided"]
+
+
+def _run_table(rows: list[dict], mode: str) -> dict[str, Any]:
+    travel = [r["score"] for r in rows if r.get("domain") == "travel" and r.get("score")]
+    shop = [r["score"] for r in rows if r.get("domain") == "shopping" and r.get("score")]
+    out: dict[str, Any] = {"travel_cases": len(travel), "shopping_cases": len(shop)}
+    if travel:
+        decided = [t for t in travel if t.get("personalized") is not None]
+        out.update(
+            cs=mean(t["commonsense"] for t in travel),
+            ps=mean(t["personalized"] for t in decided) if decided else None,
+            comp=mean(t["composite"] for t in decided) if decided else None,
+            travel_case_acc=mean(t["case_acc"] for t in decided) if decided else None,
+            travel_undecided=len(travel) - len(decided))
+    if shop:
+        if mode == "released":
+            exp = sum(s["expected"] for s in shop)
+            out["match"] = sum(s["matched"] for s in shop) / exp if exp else 0.0
+            incomplete = sum(not s.get("completed", True) for s in shop)
+            out["valid"] = incomplete <= 0.1 * len(shop)
+        else:
+            out["match"] = mean(s["match"] for s in shop)
+        out["shopping_case_acc"] = mean(s["case_acc"] for s in shop)
+    accs = [out[k] for k in ("travel_case_acc", "shopping_case_acc")
+            if out.get(k) is not None]
+    out["avg_acc"] = mean(accs) if len(accs) == 2 else None
+    return out
+
+
+def table(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    rows = list(rows)
+    mode = next((r["score"].get("mode") for r in rows if r.get("score")), "paper")
+    runs = sorted({r.get("run", 0) for r in rows})
+    per_run = {str(k): _run_table([r for r in rows if r.get("run", 0) == k], mode)
+               for k in runs}
+    keys = ("cs", "ps", "comp", "travel_case_acc", "match", "shopping_case_acc", "avg_acc")
+    avg = {}
+    for k in keys:
+        vals = [t[k] for t in per_run.values() if t.get(k) is not None]
+        avg[k] = mean(vals) if vals else None
+    tax: dict[str, dict[str, int]] = {"travel": {}, "shopping": {}}
+    for r in rows:
+        if r.get("score") is None:
+            continue
+        for cls in taxonomy(r):
+            d = tax[r.get("domain", "travel")]
+            d[cls] = d.get(cls, 0) + 1
+    errors = sum(1 for r in rows if r.get("score") is None)
+    return {"mode": mode, "runs": per_run, "average": avg, "taxonomy": tax,
+            "model_errors": errors}
+
+
+def _pct(v: Any) -> str:
+    return "-" if v is None else f"{100 * v:.1f}"
+
+
+def render_markdown(t: dict[str, Any]) -> str:
+    head = ("| run | Avg Acc | CS | PS | Comp | Travel Case Acc | Match | Shopping Case Acc |\n"
+            "|---|---|---|---|---|---|---|---|\n")
+    lines = []
+    for k, r in list(t["runs"].items()) + [("mean", t["average"])]:
+        lines.append(f"| {k} | {_pct(r.get('avg_acc'))} | {_pct(r.get('cs'))} | "
+                     f"{_pct(r.get('ps'))} | {_pct(r.get('comp'))} | "
+                     f"{_pct(r.get('travel_case_acc'))} | {_pct(r.get('match'))} | "
+                     f"{_pct(r.get('shopping_case_acc'))} |")
+    tax = "; ".join(f"{d}: " + ", ".join(f"{k} {v}" for k, v in sorted(c.items()))
+                    for d, c in t["taxonomy"].items() if c)
+    return (f"Scoring: {t['mode']}\n\n" + head + "\n".join(lines) +
+            (f"\n\nError taxonomy (failed cases): {tax}" if tax else "") +
+            (f"\n\nModel errors (no score): {t['model_errors']}" if t["model_errors"] else "")
+            + "\n")
+
+
+def load_rows(path) -> list[dict]:
+    from planning_core.errors import InputError
+
+    rows = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if line.strip():
+                    try:
+                        rows.append(json.loads(line))
+                    except json.JSONDecodeError as err:
+                        raise InputError(f"not JSON: {err.msg}", file=str(path), line=n,
+                                         column=err.colno) from None
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
+    return rows

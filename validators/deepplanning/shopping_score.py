@@ -1,0 +1,133 @@
+"""Shopping scores (paper lines 160-170): Match Score and Case Accuracy.
+
+* ``paper``: Match = |cart products ∩ ground-truth products| / |ground-truth products|;
+  Case Accuracy = 1 iff the cart's products are exactly the ground truth's (an extra
+  product fails the case, line 170).  A run averages both over cases.
+* ``released`` (``evaluation_pipeline.py``): coupons count as items -- a used coupon
+  matches when its name and quantity equal the ground truth's; the case scores 1 when every
+  expected product and coupon is matched, extra products unpenalised; the run's match rate
+  pools matched and expected counts over cases (a micro average); a run is valid only if at
+  most 10% of cases are incomplete.
+
+A cart that is not an object with an ``items`` list, or names a product the case does not
+have, is a recorded verdict (``parse_error`` / ``unknown_products``), never a crash.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["ShoppingVerdict", "score_cart", "read_cart"]
+
+
+def read_cart(obj: Any) -> tuple[list[str], dict[str, int]]:
+    """Product ids and ``{coupon: quantity}`` of a cart.json object; ``ValueError`` if it is
+    not one."""
+    if isinstance(obj, str):
+        try:
+            obj = json.loads(obj)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"the cart is not JSON: {err.msg}") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("items", []), list):
+        raise ValueError("the cart must be an object with an 'items' list")
+    ids = []
+    for item in obj.get("items", []):
+        if not isinstance(item, dict) or not isinstance(item.get("product_id"), str):
+            raise ValueError(f"a cart item without a product_id: {item!r}"[:200])
+        ids.append(item["product_id"])
+    coupons: dict[str, int] = {}
+    used = obj.get("used_coupons", []) or []
+    if not isinstance(used, list):
+        raise ValueError("used_coupons must be a list")
+    for c in used:
+        if not isinstance(c, dict) or not isinstance(c.get("coupon_name"), str):
+            raise ValueError(f"a used coupon without a coupon_name: {c!r}"[:200])
+        q = c.get("quantity", 0)
+        if isinstance(q, bool) or not isinstance(q, int):
+            raise ValueError(f"coupon quantity {q!r} is not an integer")
+        coupons[c["coupon_name"]] = coupons.get(c["coupon_name"], 0) + q
+    return ids, coupons
+
+
+@dataclass
+class ShoppingVerdict:
+    task_id: str
+    mode: str
+    parse_error: str | None
+    cart_products: list[str]
+    truth_products: list[str]
+    unknown_products: list[str] = field(default_factory=list)
+    matched_coupons: int = 0
+    expected_coupons: int = 0
+    completed: bool = True
+
+    @property
+    def matched(self) -> int:
+        return len(set(self.cart_products) & set(self.truth_products)) + \
+            (self.matched_coupons if self.mode == "released" else 0)
+
+    @property
+    def expected(self) -> int:
+        return len(set(self.truth_products)) + \
+            (self.expected_coupons if self.mode == "released" else 0)
+
+    @property
+    def match(self) -> Fraction:
+        return Fraction(self.matched, self.expected) if self.expected else Fraction(0)
+
+    @property
+    def case_acc(self) -> int:
+        if self.parse_error is not None:
+            return 0
+        if self.mode == "released":
+            return int(self.expected > 0 and self.matched == self.expected)
+        return int(set(self.cart_products) == set(self.truth_products) and
+                   not self.unknown_products)
+
+    @property
+    def failed(self) -> list[str]:
+        out = []
+        if self.parse_error:
+            out.append("parse")
+        if self.unknown_products:
+            out.append("unknown_products")
+        missing = set(self.truth_products) - set(self.cart_products)
+        extra = set(self.cart_products) - set(self.truth_products)
+        out += [f"missing:{p}" for p in sorted(missing)]
+        if self.mode == "paper":
+            out += [f"extra:{p}" for p in sorted(extra)]
+        elif self.matched_coupons < self.expected_coupons:
+            out.append("coupons")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"task": self.task_id, "domain": "shopping", "mode": self.mode,
+                "parse_error": self.parse_error, "match": float(self.match),
+                "matched": self.matched, "expected": self.expected,
+                "case_acc": self.case_acc, "completed": self.completed,
+                "cart_products": sorted(self.cart_products),
+                "truth_products": sorted(self.truth_products),
+                "unknown_products": self.unknown_products, "failed": self.failed}
+
+
+def score_cart(cart: Any, truth: dict, known_ids: set[str] | None = None, *,
+               task_id: str = "", mode: str = "paper",
+               completed: bool = True) -> ShoppingVerdict:
+    """Score a cart (cart.json object or text) against ``validation_cases.json``."""
+    gt_raw = truth.get("ground_truth_products", [])
+    gt = [str(p.get("product_id")) for p in (gt_raw if isinstance(gt_raw, list) else [])
+          if isinstance(p, dict)]
+    gt_coupons = truth.get("ground_truth_coupons") or {}
+    if not isinstance(gt_coupons, dict):
+        gt_coupons = {}
+    try:
+        ids, coupons = read_cart(cart)
+    except ValueError as err:
+        return ShoppingVerdict(task_id, mode, str(err), [], gt,
+                               expected_coupons=len(gt_coupons), completed=completed)
+    unknown = sorted(set(ids) - known_ids) if known_ids is not None else []
+    matched_c = sum(1 for n, q in coupons.items() if gt_coupons.get(n) == q)
+    return ShoppingVerdict(task_id, mode, None, ids, gt, unknown, matched_c,
+                           len(gt_coupons), completed)

@@ -1,0 +1,80 @@
+"""Finding tasks in the released layout (official data or ours) and scoring one answer.
+
+Travel: ``travelplanning_query_{lang}.json`` (a list of ``{id, query, meta_info}``) and
+``database_{lang}/id_{N}/``.  Shopping: ``level_{L}_query_meta.json`` (``{id, query}``) and
+``database_level{L}/case_{N}/`` (the ground truth is in the case's
+``validation_cases.json``).  A folder made by ``deepplanning generate`` holds both.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from planning_core.errors import InputError
+from planning_core.validators.deepplanning.shopping_db import ShoppingCase, case_dir
+from planning_core.validators.deepplanning.travel_db import TravelDB, task_dir
+
+__all__ = ["Task", "load_query_file", "find_tasks"]
+
+
+@dataclass
+class Task:
+    domain: str            # "travel" | "shopping"
+    task_id: str
+    query: str
+    meta: dict[str, Any]   # travel: meta_info; shopping: {"level": L}
+    folder: Path           # the task's database folder
+
+    @property
+    def key(self) -> str:
+        return f"{self.domain}:{self.meta.get('level', '')}:{self.task_id}"
+
+    def travel_db(self) -> TravelDB:
+        return TravelDB.load(self.folder)
+
+    def shopping_case(self) -> ShoppingCase:
+        return ShoppingCase.load(self.folder)
+
+    def spec(self) -> dict | None:
+        p = self.folder / "spec.json"
+        return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else None
+
+
+def load_query_file(path: str | Path) -> list[dict[str, Any]]:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
+    except json.JSONDecodeError as err:
+        raise InputError(f"not JSON: {err.msg}", file=str(path), line=err.lineno,
+                         column=err.colno) from None
+    if not isinstance(data, list) or not all(isinstance(e, dict) and "id" in e for e in data):
+        raise InputError("expected a JSON list of objects with an 'id'", file=str(path))
+    return data
+
+
+def find_tasks(root: str | Path, domain: str, database: str | Path | None = None,
+               queries: str | Path | None = None, lang: str = "en",
+               levels: tuple[int, ...] = (1, 2, 3)) -> Iterator[Task]:
+    root = Path(root)
+    if domain == "travel":
+        qfile = Path(queries) if queries else root / f"travelplanning_query_{lang}.json"
+        db = Path(database) if database else root / f"database_{lang}"
+        for e in load_query_file(qfile):
+            meta = e.get("meta_info") if isinstance(e.get("meta_info"), dict) else {}
+            yield Task("travel", str(e["id"]), str(e.get("query", "")), meta,
+                       task_dir(db, str(e["id"])))
+        return
+    for level in levels:
+        qfile = Path(queries) if queries else root / f"level_{level}_query_meta.json"
+        if not qfile.is_file() and not queries:
+            continue
+        db = Path(database) if database else root / f"database_level{level}"
+        for e in load_query_file(qfile):
+            yield Task("shopping", str(e["id"]), str(e.get("query", "")), {"level": level},
+                       case_dir(db, str(e["id"])))
+        if queries:
+            return

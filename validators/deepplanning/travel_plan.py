@@ -1,0 +1,130 @@
+"""The structured itinerary: the released converted-plan JSON, read into checked values.
+
+The released pipeline has an LLM convert a Markdown plan into JSON (paper line 111; format in
+the released ``FORMAT_CONVERT_PROMPT_EN``): ``budget_summary.total_estimated_budget`` and
+``daily_plans[]`` with ``current_city`` ("from A to B" on travel days), ``accommodation``
+(``name``, ``price_per_night``) and ``activities[]`` of ``time_slot`` "HH:MM-HH:MM",
+``type`` (travel_intercity_public, travel_city, attraction, meal, hotel, buffer) and
+``details``.  We ask the agent for this JSON directly (no conversion model).
+
+:func:`read_plan` never raises on a model's output: what cannot be read is kept as ``None``
+and the checkpoint that needs it fails with a reason.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from planning_core.validators.deepplanning.units import cents, slot
+
+__all__ = ["Activity", "Day", "Plan", "read_plan", "extract_json", "from_to"]
+
+_FROM_TO = re.compile(r"from\s+(.+?)\s+to\s+([^,]+?)\s*(?:,|$)", re.IGNORECASE)
+_FROM_TO_CASED = re.compile(r"from\s+(.+?)\s+to\s+([^,]+?)\s*(?:,|$)")
+_PAREN = re.compile(r"[（(].*?[)）]")
+
+
+def from_to(text: object, ignore_case: bool = True) -> tuple[str, str] | None:
+    """``'from A to B'`` -> ``('A', 'B')`` (parenthesised parts dropped), else ``None``.
+    The released parser is case-sensitive (``ignore_case=False``)."""
+    if not isinstance(text, str):
+        return None
+    m = (_FROM_TO if ignore_case else _FROM_TO_CASED).search(text)
+    if not m:
+        return None
+    return _PAREN.sub("", m.group(1)).strip(), _PAREN.sub("", m.group(2)).strip()
+
+
+def city(text: object) -> str:
+    return _PAREN.sub("", text).strip() if isinstance(text, str) else ""
+
+
+@dataclass(frozen=True)
+class Activity:
+    type: str
+    time_slot: object            # as written
+    span: tuple[int, int] | None  # minutes, None if unreadable
+    details: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        n = self.details.get("name")
+        return n.strip() if isinstance(n, str) else ""
+
+    @property
+    def cost(self) -> object:
+        return self.details.get("cost")
+
+
+@dataclass(frozen=True)
+class Day:
+    current_city: str
+    accommodation: dict[str, Any] | None
+    accommodation_malformed: bool
+    activities: tuple[Activity, ...]
+
+    def of(self, kind: str) -> list[Activity]:
+        return [a for a in self.activities if a.type == kind]
+
+
+@dataclass(frozen=True)
+class Plan:
+    days: tuple[Day, ...]
+    total: object                # budget_summary.total_estimated_budget as written
+    has_budget_summary: bool
+
+    def all(self, kind: str) -> list[Activity]:
+        return [a for d in self.days for a in d.of(kind)]
+
+
+def extract_json(text: str) -> Any:
+    """The JSON object in a model's answer: the whole text, a fenced block, or a
+    ``<JSON>...</JSON>`` block.  Raises ``ValueError`` if there is none."""
+    candidates = [text]
+    candidates += re.findall(r"<JSON>([\s\S]*?)</JSON>", text)
+    candidates += re.findall(r"```(?:json)?\s*([\s\S]*?)```", text)
+    first, last = text.find("{"), text.rfind("}")
+    if 0 <= first < last:
+        candidates.append(text[first:last + 1])
+    for c in candidates:
+        try:
+            return json.loads(c)
+        except (json.JSONDecodeError, TypeError):
+            continue
+    raise ValueError("no JSON object in the answer")
+
+
+def read_plan(obj: Any) -> Plan:
+    """A :class:`Plan` from decoded JSON; raises ``ValueError`` only if ``obj`` is not an
+    object with a ``daily_plans`` list."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("daily_plans"), list):
+        raise ValueError("the itinerary must be a JSON object with a 'daily_plans' list")
+    days = []
+    for raw in obj["daily_plans"]:
+        raw = raw if isinstance(raw, dict) else {}
+        acts = []
+        raw_acts = raw.get("activities")
+        for a in raw_acts if isinstance(raw_acts, list) else []:
+            if not isinstance(a, dict):
+                acts.append(Activity("", None, None, {}))
+                continue
+            details = a.get("details") if isinstance(a.get("details"), dict) else {}
+            t = a.get("type") if isinstance(a.get("type"), str) else ""
+            acts.append(Activity(t.strip(), a.get("time_slot"), slot(a.get("time_slot")),
+                                 details))
+        accom = raw.get("accommodation")
+        malformed = accom is not None and not isinstance(accom, dict) and accom != "-"
+        days.append(Day(raw.get("current_city") if isinstance(raw.get("current_city"), str)
+                        else "", accom if isinstance(accom, dict) else None, malformed,
+                        tuple(acts)))
+    summary = obj.get("budget_summary")
+    has = isinstance(summary, dict)
+    return Plan(tuple(days), summary.get("total_estimated_budget") if has else None, has)
+
+
+def money(value: object) -> int | None:
+    """A cost as written in a plan: a non-negative amount in cents, else ``None``."""
+    c = cents(value)
+    return c if c is not None and c >= 0 else None
