@@ -414,8 +414,9 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
             bar = _progress(len(work), progress, err)
             valid = 0
             try:
+                # on_done gets the row: the bar counts it (tqdm's update(n) takes a number)
                 arrivals = row_arrivals(work, executor, settings,
-                                        on_done=bar.update if bar else None)
+                                        on_done=(lambda _row: bar.update(1)) if bar else None)
                 rows = writer.in_order(arrivals) if writer is not None \
                     else in_input_order(arrivals, len(work))
                 for _, row in rows:
