@@ -114,6 +114,10 @@ class GroundTruthCache:
         key = hashlib.sha1(text.encode("utf-8")).hexdigest()
         memo = self._domains if which == "domain" else self._problems
         hit = memo.get(key)
+        if isinstance(hit, PlanningError) and hit.file != str(path):
+            # an error names its file: one cached for a byte-identical file elsewhere (another
+            # dataset) would name that file, so this one is parsed for its own message
+            hit = None
         if hit is None:
             try:
                 hit = (parse_domain if which == "domain" else parse_problem)(text, str(path))
