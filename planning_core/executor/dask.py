@@ -66,6 +66,10 @@ CHUNKS_PER_THREAD = 4
 MIN_CHUNK_S = 0.5
 SCHEDULER_S_PER_TASK = 0.005
 MAX_SERIAL_SHARE = 0.1
+# no chunk carries less work than this, balance or not: below it the per-task cost
+# (SCHEDULER_S_PER_TASK) would be over a tenth of the work, and a chunk this short cannot
+# leave the other workers idle for long
+FLOOR_CHUNK_S = 0.05
 # no worker for this long ends the run (ExecutorLost)
 NO_WORKERS_TIMEOUT_S = 300.0
 # how often the workers are looked at (their number, new ones probed, none left)
@@ -100,9 +104,11 @@ def _call_chunk(fn: Callable, context: Any, chunk: Sequence) -> tuple[list, floa
 
 
 class ChunkSizer:
-    """How many items the next chunk gets: guided self-scheduling (at most
-    ``remaining / (CHUNKS_PER_THREAD * threads)``), and at least enough to take
-    ``target_s(threads)`` at the measured item cost (one item while nothing is measured)."""
+    """How many items the next chunk gets: enough to take ``target_s(threads)`` at the
+    measured item cost, but no more than guided self-scheduling allows (``remaining /
+    (CHUNKS_PER_THREAD * threads)``, so the tail is balanced), and never less than
+    ``FLOOR_CHUNK_S`` of work (cheap items are not sent one by one for balance's sake). One
+    item while nothing is measured."""
 
     def __init__(self) -> None:
         self.cost: float | None = None    # seconds per item on a worker, smoothed
@@ -126,8 +132,10 @@ class ChunkSizer:
         guided = max(1, -(-remaining // (CHUNKS_PER_THREAD * threads)))
         if self.cost is None:
             return 1
-        wanted = max(1, int(self.target_s(threads) / max(self.cost, 1e-7)))
-        return min(wanted, guided)
+        cost = max(self.cost, 1e-7)
+        wanted = max(1, int(self.target_s(threads) / cost))
+        floor = max(1, int(FLOOR_CHUNK_S / cost))
+        return min(remaining, max(min(wanted, guided), floor))
 
 
 class _Watch:
@@ -150,8 +158,7 @@ class _Watch:
         workers = self.executor._worker_threads()
         new = [address for address in workers if address not in self.known]
         if new:
-            self.executor._probe(new)
-            self.known.update(new)
+            self.known.update(self.executor._probe(new))
         self.threads = sum(workers.values())
         if workers:
             self.last_seen = now
@@ -241,22 +248,27 @@ class DaskExecutor(Executor):
         return {address: int(w.get("nthreads", 1))
                 for address, w in info.get("workers", {}).items()}
 
-    def _probe(self, addresses: list[str]) -> None:
-        """Raise :class:`ExecutorUnavailable` when a worker cannot import planning_core."""
+    def _probe(self, addresses: list[str]) -> set[str]:
+        """The workers of ``addresses`` that answered the probe; raises
+        :class:`ExecutorUnavailable` when one cannot import planning_core. A worker that did
+        not answer (it died or left meanwhile: a connection error) is probed again when it
+        is seen next."""
         try:
             answers = self.client.run(eval, _PROBE, workers=addresses, on_error="return")
         except (OSError, TimeoutError):
             raise
         except Exception:  # noqa: BLE001 - a worker gone between listing and probing
-            return
+            return set()
         bad = {address: answer for address, answer in answers.items()
-               if isinstance(answer, BaseException)}
+               if isinstance(answer, ImportError)}
         if bad:
             address, answer = sorted(bad.items())[0]
             raise ExecutorUnavailable(
                 f"{len(bad)} Dask worker(s) cannot import planning_core (e.g. {address}: "
                 f"{type(answer).__name__}: {answer}): install planning-core, the same "
                 "version as here, in the environment the workers run in")
+        return {address for address, answer in answers.items()
+                if not isinstance(answer, BaseException)}
 
     @property
     def workers(self) -> int:

@@ -193,3 +193,30 @@ def test_the_only_worker_dying_mid_run_ends_the_run_with_the_rows_so_far(tmp_pat
         cluster.close()
     assert got and all(result == index * index for index, result in got)
     assert len(got) < 200
+
+
+def test_an_acp_score_row_marked_retry_is_scored_again(tmp_path, capsys):
+    from tests.acp.acp_fixtures import record
+
+    q = tmp_path / "q.json"
+    q.write_text(json.dumps([record("app", qid="1"), record("reach", qid="2")]))
+    a = tmp_path / "a.jsonl"
+    a.write_text(json.dumps({"id": "1", "task": "app", "response": "(move r0 r1) (pick c r0)"})
+                 + "\n" + json.dumps({"id": "2", "response": "(in g r0)"}) + "\n")
+    out = tmp_path / "r.jsonl"
+    argv = ["acp", "score", "--questions", str(q), "--answers", str(a), "--out", str(out),
+            "--no-progress"]
+    assert main(argv) == 0
+    rows = _rows(out)
+    # as a run whose worker the out-of-memory killer took wrote the first row
+    died = dict(rows[0], score=None, evidence="worker-died", retry=True,
+                reason="not scored: the task's worker process died")
+    out.write_text(json.dumps(died) + "\n" + json.dumps(rows[1]) + "\n")
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert "1 answer(s) already in" in capsys.readouterr().err
+    again = _rows(out)
+    assert [(r["task"], r["score"], r.get("retry")) for r in again] == \
+        [("app", None, True), ("reach", rows[1]["score"], None), ("app", rows[0]["score"], None)]
+    assert main(argv) == 0
+    assert "2 answer(s) already in" in capsys.readouterr().err
