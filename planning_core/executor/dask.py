@@ -243,10 +243,9 @@ class DaskExecutor(Executor):
         return link or None
 
     def _worker_threads(self) -> dict[str, int]:
-        """Worker address -> threads, as the scheduler knows them now."""
-        info = self.client.scheduler_info(n_workers=-1)
-        return {address: int(w.get("nthreads", 1))
-                for address, w in info.get("workers", {}).items()}
+        """Worker address -> threads, as the scheduler knows them now (a small message,
+        unlike ``scheduler_info``, which carries every worker's metrics)."""
+        return {address: int(threads) for address, threads in self.client.nthreads().items()}
 
     def _probe(self, addresses: list[str]) -> set[str]:
         """The workers of ``addresses`` that answered the probe; raises

@@ -166,3 +166,6 @@ def test_job_flags_without_cluster_and_cluster_with_scheduler_are_refused(capsys
     assert main(["validate", "--batch", str(manifest), "--no-progress", "--cluster", "pbs",
                  "--executor", "local"]) == 2
     assert "--cluster needs --executor dask" in capsys.readouterr().err
+    plan, domain, problem = (BLOCKS / name for name in ("p01.plan", "domain.pddl", "p01.pddl"))
+    assert main(["validate", str(plan), str(domain), str(problem), "--cluster", "slurm"]) == 2
+    assert "--cluster is an option of --batch" in capsys.readouterr().err
