@@ -220,3 +220,22 @@ def test_an_acp_score_row_marked_retry_is_scored_again(tmp_path, capsys):
         [("app", None, True), ("reach", rows[1]["score"], None), ("app", rows[0]["score"], None)]
     assert main(argv) == 0
     assert "2 answer(s) already in" in capsys.readouterr().err
+
+
+def test_a_toolplans_row_marked_retry_is_checked_again(tmp_path, capsys):
+    from tests.toolplans.toolplans_fixtures import TASK, VALID
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"id": "a", "task": TASK, "output": VALID}) + "\n")
+    out = tmp_path / "o.jsonl"
+    out.write_text(json.dumps({"id": "a", "verdict": "error", "retry": True,
+                               "error": "not checked: the task's worker process died"})
+                   + "\n")
+    argv = ["toolplans", "batch", "--rows", str(rows), "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    assert [r["verdict"] for r in _rows(out)] == ["error", "valid"]
+    # the summary counts the retried row once, as what it is now
+    assert "rows 1, holistic 1, correct 1" in capsys.readouterr().out
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert "1 row(s) already in" in capsys.readouterr().err and len(_rows(out)) == 2
