@@ -11,8 +11,8 @@ Where the cluster comes from (``--scheduler``, ``--cluster``):
 * ``--cluster slurm|pbs|sge`` -- a ``dask-jobqueue`` cluster started here, whose workers are
   batch jobs (:mod:`planning_core.executor.jobqueue`).
 
-**Chunks, not one task per item.** Dask's cost per task is serial: about 5 ms of CPU in the
-one client and the one scheduler, whatever the number of workers
+**Chunks, not one task per item.** Dask's cost per task is serial: about 4 ms of CPU in the
+one client and the one scheduler at 1-2 worker threads, whatever the number of workers
 (``benchmarks/results/executor_scaling.md``). So items go to the workers in chunks, one
 Dask task each, sized by guided self-scheduling (Polychronopoulos & Kuck 1987): a chunk is
 at most ``remaining / (CHUNKS_PER_THREAD x threads)`` items, so the tail is balanced and a
@@ -33,8 +33,9 @@ nodes) sets ``PLANNING_CORE_DASK_DIRECT=0`` to fetch through the scheduler.
 scheduler's ``allowed-failures`` deaths it fails with ``KilledWorker``. Dask blames every
 task that was on the dying worker, so the items of such chunks are run once more at the end
 of the run, one at a time, and only one that kills its worker again alone is yielded as
-:class:`TaskFailed` (``worker-died``). An item whose function raises is a
-:class:`TaskFailed` (``error``) of its own; the rest of its chunk is unaffected.
+(``worker-died``). An item whose function raises is a :class:`TaskFailed` (``error``) of
+its own; the rest of its chunk is unaffected (a result that cannot be pickled fails its
+whole chunk, each item as ``error``).
 
 **A cluster that cannot work fails loudly.** Each worker is probed when it joins: one that
 cannot import ``planning_core`` (it would die unpickling the first task, and a cluster of
