@@ -61,7 +61,7 @@ def test_the_measured_cost_is_smoothed():
 
 
 @pytest.mark.slow
-def test_a_dask_run_sends_far_fewer_tasks_than_items(tmp_path):
+def test_a_dask_run_sends_far_fewer_tasks_than_items(tmp_path, monkeypatch):
     pytest.importorskip("distributed")
     from planning_core.executor.dask import DaskExecutor
     from tests.executor.cluster_helpers import Cluster
@@ -73,8 +73,14 @@ def test_a_dask_run_sends_far_fewer_tasks_than_items(tmp_path):
     cluster = Cluster(tmp_path / "logs", workers=2)
     try:
         with DaskExecutor(cluster.address) as executor:
+            assert executor.client.direct_to_workers   # results fetched from the workers
             results = dict(executor.run(square, Ctx(bad=7), list(range(3000))))
             tasks = executor.client.run_on_scheduler(processing)
+        monkeypatch.setenv("PLANNING_CORE_DASK_DIRECT", "0")   # through the scheduler
+        with DaskExecutor(cluster.address) as executor:
+            assert not executor.client.direct_to_workers
+            assert dict(executor.run(square, Ctx(), list(range(50)))) == \
+                {i: i * i for i in range(50)}
     finally:
         cluster.close()
     assert len(results) == 3000 and results[3] == 9
