@@ -69,3 +69,11 @@ def state_probe(ctx: Ctx, item: int) -> tuple[int, int, int]:
     state = worker_state(ctx, lambda: _build(ctx))
     assert state["ctx"] == ctx and state["pid"] == os.getpid()
     return os.getpid(), _BUILDS[ctx], id(state)
+
+
+def slow_square(ctx: Ctx, item: int) -> int:
+    """``item * item`` after a fifth of a second (a task that keeps a worker busy)."""
+    import time
+
+    time.sleep(0.2)
+    return item * item

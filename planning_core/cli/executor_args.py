@@ -1,5 +1,6 @@
 """The command-line options every batch command shares: ``--executor``, ``--scheduler``,
-``--workers`` (see :mod:`planning_core.executor`), and the executor they describe."""
+``--workers``, ``--cluster`` and its job settings, ``--no-workers-timeout`` (see
+:mod:`planning_core.executor`), and the executor they describe."""
 from __future__ import annotations
 
 import argparse
@@ -8,12 +9,14 @@ import os
 import sys
 from typing import IO
 
-from planning_core.cli.args import positive_int
+from planning_core.cli.args import positive_int, seconds
 from planning_core.executor import Executor, ExecutorUnavailable, make_executor
 from planning_core.executor.factory import EXECUTORS
 from planning_core.executor.local import SerialExecutor
 
 __all__ = ["add_executor_options", "executor_for", "executor_from_args"]
+
+CLUSTERS = ("slurm", "pbs", "sge")
 
 
 def add_executor_options(parser: argparse.ArgumentParser, *, unit: str = "task") -> None:
@@ -32,15 +35,57 @@ def add_executor_options(parser: argparse.ArgumentParser, *, unit: str = "task")
                        help=f"local worker processes, each working on one {unit} group at "
                             "a time (default 1: in this process); with --executor dask and "
                             "no --scheduler, the size of the LocalCluster")
+    group.add_argument("--no-workers-timeout", type=seconds, default=None, metavar="S",
+                       help="Dask: end the run (rows kept, rerun to resume) when the "
+                            "cluster has had no worker for S seconds (default 300; 3600 "
+                            "with --cluster, whose jobs may wait in the queue)")
+    jobs = parser.add_argument_group(
+        "Dask workers as batch jobs (--cluster; run it where jobs can be submitted, e.g. a "
+        "login node; settings not given come from dask-jobqueue's jobqueue.yaml)")
+    jobs.add_argument("--cluster", choices=CLUSTERS, default=None,
+                      help="start a dask-jobqueue cluster on this batch system, kept at "
+                           "--jobs jobs (a job that ends at its walltime is replaced); "
+                           "implies --executor dask")
+    jobs.add_argument("--jobs", type=positive_int, default=1, metavar="N",
+                      help="--cluster: batch jobs to keep running (default 1)")
+    jobs.add_argument("--queue", metavar="NAME", help="--cluster: the queue / partition")
+    jobs.add_argument("--account", metavar="NAME", help="--cluster: the account to charge")
+    jobs.add_argument("--walltime", metavar="HH:MM:SS", help="--cluster: each job's walltime")
+    jobs.add_argument("--cores", type=positive_int, metavar="N",
+                      help="--cluster: cores per job (one single-threaded worker each)")
+    jobs.add_argument("--memory", metavar="SIZE", help="--cluster: memory per job, e.g. 16GB")
+    jobs.add_argument("--interface", metavar="NIC",
+                      help="--cluster: the network interface the jobs reach this machine "
+                           "on (e.g. ib0); the scheduler listens there")
 
 
 def executor_from_args(args: argparse.Namespace) -> Executor:
     """The executor the command line asks for (``ExecutorUnavailable`` when it cannot be
     had: Dask not installed, no scheduler at the address)."""
-    kind = args.executor or ("dask" if args.scheduler else "local")
-    if kind == "local" and args.scheduler:
-        raise ExecutorUnavailable("--scheduler needs --executor dask")
-    executor = make_executor(kind, workers=args.workers, scheduler=args.scheduler)
+    cluster_kind = getattr(args, "cluster", None)
+    kind = args.executor or ("dask" if args.scheduler or cluster_kind else "local")
+    if kind == "local" and (args.scheduler or cluster_kind):
+        raise ExecutorUnavailable(f"{'--scheduler' if args.scheduler else '--cluster'} "
+                                  "needs --executor dask")
+    if args.scheduler and cluster_kind:
+        raise ExecutorUnavailable("give --scheduler or --cluster, not both")
+    cluster = None
+    if cluster_kind:
+        cluster = {"kind": cluster_kind, "jobs": args.jobs}
+        for name in ("queue", "account", "walltime", "cores", "memory", "interface"):
+            if getattr(args, name, None) is not None:
+                cluster[name] = getattr(args, name)
+    else:
+        given = [name for name in ("queue", "account", "walltime", "cores", "memory",
+                                   "interface")
+                 if getattr(args, name, None) is not None]
+        if given:
+            raise ExecutorUnavailable(f"--{given[0]} needs --cluster slurm|pbs|sge")
+    timeout = getattr(args, "no_workers_timeout", None)
+    if timeout is None and cluster_kind:
+        timeout = 3600.0
+    executor = make_executor(kind, workers=args.workers, scheduler=args.scheduler,
+                             cluster=cluster, no_workers_timeout=timeout)
     if kind == "dask" and os.environ.get("PLANNING_CORE_DEBUG") != "1":
         _quiet_dask()
     return executor

@@ -288,7 +288,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if not args.files:
         raise InputError("the following arguments are required: FILE (a plan, a domain "
                          "and a problem, in any order), or --batch MANIFEST")
-    for flag in ("out", "no_progress", "strict", "executor", "scheduler"):
+    for flag in ("out", "no_progress", "strict", "executor", "scheduler", "cluster",
+                 "no_workers_timeout"):
         if getattr(args, flag):
             raise InputError(f"--{flag.replace('_', '-')} is an option of --batch")
     return run_validate(args.files, verbose=args.verbose, as_json=args.json,

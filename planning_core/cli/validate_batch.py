@@ -7,7 +7,9 @@ has thousands. The manifest names them, one JSON object per line::
     {"id": "m1-7", "plan": "plans/m1/p07.txt", "domain": "domain.pddl", "problem": "p07.pddl"}
     {"id": "m2-7", "plan_text": "(pick a)\\n(drop a)\\n", "domain": "d.pddl", "problem": "p.pddl"}
 
-Paths are relative to the manifest's folder (absolute ones are kept); ``plan_text`` gives
+Paths are relative to the manifest's folder (absolute ones are kept) and are made
+absolute here, on the client, so a worker started in another folder reads the same files
+(a cluster's workers must see them at the same absolute paths); ``plan_text`` gives
 the plan inline instead of ``plan``. ``id`` (a string or a whole number) names the row.
 
 Plans are grouped by (domain, problem), so a worker parses and checks each task once for
@@ -31,7 +33,8 @@ nothing (its worker kept dying) gives ``unknown`` rows that say why.
 With ``--out`` the rows are appended to a results file locked for the run
 (:class:`~planning_core.results_file.ResultsWriter`); ids already there with a verdict are
 skipped, so an interrupted run resumes (ids recorded as ``bad_input`` are tried again: their
-files may have been fixed), and every row is journalled as it arrives, so killing the
+files may have been fixed or missing where the task ran; so are ``unknown`` rows marked
+``retry``, whose worker died), and every row is journalled as it arrives, so killing the
 command loses no validated row held back for manifest order. Without it the rows go to
 standard output. The summary goes to stderr.
 Exit code over the manifest's latest rows: 2 when any is ``bad_input``, else 1 when a plan
@@ -113,7 +116,9 @@ def read_manifest(path: str | Path, *, max_plan_bytes: int) -> Manifest:
     from planning_core.results_file import json_objects
 
     text = read_text(str(path), expected="a JSON Lines manifest")
-    folder = Path(path).parent
+    # absolute, here on the client: a Dask worker may run in another folder (or on another
+    # machine that mounts the same file system), where a relative path means something else
+    folder = Path(os.path.abspath(path)).parent
     items: list[PlanItem] = []
     bad: list[BadLine] = []
     first_line: dict[str | int, int] = {}
@@ -284,12 +289,21 @@ def validate_group(settings: BatchSettings, group: Sequence[PlanItem]
 
 
 def failed_row(item: PlanItem, failure: TaskFailed) -> dict:
-    """The row of a plan whose task produced nothing: ``unknown`` (never a guess), why."""
+    """The row of a plan whose task produced nothing: ``unknown`` (never a guess), why, and
+    ``retry: true``: not final, a rerun validates the plan again (a worker killed once by
+    the out-of-memory killer of a busy machine says nothing about the plan)."""
     what = "worker-died" if failure.kind == "worker-died" else "internal-error"
     return {"id": item.id, "plan": item.plan, "verdict": "unknown", "valid": False,
             "step": None, "action": None, "message": f"{what}: not validated: "
                                                       f"{failure.message}",
-            "length": None, "cost": None, "cpu_s": 0.0}
+            "length": None, "cost": None, "cpu_s": 0.0, "retry": True}
+
+
+def _final(row: dict) -> bool:
+    """Whether a results row settles its plan, so a rerun skips it: not a bad_input row
+    (its files may have been fixed, or were missing on a worker) and not a row marked
+    ``retry`` (its worker died, or a file was missing where the task ran)."""
+    return row.get("verdict") != BAD_INPUT and not row.get("retry")
 
 
 def task_groups(items: Sequence[PlanItem], workers: int) -> list[Sequence[PlanItem]]:
@@ -342,9 +356,10 @@ def _read_done(path: Path) -> tuple[list[dict], list[str]]:
 
 def _row_key(row: dict) -> str | None:
     """The plan a results row is the verdict of (its id as JSON); None for rows that never
-    count as done: a manifest line that could not be used, and a bad_input verdict (a rerun
-    tries that plan again, so a journalled one must not stand in for it)."""
-    if "source" in row or row.get("verdict") == BAD_INPUT:
+    count as done: a manifest line that could not be used, and a row that is not final
+    (:func:`_final`: a rerun tries that plan again, so a journalled one must not stand in
+    for it)."""
+    if "source" in row or not _final(row):
         return None
     return json.dumps(row.get("id"))
 
@@ -384,7 +399,7 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
             for warning in warnings:
                 print(f"warning: {warning}", file=err)
         done_ids = {json.dumps(r.get("id")) for r in done_rows
-                    if r.get("verdict") != BAD_INPUT and "source" not in r}
+                    if _final(r) and "source" not in r}
         recorded = {r.get("source") for r in done_rows if "source" in r}
         todo = [item for item in manifest.items if json.dumps(item.id) not in done_ids]
         if len(todo) < len(manifest.items):
@@ -414,8 +429,9 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
             bar = _progress(len(work), progress, err)
             valid = 0
             try:
+                # on_done gets the row: the bar counts it (tqdm's update(n) takes a number)
                 arrivals = row_arrivals(work, executor, settings,
-                                        on_done=bar.update if bar else None)
+                                        on_done=(lambda _row: bar.update(1)) if bar else None)
                 rows = writer.in_order(arrivals) if writer is not None \
                     else in_input_order(arrivals, len(work))
                 for _, row in rows:
@@ -441,8 +457,8 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
 
 
 def _latest(manifest: Manifest, done: Sequence[dict], new: Sequence[dict]) -> list[dict]:
-    """The manifest's current rows: per id the latest row (a row with a verdict beats a
-    bad_input one), plus the bad lines of this manifest."""
+    """The manifest's current rows: per id the latest row (a final row beats one that is
+    not, :func:`_final`), plus the bad lines of this manifest."""
     ids = {json.dumps(item.id) for item in manifest.items}
     bad_sources = {b.source for b in manifest.bad}
     latest: dict[str, dict] = {}
@@ -452,8 +468,7 @@ def _latest(manifest: Manifest, done: Sequence[dict], new: Sequence[dict]) -> li
                 latest["source:" + row["source"]] = row
             continue
         key = json.dumps(row.get("id"))
-        if key in ids and (key not in latest or row.get("verdict") != BAD_INPUT
-                           or latest[key].get("verdict") == BAD_INPUT):
+        if key in ids and (key not in latest or _final(row) or not _final(latest[key])):
             latest[key] = row
     return list(latest.values())
 

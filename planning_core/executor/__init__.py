@@ -24,15 +24,22 @@ Three executors share those semantics (``make_executor``):
   its worker is known, and a task that kills ``max_worker_deaths`` workers becomes a
   :class:`TaskFailed` instead of ending the run;
 * ``dask``: a ``dask.distributed`` cluster -- a ``LocalCluster`` of N worker processes
-  started here (``local:N``), an existing scheduler (``tcp://host:port``), or a scheduler
+  started here (``local:N``), an existing scheduler (``tcp://host:port``), a scheduler
   file (``scheduler.json``, as ``dask scheduler --scheduler-file`` and ``dask-jobqueue``
-  write). Dask reschedules the task of a dead worker elsewhere itself and gives up on a task
+  write), or batch jobs on Slurm, PBS or SGE (:mod:`.jobqueue`). Items travel in chunks
+  sized from their measured cost, so Dask's serial cost per task does not grow with the
+  run. Dask reschedules the task of a dead worker elsewhere itself and gives up on a task
   after the scheduler's ``allowed-failures`` worker deaths (``KilledWorker``). Dask blames
-  every task that sat on the dying worker, so such tasks are run once more at the end, one
+  every task that sat on the dying worker, so such items are run once more at the end, one
   at a time; only one that still kills its worker alone becomes a :class:`TaskFailed`.
-  Losing the scheduler raises :class:`ExecutorLost`.
+  Losing the scheduler, or having no worker for a while, raises :class:`ExecutorLost`; a
+  worker that cannot import planning_core raises :class:`ExecutorUnavailable`.
 
-The command-line options (``--executor``, ``--scheduler``, ``--workers``) are in
+Callers make the row of a :class:`TaskFailed` item not final (``retry``), so a rerun
+computes it again: a worker killed once says nothing about the item.
+
+The command-line options (``--executor``, ``--scheduler``, ``--workers``, ``--cluster``
+and its job settings, ``--no-workers-timeout``) are in
 :mod:`planning_core.cli.executor_args`.
 
 Limits inside a task are the task's own business (deterministic search budgets, the

@@ -219,3 +219,72 @@ def test_plans_over_the_size_cap_are_bad_input_unread(tmp_path, capsys):
     assert "longer than 20 bytes" in rows["inline"]["message"]
     assert "longer than 20" in rows["file"]["message"] and "not read" in rows["file"]["message"]
     assert rows["small"]["verdict"] == "goal_not_satisfied"   # the empty plan: read, judged
+
+
+def test_a_manifest_given_by_a_relative_path_gives_absolute_paths(tmp_path, monkeypatch):
+    """Issue 19 item 14: paths are made absolute on the client, so a worker started in
+    another folder reads the same files."""
+    monkeypatch.chdir(tmp_path)
+    _blocks_manifest(tmp_path, [{"id": "a", "plan": "p.plan", "domain": "d.pddl",
+                                 "problem": "sub/p.pddl"}])
+    (item,) = read_manifest("m.jsonl", max_plan_bytes=1000).items
+    assert item.plan_path == str(tmp_path / "p.plan") and item.plan == "p.plan"
+    assert item.domain == str(tmp_path / "d.pddl")
+    assert item.problem == str(tmp_path / "sub" / "p.pddl")
+
+
+def _dies_while(marker: Path):
+    """``_validate_one`` that kills its worker process while ``marker`` exists, as the
+    out-of-memory killer of a busy machine would."""
+    from planning_core.cli import validate_batch
+
+    original = validate_batch._validate_one
+
+    def validate_one(*args):
+        if marker.exists():
+            os._exit(9)
+        return original(*args)
+    return validate_one
+
+
+def test_a_plan_whose_worker_died_is_not_final_and_a_rerun_validates_it(tmp_path, capsys,
+                                                                        monkeypatch):
+    """Issue 19 item 17: a worker death gives an ``unknown`` row marked ``retry``; the
+    rerun validates the plan instead of skipping it, and its row is the latest."""
+    from planning_core.cli import validate_batch
+
+    domain, problem, plan = _blocks_task()
+    (tmp_path / "p.plan").write_text(plan)
+    manifest = _blocks_manifest(tmp_path, [{"id": k, "plan": "p.plan", "domain": domain,
+                                            "problem": problem} for k in range(2)])
+    marker = tmp_path / "oom"
+    marker.touch()
+    # the local workers are forked after the patch, so they run it
+    monkeypatch.setattr(validate_batch, "_validate_one", _dies_while(marker))
+    out = tmp_path / "r.jsonl"
+    argv = ["--batch", str(manifest), "--out", str(out), "--no-progress", "--workers", "2"]
+    assert validate_main(argv) == 3            # unknown: not validated
+    rows = rows_of(out)
+    assert [(r["verdict"], r["retry"]) for r in rows] == [("unknown", True)] * 2
+    assert rows[0]["message"].startswith("worker-died: not validated")
+    marker.unlink()                            # the machine has memory again
+    capsys.readouterr()
+    assert validate_main(argv) == 0            # retried, not skipped
+    err = capsys.readouterr().err
+    assert "already in" not in err and "2 valid" in err
+    assert [(r["id"], r["verdict"]) for r in rows_of(out)][2:] == [(0, "valid"), (1, "valid")]
+    assert validate_main(argv) == 0            # now final: skipped
+    assert "2 plan(s) already in" in capsys.readouterr().err
+
+
+def test_a_journalled_retry_row_does_not_stand_in_for_the_retry(tmp_path):
+    domain, problem, plan = _blocks_task()
+    (tmp_path / "x.plan").write_text(plan)
+    manifest = _blocks_manifest(tmp_path, [{"id": "x", "plan": "x.plan", "domain": domain,
+                                            "problem": problem}])
+    out = tmp_path / "r.jsonl"
+    out.write_text("")
+    (tmp_path / "r.jsonl.pending").write_text(json.dumps(
+        {"id": "x", "verdict": "unknown", "valid": False, "retry": True}) + "\n")
+    assert validate_main(["--batch", str(manifest), "--out", str(out), "--no-progress"]) == 0
+    assert [(r["id"], r["verdict"]) for r in rows_of(out)] == [("x", "valid")]

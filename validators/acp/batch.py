@@ -156,12 +156,14 @@ def score_group(settings: ScoreSettings, group: Sequence[Job]) -> list[tuple[int
 
 def failed_row(job: Job, failure: TaskFailed, provenance: bool) -> dict:
     """The row of an answer whose task produced nothing (its worker kept dying, or the
-    task raised): unknown, with why, so the run goes on and a rerun does not retry it."""
+    task raised): unknown, with why, so the run goes on, and ``retry: true``: not final, a
+    rerun scores the answer again (a worker killed once by the out-of-memory killer of a
+    busy machine says nothing about the answer)."""
     evidence = "worker-died" if failure.kind == "worker-died" else "internal-error"
     s = Score(None, f"not scored: {failure.message}", evidence)
     if not provenance:
-        return result_row(job.question, s)
-    return result_row(job.question, s, response=job.response, cpu_s=0.0)
+        return dict(result_row(job.question, s), retry=True)
+    return dict(result_row(job.question, s, response=job.response, cpu_s=0.0), retry=True)
 
 
 def problem_groups(jobs: Sequence[Job], workers: int) -> list[Sequence[Job]]:

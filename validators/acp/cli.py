@@ -191,8 +191,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _row_key(row: dict) -> tuple[str, str, str | None]:
-    """What a results row is the score of: the answer (task, id) and its response's hash."""
+def _row_key(row: dict) -> tuple[str, str, str | None] | None:
+    """What a results row is the score of: the answer (task, id) and its response's hash
+    (None for a row marked ``retry``: a journalled one must not stand in for the retry)."""
+    if row.get("retry"):
+        return None
     return str(row.get("task")), str(row.get("id")), row.get("response_sha256")
 
 

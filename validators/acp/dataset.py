@@ -337,9 +337,10 @@ def done_keys(rows: Iterable[dict]) -> set[tuple[str, str]]:
 def scored_hashes(rows: Iterable[dict]) -> dict[tuple[str, str], str | None]:
     """``(task, id)`` -> the ``response_sha256`` of its latest result row (None for rows
     written before rows carried the hash: those are taken as done). Recorded bad answer rows
-    are not scores and are left out."""
+    are not scores and are left out, and so are rows marked ``retry`` (their worker died:
+    a rerun scores the answer again)."""
     return {(str(r.get("task")), str(r.get("id"))): r.get("response_sha256") for r in rows
-            if r.get("evidence") != BAD_INPUT}
+            if r.get("evidence") != BAD_INPUT and not r.get("retry")}
 
 
 def is_done(answer_key: tuple[str, str], response: str,

@@ -49,12 +49,13 @@ from planning_core.result import Status
 from planning_core.validate.simulator import validate_plan
 
 from planning_core.validators.cope.dataset import Pair
-from planning_core.validators.cope.groundtruth import GroundTruth, GroundTruthCache, Issue
+from planning_core.validators.cope.groundtruth import UNREADABLE, GroundTruth, GroundTruthCache, \
+    Issue
 from planning_core.validators.cope.naming import squash
 from planning_core.validators.cope.solving import DEFAULT_TIME_LIMIT, solve_task
 
 __all__ = ["PairCheck", "VERDICTS", "CheckSettings", "check_pair", "check_truth", "check_task",
-           "failed_check", "check_arrivals", "iter_checks", "check_pairs", "count_verdicts"]
+           "failed_check", "is_final", "check_arrivals", "iter_checks", "check_pairs", "count_verdicts"]
 
 VERDICTS = ("agrees", "defect", "label_disagreement", "unknown", "engine_disagreement")
 
@@ -233,14 +234,28 @@ def check_task(settings: CheckSettings, pair: Pair) -> PairCheck:
 
 def failed_check(pair: Pair, failure: TaskFailed) -> PairCheck:
     """The check of a pair whose task produced nothing: ``unknown`` (never guessed), with
-    why in ``reason``; a resumed ``cope check --out`` keeps it instead of retrying a pair
-    that keeps killing its worker."""
+    why in ``reason``. It is not final (:func:`is_final`): a resumed ``cope check --out``
+    checks the pair again, since a worker killed once (the out-of-memory killer of a busy
+    machine) says nothing about the pair."""
     what = "worker-died" if failure.kind == "worker-died" else "internal-error"
     return PairCheck(dataset=pair.dataset, category=pair.category, problem=pair.problem,
                      constraint=pair.constraint, plan_exists=pair.plan_exists,
                      status="unknown", verdict=_verdict(pair, None),
                      reason=f"{what}: not checked: {failure.message}",
                      error=None if pair.plan_exists is not None else "no plan_exists label")
+
+
+_NOT_DONE = ("worker-died:", "internal-error:")
+
+
+def is_final(check: PairCheck) -> bool:
+    """Whether a recorded check settles its pair, so that a resumed ``cope check --out``
+    skips it: not one whose task produced nothing (:func:`failed_check`) and not one whose
+    ground-truth files could not be read where it ran (a relative path on a worker started
+    in another folder, a file system mounted on the client only)."""
+    if check.status == "unknown" and check.reason.startswith(_NOT_DONE):
+        return False
+    return not any(issue.kind == UNREADABLE for issue in check.issues)
 
 
 def check_arrivals(pairs: Sequence[Pair], executor: Executor, *,

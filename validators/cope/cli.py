@@ -119,7 +119,9 @@ def register(subparsers, methods: Mapping[str, object],
 def _load(dataset: str):
     from planning_core.validators.cope.dataset import load_dataset_report
 
-    root = Path(dataset)
+    # absolute, here on the client: the pairs' file paths go to workers that may run in
+    # another folder (a `dask worker` started elsewhere), where a relative path misleads
+    root = Path(os.path.abspath(dataset))
     if not root.exists():
         print(f"error: {dataset}: no such folder", file=sys.stderr)
         return None
@@ -193,7 +195,7 @@ def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
     error."""
     from planning_core.errors import InputError
     from planning_core.results_file import ResultsWriter
-    from planning_core.validators.cope.check import PairCheck, check_arrivals
+    from planning_core.validators.cope.check import PairCheck, check_arrivals, is_final
     from planning_core.validators.cope.evaluate import read_checks
 
     try:   # locked for the run; a torn tail cut off; a killed run's journal taken
@@ -205,7 +207,9 @@ def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
         done, warnings = read_checks(Path(args.out))
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)
-        known = {check.key: check for check in done}
+        # a check that is not final (its worker died, its files were unreadable where it
+        # ran) is done again; the new row supersedes it
+        known = {check.key: check for check in done if is_final(check)}
         todo = [pair for pair in pairs if pair.key not in known]
         if len(todo) < len(pairs):
             print(f"{len(pairs) - len(todo)} pair(s) already in {args.out}; skipped",
@@ -233,9 +237,18 @@ def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
 
 def _pair_key(row: dict) -> tuple | None:
     """The pair a ``cope check --out`` or ``cope eval`` row is the result of (None for a
-    bad_input row, which names no pair that is done)."""
-    if row.get("outcome") == "bad_input":
+    bad_input row, which names no pair that is done, and for a row that is not final: a
+    rerun computes that pair again, so a journalled one must not stand in for it)."""
+    if row.get("outcome") == "bad_input" or row.get("retry"):
         return None
+    if "status" in row:   # a cope check row
+        from planning_core.validators.cope.check import PairCheck, is_final
+
+        try:
+            if not is_final(PairCheck.from_json(row)):
+                return None
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
     return tuple(row.get(field) for field in ("dataset", "category", "problem", "constraint"))
 
 

@@ -183,7 +183,7 @@ def plan_jobs(rows: Iterable[OutputRow], pairs: Iterable[Pair], done: Iterable[d
     """
     index = _index(pairs)
     finished = {(r["dataset"], r["category"], r["problem"], r["constraint"]) for r in done
-                if r.get("outcome") != BAD_INPUT}
+                if r.get("outcome") != BAD_INPUT and not r.get("retry")}
     seen: set[tuple] = set()
     jobs: list[Job] = []
     bad: list[BadRow] = []
@@ -288,9 +288,11 @@ def eval_task(settings: EvalSettings, item: tuple[Pair, str]) -> dict:
 
 def failed_eval_row(method_name: str, pair: Pair, failure: TaskFailed) -> dict:
     """The row of an output whose task produced nothing (its worker kept dying, or the
-    task raised): ``internal_error`` with why, so the run goes on."""
+    task raised): ``internal_error`` with why, so the run goes on, and ``retry: true``: a
+    rerun judges the output again (a worker killed once by the out-of-memory killer says
+    nothing about the output)."""
     what = "worker-died" if failure.kind == "worker-died" else "internal-error"
     return {"dataset": pair.dataset, "category": pair.category, "problem": pair.problem,
             "constraint": pair.constraint, "correct": False, "outcome": INTERNAL_ERROR,
             "detail": {"error": f"{what}: not judged: {failure.message}"},
-            "method": method_name}
+            "method": method_name, "retry": True}

@@ -19,19 +19,23 @@ import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from planning_core.errors import PlanningError
+from planning_core.errors import InputError, PlanningError
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.checker import check_domain, check_problem
 from planning_core.pddl.parser import parse_domain, parse_problem, read_text
 
 from planning_core.validators.cope.dataset import Pair
 
-__all__ = ["Issue", "GroundTruth", "GroundTruthCache", "issue_from_error"]
+__all__ = ["Issue", "GroundTruth", "GroundTruthCache", "issue_from_error", "UNREADABLE"]
+
+#: the kind of an Issue for a file that could not be read where the check ran
+UNREADABLE = "unreadable"
 
 
 @dataclass(frozen=True, slots=True)
 class Issue:
-    """One defect of a ground-truth file: ``kind`` is syntax, semantic, missing or warning."""
+    """One defect of a ground-truth file: ``kind`` is syntax, semantic, missing, unreadable
+    (the file could not be read where it was checked) or warning."""
 
     kind: str
     message: str
@@ -114,6 +118,10 @@ class GroundTruthCache:
         key = hashlib.sha1(text.encode("utf-8")).hexdigest()
         memo = self._domains if which == "domain" else self._problems
         hit = memo.get(key)
+        if isinstance(hit, PlanningError) and hit.file != str(path):
+            # an error names its file: one cached for a byte-identical file elsewhere (another
+            # dataset) would name that file, so this one is parsed for its own message
+            hit = None
         if hit is None:
             try:
                 hit = (parse_domain if which == "domain" else parse_problem)(text, str(path))
@@ -137,7 +145,11 @@ class GroundTruthCache:
         problem = self._parsed(pair.problem_path, "problem")
         for node in (domain, problem):
             if isinstance(node, PlanningError):
-                errors.append(issue_from_error(node))
+                # a file that cannot be read where the check ran (a worker in another
+                # folder, a file system not mounted there) is "unreadable", not a syntax
+                # error; a rerun checks the pair again (check.is_final)
+                errors.append(issue_from_error(
+                    node, UNREADABLE if isinstance(node, InputError) else "syntax"))
         if errors:
             return GroundTruth(pair, None if isinstance(domain, PlanningError) else domain,
                                None if isinstance(problem, PlanningError) else problem,

@@ -154,8 +154,11 @@ def check_arrivals(rows: list[Row], settings: CheckSettings, executor: Executor,
                                                           for idx in groups]):
         idx = groups[g]
         if isinstance(result, TaskFailed):
+            # retry: not final, a rerun checks these rows again (a worker killed once by
+            # the out-of-memory killer says nothing about them)
             result = [{"id": rows[k].id, "verdict": "error",
-                       "error": f"not checked: {result.message}"} for k in idx]
+                       "error": f"not checked: {result.message}", "retry": True}
+                      for k in idx]
         if on_done is not None:
             on_done(len(idx))
         yield from zip(idx, result)

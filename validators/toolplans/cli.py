@@ -329,8 +329,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
     rows = read_rows(_text(args.rows, file_only=True), args.rows)
     out = Path(args.out)
     # locked until the end, a torn last line cut off, a killed run's journal taken
-    with ResultsWriter(out, key=lambda row: str(row.get("id"))) as writer:
-        done = {str(r.get("id")) for r in read_results(out)}
+    # a journalled row marked retry must not stand in for the retry
+    with ResultsWriter(out, key=lambda row: None if row.get("retry")
+                       else str(row.get("id"))) as writer:
+        # a row marked retry (its worker died) is not done: checked again
+        done = {str(r.get("id")) for r in read_results(out) if not r.get("retry")}
         todo = [r for r in rows if r.id not in done]
         if len(rows) - len(todo):
             print(f"{len(rows) - len(todo)} row(s) already in {out}: skipped", file=sys.stderr)
@@ -348,7 +351,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
             finally:
                 if bar:
                     bar.close()
-    summary = summarize(read_results(out))
+    latest = {str(r.get("id")): r for r in read_results(out)}   # a retried row supersedes
+    summary = summarize(list(latest.values()))
     print(text_table(summary))
     if args.report:
         _write(Path(args.report), markdown_report(summary))
