@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from planning_core.validators.adaptive.env import Episode
+from planning_core import safe_json
 
 __all__ = ["METRICS", "Estimate", "metrics", "metrics_by_tier", "per_turn", "render_markdown",
            "plot_degradation", "read_episodes"]
@@ -165,7 +166,7 @@ def read_episodes(path: str | Path) -> list[Episode]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = safe_json.loads(line)
             if "error" in row:
                 continue
             episodes.append(Episode.from_json(row))

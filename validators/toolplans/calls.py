@@ -23,8 +23,10 @@ import re
 from dataclasses import dataclass, field
 
 from lark import Transformer, UnexpectedInput
+from lark.exceptions import VisitError
 
 from planning_core.grammar_files import lazy_parser
+from planning_core import safe_json
 
 __all__ = ["Call", "ModelOutput", "parse_output"]
 
@@ -67,17 +69,22 @@ class _ToValues(Transformer):
         return str(children[0]), children[1]
 
     def pair(self, children):
-        return json.loads(children[0]), children[1]
+        return safe_json.loads(children[0]), children[1]
 
     def string(self, c):
-        return json.loads(c[0])
+        return safe_json.loads(c[0])
 
     def single(self, c):
         return str(c[0])[1:-1]
 
     def number(self, c):
         text = str(c[0])
-        return int(text) if re.fullmatch(r"-?\d+", text) else float(text)
+        if not re.fullmatch(r"-?\d+", text):
+            return float(text)
+        if len(text.lstrip("-")) > safe_json.MAX_INT_DIGITS:
+            raise ValueError(f"an integer of {len(text.lstrip('-'))} digits (at most "
+                             f"{safe_json.MAX_INT_DIGITS})")
+        return int(text)
 
     def true(self, _):
         return True
@@ -107,7 +114,7 @@ def parse_output(text: str | object) -> ModelOutput:
     stripped = _strip_fence(text)
     if stripped[:1] in "[{":
         try:
-            data = json.loads(stripped)
+            data = safe_json.loads(stripped)
         except json.JSONDecodeError as err:
             return ModelOutput(error=f"line {err.lineno}, column {err.colno}: not JSON: {err.msg}")
         return _from_json(data)
@@ -136,6 +143,9 @@ def _from_lines(text: str) -> ModelOutput:
             return ModelOutput(calls=tuple(calls),
                                error=f"line {no}, column {col}: not a tool call "
                                      f"'name(arg=value, ...)': {line[:60]!r}")
+        except (VisitError, RecursionError) as err:    # a 5,000-digit number, deep nesting
+            why = getattr(err, "orig_exc", None) or "nested too deeply"
+            return ModelOutput(calls=tuple(calls), error=f"line {no}: not a tool call: {why}")
         keys = [k for k, _ in args]
         dup = next((k for k in keys if keys.count(k) > 1), None)
         if dup is not None:
@@ -190,7 +200,7 @@ def _call(entry, ptr: str) -> tuple[Call | None, str | None]:
     args = entry.get("arguments", entry.get("args", entry.get("parameters", {})))
     if isinstance(args, str):
         try:
-            args = json.loads(args) if args.strip() else {}
+            args = safe_json.loads(args) if args.strip() else {}
         except json.JSONDecodeError as err:
             return None, (f"at {ptr}/arguments: the arguments string is not JSON "
                           f"(column {err.colno}: {err.msg})")
