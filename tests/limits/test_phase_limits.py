@@ -94,6 +94,23 @@ def test_cope_eval_pddl_answers_unknown(tmp_path, capsys):
     assert code == 0 and row["outcome"] == "unknown"
 
 
+def test_cope_eval_pddl_honours_the_memory_limit(tmp_path, capsys):
+    dataset = write_minicope(tmp_path)
+    answer = ("```pddl\n" + QUANTIFIED_DOMAIN + "```\n```pddl\n"
+              + quantified_problem(guard="(done)") + "```\n")
+    outputs = tmp_path / "outputs.jsonl"
+    outputs.write_text(json.dumps({"category": "baseline", "problem": "p01",
+                                   "constraint": "constraint1", "output": answer}) + "\n")
+    results = tmp_path / "results.jsonl"
+    code = main(["cope", "eval", "--dataset", str(dataset), "--method", "pddl", "--outputs",
+                 str(outputs), "--out", str(results), "--no-progress", "--time-limit", "30",
+                 "--memory-limit", "50", "--no-label-check", "--workers", "1"])
+    capsys.readouterr()
+    (row,) = [json.loads(line) for line in results.read_text().splitlines()]
+    assert code == 0 and row["outcome"] == "unknown"
+    assert row["detail"]["solver"]["reason"] == "memory limit"
+
+
 # ------------------------------------------------------------ item 3: parse and check
 
 def test_parsing_a_big_init_ticks_the_active_budget():

@@ -266,13 +266,14 @@ class EvalSettings:
     sandbox: str = "bwrap"
     max_response_bytes: int = MAX_RESPONSE_BYTES
     run: str = ""
+    memory_limit: float | None = None
 
     def context(self):
         """A fresh evaluation context for these settings (a worker's, once per run)."""
         from planning_core.validators.cope.results import EvalContext
 
         context = EvalContext(time_limit=self.time_limit, use_oracle=self.label_check,
-                              sandbox=self.sandbox)
+                              sandbox=self.sandbox, memory_limit=self.memory_limit)
         if self.checks_file:
             checks, _ = read_checks(Path(self.checks_file))   # the CLI warned already
             for check in checks:

@@ -289,7 +289,7 @@ def judge_ltl(pair: Pair, response: str, context: EvalContext | None = None, *,
     truth = context.truth(pair)
     # one CPU budget for every phase of the answer: reading the model's PDDL, grounding,
     # and the product search with its progression (where one step can blow up)
-    budget = Budget(Limits(time_s=context.time_limit))
+    budget = Budget(Limits(time_s=context.time_limit, memory_mb=context.memory_limit))
     with metering(budget):
         try:
             return _judge_ltl(pair, response, context, truth, budget, search)

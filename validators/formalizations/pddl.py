@@ -157,7 +157,7 @@ def judge_pddl(pair: Pair, response: str, context: EvalContext | None = None
     base = dict(files=files, ground_truth_issues=truth.errors)
     # reading and checking the model's files count against the time limit too: a 10 MB
     # problem or 20,000 schemas take seconds before any solver starts
-    budget = Budget(Limits(time_s=context.time_limit))
+    budget = Budget(Limits(time_s=context.time_limit, memory_mb=context.memory_limit))
     try:
         with metering(budget):
             domain, problem, issues = _read(files)
@@ -174,7 +174,8 @@ def judge_pddl(pair: Pair, response: str, context: EvalContext | None = None
             Issue("semantic", d.message, d.file, d.line, d.column) for d in semantic), **base)
     try:
         result = solve_task(domain, problem,
-                            time_limit=max(0.1, context.time_limit - budget.cpu_s()))
+                            time_limit=max(0.1, context.time_limit - budget.cpu_s()),
+                            memory_limit=context.memory_limit)
     except UnsupportedFeature as err:   # e.g. (increase (fuel) 1): a numeric fluent
         return PddlJudgement("unsupported_feature", False, issues=(
             Issue("unsupported", err.message, err.file, err.line, err.column),), **base)
