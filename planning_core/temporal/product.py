@@ -225,6 +225,7 @@ def plan_ltl(task: Task, formula: ltl.Formula | Monitor, *, search: str = "greed
     if search not in SEARCHES:
         raise ValueError(f"search must be one of {SEARCHES}, not {search!r}")
     budget = budget if budget is not None else Budget(Limits(time_s=time_limit))
+    budget.phase(0)       # progression ticks are work, not memory: count CPU time only
     t0 = time.perf_counter()
     monitor = None
     try:
