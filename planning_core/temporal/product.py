@@ -54,9 +54,10 @@ CHECK_EVERY = 256
 MAX_PROFILES = 32
 
 
-def monitor_for(task: Task, formula: ltl.Formula) -> Monitor:
-    """The progression monitor of ``formula`` over ``task``'s facts, statics and actions."""
-    return Monitor(formula, Alphabet.of_task(task))
+def monitor_for(task: Task, formula: ltl.Formula, budget: Budget | None = None) -> Monitor:
+    """The progression monitor of ``formula`` over ``task``'s facts, statics and actions
+    (its compilation ticks ``budget`` too)."""
+    return Monitor(formula, Alphabet.of_task(task), budget)
 
 
 def _subtask(task: Task, actions: tuple, goal_pos: int) -> Task:
@@ -229,7 +230,7 @@ def plan_ltl(task: Task, formula: ltl.Formula | Monitor, *, search: str = "greed
     t0 = time.perf_counter()
     monitor = None
     try:
-        monitor = formula if isinstance(formula, Monitor) else monitor_for(task, formula)
+        monitor = formula if isinstance(formula, Monitor) else monitor_for(task, formula, budget)
         monitor.budget = budget
         return _plan_ltl(task, monitor, search, node_limit, prune, budget)
     except LimitReached as stop:

@@ -203,6 +203,8 @@ class Monitor:
 
     def label(self, name: str, args: tuple[str, ...]) -> int:
         """The pattern bits of the action ``(name args)``."""
+        if self.budget is not None:        # patterns x actions: 10^4 x 10^4 is 10^8 tests
+            self.budget.tick(len(self._patterns) + 1)
         out = 0
         for (pname, pargs), k in self._patterns.items():
             if leaf_matches(pname, pargs, name, tuple(args)):

@@ -70,6 +70,32 @@ def test_validate_advice_is_cut_not_endless(quantified, capsys):
     assert out.count("(Set (p ") == MAX_ADVICE_ITEMS
 
 
+DERIVED_DOMAIN = """\
+(define (domain dq)
+  (:requirements :strips :typing :derived-predicates :negative-preconditions)
+  (:types obj)
+  (:predicates (big ?a ?b ?c ?d ?e ?f - obj) (done))
+  (:derived (big ?a ?b ?c ?d ?e ?f - obj) (not (done)))
+  (:action finish :parameters () :precondition () :effect (done)))
+"""
+
+
+def test_validate_derived_predicate_bindings_tick_the_budget(tmp_path, capsys):
+    """A derived head over 6 variables has 4e9 bindings to try, each ticked now (only the
+    quantifier loops were)."""
+    domain = tmp_path / "domain.pddl"
+    domain.write_text(DERIVED_DOMAIN)
+    problem = tmp_path / "problem.pddl"
+    names = " ".join(f"o{i}" for i in range(40))
+    problem.write_text(f"(define (problem dq1) (:domain dq) (:objects {names} - obj) "
+                       "(:init) (:goal (done)))")
+    plan = tmp_path / "finish.plan"
+    plan.write_text("(finish)\n")
+    code = validate_main([str(plan), str(domain), str(problem), "--time-limit", "1"])
+    out = capsys.readouterr().out
+    assert code == 3 and "time limit" in out
+
+
 def test_validate_honours_the_memory_limit(quantified, capsys):
     domain, guarded, _, finish = quantified
     code = validate_main([str(finish), str(domain), str(guarded), "--memory-limit", "1"])
