@@ -185,3 +185,10 @@ def test_long_numbers_in_plan_output_give_a_verdict(pair, text):
     assert isinstance(plan.steps, tuple)
     row = evaluate_planner(pair, text, EvalContext(use_oracle=False)).to_json()
     assert row["outcome"] in ("plan_invalid", "unreadable", "correct")
+
+
+def test_sandbox_status_lines_with_hostile_json_are_skipped():
+    from planning_core.validators.formalizations.sandbox import _Streams
+
+    buffer = bytearray(('{"pid": ' + BIG + "}\n" + DEEP + '\n{"exit": 0}\n').encode())
+    assert _Streams.lines(buffer) == [{"exit": 0}]
