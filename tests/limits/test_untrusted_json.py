@@ -192,3 +192,24 @@ def test_sandbox_status_lines_with_hostile_json_are_skipped():
 
     buffer = bytearray(('{"pid": ' + BIG + "}\n" + DEEP + '\n{"exit": 0}\n').encode())
     assert _Streams.lines(buffer) == [{"exit": 0}]
+
+
+@pytest.mark.parametrize("printed", [
+    '["unstack c a", ' + BIG + "]",
+    "1. unstack c " + BIG + " a",
+], ids=["json-list", "object-number"])
+def test_cope_eval_smt_long_integer_in_program_output(tmp_path, capsys, printed):
+    """Item 12 end to end: the program (run with rlimits only) prints a 5,000-digit number
+    in its plan; the row is a plan verdict, not internal_error."""
+    dataset = write_minicope(tmp_path)
+    program = f"```python\nimport z3\nprint({printed!r})\n```"
+    outputs = tmp_path / "o.jsonl"
+    outputs.write_text(json.dumps({"category": "baseline", "problem": "p01",
+                                   "constraint": "constraint1", "output": program}) + "\n")
+    out = tmp_path / "r.jsonl"
+    code = main(["cope", "eval", "--dataset", str(dataset), "--method", "smt", "--outputs",
+                 str(outputs), "--out", str(out), "--no-progress", "--no-label-check",
+                 "--unsafe-no-sandbox"])
+    capsys.readouterr()
+    (row,) = rows(out)
+    assert code == 0 and row["outcome"] != "internal_error", row["detail"]
