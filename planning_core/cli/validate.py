@@ -193,9 +193,18 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
         return ExitCode.BAD_INPUT
     reports = []
     for path, text in inputs.plans:
-        plan = parse_plan(text, path)
         budget = budget or limits.budget()      # the first plan's counts the parsing too
-        report = stopped or validate_plan(domain, problem, plan, trace=verbose, budget=budget)
+        try:
+            with metering(budget):              # reading a 300,000-step plan counts too
+                plan = parse_plan(text, path)
+        except LimitReached as stop:
+            stopped_here = ValidationReport(Verdict.UNKNOWN, message=(
+                f"validation stopped at the {stop.limit} ({stop.detail}) while reading the "
+                "plan; no verdict"))
+        else:
+            stopped_here = None
+        report = stopped or stopped_here or validate_plan(domain, problem, plan,
+                                                          trace=verbose, budget=budget)
         budget = None
         reports.append((path, report))
         if as_json:

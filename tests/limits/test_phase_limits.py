@@ -172,6 +172,15 @@ def test_validate_counts_parsing(tmp_path, capsys):
     assert code == 3 and "while reading the domain and problem" in out
 
 
+def test_validate_counts_reading_the_plan(quantified, tmp_path, capsys):
+    domain, _, plain, _ = quantified
+    plan = tmp_path / "long.plan"
+    plan.write_text("(finish)\n" * 200_000)                # 16 us a line: ~3 CPU-s
+    code = validate_main([str(plan), str(domain), str(plain), "--time-limit", "0.2"])
+    out = capsys.readouterr().out
+    assert code == 3 and "while reading the plan" in out
+
+
 def test_solve_counts_parsing(tmp_path, capsys):
     domain = tmp_path / "domain.pddl"
     domain.write_text(many_schemas_domain(4000))
