@@ -162,6 +162,8 @@ class Monitor:
 
     def _nnf(self, f: ltl.Formula, pos: bool) -> int:
         """The node of ``f`` (``pos``) or of ``!f`` (not ``pos``) in negation normal form."""
+        if self.budget is not None:
+            self.budget.tick()
         if isinstance(f, (ltl.Atom, ltl.Occurs)):
             return self._leaf(f, pos)
         if isinstance(f, ltl.Const):

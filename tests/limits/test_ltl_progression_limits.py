@@ -15,7 +15,7 @@ from cope.minicope import DOMAIN, PROBLEM, write_minicope
 from limits.hostile import x_shifted_disjunctions
 from planning_core.console import main
 from planning_core.ground.grounder import ground
-from planning_core.limits import Budget, LimitReached, Limits
+from planning_core.limits import CHECK_EVERY, Budget, LimitReached, Limits
 from planning_core.pddl.parser import parse_domain, parse_problem
 from planning_core.result import Status
 from planning_core.temporal import progression
@@ -67,3 +67,24 @@ def test_cope_eval_ltl_gives_an_unknown_row(tmp_path, capsys):
     assert code == 0 and len(rows) == 1
     assert rows[0]["outcome"] == "unknown"
     assert rows[0]["detail"]["solver"]["reason"] in ("time limit", "memory limit")
+
+
+def test_parsing_a_huge_formula_ticks_the_active_budget(task_and_vocabulary):
+    from planning_core.limits import metering
+
+    _, vocab = task_and_vocabulary
+    text = " & ".join(["F (on a b) | G !(clear c)"] * 8000)       # 220 KB, ~2 CPU-s
+    with pytest.raises(LimitReached, match="time limit"):
+        with metering(Budget(Limits(time_s=0.05))):
+            parse_ltl(text, vocab)
+
+
+def test_compiling_a_huge_formula_ticks_the_budget(task_and_vocabulary):
+    task, vocab = task_and_vocabulary
+    formula = parse_ltl(" & ".join(f"(F (on a b) | X{' X' * (i % 50)} (clear c))"
+                                   for i in range(3000)), vocab)
+    from planning_core.temporal.progression import Alphabet, Monitor
+
+    budget = Budget(Limits(time_s=100))
+    Monitor(formula, Alphabet.of_task(task), budget)
+    assert budget.items + (CHECK_EVERY - budget.countdown) >= 3000   # a tick per node at least
