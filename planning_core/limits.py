@@ -22,17 +22,27 @@ Running out raises ``LimitReached`` (not a ``PlanningError``: nothing is wrong w
 input; the answer is UNKNOWN). Its ``limit`` is ``"time limit"`` or ``"memory limit"``,
 which callers copy into ``SolveResult.reason``.
 
+Phases that run before a caller can hand a budget down (parsing and checking the PDDL text,
+which take seconds on a 10 MB problem) read the *active* budget instead: ``metering(budget)``
+makes ``budget`` the active one for the calling thread (a context variable), and the
+parser's and checker's loops call ``tick_active()``, a no-op when none is active. So a
+command's budget starts before its input is read, and every phase counts against it.
+
 The default memory limit is ``DEFAULT_MEMORY_FRACTION`` of the machine's memory (or of the
 cgroup's limit, when that is lower); ``PLANNING_CORE_MEMORY_LIMIT_MB`` overrides it.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import os
 import time
 from dataclasses import dataclass
+from typing import Iterator
 
-__all__ = ["Budget", "Limits", "LimitReached", "default_memory_mb", "rss_mb", "CHECK_EVERY"]
+__all__ = ["Budget", "Limits", "LimitReached", "default_memory_mb", "rss_mb", "CHECK_EVERY",
+           "metering", "active_budget", "tick_active"]
 
 #: Work items between two clock/memory checks (a check costs a few microseconds).
 CHECK_EVERY = 4096
@@ -226,3 +236,30 @@ class Budget:
         found = self.exceeded(rss)
         if found is not None:
             raise found
+
+
+_ACTIVE: contextvars.ContextVar[Budget | None] = contextvars.ContextVar(
+    "planning_core_active_budget", default=None)
+
+
+@contextlib.contextmanager
+def metering(budget: Budget | None) -> Iterator[Budget | None]:
+    """Make ``budget`` the active budget of this thread (context) for the ``with`` block:
+    the loops that cannot be handed a budget (parsing, checking) tick it."""
+    token = _ACTIVE.set(budget)
+    try:
+        yield budget
+    finally:
+        _ACTIVE.reset(token)
+
+
+def active_budget() -> Budget | None:
+    """The budget ``metering`` made active, or None."""
+    return _ACTIVE.get()
+
+
+def tick_active(n: int = 1) -> None:
+    """Tick the active budget, if any (raises ``LimitReached`` at its limit)."""
+    budget = _ACTIVE.get()
+    if budget is not None:
+        budget.tick(n)

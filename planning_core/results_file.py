@@ -43,6 +43,7 @@ from typing import IO, Callable, Hashable, Iterable, Iterator, Sequence
 
 from planning_core.errors import InputError
 from planning_core.executor.base import in_input_order
+from planning_core import safe_json
 
 __all__ = ["ResultsLocked", "ResultsWriter", "open_results", "append_row",
            "add_bad_row_options", "json_objects", "pending_path"]
@@ -105,6 +106,16 @@ def _open_append(path: Path, *, lock: bool) -> tuple[IO[str], int]:
     return io.TextIOWrapper(raw, encoding="utf-8", write_through=True), cut
 
 
+def _close(handle: IO[str], path: Path) -> InputError | None:
+    """Close ``handle``; the "cannot write" error when its last flush failed (the file is
+    closed either way)."""
+    try:
+        handle.close()
+    except OSError as err:
+        return InputError(f"cannot write: {err.strerror or err}", file=str(path))
+    return None
+
+
 def open_results(path: str | Path) -> tuple[IO[str], int]:
     """Open ``path`` for appending under an exclusive lock, its torn tail cut off.
 
@@ -134,7 +145,7 @@ def _json_rows(text: str) -> Iterator[dict]:
     """The JSON objects of a JSON Lines text; blank, torn and other lines skipped."""
     for line in text.split("\n"):
         try:
-            row = json.loads(line)
+            row = safe_json.loads(line)
         except (json.JSONDecodeError, RecursionError):   # an empty or torn line
             continue
         if isinstance(row, dict):
@@ -301,11 +312,13 @@ class ResultsWriter:
         :meth:`in_order` never placed are written now) and the journal is removed; otherwise
         it stays for the next run (unless it is empty)."""
         finished = clean and self._fresh is not None and self._streaming is not False
+        unwound = True                   # an exception is on its way out
         try:
             if finished:
                 for _, row in sorted(self._taken.items()):
                     self.write(row)
                 self._taken = {}
+            unwound = False
         except BaseException:
             finished = False
             raise
@@ -315,10 +328,14 @@ class ResultsWriter:
                     finished = os.fstat(self._journal.fileno()).st_size == 0
             except OSError:
                 finished = False
-            self._journal.close()
-            if finished:
+            # closing flushes what a full disk refused: it fails again (and still closes);
+            # that is "cannot write", not a crash, and never hides the error before it
+            failed = _close(self._journal, pending_path(self.path))
+            if finished and failed is None:
                 pending_path(self.path).unlink(missing_ok=True)
-            self._out.close()
+            failed = _close(self._out, self.path) or failed
+            if failed is not None and not unwound:
+                raise failed
 
     def __enter__(self) -> "ResultsWriter":
         return self
@@ -336,7 +353,7 @@ def json_objects(lines: Iterable[tuple[int, str]]
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = safe_json.loads(line)
         except json.JSONDecodeError as err:
             yield number, None, f"not JSON ({err.msg} at column {err.colno})"
             continue

@@ -133,7 +133,7 @@ def solve(domain: pddl.Domain, problem: pddl.Problem, *, optimal: bool = True,
     if domain.constraints is not None or problem.constraints is not None:
         from planning_core.temporal.pddl3 import solve_constrained
         return solve_constrained(domain, problem, optimal=optimal, time_limit=time_limit,
-                                 engine=engine, task=task)
+                                 engine=engine, task=task, budget=budget)
     t0 = time.perf_counter()
     budget = budget if budget is not None else Budget(Limits(time_s=time_limit))
 

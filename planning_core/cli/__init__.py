@@ -27,6 +27,7 @@ fraction of a second.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from enum import IntEnum
@@ -136,13 +137,31 @@ def run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> 
         return ExitCode.INTERRUPTED
     except BrokenPipeError:
         return ExitCode.OK
+    except OSError as err:
+        if err.errno not in _WRITE_ERRNOS:
+            if os.environ.get("PLANNING_CORE_DEBUG") == "1":
+                raise
+            return _internal(err)
+        # a full disk (or quota, or a read-only file system) is the machine's state, not a
+        # bug: say what could not be written, exit 2 (what was written stays; resumable)
+        where = f" {err.filename}" if err.filename else ""
+        print(f"error: cannot write{where}: {err.strerror or err}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
     except Exception as err:  # noqa: BLE001 - the promise is: no traceback for any input
         if os.environ.get("PLANNING_CORE_DEBUG") == "1":
             raise
-        print(f"internal error: {type(err).__name__}: {err}\n"
-              "This is a bug in planning_core; rerun with PLANNING_CORE_DEBUG=1 for details.",
-              file=sys.stderr)
-        return ExitCode.INTERNAL
+        return _internal(err)
+
+
+#: errno values that mean "the disk refused the write", not "planning_core has a bug"
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+
+
+def _internal(err: BaseException) -> int:
+    print(f"internal error: {type(err).__name__}: {err}\n"
+          "This is a bug in planning_core; rerun with PLANNING_CORE_DEBUG=1 for details.",
+          file=sys.stderr)
+    return ExitCode.INTERNAL
 
 
 def main(argv: Sequence[str] | None, groups: Sequence[CommandGroup]) -> int:

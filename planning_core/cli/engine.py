@@ -53,17 +53,23 @@ def _roles(first: str, second: str) -> tuple[str, str]:
 
 
 def _load(args):
-    """Parse and check both files; print every error as file:line:col and raise _BadInput."""
+    """Parse and check both files; print every error as file:line:col and raise _BadInput.
+
+    Reading, parsing and checking count against the command's budget (``budget_of``):
+    a 10 MB problem or a domain of 20,000 schemas stops at ``--time-limit`` like any
+    later phase (``LimitReached``, answered unknown by ``_guarded``)."""
+    from planning_core.limits import metering
     from planning_core.pddl.checker import check, errors_of
     from planning_core.pddl.parser import parse_domain_file, parse_problem_file
-    args.domain, args.problem = _roles(args.domain, args.problem)
-    try:
-        domain = parse_domain_file(args.domain)
-        problem = parse_problem_file(args.problem)
-    except PlanningError as err:
-        print(error_line(err), file=sys.stderr)
-        raise _BadInput() from None
-    diags = check(domain, problem)
+    with metering(budget_of(args)):
+        args.domain, args.problem = _roles(args.domain, args.problem)
+        try:
+            domain = parse_domain_file(args.domain)
+            problem = parse_problem_file(args.problem)
+        except PlanningError as err:
+            print(error_line(err), file=sys.stderr)
+            raise _BadInput() from None
+        diags = check(domain, problem)
     if not getattr(args, "no_warnings", False):
         for d in diags:
             if d.severity == "warning":
@@ -78,13 +84,18 @@ def _load(args):
 
 def budget_of(args):
     """The ``Budget`` of a command: ``--time-limit`` CPU seconds (and as many wall-clock
-    seconds, to give the user their prompt back on a busy machine), ``--memory-limit`` MB."""
+    seconds, to give the user their prompt back on a busy machine), ``--memory-limit`` MB.
+    One budget per command, made on the first call (before the files are read)."""
     from planning_core.limits import Budget, Limits
+    budget = getattr(args, "_budget", None)
+    if budget is not None:
+        return budget
     seconds = getattr(args, "time_limit", None)
     memory = getattr(args, "memory_limit", None)
     budget = Budget(Limits(time_s=seconds, memory_mb=memory, wall_s=seconds))
     if cli.CAP_ADDRESS_SPACE and budget.memory_mb is not None:
         _cap_address_space(budget.memory_mb)
+    args._budget = budget
     return budget
 
 

@@ -145,17 +145,19 @@ def load_task(domain_path: str, domain_text: str, problem_path: str, problem_tex
 
 def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warnings: bool,
                  out: TextIO, err: TextIO, time_limit: float | None = DEFAULT_TIME_LIMIT_S,
-                 silent: str = "") -> int:
+                 silent: str = "", memory_limit: float | None = None) -> int:
     """Validate every plan among ``paths``; print the reports to ``out``, problems to ``err``.
 
     The parser, checker and simulator are imported here, not at the top, so that
-    registering the command costs ``planning-core``'s other commands nothing.
+    registering the command costs ``planning-core``'s other commands nothing. The first
+    plan's budget starts before the domain and problem are read: parsing and checking
+    count against it, and a task too big to read in time leaves every plan unknown.
     """
-    from planning_core.limits import Limits
+    from planning_core.limits import LimitReached, Limits, metering
     from planning_core.pddl.checker import errors_of
     from planning_core.pddl.plans import parse_plan
     from planning_core.validate.render import render_text
-    from planning_core.validate.report import Verdict
+    from planning_core.validate.report import ValidationReport, Verdict
     from planning_core.validate.simulator import validate_plan
 
     inputs, problems = _sort_roles(paths)
@@ -166,8 +168,16 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
         for p in problems:  # a missing role has no file to name: say just what is missing
             print(error_line(p), file=err)
         return ExitCode.BAD_INPUT
+    limits = Limits(time_s=time_limit, memory_mb=memory_limit, wall_s=time_limit)
+    budget, stopped = limits.budget(), None
     try:
-        domain, problem, diags = load_task(*inputs.domain, *inputs.problem)
+        with metering(budget):
+            domain, problem, diags = load_task(*inputs.domain, *inputs.problem)
+    except LimitReached as stop:
+        domain = problem = None
+        diags, stopped = (), ValidationReport(Verdict.UNKNOWN, message=(
+            f"validation stopped at the {stop.limit} ({stop.detail}) while reading the "
+            "domain and problem; no verdict"))
     except PlanningError as e:
         if as_json:
             _bad_input_json(plan_paths, [e], [], out)
@@ -183,9 +193,19 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
         return ExitCode.BAD_INPUT
     reports = []
     for path, text in inputs.plans:
-        plan = parse_plan(text, path)
-        budget = Limits(time_s=time_limit, wall_s=time_limit).budget()
-        report = validate_plan(domain, problem, plan, trace=verbose, budget=budget)
+        budget = budget or limits.budget()      # the first plan's counts the parsing too
+        try:
+            with metering(budget):              # reading a 300,000-step plan counts too
+                plan = parse_plan(text, path)
+        except LimitReached as stop:
+            stopped_here = ValidationReport(Verdict.UNKNOWN, message=(
+                f"validation stopped at the {stop.limit} ({stop.detail}) while reading the "
+                "plan; no verdict"))
+        else:
+            stopped_here = None
+        report = stopped or stopped_here or validate_plan(domain, problem, plan,
+                                                          trace=verbose, budget=budget)
+        budget = None
         reports.append((path, report))
         if as_json:
             print(json.dumps(report.to_json(path, (), warnings if show_warnings else ())), file=out)
@@ -241,6 +261,10 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--time-limit", type=seconds, default=DEFAULT_TIME_LIMIT_S, metavar="S",
                    help="CPU seconds (also wall-clock seconds) per plan before its verdict is "
                         f"unknown, exit 3 (default {DEFAULT_TIME_LIMIT_S:g})")
+    p.add_argument("--memory-limit", type=seconds, default=None, metavar="MB",
+                   help="megabytes per plan before its verdict is unknown, exit 3 (default: "
+                        "half the machine's memory, or $PLANNING_CORE_MEMORY_LIMIT_MB; "
+                        "FILEs only, --batch keeps the default)")
     p.add_argument("-t", dest="tolerance", type=float, default=None, metavar="TOLERANCE",
                    help="VAL's time tolerance; accepted, and without effect on classical "
                         "plans (they have no durations)")
@@ -294,7 +318,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
             raise InputError(f"--{flag.replace('_', '-')} is an option of --batch")
     return run_validate(args.files, verbose=args.verbose, as_json=args.json,
                         show_warnings=not args.no_warnings, out=sys.stdout, err=sys.stderr,
-                        time_limit=args.time_limit, silent=args.silent)
+                        time_limit=args.time_limit, silent=args.silent,
+                        memory_limit=args.memory_limit)
 
 
 def register(subparsers) -> None:

@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Iterator, Sequence, TextIO
 
 from planning_core.errors import InputError, PlanningError
+from planning_core import safe_json
 from planning_core.executor import Executor, TaskFailed, in_input_order, split_items, \
     worker_state
 
@@ -343,7 +344,7 @@ def _read_done(path: Path) -> tuple[list[dict], list[str]]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = safe_json.loads(line)
         except json.JSONDecodeError as err:
             warnings.append(f"{path}:{number}: not JSON ({err.msg}); ignored")
             continue

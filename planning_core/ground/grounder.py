@@ -54,7 +54,7 @@ from planning_core.ground.instantiate import instantiate
 from planning_core.ground.reachability import Datalog, Rule
 from planning_core.ground.facts import parse_atom
 from planning_core.ground.task import Task
-from planning_core.limits import Budget
+from planning_core.limits import Budget, metering
 from planning_core.pddl import ast as pddl
 
 
@@ -241,20 +241,21 @@ def ground(domain: pddl.Domain, problem: pddl.Problem, *, init_atoms: Iterable |
                                  "represent; solve it with planning_core.solve (which "
                                  "handles them) or pass ignore_constraints=True",
                                  file=problem.filename)
-    plan = _plan if _plan is not None else build_plan(domain, problem)
-    if init_atoms is None:
-        init = {(a.predicate,) + a.args for a in problem.init}
-    else:
-        init = {parse_atom(a) for a in init_atoms}
-    _reset(plan)
     budget = budget if budget is not None else Budget()
-    try:
-        dl = Datalog(plan.rules, plan.static, plan.derived, budget)
-        dl.run(sorted(a for a in init if a[0] not in plan.derived))
-        budget.check(rss=True)
-        return instantiate(plan, dl, init, problem.name, budget)
-    finally:
-        _reset(plan)                   # compiled joins hold the run's indexes: let them go
+    with metering(budget):             # normalisation and goal folding tick it too
+        plan = _plan if _plan is not None else build_plan(domain, problem)
+        if init_atoms is None:
+            init = {(a.predicate,) + a.args for a in problem.init}
+        else:
+            init = {parse_atom(a) for a in init_atoms}
+        _reset(plan)
+        try:
+            dl = Datalog(plan.rules, plan.static, plan.derived, budget)
+            dl.run(sorted(a for a in init if a[0] not in plan.derived))
+            budget.check(rss=True)
+            return instantiate(plan, dl, init, problem.name, budget)
+        finally:
+            _reset(plan)               # compiled joins hold the run's indexes: let them go
 
 
 def _reset(plan: _Plan) -> None:

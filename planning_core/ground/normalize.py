@@ -43,6 +43,7 @@ import itertools
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from planning_core.limits import active_budget
 from planning_core.errors import UnsupportedFeature
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.types import objects_by_type
@@ -232,9 +233,15 @@ def ground_formula(f: pddl.Formula, objects: dict, truth: Callable) -> pddl.Form
 
 
 def _fold(cls, parts, objects, truth) -> pddl.Formula:
+    # a quantifier over 6 variables and 40 objects has 4e9 instances: every one is a work
+    # item of the active budget (limits.metering), so folding stops at the CPU or memory
+    # limit instead of running for minutes
+    budget = active_budget()
     unit, zero = (TRUE, FALSE) if cls is pddl.And else (FALSE, TRUE)
     out: list = []
     for p in parts:
+        if budget is not None:
+            budget.tick()
         g = ground_formula(p, objects, truth)
         if g == zero:
             return zero
@@ -434,7 +441,10 @@ def normalize(domain: pddl.Domain, problem: pddl.Problem) -> NormalTask:
     objects = objects_by_type(domain, problem)
     ctx = _Context()
     actions: list[NormAction] = []
+    budget = active_budget()
     for a in domain.actions:
+        if budget is not None:
+            budget.tick(64)
         actions += normalize_action(a, ctx, domain.filename)
     axioms: list[NormAxiom] = []
     for d in domain.derived:

@@ -9,6 +9,7 @@ at fault. Nothing here raises on bad input.
 """
 from __future__ import annotations
 
+from planning_core.limits import active_budget
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.types import ROOT, TypeHierarchy, object_types
 
@@ -366,7 +367,10 @@ def check_domain(domain: pddl.Domain) -> tuple[pddl.Diagnostic, ...]:
     _duplicates(domain.actions, "action", report)
     for p in domain.predicates:
         ctx.check_typed(p.parameters, "predicate parameter")
+    budget = active_budget()        # 20,000 schemas take seconds (limits.metering)
     for a in domain.actions:
+        if budget is not None:
+            budget.tick(64)         # a schema is a few dozen nodes to check
         ctx.check_typed(a.parameters, "parameter")
         scope = {p.name: p.types for p in a.parameters}
         ctx.formula(a.precondition, scope, f"action '{a.name}' precondition")
@@ -374,6 +378,8 @@ def check_domain(domain: pddl.Domain) -> tuple[pddl.Diagnostic, ...]:
     if domain.constraints is not None:
         ctx.constraint(domain.constraints, {}, ":constraints")
     for ax in domain.derived:
+        if budget is not None:
+            budget.tick(len(domain.predicates) + 64)
         ctx.check_typed(ax.head.parameters, "parameter")
         declared = next((p for p in domain.predicates if p.name == ax.head.name), None)
         if declared is not None and declared.arity != ax.head.arity:
@@ -404,7 +410,10 @@ def check_problem(domain: pddl.Domain, problem: pddl.Problem) -> tuple[pddl.Diag
     for o in problem.objects:
         if o.name in constants:
             report.warning(f"object '{o.name}' is also a domain constant", o.pos)
+    budget = active_budget()        # 10^6 init atoms take seconds (limits.metering)
     for atom in problem.init:
+        if budget is not None:
+            budget.tick()
         ctx.atom(atom, {}, ":init")
         if atom.predicate in ctx.derived:
             report.error(f"derived predicate '{atom.predicate}' cannot appear in :init", atom.pos)

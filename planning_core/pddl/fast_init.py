@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from planning_core.limits import active_budget
 from planning_core.pddl import ast as pddl
 
 __all__ = ["FAST_INIT_MIN", "FlatGoal", "FlatInit", "flat_goal", "flat_init"]
@@ -38,7 +39,10 @@ def _scan(text: str, pos: int, item: re.Pattern, end_group: int, name_groups: tu
     size = len(text)
     line, line_start, counted = 1 + text.count("\n", 0, pos), text.rfind("\n", 0, pos) + 1, pos
     match, count, rfind = item.match, text.count, text.rfind
+    budget = active_budget()       # a 10 MB :init takes seconds: count it (limits.metering)
     while pos < size:
+        if budget is not None:
+            budget.tick()
         m = match(text, pos)
         if m is None:
             return None
@@ -92,7 +96,10 @@ def flat_init(text: str) -> FlatInit | None:
     items, end = scanned
     atoms: list[pddl.Atom] = []
     numeric: list[pddl.NumericInit] = []
+    budget = active_budget()
     for m, where in items:
+        if budget is not None:
+            budget.tick()
         if m.group(1):
             atoms.append(pddl.Atom(m.group(1), tuple(m.group(2).split()), where))
         else:

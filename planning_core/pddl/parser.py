@@ -24,6 +24,7 @@ from lark.exceptions import UnexpectedInput
 
 from planning_core.errors import PDDLSyntaxError, PlanningError, UnsupportedFeature
 from planning_core.grammar_files import built_once, grammar_text
+from planning_core.limits import active_budget
 from planning_core.pddl import ast as pddl
 from planning_core.pddl import fast_init
 from planning_core.pddl.files import read_text
@@ -404,7 +405,10 @@ class _KeywordBoundary:
     def process(self, stream):
         keywords, text = self.keywords, self.local.text
         size = len(text)
+        budget = active_budget()   # every token counts against the caller's budget
         for tok in stream:
+            if budget is not None:
+                budget.tick()
             if tok.type in keywords and tok.end_pos < size and _WORD_CHAR.match(text, tok.end_pos):
                 end = tok.end_pos
                 while end < size and _WORD_CHAR.match(text, end):

@@ -29,6 +29,7 @@ from lark.exceptions import (
 )
 
 from planning_core.grammar_files import lazy_parser
+from planning_core.limits import LimitReached, tick_active
 from planning_core.pddl.files import read_text
 
 __all__ = ["Plan", "PlanLineError", "PlanStep", "parse_plan", "parse_plan_file"]
@@ -112,6 +113,7 @@ class _ToSteps(Transformer):
         return ("action", c)
 
     def entry(self, parts):
+        tick_active()             # a 300,000-step plan takes seconds to read (limits.metering)
         e = _Entry()
         for kind, *value in parts:
             if kind == "time":
@@ -192,7 +194,10 @@ def parse_plan(text: str, filename: str | None = None) -> Plan:
     try:
         entries = parser.parse(text, start="plan")
         return Plan(tuple(_make_steps(entries, text, 0)), (), filename)
-    except (UnexpectedInput, VisitError):
+    except VisitError as err:
+        if isinstance(err.orig_exc, LimitReached):
+            raise err.orig_exc from None
+    except UnexpectedInput:
         pass
     steps: list[PlanStep] = []
     errors: list[PlanLineError] = []

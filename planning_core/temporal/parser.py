@@ -33,6 +33,7 @@ from lark.exceptions import (
 
 from planning_core.errors import PlanningError, SemanticError
 from planning_core.grammar_files import lazy_parser
+from planning_core.limits import active_budget
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.ast import Pos
 from planning_core.temporal import ltl
@@ -152,8 +153,22 @@ _READABLE = {"NAME": "a name", "WILDCARD": "_", "ACTION_MARK": "@", "NOT": "!",
              "RPAR": ")", "COMMA": ",", "$END": "end of input"}
 
 
+class _Metered:
+    """Post-lexer that ticks the active budget once per token (``limits.metering``): a
+    1 MB formula takes ten CPU seconds to parse, longer than any time limit."""
+
+    always_accept = ()
+
+    def process(self, stream):
+        budget = active_budget()
+        for tok in stream:
+            if budget is not None:
+                budget.tick()
+            yield tok
+
+
 _get_parser = lazy_parser("ltl.lark", parser="lalr", lexer="contextual", maybe_placeholders=True,
-                          propagate_positions=False, cache=True)
+                          propagate_positions=False, cache=True, postlex=_Metered())
 
 
 def _readable(name: str) -> str:

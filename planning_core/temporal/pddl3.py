@@ -36,12 +36,14 @@ from __future__ import annotations
 
 import time
 from itertools import product
+from typing import Iterator
 
 from planning_core.errors import UnsupportedFeature
 from planning_core.ground.task import Task
+from planning_core.limits import Budget, LimitReached, Limits, metering, tick_active
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.types import objects_by_type
-from planning_core.result import SolveResult
+from planning_core.result import SolveResult, Status
 from planning_core.temporal import ltl
 from planning_core.temporal.product import ENGINE, plan_ltl
 
@@ -53,14 +55,18 @@ def has_constraints(domain: pddl.Domain, problem: pddl.Problem) -> bool:
     return domain.constraints is not None or problem.constraints is not None
 
 
-def _objects(params: tuple[pddl.TypedName, ...], universe: dict) -> list[tuple[str, ...]]:
+def _objects(params: tuple[pddl.TypedName, ...], universe: dict) -> Iterator[tuple[str, ...]]:
+    """The bindings of ``params``, one at a time, each a work item of the active budget
+    (a quantifier over 6 variables and 40 objects has 4e9 of them)."""
     pools = []
     for p in params:
         pool: set[str] = set()
         for t in p.types:
             pool.update(universe.get(t, ()))
         pools.append(sorted(pool))
-    return list(product(*pools))
+    for combo in product(*pools):
+        tick_active()
+        yield combo
 
 
 def _term(t: str, binding: dict) -> str:
@@ -136,7 +142,7 @@ def constraint_formula(domain: pddl.Domain, problem: pddl.Problem) -> ltl.Formul
 
 def solve_constrained(domain: pddl.Domain, problem: pddl.Problem, *, optimal: bool = True,
                       time_limit: float = 60.0, engine: str = "auto",
-                      task: Task | None = None) -> SolveResult:
+                      task: Task | None = None, budget: Budget | None = None) -> SolveResult:
     """Solve a task with trajectory constraints by product search (see the module doc).
 
     Raises ``UnsupportedFeature`` for ``engine="fd"`` and when the task cannot be ground
@@ -147,14 +153,19 @@ def solve_constrained(domain: pddl.Domain, problem: pddl.Problem, *, optimal: bo
                                  "'auto', which compile them to LTLf",
                                  file=problem.filename)
     t0 = time.perf_counter()
-    formula = constraint_formula(domain, problem)
-    if task is None:
-        from planning_core.ground.grounder import ground
-        task = ground(domain, problem, ignore_constraints=True)  # compiled into the formula
+    budget = budget if budget is not None else Budget(Limits(time_s=time_limit))
+    try:
+        with metering(budget):          # the compilation's quantifiers tick it too
+            formula = constraint_formula(domain, problem)
+        if task is None:
+            from planning_core.ground.grounder import ground
+            task = ground(domain, problem, ignore_constraints=True,  # compiled into the formula
+                          budget=budget)
+    except LimitReached as stop:
+        return SolveResult(Status.UNKNOWN, None, None, ENGINE, time.perf_counter() - t0,
+                           (("limit_detail", stop.detail), ("phase", "grounding")), stop.limit)
     ground_s = time.perf_counter() - t0
-    remaining = max(0.0, time_limit - ground_s)
-    res = plan_ltl(task, formula, search="astar" if optimal else "greedy",
-                   time_limit=remaining)
+    res = plan_ltl(task, formula, search="astar" if optimal else "greedy", budget=budget)
     stats = dict(res.stats, ground_s=round(ground_s, 4), facts=len(task.facts),
                  actions=len(task.actions), constraint_size=ltl.size(formula))
     return SolveResult(res.status, res.plan, res.cost, ENGINE, time.perf_counter() - t0,

@@ -25,7 +25,10 @@ Searches (``SEARCHES``):
   2001) with FF's helpful actions as preferred operators (Richter & Helmert 2009): the
   fastest way to *a* plan; ties go to the older entry.
 
-Limits (``time_limit`` in wall-clock seconds, ``node_limit`` expansions) give ``UNKNOWN``.
+Limits (``time_limit`` in CPU seconds, or a caller's :class:`~planning_core.limits.Budget`
+with its memory limit; ``node_limit`` expansions) give ``UNKNOWN``. The budget is checked
+at every expansion, for every clause the pruner evaluates, and inside the progression's DNF
+algebra (:mod:`.progression`), where one step can blow up exponentially.
 """
 from __future__ import annotations
 
@@ -36,6 +39,7 @@ from collections import deque
 
 from planning_core.ground.task import Task
 from planning_core.heuristics.relaxed import goal_relaxed_reachable, h_max, relaxed_plan
+from planning_core.limits import Budget, LimitReached, Limits
 from planning_core.result import SolveResult, Status
 from planning_core.temporal import ltl
 from planning_core.temporal.progression import (ACT, ALWAYS, AND, EVENTUALLY, FACT, UNTIL,
@@ -50,9 +54,10 @@ CHECK_EVERY = 256
 MAX_PROFILES = 32
 
 
-def monitor_for(task: Task, formula: ltl.Formula) -> Monitor:
-    """The progression monitor of ``formula`` over ``task``'s facts, statics and actions."""
-    return Monitor(formula, Alphabet.of_task(task))
+def monitor_for(task: Task, formula: ltl.Formula, budget: Budget | None = None) -> Monitor:
+    """The progression monitor of ``formula`` over ``task``'s facts, statics and actions
+    (its compilation ticks ``budget`` too)."""
+    return Monitor(formula, Alphabet.of_task(task), budget)
 
 
 def _subtask(task: Task, actions: tuple, goal_pos: int) -> Task:
@@ -66,8 +71,10 @@ class _Pruner:
     """Relaxed-reachability tests and heuristic values of product nodes, per clause profile
     (forbidden facts, forbidden action patterns, facts still needed)."""
 
-    def __init__(self, task: Task, monitor: Monitor, heuristic: str | None) -> None:
+    def __init__(self, task: Task, monitor: Monitor, heuristic: str | None,
+                 budget: Budget | None = None) -> None:
         self.task, self.monitor, self.heuristic = task, monitor, heuristic
+        self.budget = budget
         self._profiles: dict[frozenset, tuple[int, int, int]] = {}
         self._tasks: dict[tuple[int, int], Task] = {(0, 0): task}
         self._values: dict[tuple, float] = {}
@@ -123,7 +130,10 @@ class _Pruner:
         """(value, preferred actions): with h_FF, the ids of the applicable actions of the
         best clause's relaxed plan (FF's helpful actions, Hoffmann & Nebel 2001)."""
         best, preferred = INF, frozenset()
+        budget = self.budget
         for clause in self.monitor.clauses(q):
+            if budget is not None:
+                budget.check()
             ff, fl, need = self.profile(clause)
             key = (state, ff, fl, need)
             hit = self._values.get(key)
@@ -164,10 +174,10 @@ class _Run:
     """State shared by the searches: the task, monitor, pruner, limits and counters."""
 
     def __init__(self, task: Task, monitor: Monitor, pruner: _Pruner | None, search: str,
-                 time_limit: float | None, node_limit: int | None) -> None:
+                 budget: Budget, node_limit: int | None) -> None:
         self.task, self.monitor, self.pruner, self.search = task, monitor, pruner, search
         self.t0 = time.perf_counter()
-        self.deadline = None if time_limit is None else self.t0 + time_limit
+        self.budget = budget
         self.node_limit = node_limit
         self.label_of = {id(a): monitor.labels[k] for k, a in enumerate(task.actions)}
         self.counters = {"expanded": 0, "generated": 0, "pruned": 0}
@@ -185,9 +195,9 @@ class _Run:
     def limit(self) -> SolveResult | None:
         """Count one expansion; the UNKNOWN result when a limit is hit."""
         n = self.counters["expanded"] = self.counters["expanded"] + 1
-        if n % CHECK_EVERY == 0 and self.deadline is not None \
-                and time.perf_counter() > self.deadline:
-            return self.result(Status.UNKNOWN, reason="time limit")
+        found = self.budget.exceeded(rss=n % CHECK_EVERY == 0)
+        if found is not None:
+            return self.result(Status.UNKNOWN, reason=found.limit)
         if self.node_limit is not None and n > self.node_limit:
             return self.result(Status.UNKNOWN, reason="node limit")
         return None
@@ -205,18 +215,40 @@ class _Run:
 
 def plan_ltl(task: Task, formula: ltl.Formula | Monitor, *, search: str = "greedy",
              time_limit: float | None = 60.0, node_limit: int | None = None,
-             prune: bool = True) -> SolveResult:
+             prune: bool = True, budget: Budget | None = None) -> SolveResult:
     """A plan that reaches the goal of ``task`` on a trace satisfying ``formula``.
 
     See the module docstring for the searches and the pruning; ``prune=False`` switches the
     relaxed pruning off (for tests that compare both). The plan is ``"(name args)"`` steps.
+    ``time_limit`` is CPU seconds; ``budget``, when given, replaces it (and brings its
+    memory limit). Any limit, inside a single progression step too, answers ``UNKNOWN``.
     """
     if search not in SEARCHES:
         raise ValueError(f"search must be one of {SEARCHES}, not {search!r}")
-    monitor = formula if isinstance(formula, Monitor) else monitor_for(task, formula)
+    budget = budget if budget is not None else Budget(Limits(time_s=time_limit))
+    budget.phase(0)       # progression ticks are work, not memory: count CPU time only
+    t0 = time.perf_counter()
+    monitor = None
+    try:
+        monitor = formula if isinstance(formula, Monitor) else monitor_for(task, formula, budget)
+        monitor.budget = budget
+        return _plan_ltl(task, monitor, search, node_limit, prune, budget)
+    except LimitReached as stop:
+        stats = () if monitor is None else (("formula_nodes", len(monitor.nodes)),
+                                            ("formula_states", len(monitor.dnfs)),
+                                            ("search", search))
+        return SolveResult(Status.UNKNOWN, None, None, ENGINE, time.perf_counter() - t0,
+                           stats, stop.limit)
+    finally:
+        if monitor is not None:
+            monitor.budget = None
+
+
+def _plan_ltl(task: Task, monitor: Monitor, search: str, node_limit: int | None, prune: bool,
+              budget: Budget) -> SolveResult:
     heuristic = {"greedy": "ff", "astar": "max", "bfs": None}[search] if prune else None
-    run = _Run(task, monitor, _Pruner(task, monitor, heuristic) if prune else None, search,
-               time_limit, node_limit)
+    pruner = _Pruner(task, monitor, heuristic, budget) if prune else None
+    run = _Run(task, monitor, pruner, search, budget, node_limit)
     start = (task.init, monitor.init)
     run.parent[start] = None
     if monitor.init == Monitor.FALSE:

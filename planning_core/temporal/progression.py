@@ -20,15 +20,28 @@ that equal obligations meet in the duplicate check. Each DNF is interned as an `
 
 ``Monitor.step`` is memoised on (formula, the state's bits that the formula mentions, the
 transition's pattern bits), so on a search it mostly costs one dict lookup.
+
+Limits. The DNF can grow exponentially inside *one* step: a conjunction of ``n``
+X-shifted disjunctions of ``k`` parts becomes ``k**n`` clauses, and absorption is quadratic
+in the clauses. So the DNF algebra is metered, not only the search around it: with a
+``budget`` (:class:`planning_core.limits.Budget`, set by the caller) every clause built and
+every subset test in absorption is a ticked work item, so a step stops within the CPU
+limit; and independently of any budget a progressed formula of more than
+``MAX_CLAUSES`` clauses raises ``LimitReached("memory limit")`` before it is built (the
+answer is UNKNOWN, never a guess).
 """
 from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from planning_core.limits import Budget, LimitReached
 from planning_core.temporal import ltl
 from planning_core.temporal.semantics import leaf_matches
 
-__all__ = ["Alphabet", "Monitor"]
+__all__ = ["Alphabet", "Monitor", "MAX_CLAUSES"]
+
+#: The most clauses one progressed formula may have (a size cap that holds without a budget).
+MAX_CLAUSES = 100_000
 
 # node kinds
 CONST, FACT, ACT, AND, OR, NEXT, WNEXT, UNTIL, RELEASE, EVENTUALLY, ALWAYS = range(11)
@@ -85,7 +98,9 @@ class Monitor:
     TRUE = 0
     FALSE = 1
 
-    def __init__(self, formula: ltl.Formula, alphabet: Alphabet) -> None:
+    def __init__(self, formula: ltl.Formula, alphabet: Alphabet,
+                 budget: Budget | None = None) -> None:
+        self.budget = budget     # meters the DNF algebra (a caller may set it later)
         self.alphabet = alphabet
         self.formula = formula
         self._node_ids: dict[tuple, int] = {}
@@ -147,6 +162,8 @@ class Monitor:
 
     def _nnf(self, f: ltl.Formula, pos: bool) -> int:
         """The node of ``f`` (``pos``) or of ``!f`` (not ``pos``) in negation normal form."""
+        if self.budget is not None:
+            self.budget.tick()
         if isinstance(f, (ltl.Atom, ltl.Occurs)):
             return self._leaf(f, pos)
         if isinstance(f, ltl.Const):
@@ -188,6 +205,8 @@ class Monitor:
 
     def label(self, name: str, args: tuple[str, ...]) -> int:
         """The pattern bits of the action ``(name args)``."""
+        if self.budget is not None:        # patterns x actions: 10^4 x 10^4 is 10^8 tests
+            self.budget.tick(len(self._patterns) + 1)
         out = 0
         for (pname, pargs), k in self._patterns.items():
             if leaf_matches(pname, pargs, name, tuple(args)):
@@ -213,10 +232,13 @@ class Monitor:
             return frozenset(frozenset((c,)) for c in kind[1])
         return frozenset({frozenset((node,))})
 
-    @staticmethod
-    def _absorb(clauses: Iterable[Clause]) -> DNF:
+    def _absorb(self, clauses: Iterable[Clause]) -> DNF:
+        """Drop every clause that contains another (metered: quadratic in the clauses)."""
+        budget = self.budget
         kept: list[Clause] = []
         for c in sorted(set(clauses), key=len):
+            if budget is not None:
+                budget.tick(len(kept) + 1)
             if not any(k <= c for k in kept):
                 kept.append(c)
         return frozenset(kept)
@@ -228,7 +250,20 @@ class Monitor:
             return y
         if y == TRUE_DNF:
             return x
-        return self._absorb(a | b for a in x for b in y)
+        if len(x) * len(y) > MAX_CLAUSES:
+            raise LimitReached("memory limit", f"a progressed LTL formula would have "
+                                               f"{len(x) * len(y)} clauses (at most "
+                                               f"{MAX_CLAUSES})")
+        budget = self.budget
+        if budget is None:
+            return self._absorb(a | b for a in x for b in y)
+
+        def product():
+            for a in x:
+                budget.tick(len(y))
+                for b in y:
+                    yield a | b
+        return self._absorb(product())
 
     def _or(self, x: DNF, y: DNF) -> DNF:
         if x == TRUE_DNF or y == TRUE_DNF:
@@ -237,6 +272,9 @@ class Monitor:
             return y
         if not y:
             return x
+        if len(x) + len(y) > MAX_CLAUSES:
+            raise LimitReached("memory limit", f"a progressed LTL formula would have more "
+                                               f"than {MAX_CLAUSES} clauses")
         return self._absorb(x | y)
 
     # --------------------------------------------------------------------- progression

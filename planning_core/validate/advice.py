@@ -15,23 +15,34 @@ rules VAL applies (KCL-Planning/VAL, ``Proposition::getAdviceProp`` and
 
 A group with one member prints as that member; nested groups are indented by four spaces per
 level, every member after the first prefixed by ``and`` / ``or``, as VAL does.
+
+Bounds (where this departs from VAL, only on hostile sizes): a ``forall`` over 6 variables and
+40 objects has 4e9 instances, so every instance visited ticks the validation's budget (the
+universe's, see ``Universe.metered``), and the tree holds at most ``MAX_ADVICE_ITEMS``
+leaves: past that the advice ends with ``(... advice cut after N items)``. When the budget
+runs out while the advice is built, the verdict stands and the advice says it was cut at
+the limit (``advice_lines`` never raises ``LimitReached``).
 """
 from __future__ import annotations
 
 from itertools import product
 
+from planning_core.limits import LimitReached
 from planning_core.pddl import ast as pddl
 from planning_core.validate.formulas import atom_text, compile_formula, conjuncts, \
     formula_text, ground_args
 
-__all__ = ["advice_lines", "unsatisfied_conditions"]
+__all__ = ["advice_lines", "unsatisfied_conditions", "MAX_ADVICE_ITEMS"]
+
+#: Leaves of one advice tree at most (a VAL-sized advice is a few dozen).
+MAX_ADVICE_ITEMS = 1000
 
 
 class _Group:
     __slots__ = ("conj", "members")
 
     def __init__(self, conj: bool, members: list) -> None:
-        self.conj, self.members = conj, members
+        self.conj, self.members = conj, [m for m in members if m is not None]
 
 
 class _Literal:
@@ -55,13 +66,21 @@ class _Builder:
 
     def __init__(self, state: set, universe, derived: frozenset[str]) -> None:
         self.state, self.universe, self.derived = state, universe, derived
+        self.leaves = 0
+        self.full = False           # MAX_ADVICE_ITEMS leaves built: build no more
+        self.budget = getattr(universe, "budget", None)
 
     def holds(self, f: pddl.Formula, b: dict) -> bool:
         return compile_formula(f, frozenset(b))(self.state, dict(b), self.universe)
 
     def instances(self, f: pddl.Exists | pddl.Forall, b: dict):
         domains = [self.universe.objects_of(p.types) for p in f.parameters]
+        budget = self.budget
         for combo in product(*domains):
+            if self.full:
+                return
+            if budget is not None:
+                budget.tick()
             inner = dict(b)
             inner.update(zip((p.name for p in f.parameters), combo))
             yield inner
@@ -109,6 +128,10 @@ class _Builder:
         raise TypeError(f"not a formula: {f!r}")
 
     def _literal(self, f: pddl.Atom | pddl.Equals, b: dict, want: bool):
+        if self.leaves >= MAX_ADVICE_ITEMS:
+            self.full = True
+            return None
+        self.leaves += 1
         text = formula_text(f, b)
         if isinstance(f, pddl.Atom) and f.predicate in self.derived:
             return _Derived(atom_text((f.predicate,) + ground_args(f.args, b)), not want)
@@ -151,16 +174,31 @@ def _display(node, indent: int, out: list[str]) -> None:
 
 def advice_lines(header: str, condition: pddl.Formula, binding: dict, state: set, universe,
                  derived: frozenset[str] = frozenset()) -> tuple[str, ...]:
-    """``header`` followed by the advice for making ``condition`` true in ``state``."""
-    tree = _Builder(state, universe, derived).make_true(condition, binding)
+    """``header`` followed by the advice for making ``condition`` true in ``state``
+    (cut short, and saying so, at ``MAX_ADVICE_ITEMS`` leaves or at the budget's limit)."""
+    builder = _Builder(state, universe, derived)
+    try:
+        tree = builder.make_true(condition, binding)
+    except LimitReached as stop:
+        return (header, f"(... advice cut at the {stop.limit})")
     out: list[str] = []
-    _display(tree, 0, out)
+    if tree is not None:
+        _display(tree, 0, out)
+    if builder.full:
+        out.append(f"(... advice cut after {MAX_ADVICE_ITEMS} items)\n")
     return (header,) + tuple("".join(out).rstrip("\n").split("\n"))
 
 
 def unsatisfied_conditions(condition: pddl.Formula, binding: dict, state: set,
                            universe) -> tuple[str, ...]:
-    """The false top-level conjuncts of ``condition``, ground, as PDDL text."""
+    """The false top-level conjuncts of ``condition``, ground, as PDDL text (those found
+    before the budget ran out, if it did)."""
     builder = _Builder(state, universe, frozenset())
-    return tuple(formula_text(c, binding) for c in conjuncts(condition)
-                 if not builder.holds(c, binding))
+    found: list[str] = []
+    try:
+        for c in conjuncts(condition):
+            if not builder.holds(c, binding):
+                found.append(formula_text(c, binding))
+    except LimitReached:
+        pass
+    return tuple(found)

@@ -61,6 +61,8 @@ def compile_constraint(c, scope: frozenset[str] = frozenset(), file: str | None 
 
         def for_all(states, b, u):
             for combo in product(*(u.objects_of(t) for t in types)):
+                if u.budget is not None:
+                    u.budget.tick()
                 inner = dict(b)
                 inner.update(zip(names, combo))
                 found = body(states, inner, u)

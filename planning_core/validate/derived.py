@@ -178,6 +178,7 @@ class DerivedRules:
     def close(self, base: set, universe) -> set:
         """``base`` plus every derived atom that follows from it (a new set)."""
         state = set(base)
+        budget = getattr(universe, "budget", None)   # a head over 6 variables: 4e9 bindings
         for layer in self.strata:
             by_predicate: dict[str, list[tuple]] = {}
             for atom in state:
@@ -188,6 +189,8 @@ class DerivedRules:
                 for rule in layer:
                     name, variables = rule.name, rule.variables
                     for combo in rule.candidates(by_predicate, universe):
+                        if budget is not None:
+                            budget.tick()
                         atom = (name,) + combo
                         if atom in state:
                             continue

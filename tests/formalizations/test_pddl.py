@@ -115,7 +115,7 @@ def test_unsolvable_formalization(mini, context):
 def test_unknown_is_reported_as_such(mini, context, monkeypatch):
     import planning_core.validators.formalizations.pddl as module
 
-    monkeypatch.setattr(module, "solve_task", lambda d, p, time_limit: SolveResult(
+    monkeypatch.setattr(module, "solve_task", lambda d, p, time_limit, memory_limit=None: SolveResult(
         Status.UNKNOWN, None, None, "stub", time_limit, reason="time limit"))
     judgement = judge_pddl(base(mini), answer(DOMAIN, PROBLEM), context)
     assert (judgement.outcome, judgement.correct) == ("unknown", False)

@@ -33,6 +33,7 @@ from typing import Iterable, Iterator
 from planning_core.errors import InputError, PlanningError
 
 from planning_core.validators.acp.records import GROUPS, TASKS, BadQuestion, Question
+from planning_core import safe_json
 
 __all__ = ["Answer", "BadRow", "DatasetError", "current_rows", "done_keys", "is_done",
            "load_answers", "response_hash", "scored_hashes", "load_questions",
@@ -138,17 +139,27 @@ def _read_gz(path: Path) -> str:
 
 def _json_lines(path: Path, bad: list[BadRow] | None = None
                 ) -> Iterator[tuple[int, object]]:
-    """(line number, value) per non-blank line; a line that is not JSON raises, or is
-    recorded in ``bad`` when that is a list."""
-    for number, line in enumerate(_read_text(path).splitlines(), start=1):
+    """(line number, value) per non-blank line; a line that is not JSON (or not UTF-8:
+    one bad byte spoils its line, not the file) raises, or is recorded in ``bad`` when
+    that is a list."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror or err}", file=str(path)) from None
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            _bad(bad, DatasetError(f"not UTF-8 text (byte 0x{raw[err.start]:02x})",
+                                   file=str(path), line=number, column=err.start + 1))
+            continue
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as err:
-            message = f"not JSON: {getattr(err, 'msg', 'nested too deeply')}"
-            _bad(bad, DatasetError(message, file=str(path), line=number,
-                                   column=getattr(err, "colno", None)))
+            yield number, safe_json.loads(line)
+        except json.JSONDecodeError as err:   # long integers and deep nesting included
+            _bad(bad, DatasetError(f"not JSON: {err.msg}", file=str(path), line=number,
+                                   column=err.colno))
 
 
 def _rows(path: Path) -> Iterator[tuple[str, object]]:
@@ -159,7 +170,7 @@ def _rows(path: Path) -> Iterator[tuple[str, object]]:
     text = _read_text(path)
     if text.lstrip().startswith("["):
         try:
-            rows = json.loads(text)
+            rows = safe_json.loads(text)
         except json.JSONDecodeError as err:
             raise DatasetError(f"not JSON: {err.msg}", file=str(path), line=err.lineno,
                                column=err.colno) from None
@@ -314,7 +325,7 @@ def read_results(path: str | Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            rows.append(json.loads(line))
+            rows.append(safe_json.loads(line))
         except json.JSONDecodeError as err:
             if number == len(lines):  # an interrupted write: the answer is scored again
                 break

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from planning_core.errors import PlanningError
+from planning_core import safe_json
 
 __all__ = ["EVIDENCE", "GROUPS", "MAX_RESPONSE_BYTES", "TASKS", "BadQuestion", "Question",
            "Score"]
@@ -182,7 +183,7 @@ def _decode_text(text: str) -> Any:
     exports write ``"['(a x)', '(b y)']"`` and ``"{'pos': [...]}"``), read with
     ``ast.literal_eval``, which builds only literals and never runs code."""
     try:
-        return json.loads(text)
+        return safe_json.loads(text)
     except (json.JSONDecodeError, RecursionError):
         pass
     try:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from planning_core.validators.adaptive.env import Episode
+from planning_core import safe_json
 
 __all__ = ["METRICS", "Estimate", "metrics", "metrics_by_tier", "per_turn", "per_refinement",
            "render_markdown",
@@ -231,7 +232,7 @@ def read_results(path: str | Path) -> tuple[list[Episode], list[dict]]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = safe_json.loads(line)
             if not isinstance(row, dict):
                 raise TypeError("a row must be a JSON object")
             if "error" in row:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from planning_core.errors import PlanningError
+from planning_core import safe_json
 
 __all__ = ["FORMAT", "WORLD_KINDS", "USER_KINDS", "KINDS", "PAPER_KINDS", "STEP_KINDS",
            "Constraint", "Tier", "Profile",
@@ -301,7 +302,7 @@ def _constraint(obj, path: str, file: str | None) -> Constraint:
 def loads_profile(text: str, filename: str | None = None) -> Profile:
     """Parse profile JSON (schema in ``docs/adaptive.md``); raise :class:`ProfileError`."""
     try:
-        data = json.loads(text)
+        data = safe_json.loads(text)
     except json.JSONDecodeError as err:
         raise ProfileError(f"not JSON: {err.msg}", file=filename, line=err.lineno,
                            column=err.colno) from None

@@ -19,6 +19,7 @@ from planning_core.results_file import append_row, open_results
 from planning_core.validators.adaptive.agents import run_episode
 from planning_core.validators.adaptive.env import AdaptiveEnv
 from planning_core.validators.adaptive.tasks import load_task
+from planning_core import safe_json
 
 __all__ = ["run_profiles"]
 
@@ -29,7 +30,7 @@ def _done(out: Path) -> set:
     keys = set()
     for line in out.read_text(encoding="utf-8").splitlines():
         try:
-            row = json.loads(line)
+            row = safe_json.loads(line)
             keys.add((row["task"], row["tier"], row.get("agent")))
         except (json.JSONDecodeError, KeyError, TypeError):
             continue

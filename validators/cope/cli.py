@@ -96,6 +96,10 @@ def register(subparsers, methods: Mapping[str, object],
     p.add_argument("--report", metavar="FILE", help="write a markdown report here")
     p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
                    help="solver seconds per pair (default 30)")
+    p.add_argument("--memory-limit", type=seconds, default=None, metavar="MB",
+                   help="methods pddl and ltl: megabytes for reading, grounding and solving "
+                        "a model's task before its row is unknown (default: half the "
+                        "machine's memory; Fast Downward 4096)")
     p.add_argument("--checks", metavar="FILE",
                    help="`cope check --json` output: our answers to \"does a plan exist?\", "
                         "used to flag doubtful labels without solving again")
@@ -298,7 +302,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                                 not args.no_label_check,
                                 str(Path(args.checks).resolve()) if args.checks else None,
                                 "rlimits" if args.unsafe_no_sandbox else "bwrap",
-                                args.max_response_bytes, os.urandom(8).hex())
+                                args.max_response_bytes, os.urandom(8).hex(),
+                                memory_limit=args.memory_limit)
         if args.unsafe_no_sandbox and args.method == "smt":
             print("warning: --unsafe-no-sandbox: model-written programs run without "
                   "isolation", file=sys.stderr)

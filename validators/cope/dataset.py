@@ -33,6 +33,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from planning_core import safe_json
 
 CATEGORIES = ("baseline", "initial", "goal", "action", "state")
 EDIT_KINDS = ("add", "edit", "delete")
@@ -216,7 +217,7 @@ def _plan_info(path: Path, root: Path, notes: list[str]) -> dict[tuple[str, str]
             continue
         where = f"{_rel(path, root)}:{number}"
         try:
-            record = json.loads(line)
+            record = safe_json.loads(line)
         except json.JSONDecodeError as exc:
             notes.append(f"{where}: not JSON ({exc.msg})")
             continue

@@ -38,6 +38,7 @@ from planning_core.results_file import json_objects
 from planning_core.errors import InputError
 
 from planning_core.validators.cope.dataset import Pair
+from planning_core import safe_json
 
 __all__ = ["OutputRow", "Job", "BadRow", "BAD_INPUT", "TOO_LARGE", "INTERNAL_ERROR",
            "BATCH_OUTCOMES", "MAX_RESPONSE_BYTES", "EvalSettings", "eval_task",
@@ -138,7 +139,7 @@ def read_results(path: Path) -> tuple[tuple[dict, ...], tuple[str, ...]]:
     warnings: list[str] = []
     for number, line in _lines(path):
         try:
-            record = json.loads(line)
+            record = safe_json.loads(line)
         except json.JSONDecodeError as err:
             warnings.append(f"{path}:{number}: not JSON ({err.msg}); the row is ignored and "
                             "its pair evaluated again")
@@ -161,7 +162,7 @@ def read_checks(path: Path) -> tuple[tuple, tuple[str, ...]]:
     warnings: list[str] = []
     for number, line in _lines(Path(path)):
         try:
-            checks.append(PairCheck.from_json(json.loads(line)))
+            checks.append(PairCheck.from_json(safe_json.loads(line)))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
             warnings.append(f"{path}:{number}: not a `cope check --json` row; ignored")
     return tuple(checks), tuple(warnings)
@@ -265,13 +266,14 @@ class EvalSettings:
     sandbox: str = "bwrap"
     max_response_bytes: int = MAX_RESPONSE_BYTES
     run: str = ""
+    memory_limit: float | None = None
 
     def context(self):
         """A fresh evaluation context for these settings (a worker's, once per run)."""
         from planning_core.validators.cope.results import EvalContext
 
         context = EvalContext(time_limit=self.time_limit, use_oracle=self.label_check,
-                              sandbox=self.sandbox)
+                              sandbox=self.sandbox, memory_limit=self.memory_limit)
         if self.checks_file:
             checks, _ = read_checks(Path(self.checks_file))   # the CLI warned already
             for check in checks:

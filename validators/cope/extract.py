@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from planning_core import safe_json
+
 _STRONG = tuple(re.compile(p, re.IGNORECASE | re.MULTILINE) for p in (
     r"\bno\s+(?:valid\s+|feasible\s+|possible\s+|legal\s+|such\s+|working\s+|correct\s+)?"
     r"(?:plan|solution)s?\b(?!\s+(?:is|was)\s+needed)",
@@ -148,9 +150,9 @@ def _decode(text: str, start: int, decoder: json.JSONDecoder) -> tuple[object, i
         return None, start + 1
     span = text[start:close + 1]   # a failed decode then counts lines in the span only
     try:
-        value, end = decoder.raw_decode(span)
+        value, end = safe_json.raw_decode(span, strict=decoder.strict)
         return value, start + end
-    except (json.JSONDecodeError, RecursionError):
+    except json.JSONDecodeError:        # long integers and deep nesting included
         pass
     try:
         return ast.literal_eval(span), close + 1

@@ -27,6 +27,15 @@ def squash(name: str) -> str:
     return _SEPARATORS.sub("", name.lower())
 
 
+def _number(digits: str) -> int | None:
+    """``digits`` as an int, or None when no object can carry that number: a superscript
+    (``isdigit`` but not ``int``-able) or more digits than any object name has (``int`` of
+    a 4,301-digit model token raises ``ValueError``, issue 19 item 12)."""
+    if not digits.isdecimal() or len(digits) > 18:
+        return None
+    return int(digits)
+
+
 def type_hint(param: str) -> str:
     """The type a head parameter names: ``block1`` -> ``block``, ``room2`` -> ``room``."""
     return re.sub(r"\d+$", "", param.lower().lstrip("?"))
@@ -101,11 +110,13 @@ class ObjectIndex:
             if token.startswith(prefix) and token[len(prefix):].strip("_-") in self.names:
                 return token[len(prefix):].strip("_-"), "object-prefixed"
         if token.isdigit():
-            found = self._by_number(int(token), None, hint)
+            number = _number(token)
+            found = self._by_number(number, None, hint) if number is not None else None
             return (found, "object-number") if found else None
         match = _ABBREVIATION.fullmatch(token)
         if match:
-            found = self._by_number(int(match.group(2)), match.group(1), hint)
+            number = _number(match.group(2))
+            found = self._by_number(number, match.group(1), hint) if number is not None else None
             return (found, "object-abbreviation") if found else None
         return None
 

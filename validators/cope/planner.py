@@ -74,12 +74,31 @@ def missing_heads(pair: Pair, truth: GroundTruth) -> tuple[ActionHead, ...]:
                  for a in truth.domain.actions if squash(a.name) not in listed)
 
 
+#: Characters of a rewrite's ``original``/``result`` kept in a row (an excerpt beyond).
+MAX_REWRITE_TEXT = 160
+#: Rewrites listed in a row; the rest are counted in ``rewrites_omitted``.
+MAX_REWRITES = 2000
+
+
+def excerpt(text: str, limit: int = MAX_REWRITE_TEXT) -> str:
+    """``text``, or its first ``limit`` characters and how many more there were."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [{len(text) - limit} more characters]"
+
+
 def _plan_json(plan: NormalizedPlan) -> dict:
+    """The normalised plan as row data, linear in the response: a rewrite's text is an
+    excerpt (a rule such as ``embedded-step`` names the whole source line, and one line can
+    hold thousands of steps: whole lines made a 56 KB response a 225 MB row), and at most
+    ``MAX_REWRITES`` rewrites are listed."""
+    rewrites = plan.rewrites[:MAX_REWRITES]
     return {
         "steps": list(plan.steps),
         "no_plan_claim": plan.no_plan_claim,
-        "rewrites": [{"step": r.step_index, "original": r.original, "result": r.result,
-                      "rule": r.rule} for r in plan.rewrites],
+        "rewrites": [{"step": r.step_index, "original": excerpt(r.original),
+                      "result": excerpt(r.result), "rule": r.rule} for r in rewrites],
+        "rewrites_omitted": len(plan.rewrites) - len(rewrites),
         "unparsed_lines": [{"line": n, "text": t} for n, t in plan.unparsed_lines],
     }
 

@@ -78,8 +78,9 @@ class EvalContext:
 
     def __init__(self, *, time_limit: float = DEFAULT_TIME_LIMIT,
                  cache: GroundTruthCache | None = None, use_oracle: bool = True,
-                 sandbox: str = "bwrap") -> None:
+                 sandbox: str = "bwrap", memory_limit: float | None = None) -> None:
         self.time_limit = time_limit
+        self.memory_limit = memory_limit      # MB for a model's task (None: the default)
         self.cache = cache or GroundTruthCache()
         self.use_oracle = use_oracle
         # how model-written programs run: "bwrap", or "rlimits" (--unsafe-no-sandbox)

@@ -71,8 +71,8 @@ def estimated_actions(domain: pddl.Domain, problem: pddl.Problem) -> int:
     return total
 
 
-def _internal(domain: pddl.Domain, problem: pddl.Problem, time_limit: float
-              ) -> SolveResult | UnsupportedFeature | None:
+def _internal(domain: pddl.Domain, problem: pddl.Problem, time_limit: float,
+              memory_limit: float | None = None) -> SolveResult | UnsupportedFeature | None:
     """In-process grounding and greedy search; None when it leaves the question open.
 
     Only SOLVED (a plan, validated by the caller) and UNSOLVABLE (relaxed unreachability,
@@ -85,11 +85,11 @@ def _internal(domain: pddl.Domain, problem: pddl.Problem, time_limit: float
     import time
 
     from planning_core.heuristics.relaxed import goal_relaxed_reachable
-    from planning_core.limits import Budget, LimitReached
+    from planning_core.limits import Budget, LimitReached, Limits
     from planning_core.solve import ground_task, internal_search
 
     start = time.perf_counter()
-    budget = Budget.of(time_limit=time_limit)   # CPU seconds and the memory limit
+    budget = Budget(Limits(time_s=time_limit, memory_mb=memory_limit))   # CPU s and memory
     try:
         task = ground_task(domain, problem, budget=budget)
     except UnsupportedFeature as err:
@@ -112,32 +112,38 @@ def _internal(domain: pddl.Domain, problem: pddl.Problem, time_limit: float
 
 
 def solve_task(domain: pddl.Domain, problem: pddl.Problem, *,
-               time_limit: float = DEFAULT_TIME_LIMIT) -> SolveResult:
+               time_limit: float = DEFAULT_TIME_LIMIT,
+               memory_limit: float | None = None) -> SolveResult:
     """Is there a plan? See the module doc for the two steps and their budgets.
 
     Raises :class:`planning_core.errors.EngineError` or ``UnsupportedFeature`` when the task
     cannot be handed to an engine at all; limits come back as ``Status.UNKNOWN``.
+    ``memory_limit`` (MB) bounds the in-process stage and each Fast Downward run (None:
+    the engine's defaults).
     """
     from planning_core.search.fast_downward import run_fast_downward
     from planning_core.solve import solve
 
     if domain.constraints is not None or problem.constraints is not None:
-        return solve(domain, problem, optimal=False, time_limit=time_limit)
+        from planning_core.limits import Budget, Limits
+        return solve(domain, problem, optimal=False, time_limit=time_limit,
+                     budget=Budget(Limits(time_s=time_limit, memory_mb=memory_limit)))
     unsupported = None
     if estimated_actions(domain, problem) <= INTERNAL_MAX_ACTIONS:
-        found = _internal(domain, problem, time_limit)
+        found = _internal(domain, problem, time_limit, memory_limit)
         if isinstance(found, UnsupportedFeature):
             unsupported = found
         elif found is not None:
             return found
     from planning_core.pddl.writer import write_domain, write_problem
     result = None
+    fd_memory = {} if memory_limit is None else {"memory_limit_mb": max(64, int(memory_limit))}
     try:
         domain_text, problem_text = write_domain(domain), write_problem(problem)
         for search, share in FD_PORTFOLIO:
             result = run_fast_downward(domain_text, problem_text, search=search,
                                        optimal=False, time_limit=max(1.0, share * time_limit),
-                                       cpu_budget=True)
+                                       cpu_budget=True, **fd_memory)
             if result.status is not Status.UNKNOWN:
                 return result
     except PlanningError:

@@ -40,7 +40,6 @@ of unsolvability for a pair labelled ``plan_exists: false``), ``syntax_error``,
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 
 from planning_core.errors import PlanningError, SemanticError
@@ -53,7 +52,8 @@ from planning_core.pddl.parser import (
     parse_problem,
     parse_problem_file,
 )
-from planning_core.result import SolveResult
+from planning_core.limits import Budget, LimitReached, Limits, metering
+from planning_core.result import SolveResult, Status
 from planning_core.temporal.ltl import Formula, format_ltl
 from planning_core.temporal.parser import LTLSyntaxError, Vocabulary, parse_ltl
 from planning_core.temporal.product import plan_ltl
@@ -287,6 +287,21 @@ def judge_ltl(pair: Pair, response: str, context: EvalContext | None = None, *,
     """Run the pipeline of the module doc on one answer."""
     context = context or EvalContext()
     truth = context.truth(pair)
+    # one CPU budget for every phase of the answer: reading the model's PDDL, grounding,
+    # and the product search with its progression (where one step can blow up)
+    budget = Budget(Limits(time_s=context.time_limit, memory_mb=context.memory_limit))
+    with metering(budget):
+        try:
+            return _judge_ltl(pair, response, context, truth, budget, search)
+        except LimitReached as stop:
+            answer = extract_ltl(response)
+            result = SolveResult(Status.UNKNOWN, None, None, "ltl-product", budget.cpu_s(),
+                                 (("limit_detail", stop.detail),), stop.limit)
+            return LtlJudgement("unknown", False, answer, solve=result)
+
+
+def _judge_ltl(pair: Pair, response: str, context: EvalContext, truth, budget: Budget,
+               search: str) -> LtlJudgement:
     answer = extract_ltl(response)
     if answer.formula is None:
         return LtlJudgement("syntax_error", False, answer, issues=(Issue(
@@ -305,12 +320,10 @@ def judge_ltl(pair: Pair, response: str, context: EvalContext | None = None, *,
         return LtlJudgement("semantic_error", False, answer,
                             issues=(issue_from_error(err, "semantic"),), formalization=where)
     base = dict(answer=answer, formula=formula, formalization=where)
-    t0 = time.perf_counter()
     try:
         from planning_core.ground.grounder import ground
-        task = ground(domain, problem)
-        result = plan_ltl(task, formula, search=search,
-                          time_limit=max(0.1, context.time_limit - (time.perf_counter() - t0)))
+        task = ground(domain, problem, budget=budget)
+        result = plan_ltl(task, formula, search=search, budget=budget)
     except PlanningError as err:
         return LtlJudgement("semantic_error", False, issues=(Issue(
             "semantic", f"the planner rejected the task: {err.message}", err.file, err.line,

@@ -42,7 +42,8 @@ from planning_core.errors import PlanningError, UnsupportedFeature
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.checker import check_domain, check_problem, errors_of
 from planning_core.pddl.parser import parse_domain, parse_problem
-from planning_core.result import SolveResult
+from planning_core.limits import Budget, LimitReached, Limits, metering
+from planning_core.result import SolveResult, Status
 from planning_core.validate.report import ValidationReport
 from planning_core.validate.simulator import validate_plan
 from planning_core.validators.cope.dataset import Pair
@@ -153,16 +154,28 @@ def judge_pddl(pair: Pair, response: str, context: EvalContext | None = None
     context = context or EvalContext()
     truth = context.truth(pair)
     files = extract_pddl(response)
-    domain, problem, issues = _read(files)
     base = dict(files=files, ground_truth_issues=truth.errors)
+    # reading and checking the model's files count against the time limit too: a 10 MB
+    # problem or 20,000 schemas take seconds before any solver starts
+    budget = Budget(Limits(time_s=context.time_limit, memory_mb=context.memory_limit))
+    try:
+        with metering(budget):
+            domain, problem, issues = _read(files)
+            semantic = () if issues else errors_of(check_domain(domain)
+                                                   + check_problem(domain, problem))
+    except LimitReached as stop:
+        result = SolveResult(Status.UNKNOWN, None, None, "internal", budget.cpu_s(),
+                             (("phase", "parsing"),), stop.limit)
+        return PddlJudgement("unknown", False, solve=result, **base)
     if issues:
         return PddlJudgement(_read_outcome(issues), False, issues=tuple(issues), **base)
-    semantic = errors_of(check_domain(domain) + check_problem(domain, problem))
     if semantic:
         return PddlJudgement("semantic_error", False, issues=tuple(
             Issue("semantic", d.message, d.file, d.line, d.column) for d in semantic), **base)
     try:
-        result = solve_task(domain, problem, time_limit=context.time_limit)
+        result = solve_task(domain, problem,
+                            time_limit=max(0.1, context.time_limit - budget.cpu_s()),
+                            memory_limit=context.memory_limit)
     except UnsupportedFeature as err:   # e.g. (increase (fuel) 1): a numeric fluent
         return PddlJudgement("unsupported_feature", False, issues=(
             Issue("unsupported", err.message, err.file, err.line, err.column),), **base)

@@ -25,6 +25,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from planning_core import safe_json
 from planning_core.validators.cope.extract import matching_bracket
 from planning_core.validators.formalizations.fences import fenced_blocks
 
@@ -148,8 +149,8 @@ def json_objects(text: str):
             position = start + 1
             continue
         try:
-            value, end = decoder.raw_decode(text[start:close + 1])
-        except (json.JSONDecodeError, RecursionError):
+            value, end = safe_json.raw_decode(text[start:close + 1], strict=decoder.strict)
+        except json.JSONDecodeError:    # long integers and deep nesting included
             position = start + 1
             continue
         if isinstance(value, dict):

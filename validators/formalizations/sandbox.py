@@ -38,6 +38,7 @@ import time
 from dataclasses import dataclass, field
 from enum import Enum
 
+from planning_core import safe_json
 from planning_core.errors import EngineError
 from planning_core.validators.formalizations.sandbox_bwrap import INIT_SCRIPT, SITE_INSIDE, \
     WORKDIR, bwrap_command, runtime, seccomp_filter
@@ -338,7 +339,7 @@ class _Streams:
         found = []
         for line in bytes(buffer).decode(errors="replace").splitlines():
             try:
-                value = json.loads(line)
+                value = safe_json.loads(line)
             except json.JSONDecodeError:
                 continue
             if isinstance(value, dict):

@@ -25,6 +25,7 @@ from planning_core.validators.toolplans.check import check_output
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.spec import ToolSpecError, parse_task, parse_tools
 from planning_core.validators.toolplans.stepwise import judge_next
+from planning_core import safe_json
 
 __all__ = ["CheckSettings", "Row", "check_arrivals", "check_group", "check_rows",
            "markdown_report", "read_rows", "summarize", "text_table"]
@@ -46,7 +47,7 @@ def read_rows(text: str, file: str | None = None) -> list[Row]:
             continue
         where = f"{file or '<rows>'}:{no}"
         try:
-            data = json.loads(line)
+            data = safe_json.loads(line)
         except json.JSONDecodeError as err:
             rows.append(Row(f"line-{no}", no, None, f"{where}:{err.colno}: not JSON: {err.msg}"))
             continue

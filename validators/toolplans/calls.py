@@ -40,8 +40,10 @@ import re
 from dataclasses import dataclass, field
 
 from lark import Transformer, UnexpectedInput
+from lark.exceptions import VisitError
 
 from planning_core.grammar_files import lazy_parser
+from planning_core import safe_json
 
 __all__ = ["Call", "ModelOutput", "Step", "loads", "parse_output", "parse_prediction"]
 
@@ -61,10 +63,10 @@ def loads(text: str):
     """The one reader of model-output JSON: ``json.loads`` with every failure (bad JSON,
     nesting too deep for the parser, numbers too long) turned into :class:`OutputJSONError`."""
     try:
-        return json.loads(text)
+        return safe_json.loads(text)
     except json.JSONDecodeError as err:
         raise OutputJSONError(err.msg, err.lineno, err.colno) from None
-    except (ValueError, RecursionError) as err:
+    except (ValueError, RecursionError) as err:   # defence in depth: safe_json raises neither
         raise OutputJSONError(str(err) or type(err).__name__) from None
 _NUMBERING = re.compile(r"^\s*(?:\d+\s*[.):]|[-*•])\s*")
 
@@ -132,7 +134,12 @@ class _ToValues(Transformer):
 
     def number(self, c):
         text = str(c[0])
-        return int(text) if re.fullmatch(r"-?\d+", text) else float(text)
+        if not re.fullmatch(r"-?\d+", text):
+            return float(text)
+        if len(text.lstrip("-")) > safe_json.MAX_INT_DIGITS:
+            raise ValueError(f"an integer of {len(text.lstrip('-'))} digits (at most "
+                             f"{safe_json.MAX_INT_DIGITS})")
+        return int(text)
 
     def true(self, _):
         return True
@@ -191,6 +198,9 @@ def _from_lines(text: str) -> ModelOutput:
             return ModelOutput(calls=tuple(calls),
                                error=f"line {no}, column {col}: not a tool call "
                                      f"'name(arg=value, ...)': {line[:60]!r}")
+        except (VisitError, RecursionError) as err:    # a 5,000-digit number, deep nesting
+            why = getattr(err, "orig_exc", None) or "nested too deeply"
+            return ModelOutput(calls=tuple(calls), error=f"line {no}: not a tool call: {why}")
         keys = [k for k, _ in args]
         dup = next((k for k in keys if keys.count(k) > 1), None)
         if dup is not None:

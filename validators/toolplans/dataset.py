@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from planning_core.validators.toolplans.spec import ToolSpecError, ToolTask, parse_task, read_tools
+from planning_core import safe_json
 
 __all__ = ["ReferenceTask", "load_domain", "load_dataset"]
 
@@ -38,7 +39,7 @@ class ReferenceTask:
 def load_domain(path: str | Path, *, variant: bool = False) -> list[ReferenceTask]:
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = safe_json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as err:
         raise ToolSpecError(f"cannot read the task file: {err}", file=str(path)) from None
     tools_path = path.parent / data["tools"]

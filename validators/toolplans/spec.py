@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from planning_core.errors import PlanningError
+from planning_core import safe_json
 
 __all__ = ["Constraint", "DataItem", "Param", "Tool", "ToolSpecError", "ToolTask",
            "load_json", "parse_task", "parse_tools", "read_task", "read_tools"]
@@ -154,7 +155,7 @@ class ToolTask:
 def load_json(text: str, file: str | None = None):
     """``json.loads`` with a located error (line and column of the first bad character)."""
     try:
-        return json.loads(text)
+        return safe_json.loads(text)
     except json.JSONDecodeError as err:
         raise ToolSpecError(f"not JSON: {err.msg}", file=file, line=err.lineno,
                             column=err.colno) from None
