@@ -5,6 +5,7 @@ evaluator (with worker processes) ends its sandboxes at once."""
 from __future__ import annotations
 
 import json
+import os
 import platform
 import signal
 import subprocess
@@ -190,5 +191,6 @@ def test_issue19_sandbox_findings_through_cope_eval(dataset, tmp_path, capsys):
     assert tail["kernel_files"][-2:] == ["readable: []", "project in mountinfo: False"]
     # 8: PID 1 survived the signals and kept its settings
     assert tail["pid_one"][-1] == "allowed: []"
-    assert "pid1 nice 0 policy 0 state S" in tail["pid_one"]
+    assert (f"pid1 nice {os.getpriority(os.PRIO_PROCESS, 0)} policy 0 state S"
+                in tail["pid_one"])
     capsys.readouterr()
