@@ -17,7 +17,7 @@ Z = 1.959964
 def _turn(i, violated=(), *, solves=True, revealed=(), rtype=None, repeated=(),
           stall=False):
     success = solves and not violated
-    return Turn(i, "", "valid" if solves else "goal_not_satisfied", True, solves, None,
+    return Turn(i, "(step)", "valid" if solves else "goal_not_satisfied", True, solves, None,
                 tuple(violated), tuple(revealed), rtype, tuple(repeated), success, stall)
 
 

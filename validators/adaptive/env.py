@@ -34,7 +34,9 @@ The feedback is what the paper's user simulator is given: the selected violated
 constraints (L308: "determined solely by these detected violations"). The validator's
 verdict on the task is recorded in every turn (``executable``, ``solves_task``,
 ``failing_step``, ``info["verdict"]``) but is not told to the agent, except that an
-unreadable answer is said to be unreadable; ``validator_feedback=True`` (not the paper's)
+unreadable answer is said to be unreadable and an answer without a step to hold no
+steps (it is no plan: it stalls, it never ends the episode as a valid plan);
+``validator_feedback=True`` (not the paper's)
 adds the validator's message and advice to every turn.
 
 ``constraints`` selects the dual ablation (L128): ``"world"`` or ``"user"`` keeps only the
@@ -96,8 +98,11 @@ class Turn:
     @property
     def constraints_met(self) -> bool:
         """The paper's ConPass: a readable plan that violates no world and no user
-        constraint, judged on every step (it need not execute)."""
-        return self.readable and not self.violated
+        constraint, judged on every step (it need not execute). An answer without a step
+        is no plan (unless the empty plan solves the task): it proposes nothing to judge,
+        so it neither ends the episode nor counts for VPR."""
+        return self.readable and not self.violated and (plan_has_steps(self.plan)
+                                                        or self.solves_task)
 
     def to_json(self) -> dict:
         return {"turn": self.index, "plan": self.plan, "verdict": self.verdict,
@@ -246,7 +251,9 @@ class AdaptiveEnv:
         repeated = tuple(c for c in selected if c in known)
         revealed = tuple(c for c in selected if c not in known)
         self.revealed.extend(self._by_id[c] for c in revealed)
-        valid = result.readable and not violated     # ConPass, judged on every step
+        # ConPass, judged on every step; an answer without a step proposes no plan
+        valid = result.readable and not violated and (result.steps > 0
+                                                      or result.solves_task)
         success = valid and result.solves_task
         stall = phase == "main" and not revealed and not valid
         if phase == "main":
@@ -312,10 +319,11 @@ class AdaptiveEnv:
                          "reported once those above are respected.")
         refining = self.phase == "refine" and turn.constraints_met  # rubric feedback
         over = self.done and self.outcome in ("unsolved", "refine_exhausted")
+        empty = turn.readable and not plan_has_steps(turn.plan) and not turn.solves_task
+        if empty:
+            lines.append("The answer holds no plan steps.")
         if not turn.readable or ((self.validator_feedback or refining or over)
-                                 and not turn.solves_task):
-            if not plan_has_steps(turn.plan) and report.verdict is not Verdict.PLAN_SYNTAX_ERROR:
-                lines.append("The answer holds no plan steps.")
+                                 and not turn.solves_task and not empty):
             lines.append(_task_failure(report))
             if self.validator_feedback or refining:
                 lines.extend("  " + a for a in report.advice)
