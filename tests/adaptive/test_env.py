@@ -284,3 +284,25 @@ def test_patience_is_a_switch(task, profile):
     env = _env(task, profile, patience=3)
     _trace(env, [PLAN_VACUUM] * 5)
     assert env.outcome == "early_stop" and len(env.turns) == 4
+
+
+def test_a_huge_answer_is_an_unreadable_turn_and_is_not_kept_whole(task, profile):
+    from planning_core.validators.adaptive.env import KEPT_CHARS, MAX_PLAN_CHARS
+
+    env = _env(task, profile)
+    huge = "x" * (MAX_PLAN_CHARS + 1)
+    text, done, info = env.step(huge)
+    turn = info["turn"]
+    assert not turn.readable and turn.stall and not done
+    assert "too long" in text and len(text) < 1_000
+    assert len(turn.plan) < KEPT_CHARS + 100                  # the record stays small
+    assert len(json.dumps(env.episode().to_json())) < 10_000
+    # under the limit, a long unreadable token is quoted in the feedback, but cut short
+    env = _env(task, profile)
+    text, _, info = env.step("y" * 100_000)
+    assert "cannot be read" in text and len(text) < 1_000
+    assert len(info["verdict"]["message"]) < 1_000
+    # a plan right at a (small) limit is judged as usual
+    env = _env(task, profile, max_plan_chars=len(PLAN_CLOTH))
+    _, done, info = env.step(PLAN_CLOTH)
+    assert done and env.outcome == "success"

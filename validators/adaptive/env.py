@@ -55,17 +55,24 @@ from dataclasses import dataclass, field, replace
 from planning_core.errors import PlanningError
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.writer import write_domain, write_problem
-from planning_core.validate import Verdict
+from planning_core.validate import ValidationReport, Verdict
 from planning_core.validators.adaptive.check import ConstraintChecker, PlanCheck
 from planning_core.validators.adaptive.profile import Constraint, Profile
 
-__all__ = ["Turn", "Episode", "AdaptiveEnv", "OUTCOMES", "CONSTRAINT_SETS",
+__all__ = ["Turn", "Episode", "AdaptiveEnv", "OUTCOMES", "CONSTRAINT_SETS", "MAX_PLAN_CHARS",
            "DEFAULT_MAX_TURNS", "DEFAULT_PATIENCE"]
 
 OUTCOMES = ("success", "unsolved", "early_stop", "max_turns", "refine_exhausted", "failed")
 CONSTRAINT_SETS = ("both", "world", "user")
 DEFAULT_MAX_TURNS = 20     # the paper's T (Appendix D.2.1, L413)
 DEFAULT_PATIENCE = 2       # the paper's tau (L63, L426; E.4 says three, L471)
+#: Longest answer judged, in characters (a 10,000-step plan is about 200,000): a longer one
+#: is an unreadable turn, and only its first KEPT_CHARS characters are recorded (the record
+#: and a model's dialogue would otherwise grow by the whole answer every turn).
+MAX_PLAN_CHARS = 1_000_000
+KEPT_CHARS = 2_000
+#: Longest validator message quoted in the feedback (a parse error quotes the bad token).
+MAX_MESSAGE_CHARS = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +192,7 @@ class AdaptiveEnv:
                  max_turns: int = DEFAULT_MAX_TURNS, patience: int = DEFAULT_PATIENCE,
                  refine: int = 0, constraints: str = "both", hint_withheld: bool = False,
                  validator_feedback: bool = False, show_attributes: bool = False,
-                 task_id: str | None = None) -> None:
+                 task_id: str | None = None, max_plan_chars: int = MAX_PLAN_CHARS) -> None:
         if max_turns < 1 or patience < 1:
             raise ValueError("max_turns and patience must be at least 1")
         if refine < 0:
@@ -201,6 +208,7 @@ class AdaptiveEnv:
         self.max_turns, self.patience, self.refine = max_turns, patience, refine
         self.hint_withheld, self.validator_feedback = hint_withheld, validator_feedback
         self.show_attributes = show_attributes
+        self.max_plan_chars = max_plan_chars
         self.task_id = task_id or problem.name
         self._by_id = {c.id: c for c in self.constraints}
         self.reset()
@@ -231,7 +239,14 @@ class AdaptiveEnv:
             raise PlanningError("the episode is over; call reset() to start another")
         if not isinstance(plan_text, str):
             plan_text = "" if plan_text is None else str(plan_text)
-        result = self.checker.check(plan_text)
+        if len(plan_text) > self.max_plan_chars:
+            size = len(plan_text)
+            plan_text = plan_text[:KEPT_CHARS] + f"\n... [{size - KEPT_CHARS} characters cut]"
+            result = PlanCheck(ValidationReport(
+                Verdict.PLAN_SYNTAX_ERROR, message=f"the answer is too long ({size} "
+                f"characters, limit {self.max_plan_chars})"), 0, ())
+        else:
+            result = self.checker.check(plan_text)
         turn = self._judge(plan_text, result)
         self.turns.append(turn)
         info = {"turn": turn, "feedback": self._feedback_json(turn, result),
@@ -360,7 +375,7 @@ class AdaptiveEnv:
                "done": self.done, "outcome": self.outcome}
         if not turn.readable or self.validator_feedback or (
                 self.phase == "refine" and turn.constraints_met):
-            out["message"] = result.report.message
+            out["message"] = _short(result.report.message)
             out["advice"] = list(result.report.advice)
         if self.hint_withheld:
             out["hidden_violations"] = len(_withheld(turn))
@@ -375,7 +390,7 @@ def _verdict_json(turn: Turn, result: PlanCheck) -> dict:
     """The validator's verdict and every violation: the record, not the feedback."""
     return {"readable": turn.readable, "executable": turn.executable,
             "solves_task": turn.solves_task, "verdict": turn.verdict,
-            "failing_step": turn.failing_step, "message": result.report.message,
+            "failing_step": turn.failing_step, "message": _short(result.report.message),
             "violated": list(turn.violated), "withheld": _withheld(turn),
             "skipped_steps": list(result.skipped)}
 
@@ -393,5 +408,11 @@ def _task_failure(report) -> str:
     if report.verdict is Verdict.CONSTRAINT_VIOLATED:
         return "The plan breaks a constraint of the task itself: " + report.message
     if report.verdict is Verdict.PLAN_SYNTAX_ERROR:
-        return "The plan cannot be read: " + report.message
-    return f"The plan cannot be executed: {report.message}"
+        return "The plan cannot be read: " + _short(report.message)
+    return f"The plan cannot be executed: {_short(report.message)}"
+
+
+def _short(message: str) -> str:
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    return message[:MAX_MESSAGE_CHARS] + f"... [{len(message) - MAX_MESSAGE_CHARS} characters cut]"
