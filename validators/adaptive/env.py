@@ -122,6 +122,28 @@ class Turn:
 
     @classmethod
     def from_json(cls, d: dict) -> "Turn":
+        """A turn from its JSON; ``TypeError``/``ValueError`` naming the first ill-typed
+        field (a results file is read back, and may have been edited or written by hand)."""
+        if not isinstance(d, dict):
+            raise TypeError("a turn must be a JSON object")
+        _need(d, "turn", int)
+        _need(d, "plan", str)
+        _need(d, "verdict", str)
+        for key in ("executable", "solves_task", "success", "stall"):
+            _need(d, key, bool)
+        for key in ("readable",):
+            if key in d:
+                _need(d, key, bool)
+        if d["failing_step"] is not None:
+            _need(d, "failing_step", int)
+        for key in ("violated", "revealed", "repeated"):
+            _need_strings(d, key)
+        if d["revealed_type"] not in ("world", "user", None):
+            raise ValueError(f"revealed_type {d['revealed_type']!r} is not world, user or null")
+        if d.get("phase", "main") not in ("main", "refine"):
+            raise ValueError(f"phase {d['phase']!r} is not main or refine")
+        if "feedback" in d:
+            _need(d, "feedback", str)
         return cls(d["turn"], d["plan"], d["verdict"], d["executable"], d["solves_task"],
                    d["failing_step"], tuple(d["violated"]), tuple(d["revealed"]),
                    d["revealed_type"], tuple(d["repeated"]), d["success"], d["stall"],
@@ -179,6 +201,25 @@ class Episode:
 
     @classmethod
     def from_json(cls, d: dict) -> "Episode":
+        """An episode from its JSON (as :meth:`Turn.from_json`, ill-typed fields raise)."""
+        _need(d, "task", str)
+        _need(d, "tier", str)
+        for key in ("outcome", "main_outcome"):
+            if d.get(key) is not None and d[key] not in OUTCOMES:
+                raise ValueError(f"{key} {d[key]!r} is not one of {', '.join(OUTCOMES)}")
+        _need(d, "world_total", int)
+        _need(d, "user_total", int)
+        _need_strings(d, "world_ids")
+        if d.get("constraints", "both") not in CONSTRAINT_SETS:
+            raise ValueError(f"constraints {d['constraints']!r} is not one of "
+                             f"{', '.join(CONSTRAINT_SETS)}")
+        if "refine" in d:
+            _need(d, "refine", int)
+        if not isinstance(d["turns"], list) or not d["turns"]:
+            raise ValueError("turns must be a non-empty list")
+        if (d["outcome"] == "success") != bool(d["turns"][-1].get("success")
+                                               if isinstance(d["turns"][-1], dict) else False):
+            raise ValueError("the outcome is success exactly when the last turn succeeds")
         return cls(d["task"], d["tier"], tuple(Turn.from_json(t) for t in d["turns"]),
                    d["outcome"], d["world_total"], d["user_total"], tuple(d["world_ids"]),
                    d.get("constraints", "both"), d.get("refine", 0),
@@ -380,6 +421,20 @@ class AdaptiveEnv:
         if self.hint_withheld:
             out["hidden_violations"] = len(_withheld(turn))
         return out
+
+
+def _need(d: dict, key: str, kind: type) -> None:
+    value = d[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise TypeError(f"{key} must be {'an' if kind is int else 'a'} "
+                        f"{ {int: 'integer', str: 'string', bool: 'boolean'}[kind] }, "
+                        f"not {value!r:.40}")
+
+
+def _need_strings(d: dict, key: str) -> None:
+    value = d[key]
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise TypeError(f"{key} must be a list of strings, not {value!r:.40}")
 
 
 def _withheld(turn: Turn) -> list[str]:

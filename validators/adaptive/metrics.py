@@ -235,9 +235,15 @@ def read_results(path: str | Path) -> tuple[list[Episode], list[dict]]:
             if not isinstance(row, dict):
                 raise TypeError("a row must be a JSON object")
             if "error" in row:
+                for key in ("task", "tier"):
+                    if not isinstance(row.get(key), str):
+                        raise TypeError(f"a failure row's {key} must be a string")
                 failures.append(row)
                 continue
             episodes.append(Episode.from_json(row))
-        except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as err:
+        except KeyError as err:
+            raise InputError(f"not an episode row: no field {err}", file=str(path),
+                             line=n) from None
+        except (json.JSONDecodeError, TypeError, ValueError, AttributeError) as err:
             raise InputError(f"not an episode row: {err}", file=str(path), line=n) from None
     return episodes, failures
