@@ -201,3 +201,45 @@ def test_play_with_the_protocol_switches(hand_profile, monkeypatch, capsys):
                  "--show-attributes", "--validator-feedback"]) == 0
     out = capsys.readouterr().out
     assert "(noisy vacuum)" in out and "other type" in out
+
+
+def test_runs_under_other_settings_or_agents_are_not_skipped_nor_pooled(hand_profile,
+                                                                         tmp_path, capsys):
+    runs = tmp_path / "mixed.jsonl"
+    base = ["adaptive", "run", str(hand_profile), "--tiers", "main", "--out", str(runs)]
+    assert main(base + ["--agent", "oracle"]) == 0
+    capsys.readouterr()
+    # the dual ablation into the same file: before, "1 already in" and nothing ran
+    assert main(base + ["--agent", "oracle", "--constraints", "world"]) == 0
+    assert "1 episode(s) run, 0 already in" in capsys.readouterr().out
+    assert main(base + ["--agent", "oracle", "--constraints", "world"]) == 0
+    assert "0 episode(s) run, 1 already in" in capsys.readouterr().out   # a resume
+    assert main(base + ["--agent", "same"]) == 0
+    capsys.readouterr()
+    rows = [json.loads(line) for line in runs.read_text().splitlines()]
+    assert [r["protocol"]["constraints"] for r in rows] == ["both", "world", "both"]
+    # the report keeps agents and settings apart: before, one pooled "main" row of 3
+    assert main(["adaptive", "report", str(runs)]) == 0
+    out = capsys.readouterr().out
+    assert "| oracle / main | 1 | 0 | 100.0" in out
+    assert "| oracle constraints=world / main | 1 | 0 | 100.0" in out
+    assert "| same / main | 1 | 0 | 0.0" in out
+    assert "| main |" not in out and "| overall |" not in out
+    # one agent under one setting: the plain table
+    single = tmp_path / "single.jsonl"
+    single.write_text(json.dumps(rows[0]) + "\n")
+    assert main(["adaptive", "report", str(single)]) == 0
+    assert "| main | 1 | 0 | 100.0" in capsys.readouterr().out
+
+
+def test_rows_of_two_command_models_are_told_apart(hand_profile, tmp_path, capsys):
+    runs = tmp_path / "models.jsonl"
+    for answer in ("", "(pick-up vacuum kitchen)"):
+        script = tmp_path / f"m{len(answer)}.py"
+        script.write_text(f"import sys; sys.stdin.read(); print({answer!r})\n")
+        assert main(["adaptive", "run", str(hand_profile), "--tiers", "main", "--agent",
+                     "model", "--no-cache", "--command", f"{sys.executable} {script}",
+                     "--out", str(runs)]) == 0
+        assert "1 episode(s) run" in capsys.readouterr().out
+    agents = [json.loads(line)["agent"] for line in runs.read_text().splitlines()]
+    assert len(set(agents)) == 2 and all(a.startswith("model ") for a in agents)

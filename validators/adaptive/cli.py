@@ -225,12 +225,16 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         model = model_from_args(args)
         make = lambda: ModelAgent(model, memory=args.memory)  # noqa: E731
+        # rows of different models (or with the memory block) are told apart on resume
+        # and in the report
+        name = f"model {args.model or args.command}" + (" memory" if args.memory else "")
     else:
         make = AGENTS[args.agent]
+        name = args.agent
     tiers = [t.strip() for t in args.tiers.split(",") if t.strip()]
     out = Path(args.out)
     counts = run_profiles(find_profiles(args.profiles), make, tiers, out,
-                          agent_name=args.agent, **_env_options(args))
+                          agent_name=name, **_env_options(args))
     print(f"{counts['run']} episode(s) run, {counts['skipped']} already in {out}, "
           f"{counts['failed']} failed (each counts as a failed query in the report)")
     return ExitCode.OK

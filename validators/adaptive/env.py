@@ -156,7 +156,8 @@ class Turn:
 class Episode:
     """A finished (or running) episode: the turns, why it ended, the profile's size.
     ``main_outcome`` is how the standard protocol ended (differs from ``outcome`` only
-    after refinement turns)."""
+    after refinement turns). ``group``: the agent and protocol settings it ran under, set
+    by the report when a results file mixes several (not part of the JSON)."""
 
     task: str
     tier: str
@@ -168,6 +169,7 @@ class Episode:
     constraints: str = "both"
     refine: int = 0
     main_outcome: str | None = None
+    group: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if self.main_outcome is None:

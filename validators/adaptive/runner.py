@@ -1,7 +1,9 @@
 """Batch runs: every profile x tier with one agent, one JSON line per episode.
 
-Rows already in the output (same task, tier and agent) are skipped, so an interrupted run
-resumes. The output is opened through :func:`planning_core.results_file.open_results`, like
+Rows already in the output (same task, tier, agent and protocol settings: every row records
+its ``protocol``, the :class:`AdaptiveEnv` options it ran under) are skipped, so an
+interrupted run resumes, and a run under other settings (``--constraints world`` beside
+``both``, another patience) into the same file adds its rows instead of skipping them. The output is opened through :func:`planning_core.results_file.open_results`, like
 every batch command's: locked for the run (a second run on the same file stops at once) and
 cut after its last whole line (a run killed while writing leaves no torn row behind). A
 profile that cannot be loaded becomes one failure row per requested tier, a tier the profile
@@ -23,6 +25,10 @@ from planning_core.validators.adaptive.tasks import load_task
 __all__ = ["run_profiles"]
 
 
+def _protocol_key(protocol) -> str:
+    return json.dumps(protocol, sort_keys=True)
+
+
 def _done(out: Path) -> set:
     if not out.exists():
         return set()
@@ -30,7 +36,8 @@ def _done(out: Path) -> set:
     for line in out.read_text(encoding="utf-8").splitlines():
         try:
             row = json.loads(line)
-            keys.add((row["task"], row["tier"], row.get("agent")))
+            keys.add((row["task"], row["tier"], row.get("agent"),
+                      _protocol_key(row.get("protocol"))))
         except (json.JSONDecodeError, KeyError, TypeError):
             continue
     return keys
@@ -41,6 +48,8 @@ def run_profiles(profiles: list[Path], make_agent, tiers: list[str], out: Path, 
     """Run every profile x tier; ``env_options`` go to :class:`AdaptiveEnv` (max_turns,
     patience, refine, constraints, hint_withheld, validator_feedback, show_attributes)."""
     f, _ = open_results(out)
+    protocol = dict(sorted(env_options.items()))
+    setting = _protocol_key(protocol)
     counts = {"run": 0, "skipped": 0, "failed": 0}
     with f:
         done = _done(out)
@@ -50,25 +59,26 @@ def run_profiles(profiles: list[Path], make_agent, tiers: list[str], out: Path, 
                 profile, domain, problem = load_task(path)
             except PlanningError as err:
                 for tier in tiers:
-                    if (task_id, tier, agent_name) in done:
+                    if (task_id, tier, agent_name, setting) in done:
                         counts["skipped"] += 1
                         continue
                     append_row(f, {"task": task_id, "tier": tier, "agent": agent_name,
-                                   "error": str(err)})
+                                   "protocol": protocol, "error": str(err)})
                     counts["failed"] += 1
                 continue
             for tier in tiers:
-                if (task_id, tier, agent_name) in done:
+                if (task_id, tier, agent_name, setting) in done:
                     counts["skipped"] += 1
                     continue
                 try:
                     env = AdaptiveEnv(domain, problem, profile, tier, task_id=task_id,
                                       **env_options)
-                    row = dict(run_episode(env, make_agent()).to_json(), agent=agent_name)
+                    row = dict(run_episode(env, make_agent()).to_json(), agent=agent_name,
+                               protocol=protocol)
                     counts["run"] += 1
                 except PlanningError as err:
                     row = {"task": task_id, "tier": tier, "agent": agent_name,
-                           "error": str(err)}
+                           "protocol": protocol, "error": str(err)}
                     counts["failed"] += 1
                 append_row(f, row)
     return counts
