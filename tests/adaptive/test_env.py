@@ -306,3 +306,20 @@ def test_a_huge_answer_is_an_unreadable_turn_and_is_not_kept_whole(task, profile
     env = _env(task, profile, max_plan_chars=len(PLAN_CLOTH))
     _, done, info = env.step(PLAN_CLOTH)
     assert done and env.outcome == "success"
+
+
+def test_a_plan_over_the_step_limit_is_unreadable_and_one_at_it_is_judged(task, profile):
+    from planning_core.validators.adaptive.env import MAX_PLAN_STEPS
+
+    env = _env(task, profile)
+    over = "(pick-up vacuum kitchen)\n" * (MAX_PLAN_STEPS + 1)
+    text, done, info = env.step(over)
+    assert not info["turn"].readable and info["turn"].stall and not info["turn"].violated
+    assert f"{MAX_PLAN_STEPS + 1} steps, limit {MAX_PLAN_STEPS}" in text
+    assert len(info["turn"].plan) < 3_000
+    env = _env(task, profile, max_plan_steps=4)        # comments and blanks are no steps
+    _, done, info = env.step("; a comment\n\n" + PLAN_CLOTH)
+    assert done and env.outcome == "success"
+    env = _env(task, profile)
+    _, _, info = env.step("(pick-up vacuum kitchen)\n" * MAX_PLAN_STEPS)   # at the limit
+    assert info["turn"].readable and info["turn"].revealed == ("w1",)

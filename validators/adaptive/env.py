@@ -59,7 +59,7 @@ from planning_core.validate import ValidationReport, Verdict
 from planning_core.validators.adaptive.check import ConstraintChecker, PlanCheck
 from planning_core.validators.adaptive.profile import Constraint, Profile
 
-__all__ = ["Turn", "Episode", "AdaptiveEnv", "OUTCOMES", "CONSTRAINT_SETS", "MAX_PLAN_CHARS",
+__all__ = ["Turn", "Episode", "AdaptiveEnv", "OUTCOMES", "CONSTRAINT_SETS", "MAX_PLAN_CHARS", "MAX_PLAN_STEPS",
            "DEFAULT_MAX_TURNS", "DEFAULT_PATIENCE"]
 
 OUTCOMES = ("success", "unsolved", "early_stop", "max_turns", "refine_exhausted", "failed")
@@ -70,6 +70,10 @@ DEFAULT_PATIENCE = 2       # the paper's tau (L63, L426; E.4 says three, L471)
 #: is an unreadable turn, and only its first KEPT_CHARS characters are recorded (the record
 #: and a model's dialogue would otherwise grow by the whole answer every turn).
 MAX_PLAN_CHARS = 1_000_000
+#: Most plan lines judged (a line that is neither blank nor a comment): every constraint is
+#: judged on every step, so the cost grows with steps x constraints (250,000 one-word steps
+#: under a high tier took 6 s of CPU a turn); a longer answer is an unreadable turn.
+MAX_PLAN_STEPS = 10_000
 KEPT_CHARS = 2_000
 #: Longest validator message quoted in the feedback (a parse error quotes the bad token).
 MAX_MESSAGE_CHARS = 500
@@ -235,7 +239,8 @@ class AdaptiveEnv:
                  max_turns: int = DEFAULT_MAX_TURNS, patience: int = DEFAULT_PATIENCE,
                  refine: int = 0, constraints: str = "both", hint_withheld: bool = False,
                  validator_feedback: bool = False, show_attributes: bool = False,
-                 task_id: str | None = None, max_plan_chars: int = MAX_PLAN_CHARS) -> None:
+                 task_id: str | None = None, max_plan_chars: int = MAX_PLAN_CHARS,
+                 max_plan_steps: int = MAX_PLAN_STEPS) -> None:
         if max_turns < 1 or patience < 1:
             raise ValueError("max_turns and patience must be at least 1")
         if refine < 0:
@@ -251,7 +256,7 @@ class AdaptiveEnv:
         self.max_turns, self.patience, self.refine = max_turns, patience, refine
         self.hint_withheld, self.validator_feedback = hint_withheld, validator_feedback
         self.show_attributes = show_attributes
-        self.max_plan_chars = max_plan_chars
+        self.max_plan_chars, self.max_plan_steps = max_plan_chars, max_plan_steps
         self.task_id = task_id or problem.name
         self._by_id = {c.id: c for c in self.constraints}
         self.reset()
@@ -282,12 +287,17 @@ class AdaptiveEnv:
             raise PlanningError("the episode is over; call reset() to start another")
         if not isinstance(plan_text, str):
             plan_text = "" if plan_text is None else str(plan_text)
-        if len(plan_text) > self.max_plan_chars:
-            size = len(plan_text)
-            plan_text = plan_text[:KEPT_CHARS] + f"\n... [{size - KEPT_CHARS} characters cut]"
+        size = len(plan_text)
+        lines = 0 if size > self.max_plan_chars else _step_lines(plan_text)
+        if size > self.max_plan_chars or lines > self.max_plan_steps:
+            why = (f"{size} characters, limit {self.max_plan_chars}"
+                   if size > self.max_plan_chars else
+                   f"{lines} steps, limit {self.max_plan_steps}")
+            if size > KEPT_CHARS:
+                plan_text = plan_text[:KEPT_CHARS] + \
+                    f"\n... [{size - KEPT_CHARS} characters cut]"
             result = PlanCheck(ValidationReport(
-                Verdict.PLAN_SYNTAX_ERROR, message=f"the answer is too long ({size} "
-                f"characters, limit {self.max_plan_chars})"), 0, ())
+                Verdict.PLAN_SYNTAX_ERROR, message=f"the answer is too long ({why})"), 0, ())
         else:
             result = self.checker.check(plan_text)
         turn = self._judge(plan_text, result)
@@ -450,6 +460,11 @@ def _verdict_json(turn: Turn, result: PlanCheck) -> dict:
             "failing_step": turn.failing_step, "message": _short(result.report.message),
             "violated": list(turn.violated), "withheld": _withheld(turn),
             "skipped_steps": list(result.skipped)}
+
+
+def _step_lines(text: str) -> int:
+    return sum(1 for line in text.splitlines()
+               if line.strip() and not line.lstrip().startswith(";"))
 
 
 def plan_has_steps(text: str) -> bool:
