@@ -51,3 +51,17 @@ def test_every_metric_and_switch_row_cites_the_paper():
     assert len(rows) >= 15
     assert all(re.search(r"\bL\d+", r) for r in rows), [r[:40] for r in rows
                                                         if not re.search(r"\bL\d+", r)]
+
+
+def test_early_stop_citations_in_the_code_point_at_the_early_stop():
+    # every line a module cites for "the early stop" is about it (before: L426-L431 ran
+    # into D.2.3, the rubric threshold)
+    lines = _paper()
+    words = ("early stop", "stagnation", "consecutive", "patience", "unproductive",
+             "locally repetitive", "e.4")
+    for path in (ROOT / "validators" / "adaptive").glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(r"((?:L\d+(?:-L\d+)?(?:, | and )?)+)\s*the early stop", text):
+            for a, b in re.findall(r"L(\d+)(?:-L(\d+))?", m.group(1)):
+                for n in range(int(a), int(b or a) + 1):
+                    assert any(w in lines[n - 1].lower() for w in words), (path.name, n)

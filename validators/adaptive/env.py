@@ -2,7 +2,7 @@
 
 The runtime protocol of AdaPlanBench (Liu et al. 2026; the paper's text is
 ``/work/shared/seeds/000_412af33225388945.txt``, cited below by line: L51-L63 the protocol,
-L306-L314 the revelation rule, L426-L431 the early stop), made exact. At turn ``t`` the
+L306-L314 the revelation rule, L426-L428 and L469-L471 the early stop), made exact. At turn ``t`` the
 agent proposes a plan (plan-file text). The plan is checked against the *whole* hidden
 profile on *every* step it writes (:mod:`.check`), giving the violated world and user
 constraints ``V_t^w`` and ``V_t^u``, and, as a verdict of its own, validated against the
