@@ -119,6 +119,17 @@ def test_plot_written(tmp_path):
     assert out.stat().st_size > 1000
 
 
+def test_plot_of_no_episode_warns_nothing(tmp_path):
+    import warnings
+
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "empty.png"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # before: "No artists with labels found"
+        plot_degradation([], out)
+    assert out.stat().st_size > 1000
+
+
 def test_json_round_trip(task, profile):
     from planning_core.validators.adaptive.agents import SamePlanAgent
     from tests.adaptive.conftest import PLAN_VACUUM

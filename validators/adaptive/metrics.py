@@ -227,7 +227,8 @@ def plot_degradation(episodes: list[Episode], path: str | Path) -> None:
     ax1.set(xlabel="turn", ylabel="Acc by turn (%)", ylim=(0, 100))
     ax2.set(xlabel="turn", ylabel="plans solving the task (%)", ylim=(0, 100))
     ax3.set(xlabel="turn", ylabel="plans meeting all constraints (%)", ylim=(0, 100))
-    ax1.legend(title="tier")
+    if episodes:                  # an empty results file: empty axes, no legend warning
+        ax1.legend(title="tier")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
