@@ -243,3 +243,17 @@ def test_rows_of_two_command_models_are_told_apart(hand_profile, tmp_path, capsy
         assert "1 episode(s) run" in capsys.readouterr().out
     agents = [json.loads(line)["agent"] for line in runs.read_text().splitlines()]
     assert len(set(agents)) == 2 and all(a.startswith("model ") for a in agents)
+
+
+def test_a_query_named_twice_runs_once(hand_profile, tmp_path, capsys):
+    # before: the same profile under two spellings and a tier named twice gave four rows,
+    # so the query weighed four times in N
+    runs = tmp_path / "dup.jsonl"
+    other = hand_profile.parent / "." / hand_profile.name
+    assert main(["adaptive", "run", str(hand_profile), str(other), str(hand_profile.parent),
+                 "--tiers", "main,main", "--agent", "oracle", "--out", str(runs)]) == 0
+    assert "1 episode(s) run" in capsys.readouterr().out
+    assert len(runs.read_text().splitlines()) == 1
+    assert main(["adaptive", "run", str(hand_profile), "--tiers", " , ", "--out",
+                 str(runs)]) == 2
+    assert "names no tier" in capsys.readouterr().err

@@ -231,7 +231,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         make = AGENTS[args.agent]
         name = args.agent
-    tiers = [t.strip() for t in args.tiers.split(",") if t.strip()]
+    tiers = list(dict.fromkeys(t.strip() for t in args.tiers.split(",") if t.strip()))
+    if not tiers:
+        raise InputError("--tiers names no tier (e.g. --tiers mid or --tiers low,mid,high)")
     out = Path(args.out)
     counts = run_profiles(find_profiles(args.profiles), make, tiers, out,
                           agent_name=name, **_env_options(args))

@@ -64,6 +64,7 @@ def run_profiles(profiles: list[Path], make_agent, tiers: list[str], out: Path, 
                         continue
                     append_row(f, {"task": task_id, "tier": tier, "agent": agent_name,
                                    "protocol": protocol, "error": str(err)})
+                    done.add((task_id, tier, agent_name, setting))
                     counts["failed"] += 1
                 continue
             for tier in tiers:
@@ -81,4 +82,5 @@ def run_profiles(profiles: list[Path], make_agent, tiers: list[str], out: Path, 
                            "protocol": protocol, "error": str(err)}
                     counts["failed"] += 1
                 append_row(f, row)
+                done.add((task_id, tier, agent_name, setting))   # a tier named twice
     return counts
