@@ -218,3 +218,24 @@ def test_read_results_refuses_bad_failure_rows_and_missing_fields(tmp_path):
     bad.write_text(json.dumps(EP_OK.to_json())[:100] + "\n")     # a torn row
     with pytest.raises(InputError, match="not an episode row"):
         read_results(bad)
+
+
+def test_read_results_refuses_a_query_twice(tmp_path):
+    # before: two rows of one query (a file concatenated twice) weighed double in N
+    import json
+    from planning_core.errors import InputError
+    from planning_core.validators.adaptive.metrics import read_results
+
+    bad = tmp_path / "r.jsonl"
+    row = dict(EP_OK.to_json(), agent="oracle")
+    fail = {"task": "t2", "tier": "low", "agent": "oracle", "error": "boom"}
+    bad.write_text(json.dumps(row) + "\n" + json.dumps(fail) + "\n")
+    with pytest.raises(InputError, match="already at line 1") as err:
+        read_results(bad)
+    assert err.value.line == 2
+    # the same query under another agent or setting is another row of the report
+    other = dict(row, agent="same")
+    ablation = dict(row, protocol={"constraints": "world"})
+    bad.write_text("\n".join(json.dumps(r) for r in (row, other, ablation)) + "\n")
+    episodes, _ = read_results(bad)
+    assert len({e.group for e in episodes}) == 3

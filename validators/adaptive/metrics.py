@@ -268,6 +268,7 @@ def read_results(path: str | Path) -> tuple[list[Episode], list[dict]]:
     from planning_core.pddl.files import read_text
 
     episodes, failures, groups = [], [], []
+    seen: dict[tuple, int] = {}
     for n, line in enumerate(read_text(path, expected="JSON Lines").splitlines(), start=1):
         if not line.strip():
             continue
@@ -279,11 +280,18 @@ def read_results(path: str | Path) -> tuple[list[Episode], list[dict]]:
                 for key in ("task", "tier"):
                     if not isinstance(row.get(key), str):
                         raise TypeError(f"a failure row's {key} must be a string")
+            episode = None if "error" in row else Episode.from_json(row)
+            key = (row["task"], row["tier"], _group_of(row))
+            if key in seen:         # a query counted twice would weigh double in N
+                raise ValueError(f"the query {row['task']} (tier {row['tier']}, "
+                                 f"{key[2]}) is already at line {seen[key]}")
+            seen[key] = n
+            if episode is None:
                 failures.append(row)
-                groups.append((False, len(failures) - 1, _group_of(row)))
-                continue
-            episodes.append(Episode.from_json(row))
-            groups.append((True, len(episodes) - 1, _group_of(row)))
+                groups.append((False, len(failures) - 1, key[2]))
+            else:
+                episodes.append(episode)
+                groups.append((True, len(episodes) - 1, key[2]))
         except KeyError as err:
             raise InputError(f"not an episode row: no field {err}", file=str(path),
                              line=n) from None
