@@ -257,3 +257,33 @@ def test_a_query_named_twice_runs_once(hand_profile, tmp_path, capsys):
     assert main(["adaptive", "run", str(hand_profile), "--tiers", " , ", "--out",
                  str(runs)]) == 2
     assert "names no tier" in capsys.readouterr().err
+
+
+def test_a_failed_model_episode_is_run_again_on_resume_and_superseded(hand_profile,
+                                                                       tmp_path, capsys):
+    # before: a model that could not answer (an outage) left a failure row that every
+    # resumed run skipped, so the query stayed a failure for good
+    runs = tmp_path / "flaky.jsonl"
+    script = tmp_path / "m.py"
+    script.write_text("import sys\nsys.stdin.read()\nsys.exit(3)\n")
+    args = ["adaptive", "run", str(hand_profile), "--tiers", "main", "--agent", "model",
+            "--no-cache", "--command", f"{sys.executable} {script}", "--out", str(runs)]
+    assert main(args) == 0
+    assert json.loads(runs.read_text())["stage"] == "episode"
+    assert main(["adaptive", "report", str(runs)]) == 0
+    assert "| main | 1 | 1 | 0.0" in capsys.readouterr().out
+    script.write_text(f"import sys\nsys.stdin.read()\nprint({PLAN_CLOTH!r})\n")
+    assert main(args) == 0
+    assert "1 episode(s) run, 0 already in" in capsys.readouterr().out
+    assert main(["adaptive", "report", str(runs)]) == 0
+    assert "| main | 1 | 0 | 100.0" in capsys.readouterr().out     # the retry supersedes
+    assert main(args) == 0
+    assert "0 episode(s) run, 1 already in" in capsys.readouterr().out
+    # a tier the profile lacks is final (stage load), not retried
+    missing = tmp_path / "missing.jsonl"
+    assert main(["adaptive", "run", str(hand_profile), "--tiers", "nosuch", "--out",
+                 str(missing)]) == 0
+    assert json.loads(missing.read_text())["stage"] == "load"
+    assert main(["adaptive", "run", str(hand_profile), "--tiers", "nosuch", "--out",
+                 str(missing)]) == 0
+    assert "0 episode(s) run, 1 already in" in capsys.readouterr().out

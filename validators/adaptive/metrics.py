@@ -267,8 +267,7 @@ def read_results(path: str | Path) -> tuple[list[Episode], list[dict]]:
     from planning_core.errors import InputError
     from planning_core.pddl.files import read_text
 
-    episodes, failures, groups = [], [], []
-    seen: dict[tuple, int] = {}
+    found: dict[tuple, tuple[int, dict, Episode | None]] = {}
     for n, line in enumerate(read_text(path, expected="JSON Lines").splitlines(), start=1):
         if not line.strip():
             continue
@@ -282,25 +281,24 @@ def read_results(path: str | Path) -> tuple[list[Episode], list[dict]]:
                         raise TypeError(f"a failure row's {key} must be a string")
             episode = None if "error" in row else Episode.from_json(row)
             key = (row["task"], row["tier"], _group_of(row))
-            if key in seen:         # a query counted twice would weigh double in N
-                raise ValueError(f"the query {row['task']} (tier {row['tier']}, "
-                                 f"{key[2]}) is already at line {seen[key]}")
-            seen[key] = n
-            if episode is None:
-                failures.append(row)
-                groups.append((False, len(failures) - 1, key[2]))
-            else:
-                episodes.append(episode)
-                groups.append((True, len(episodes) - 1, key[2]))
+            if key in found:
+                before, old, _ = found[key]
+                # a query whose episode failed (a model error) is run again by a resumed
+                # run: the later row supersedes it; any other repeat would weigh double
+                if not (old.get("error") is not None and old.get("stage") == "episode"):
+                    raise ValueError(f"the query {row['task']} (tier {row['tier']}, "
+                                     f"{key[2]}) is already at line {before}")
+            found[key] = (n, row, episode)
         except KeyError as err:
             raise InputError(f"not an episode row: no field {err}", file=str(path),
                              line=n) from None
         except (json.JSONDecodeError, TypeError, ValueError, AttributeError) as err:
             raise InputError(f"not an episode row: {err}", file=str(path), line=n) from None
-    if len({g for _, _, g in groups}) > 1:
-        for is_episode, i, g in groups:
-            if is_episode:
-                episodes[i] = replace(episodes[i], group=g)
-            else:
-                failures[i] = dict(failures[i], group=g)
+    mixed = len({key[2] for key in found}) > 1
+    episodes, failures = [], []
+    for (_, _, group), (_, row, episode) in found.items():
+        if episode is None:
+            failures.append(dict(row, group=group) if mixed else row)
+        else:
+            episodes.append(replace(episode, group=group) if mixed else episode)
     return episodes, failures

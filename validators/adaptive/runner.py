@@ -9,7 +9,10 @@ cut after its last whole line (a run killed while writing leaves no torn row beh
 profile that cannot be loaded becomes one failure row per requested tier, a tier the profile
 lacks one failure row (``{"task", "tier", "agent", "error"}``), and the batch goes on: the
 report counts every failure row as a failed query (the paper divides by all its N queries,
-L405), so a broken profile cannot raise Acc by dropping out.
+L405), so a broken profile cannot raise Acc by dropping out. A failure row's ``stage`` says
+where it failed: ``load`` (the profile or its tier) is final; ``episode`` (the agent failed,
+e.g. a model that could not be reached) is run again by a resumed run, whose row then
+supersedes it in the report.
 """
 from __future__ import annotations
 
@@ -36,6 +39,8 @@ def _done(out: Path) -> set:
     for line in out.read_text(encoding="utf-8").splitlines():
         try:
             row = json.loads(line)
+            if row.get("error") is not None and row.get("stage") == "episode":
+                continue        # the episode failed (a model error): run it again
             keys.add((row["task"], row["tier"], row.get("agent"),
                       _protocol_key(row.get("protocol"))))
         except (json.JSONDecodeError, KeyError, TypeError):
@@ -63,7 +68,8 @@ def run_profiles(profiles: list[Path], make_agent, tiers: list[str], out: Path, 
                         counts["skipped"] += 1
                         continue
                     append_row(f, {"task": task_id, "tier": tier, "agent": agent_name,
-                                   "protocol": protocol, "error": str(err)})
+                                   "protocol": protocol, "stage": "load",
+                                   "error": str(err)})
                     done.add((task_id, tier, agent_name, setting))
                     counts["failed"] += 1
                 continue
@@ -71,15 +77,17 @@ def run_profiles(profiles: list[Path], make_agent, tiers: list[str], out: Path, 
                 if (task_id, tier, agent_name, setting) in done:
                     counts["skipped"] += 1
                     continue
+                stage = "load"                  # the profile lacks the tier: final
                 try:
                     env = AdaptiveEnv(domain, problem, profile, tier, task_id=task_id,
                                       **env_options)
+                    stage = "episode"
                     row = dict(run_episode(env, make_agent()).to_json(), agent=agent_name,
                                protocol=protocol)
                     counts["run"] += 1
                 except PlanningError as err:
                     row = {"task": task_id, "tier": tier, "agent": agent_name,
-                           "protocol": protocol, "error": str(err)}
+                           "protocol": protocol, "stage": stage, "error": str(err)}
                     counts["failed"] += 1
                 append_row(f, row)
                 done.add((task_id, tier, agent_name, setting))   # a tier named twice
