@@ -65,3 +65,13 @@ def test_early_stop_citations_in_the_code_point_at_the_early_stop():
             for a, b in re.findall(r"L(\d+)(?:-L(\d+))?", m.group(1)):
                 for n in range(int(a), int(b or a) + 1):
                     assert any(w in lines[n - 1].lower() for w in words), (path.name, n)
+
+
+def test_table_3_citations_stay_in_table_3():
+    # Table 3 is L85-L96 (L97 is the next section's heading; before, L87-L97 was cited)
+    lines = _paper()
+    assert "Acc. (%)" in lines[85] and "GPT-5-Nano" in lines[95] and "3.2" in lines[96]
+    for path in (ROOT / "benchmarks" / "adaptive_bench.py", ROOT / "docs" / "adaptive.md"):
+        text = path.read_text(encoding="utf-8")
+        for a, b in re.findall(r"Table[ -]3[^L\n]{0,40}L(\d+)-L(\d+)", text):
+            assert 85 <= int(a) <= int(b) <= 96, (path.name, a, b)
