@@ -287,3 +287,13 @@ def test_a_failed_model_episode_is_run_again_on_resume_and_superseded(hand_profi
     assert main(["adaptive", "run", str(hand_profile), "--tiers", "nosuch", "--out",
                  str(missing)]) == 0
     assert "0 episode(s) run, 1 already in" in capsys.readouterr().out
+
+
+def test_report_plot_into_a_missing_folder_is_bad_input(hand_profile, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    runs = tmp_path / "r.jsonl"
+    assert main(["adaptive", "run", str(hand_profile), "--tiers", "main", "--out",
+                 str(runs)]) == 0
+    target = tmp_path / "nowhere" / "p.png"
+    assert main(["adaptive", "report", str(runs), "--plot", str(target)]) == 2  # was 4
+    assert f"{target}: error: cannot write" in capsys.readouterr().err

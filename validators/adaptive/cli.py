@@ -262,5 +262,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.plot:
         if Path(args.plot).suffix.lower() not in (".png", ".pdf", ".svg"):
             raise InputError("the plot is written as .png, .pdf or .svg", file=args.plot)
-        plot_degradation(episodes, args.plot)
+        try:
+            plot_degradation(episodes, args.plot)
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror or err}", file=args.plot) from None
     return ExitCode.OK
