@@ -297,3 +297,48 @@ def test_report_plot_into_a_missing_folder_is_bad_input(hand_profile, tmp_path, 
     target = tmp_path / "nowhere" / "p.png"
     assert main(["adaptive", "report", str(runs), "--plot", str(target)]) == 2  # was 4
     assert f"{target}: error: cannot write" in capsys.readouterr().err
+
+
+def _cycling_model(tmp_path, plans) -> str:
+    """A --command model answering ``plans`` in turn (a counter file keeps its place)."""
+    script = tmp_path / "cycle.py"
+    script.write_text(
+        "import json, pathlib, sys\nsys.stdin.read()\n"
+        f"plans = {json.dumps(plans)}\n"
+        f"state = pathlib.Path({str(tmp_path / 'turn')!r})\n"
+        "i = int(state.read_text()) if state.exists() else 0\n"
+        "state.write_text(str(i + 1))\n"
+        "print('```\\n' + plans[i % len(plans)] + '\\n```')\n")
+    return f"{sys.executable} {script}"
+
+
+def test_report_equals_a_hand_computed_trace(hand_profile, tmp_path, capsys):
+    # tier main: w1 vacuum unavailable, w2 sponge at most once, u1 nothing noisy held (the
+    # vacuum), u2 hold the cloth before the window is clean.
+    # both: t1 vacuum plan V={w1,u1,u2}, F={w1} new; t2 sponge plan V={w2,u2}, F={w2} new;
+    #       t3 vacuum again F={w1} repeated (stall); t4 the same (stall): early stop at 4.
+    #       T=4, AWRV=2, AURV=0 (u1, u2 withheld), ATWC=2/4, ATUC=0, Acc=VPR=0, ES=1.
+    # user: t1 vacuum V={u1,u2} new; t2 vacuum both repeated (stall); t3 sponge V={u2}
+    #       repeated (stall): early stop at 3. T=3, AURV=2+1=3, ATUC=2/3, ATWC=0.
+    expect = {"both": {"Avg Turns": 4, "AWRV": 2, "AURV": 0, "ATWC": 0.5, "ATUC": 0},
+              "user": {"Avg Turns": 3, "AWRV": 0, "AURV": 3, "ATWC": 0, "ATUC": 2 / 3}}
+    sponge = ("(move kitchen hall)\n(pick-up sponge hall)\n(move hall kitchen)\n"
+              "(clean sponge window kitchen)")
+    answers = {"both": [PLAN_VACUUM, sponge, PLAN_VACUUM, PLAN_VACUUM],
+               "user": [PLAN_VACUUM, PLAN_VACUUM, sponge]}
+    for setting, values in expect.items():
+        work = tmp_path / setting
+        work.mkdir()
+        runs = work / "r.jsonl"
+        command = _cycling_model(work, answers[setting])
+        assert main(["adaptive", "run", str(hand_profile), "--tiers", "main", "--agent",
+                     "model", "--no-cache", "--command", command, "--constraints", setting,
+                     "--out", str(runs)]) == 0
+        capsys.readouterr()
+        assert main(["adaptive", "report", str(runs), "--json"]) == 0
+        row = json.loads(capsys.readouterr().out)["main"]
+        for metric, value in values.items():
+            assert row[metric]["value"] == pytest.approx(value), (setting, metric)
+        for share in ("Acc", "VPR", "MT"):
+            assert row[share]["value"] == 0.0
+        assert row["ES"]["value"] == 1.0 and row["Acc"]["n"] == 1
