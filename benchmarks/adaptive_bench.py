@@ -7,7 +7,7 @@ Everything is deterministic except the timings. The paper is AdaPlanBench (Liu e
 
 * Tier sizes: ``adaptive generate`` (seed 0, 307 problems), world and user constraints
   per tier, averaged, beside Table 2 (L46-L48).
-* Table 3 (L87-L97): Acc (Wald 95%), VPR, Avg Turns, AWRV, AURV, ATWC, ATUC per tier, and
+* Table 3 (L85-L96): Acc (Wald 95%), VPR, Avg Turns, AWRV, AURV, ATWC, ATUC per tier, and
   the shares of early stops (the paper: 17.91% on average, L99) and of turn-budget stops
   (the paper: one case in all its runs, L413), for the three scripted agents over every
   generated problem (N = 307 per tier), standard protocol (T = 20, tau = 2).
@@ -36,7 +36,7 @@ CALLS_PER_TURN = 6
 CRITICAL_CALLS = 2
 TIERS = ("low", "mid", "high")
 AGENT_NAMES = ("same", "oracle-no-user", "oracle")
-# Table 3 of the paper (L87-L97), three of its ten rows, for scale
+# Table 3 of the paper (L85-L96), three of its ten rows, for scale
 PAPER_ROWS = (("Qwen3-8B", "14.38", "82.35", "4.493", "0.242", "0.614", "0.608", "1.888"),
               ("Gemini-3-Flash", "43.32", "90.23", "5.824", "0.065", "0.391", "0.756",
                "2.442"),

@@ -62,3 +62,11 @@ def test_same_plan_agent_stops_early_or_runs_out(results):
             assert len(ep.turns) == 3  # a new disclosure, then two stalls (tau = 2)
         else:                         # constraints drawn from other sampled plans only
             assert ep.outcome == "success" and len(ep.turns) == 1
+
+
+def test_extract_plan_reads_fences_and_drops_a_byte_order_mark():
+    from planning_core.validators.adaptive.agents import extract_plan
+
+    assert extract_plan("\ufeff(a x)\n(b y)") == "(a x)\n(b y)"     # was unreadable
+    assert extract_plan("text\n```pddl\n(a)\n```\nmore\n```\n(b)\n```") == "(b)\n"
+    assert extract_plan(None) == "" and extract_plan("```\n```") == ""

@@ -201,3 +201,144 @@ def test_play_with_the_protocol_switches(hand_profile, monkeypatch, capsys):
                  "--show-attributes", "--validator-feedback"]) == 0
     out = capsys.readouterr().out
     assert "(noisy vacuum)" in out and "other type" in out
+
+
+def test_runs_under_other_settings_or_agents_are_not_skipped_nor_pooled(hand_profile,
+                                                                         tmp_path, capsys):
+    runs = tmp_path / "mixed.jsonl"
+    base = ["adaptive", "run", str(hand_profile), "--tiers", "main", "--out", str(runs)]
+    assert main(base + ["--agent", "oracle"]) == 0
+    capsys.readouterr()
+    # the dual ablation into the same file: before, "1 already in" and nothing ran
+    assert main(base + ["--agent", "oracle", "--constraints", "world"]) == 0
+    assert "1 episode(s) run, 0 already in" in capsys.readouterr().out
+    assert main(base + ["--agent", "oracle", "--constraints", "world"]) == 0
+    assert "0 episode(s) run, 1 already in" in capsys.readouterr().out   # a resume
+    assert main(base + ["--agent", "same"]) == 0
+    capsys.readouterr()
+    rows = [json.loads(line) for line in runs.read_text().splitlines()]
+    assert [r["protocol"]["constraints"] for r in rows] == ["both", "world", "both"]
+    # the report keeps agents and settings apart: before, one pooled "main" row of 3
+    assert main(["adaptive", "report", str(runs)]) == 0
+    out = capsys.readouterr().out
+    assert "| oracle / main | 1 | 0 | 100.0" in out
+    assert "| oracle constraints=world / main | 1 | 0 | 100.0" in out
+    assert "| same / main | 1 | 0 | 0.0" in out
+    assert "| main |" not in out and "| overall |" not in out
+    # one agent under one setting: the plain table
+    single = tmp_path / "single.jsonl"
+    single.write_text(json.dumps(rows[0]) + "\n")
+    assert main(["adaptive", "report", str(single)]) == 0
+    assert "| main | 1 | 0 | 100.0" in capsys.readouterr().out
+
+
+def test_rows_of_two_command_models_are_told_apart(hand_profile, tmp_path, capsys):
+    runs = tmp_path / "models.jsonl"
+    for answer in ("", "(pick-up vacuum kitchen)"):
+        script = tmp_path / f"m{len(answer)}.py"
+        script.write_text(f"import sys; sys.stdin.read(); print({answer!r})\n")
+        assert main(["adaptive", "run", str(hand_profile), "--tiers", "main", "--agent",
+                     "model", "--no-cache", "--command", f"{sys.executable} {script}",
+                     "--out", str(runs)]) == 0
+        assert "1 episode(s) run" in capsys.readouterr().out
+    agents = [json.loads(line)["agent"] for line in runs.read_text().splitlines()]
+    assert len(set(agents)) == 2 and all(a.startswith("model ") for a in agents)
+
+
+def test_a_query_named_twice_runs_once(hand_profile, tmp_path, capsys):
+    # before: the same profile under two spellings and a tier named twice gave four rows,
+    # so the query weighed four times in N
+    runs = tmp_path / "dup.jsonl"
+    other = hand_profile.parent / "." / hand_profile.name
+    assert main(["adaptive", "run", str(hand_profile), str(other), str(hand_profile.parent),
+                 "--tiers", "main,main", "--agent", "oracle", "--out", str(runs)]) == 0
+    assert "1 episode(s) run" in capsys.readouterr().out
+    assert len(runs.read_text().splitlines()) == 1
+    assert main(["adaptive", "run", str(hand_profile), "--tiers", " , ", "--out",
+                 str(runs)]) == 2
+    assert "names no tier" in capsys.readouterr().err
+
+
+def test_a_failed_model_episode_is_run_again_on_resume_and_superseded(hand_profile,
+                                                                       tmp_path, capsys):
+    # before: a model that could not answer (an outage) left a failure row that every
+    # resumed run skipped, so the query stayed a failure for good
+    runs = tmp_path / "flaky.jsonl"
+    script = tmp_path / "m.py"
+    script.write_text("import sys\nsys.stdin.read()\nsys.exit(3)\n")
+    args = ["adaptive", "run", str(hand_profile), "--tiers", "main", "--agent", "model",
+            "--no-cache", "--command", f"{sys.executable} {script}", "--out", str(runs)]
+    assert main(args) == 0
+    assert json.loads(runs.read_text())["stage"] == "episode"
+    assert main(["adaptive", "report", str(runs)]) == 0
+    assert "| main | 1 | 1 | 0.0" in capsys.readouterr().out
+    script.write_text(f"import sys\nsys.stdin.read()\nprint({PLAN_CLOTH!r})\n")
+    assert main(args) == 0
+    assert "1 episode(s) run, 0 already in" in capsys.readouterr().out
+    assert main(["adaptive", "report", str(runs)]) == 0
+    assert "| main | 1 | 0 | 100.0" in capsys.readouterr().out     # the retry supersedes
+    assert main(args) == 0
+    assert "0 episode(s) run, 1 already in" in capsys.readouterr().out
+    # a tier the profile lacks is final (stage load), not retried
+    missing = tmp_path / "missing.jsonl"
+    assert main(["adaptive", "run", str(hand_profile), "--tiers", "nosuch", "--out",
+                 str(missing)]) == 0
+    assert json.loads(missing.read_text())["stage"] == "load"
+    assert main(["adaptive", "run", str(hand_profile), "--tiers", "nosuch", "--out",
+                 str(missing)]) == 0
+    assert "0 episode(s) run, 1 already in" in capsys.readouterr().out
+
+
+def test_report_plot_into_a_missing_folder_is_bad_input(hand_profile, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    runs = tmp_path / "r.jsonl"
+    assert main(["adaptive", "run", str(hand_profile), "--tiers", "main", "--out",
+                 str(runs)]) == 0
+    target = tmp_path / "nowhere" / "p.png"
+    assert main(["adaptive", "report", str(runs), "--plot", str(target)]) == 2  # was 4
+    assert f"{target}: error: cannot write" in capsys.readouterr().err
+
+
+def _cycling_model(tmp_path, plans) -> str:
+    """A --command model answering ``plans`` in turn (a counter file keeps its place)."""
+    script = tmp_path / "cycle.py"
+    script.write_text(
+        "import json, pathlib, sys\nsys.stdin.read()\n"
+        f"plans = {json.dumps(plans)}\n"
+        f"state = pathlib.Path({str(tmp_path / 'turn')!r})\n"
+        "i = int(state.read_text()) if state.exists() else 0\n"
+        "state.write_text(str(i + 1))\n"
+        "print('```\\n' + plans[i % len(plans)] + '\\n```')\n")
+    return f"{sys.executable} {script}"
+
+
+def test_report_equals_a_hand_computed_trace(hand_profile, tmp_path, capsys):
+    # tier main: w1 vacuum unavailable, w2 sponge at most once, u1 nothing noisy held (the
+    # vacuum), u2 hold the cloth before the window is clean.
+    # both: t1 vacuum plan V={w1,u1,u2}, F={w1} new; t2 sponge plan V={w2,u2}, F={w2} new;
+    #       t3 vacuum again F={w1} repeated (stall); t4 the same (stall): early stop at 4.
+    #       T=4, AWRV=2, AURV=0 (u1, u2 withheld), ATWC=2/4, ATUC=0, Acc=VPR=0, ES=1.
+    # user: t1 vacuum V={u1,u2} new; t2 vacuum both repeated (stall); t3 sponge V={u2}
+    #       repeated (stall): early stop at 3. T=3, AURV=2+1=3, ATUC=2/3, ATWC=0.
+    expect = {"both": {"Avg Turns": 4, "AWRV": 2, "AURV": 0, "ATWC": 0.5, "ATUC": 0},
+              "user": {"Avg Turns": 3, "AWRV": 0, "AURV": 3, "ATWC": 0, "ATUC": 2 / 3}}
+    sponge = ("(move kitchen hall)\n(pick-up sponge hall)\n(move hall kitchen)\n"
+              "(clean sponge window kitchen)")
+    answers = {"both": [PLAN_VACUUM, sponge, PLAN_VACUUM, PLAN_VACUUM],
+               "user": [PLAN_VACUUM, PLAN_VACUUM, sponge]}
+    for setting, values in expect.items():
+        work = tmp_path / setting
+        work.mkdir()
+        runs = work / "r.jsonl"
+        command = _cycling_model(work, answers[setting])
+        assert main(["adaptive", "run", str(hand_profile), "--tiers", "main", "--agent",
+                     "model", "--no-cache", "--command", command, "--constraints", setting,
+                     "--out", str(runs)]) == 0
+        capsys.readouterr()
+        assert main(["adaptive", "report", str(runs), "--json"]) == 0
+        row = json.loads(capsys.readouterr().out)["main"]
+        for metric, value in values.items():
+            assert row[metric]["value"] == pytest.approx(value), (setting, metric)
+        for share in ("Acc", "VPR", "MT"):
+            assert row[share]["value"] == 0.0
+        assert row["ES"]["value"] == 1.0 and row["Acc"]["n"] == 1

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from tests.adaptive.conftest import ROOT
+from tests.conftest import SHARED_DATA
 
-PAPER = Path(os.environ.get("PLANNING_CORE_SEEDS", ROOT.parent.parent / "shared" / "seeds")) \
+# the papers sit beside the reference data: ../shared/seeds next to ../shared/data
+PAPER = Path(os.environ.get("PLANNING_CORE_SEEDS", SHARED_DATA.parent / "seeds")) \
     / "000_412af33225388945.txt"
 DOC = (ROOT / "docs" / "adaptive.md").read_text(encoding="utf-8")
 
@@ -51,3 +53,27 @@ def test_every_metric_and_switch_row_cites_the_paper():
     assert len(rows) >= 15
     assert all(re.search(r"\bL\d+", r) for r in rows), [r[:40] for r in rows
                                                         if not re.search(r"\bL\d+", r)]
+
+
+def test_early_stop_citations_in_the_code_point_at_the_early_stop():
+    # every line a module cites for "the early stop" is about it (before: L426-L431 ran
+    # into D.2.3, the rubric threshold)
+    lines = _paper()
+    words = ("early stop", "stagnation", "consecutive", "patience", "unproductive",
+             "locally repetitive", "e.4")
+    for path in (ROOT / "validators" / "adaptive").glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(r"((?:L\d+(?:-L\d+)?(?:, | and )?)+)\s*the early stop", text):
+            for a, b in re.findall(r"L(\d+)(?:-L(\d+))?", m.group(1)):
+                for n in range(int(a), int(b or a) + 1):
+                    assert any(w in lines[n - 1].lower() for w in words), (path.name, n)
+
+
+def test_table_3_citations_stay_in_table_3():
+    # Table 3 is L85-L96 (L97 is the next section's heading; before, L87-L97 was cited)
+    lines = _paper()
+    assert "Acc. (%)" in lines[85] and "GPT-5-Nano" in lines[95] and "3.2" in lines[96]
+    for path in (ROOT / "benchmarks" / "adaptive_bench.py", ROOT / "docs" / "adaptive.md"):
+        text = path.read_text(encoding="utf-8")
+        for a, b in re.findall(r"Table[ -]3[^L\n]{0,40}L(\d+)-L(\d+)", text):
+            assert 85 <= int(a) <= int(b) <= 96, (path.name, a, b)

@@ -93,9 +93,20 @@ def test_a_plan_meeting_every_constraint_ends_the_episode_even_unsolved(task, pr
     text, done, info = env.step("(move kitchen hall)")
     assert done and env.outcome == "unsolved" and info["turn"].constraints_met
     assert not info["turn"].success and "does not reach the goal" in text
+
+
+def test_an_answer_without_steps_is_no_valid_plan(task, profile):
+    # an empty answer (or comments only) proposes nothing: it must not end the episode as
+    # the paper's "valid plan found" and earn VPR; it stalls like any turn that discloses
+    # nothing, and the agent is told it held no step
     env = _env(task, profile)
-    text, done, _ = env.step("")                    # doing nothing meets every constraint
-    assert done and env.outcome == "unsolved" and "holds no plan steps" in text
+    rows = _trace(env, ["", "; nothing\n\n"])
+    assert rows == [((), None, (), True, False), ((), None, (), True, True)]
+    assert env.outcome == "early_stop"
+    assert not any(t.constraints_met for t in env.turns)
+    assert not env.episode().ends_valid
+    text = env.turns[0].feedback
+    assert "holds no plan steps" in text and "goal" not in text
 
 
 def test_unreadable_plans_stall_and_other_non_executable_plans_are_judged(task, profile):
@@ -155,12 +166,15 @@ def test_max_turns_and_bad_input_are_recorded_turns(task, profile):
         text, done, info = env.step(a)
         feedback.append(text)
     assert done and env.outcome == "refine_exhausted" and len(env.turns) == 5
+    # the empty answer is no plan: the turn budget (1) ends the standard protocol
+    assert env.episode().main_outcome == "max_turns"
     assert "holds no plan steps" in feedback[0] and "refinement turn(s)" in feedback[0]
     assert "cannot be read" in feedback[1]
     assert "no action 'fly'" in feedback[2]
     assert "'hammer' is neither an object" in feedback[3]
     assert "refinement turns are used up" in feedback[4]
-    assert all(not t.stall and not t.revealed for t in env.turns)
+    assert env.turns[0].stall                       # a main turn that disclosed nothing
+    assert all(not t.stall and not t.revealed for t in env.turns[1:])   # refinement turns
     with pytest.raises(PlanningError, match="episode is over"):
         env.step(PLAN_CLOTH)
     env = _env(task, profile, max_turns=2)
@@ -270,3 +284,42 @@ def test_patience_is_a_switch(task, profile):
     env = _env(task, profile, patience=3)
     _trace(env, [PLAN_VACUUM] * 5)
     assert env.outcome == "early_stop" and len(env.turns) == 4
+
+
+def test_a_huge_answer_is_an_unreadable_turn_and_is_not_kept_whole(task, profile):
+    from planning_core.validators.adaptive.env import KEPT_CHARS, MAX_PLAN_CHARS
+
+    env = _env(task, profile)
+    huge = "x" * (MAX_PLAN_CHARS + 1)
+    text, done, info = env.step(huge)
+    turn = info["turn"]
+    assert not turn.readable and turn.stall and not done
+    assert "too long" in text and len(text) < 1_000
+    assert len(turn.plan) < KEPT_CHARS + 100                  # the record stays small
+    assert len(json.dumps(env.episode().to_json())) < 10_000
+    # under the limit, a long unreadable token is quoted in the feedback, but cut short
+    env = _env(task, profile)
+    text, _, info = env.step("y" * 100_000)
+    assert "cannot be read" in text and len(text) < 1_000
+    assert len(info["verdict"]["message"]) < 1_000
+    # a plan right at a (small) limit is judged as usual
+    env = _env(task, profile, max_plan_chars=len(PLAN_CLOTH))
+    _, done, info = env.step(PLAN_CLOTH)
+    assert done and env.outcome == "success"
+
+
+def test_a_plan_over_the_step_limit_is_unreadable_and_one_at_it_is_judged(task, profile):
+    from planning_core.validators.adaptive.env import MAX_PLAN_STEPS
+
+    env = _env(task, profile)
+    over = "(pick-up vacuum kitchen)\n" * (MAX_PLAN_STEPS + 1)
+    text, done, info = env.step(over)
+    assert not info["turn"].readable and info["turn"].stall and not info["turn"].violated
+    assert f"{MAX_PLAN_STEPS + 1} steps, limit {MAX_PLAN_STEPS}" in text
+    assert len(info["turn"].plan) < 3_000
+    env = _env(task, profile, max_plan_steps=4)        # comments and blanks are no steps
+    _, done, info = env.step("; a comment\n\n" + PLAN_CLOTH)
+    assert done and env.outcome == "success"
+    env = _env(task, profile)
+    _, _, info = env.step("(pick-up vacuum kitchen)\n" * MAX_PLAN_STEPS)   # at the limit
+    assert info["turn"].readable and info["turn"].revealed == ("w1",)

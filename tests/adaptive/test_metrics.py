@@ -17,7 +17,7 @@ Z = 1.959964
 def _turn(i, violated=(), *, solves=True, revealed=(), rtype=None, repeated=(),
           stall=False):
     success = solves and not violated
-    return Turn(i, "", "valid" if solves else "goal_not_satisfied", True, solves, None,
+    return Turn(i, "(step)", "valid" if solves else "goal_not_satisfied", True, solves, None,
                 tuple(violated), tuple(revealed), rtype, tuple(repeated), success, stall)
 
 
@@ -119,6 +119,17 @@ def test_plot_written(tmp_path):
     assert out.stat().st_size > 1000
 
 
+def test_plot_of_no_episode_warns_nothing(tmp_path):
+    import warnings
+
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "empty.png"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # before: "No artists with labels found"
+        plot_degradation([], out)
+    assert out.stat().st_size > 1000
+
+
 def test_json_round_trip(task, profile):
     from planning_core.validators.adaptive.agents import SamePlanAgent
     from tests.adaptive.conftest import PLAN_VACUUM
@@ -151,3 +162,80 @@ def test_per_refinement_curve(task, profile):
     assert [curve[k]["acc"].value for k in range(4)] == [0, 0, 0.5, 0.5]
     assert [curve[k]["vpr"].value for k in range(4)] == [0.5, 0, 0.5, 0.5]
     assert "After k refinement turns" in render_markdown([a, b])
+
+
+def _mutate(row: dict, path: tuple, value) -> dict:
+    import copy
+
+    row = copy.deepcopy(row)
+    target = row
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return row
+
+
+@pytest.mark.parametrize("path,value,message", [
+    (("tier",), {"a": 1}, "tier must be a string"),           # was an internal error
+    (("turns", 0, "revealed"), [["w1"]], "revealed must be a list of strings"),
+    (("turns", 0, "revealed"), 5, "revealed must be a list of strings"),
+    (("turns", 0, "success"), "no", "success must be a boolean"),
+    (("turns", 0, "turn"), True, "turn must be an integer"),
+    (("turns", 0, "revealed_type"), "both", "revealed_type"),
+    (("turns",), [], "turns must be a non-empty list"),        # was Acc 100 %, VPR 0 %
+    (("turns", 2, "success"), False, "outcome is success exactly when"),
+    (("outcome",), 7, "outcome 7 is not one of"),
+    (("world_ids",), None, "world_ids must be a list of strings"),
+    (("constraints",), "neither", "constraints 'neither'"),
+])
+def test_read_results_refuses_ill_typed_rows_with_their_line(tmp_path, path, value, message):
+    import json
+    from planning_core.errors import InputError
+    from planning_core.validators.adaptive.metrics import read_results
+
+    bad = tmp_path / "r.jsonl"
+    bad.write_text(json.dumps(EP_OK.to_json()) + "\n" +
+                   json.dumps(_mutate(EP_OK.to_json(), path, value)) + "\n")
+    with pytest.raises(InputError, match=message) as err:
+        read_results(bad)
+    assert err.value.line == 2
+
+
+def test_read_results_refuses_bad_failure_rows_and_missing_fields(tmp_path):
+    import json
+    from planning_core.errors import InputError
+    from planning_core.validators.adaptive.metrics import read_results
+
+    bad = tmp_path / "r.jsonl"
+    bad.write_text(json.dumps({"task": "x", "tier": ["low"], "error": "boom"}) + "\n")
+    with pytest.raises(InputError, match="failure row's tier"):
+        read_results(bad)
+    row = EP_OK.to_json()
+    del row["turns"][0]["plan"]
+    bad.write_text(json.dumps(row) + "\n")
+    with pytest.raises(InputError, match="no field 'plan'"):
+        read_results(bad)
+    bad.write_text(json.dumps(EP_OK.to_json())[:100] + "\n")     # a torn row
+    with pytest.raises(InputError, match="not an episode row"):
+        read_results(bad)
+
+
+def test_read_results_refuses_a_query_twice(tmp_path):
+    # before: two rows of one query (a file concatenated twice) weighed double in N
+    import json
+    from planning_core.errors import InputError
+    from planning_core.validators.adaptive.metrics import read_results
+
+    bad = tmp_path / "r.jsonl"
+    row = dict(EP_OK.to_json(), agent="oracle")
+    fail = {"task": "t2", "tier": "low", "agent": "oracle", "error": "boom"}
+    bad.write_text(json.dumps(row) + "\n" + json.dumps(fail) + "\n")
+    with pytest.raises(InputError, match="already at line 1") as err:
+        read_results(bad)
+    assert err.value.line == 2
+    # the same query under another agent or setting is another row of the report
+    other = dict(row, agent="same")
+    ablation = dict(row, protocol={"constraints": "world"})
+    bad.write_text("\n".join(json.dumps(r) for r in (row, other, ablation)) + "\n")
+    episodes, _ = read_results(bad)
+    assert len({e.group for e in episodes}) == 3

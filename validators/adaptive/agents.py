@@ -88,9 +88,12 @@ _FENCE = re.compile(r"```[a-zA-Z]*\n(.*?)```", re.S)
 
 
 def extract_plan(response: str) -> str:
-    """The last fenced code block of a model's response, else the whole response."""
-    blocks = _FENCE.findall(response or "")
-    return blocks[-1] if blocks else (response or "")
+    """The last fenced code block of a model's response, else the whole response (a
+    leading byte-order mark, which some programs write before UTF-8 output, removed: the
+    plan reader would take it for a bad character of the first step)."""
+    response = (response or "").lstrip("\ufeff")
+    blocks = _FENCE.findall(response)
+    return blocks[-1] if blocks else response
 
 
 class ModelAgent:

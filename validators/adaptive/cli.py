@@ -225,12 +225,18 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         model = model_from_args(args)
         make = lambda: ModelAgent(model, memory=args.memory)  # noqa: E731
+        # rows of different models (or with the memory block) are told apart on resume
+        # and in the report
+        name = f"model {args.model or args.command}" + (" memory" if args.memory else "")
     else:
         make = AGENTS[args.agent]
-    tiers = [t.strip() for t in args.tiers.split(",") if t.strip()]
+        name = args.agent
+    tiers = list(dict.fromkeys(t.strip() for t in args.tiers.split(",") if t.strip()))
+    if not tiers:
+        raise InputError("--tiers names no tier (e.g. --tiers mid or --tiers low,mid,high)")
     out = Path(args.out)
     counts = run_profiles(find_profiles(args.profiles), make, tiers, out,
-                          agent_name=args.agent, **_env_options(args))
+                          agent_name=name, **_env_options(args))
     print(f"{counts['run']} episode(s) run, {counts['skipped']} already in {out}, "
           f"{counts['failed']} failed (each counts as a failed query in the report)")
     return ExitCode.OK
@@ -256,5 +262,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.plot:
         if Path(args.plot).suffix.lower() not in (".png", ".pdf", ".svg"):
             raise InputError("the plot is written as .png, .pdf or .svg", file=args.plot)
-        plot_degradation(episodes, args.plot)
+        try:
+            plot_degradation(episodes, args.plot)
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror or err}", file=args.plot) from None
     return ExitCode.OK

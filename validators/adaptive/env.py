@@ -2,7 +2,7 @@
 
 The runtime protocol of AdaPlanBench (Liu et al. 2026; the paper's text is
 ``/work/shared/seeds/000_412af33225388945.txt``, cited below by line: L51-L63 the protocol,
-L306-L314 the revelation rule, L426-L431 the early stop), made exact. At turn ``t`` the
+L306-L314 the revelation rule, L426-L428 and L469-L471 the early stop), made exact. At turn ``t`` the
 agent proposes a plan (plan-file text). The plan is checked against the *whole* hidden
 profile on *every* step it writes (:mod:`.check`), giving the violated world and user
 constraints ``V_t^w`` and ``V_t^u``, and, as a verdict of its own, validated against the
@@ -34,7 +34,9 @@ The feedback is what the paper's user simulator is given: the selected violated
 constraints (L308: "determined solely by these detected violations"). The validator's
 verdict on the task is recorded in every turn (``executable``, ``solves_task``,
 ``failing_step``, ``info["verdict"]``) but is not told to the agent, except that an
-unreadable answer is said to be unreadable; ``validator_feedback=True`` (not the paper's)
+unreadable answer is said to be unreadable and an answer without a step to hold no
+steps (it is no plan: it stalls, it never ends the episode as a valid plan);
+``validator_feedback=True`` (not the paper's)
 adds the validator's message and advice to every turn.
 
 ``constraints`` selects the dual ablation (L128): ``"world"`` or ``"user"`` keeps only the
@@ -53,17 +55,28 @@ from dataclasses import dataclass, field, replace
 from planning_core.errors import PlanningError
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.writer import write_domain, write_problem
-from planning_core.validate import Verdict
+from planning_core.validate import ValidationReport, Verdict
 from planning_core.validators.adaptive.check import ConstraintChecker, PlanCheck
 from planning_core.validators.adaptive.profile import Constraint, Profile
 
-__all__ = ["Turn", "Episode", "AdaptiveEnv", "OUTCOMES", "CONSTRAINT_SETS",
+__all__ = ["Turn", "Episode", "AdaptiveEnv", "OUTCOMES", "CONSTRAINT_SETS", "MAX_PLAN_CHARS", "MAX_PLAN_STEPS",
            "DEFAULT_MAX_TURNS", "DEFAULT_PATIENCE"]
 
 OUTCOMES = ("success", "unsolved", "early_stop", "max_turns", "refine_exhausted", "failed")
 CONSTRAINT_SETS = ("both", "world", "user")
 DEFAULT_MAX_TURNS = 20     # the paper's T (Appendix D.2.1, L413)
 DEFAULT_PATIENCE = 2       # the paper's tau (L63, L426; E.4 says three, L471)
+#: Longest answer judged, in characters (a 10,000-step plan is about 200,000): a longer one
+#: is an unreadable turn, and only its first KEPT_CHARS characters are recorded (the record
+#: and a model's dialogue would otherwise grow by the whole answer every turn).
+MAX_PLAN_CHARS = 1_000_000
+#: Most plan lines judged (a line that is neither blank nor a comment): every constraint is
+#: judged on every step, so the cost grows with steps x constraints (250,000 one-word steps
+#: under a high tier took 6 s of CPU a turn); a longer answer is an unreadable turn.
+MAX_PLAN_STEPS = 10_000
+KEPT_CHARS = 2_000
+#: Longest validator message quoted in the feedback (a parse error quotes the bad token).
+MAX_MESSAGE_CHARS = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +109,11 @@ class Turn:
     @property
     def constraints_met(self) -> bool:
         """The paper's ConPass: a readable plan that violates no world and no user
-        constraint, judged on every step (it need not execute)."""
-        return self.readable and not self.violated
+        constraint, judged on every step (it need not execute). An answer without a step
+        is no plan (unless the empty plan solves the task): it proposes nothing to judge,
+        so it neither ends the episode nor counts for VPR."""
+        return self.readable and not self.violated and (plan_has_steps(self.plan)
+                                                        or self.solves_task)
 
     def to_json(self) -> dict:
         return {"turn": self.index, "plan": self.plan, "verdict": self.verdict,
@@ -110,6 +126,28 @@ class Turn:
 
     @classmethod
     def from_json(cls, d: dict) -> "Turn":
+        """A turn from its JSON; ``TypeError``/``ValueError`` naming the first ill-typed
+        field (a results file is read back, and may have been edited or written by hand)."""
+        if not isinstance(d, dict):
+            raise TypeError("a turn must be a JSON object")
+        _need(d, "turn", int)
+        _need(d, "plan", str)
+        _need(d, "verdict", str)
+        for key in ("executable", "solves_task", "success", "stall"):
+            _need(d, key, bool)
+        for key in ("readable",):
+            if key in d:
+                _need(d, key, bool)
+        if d["failing_step"] is not None:
+            _need(d, "failing_step", int)
+        for key in ("violated", "revealed", "repeated"):
+            _need_strings(d, key)
+        if d["revealed_type"] not in ("world", "user", None):
+            raise ValueError(f"revealed_type {d['revealed_type']!r} is not world, user or null")
+        if d.get("phase", "main") not in ("main", "refine"):
+            raise ValueError(f"phase {d['phase']!r} is not main or refine")
+        if "feedback" in d:
+            _need(d, "feedback", str)
         return cls(d["turn"], d["plan"], d["verdict"], d["executable"], d["solves_task"],
                    d["failing_step"], tuple(d["violated"]), tuple(d["revealed"]),
                    d["revealed_type"], tuple(d["repeated"]), d["success"], d["stall"],
@@ -122,7 +160,8 @@ class Turn:
 class Episode:
     """A finished (or running) episode: the turns, why it ended, the profile's size.
     ``main_outcome`` is how the standard protocol ended (differs from ``outcome`` only
-    after refinement turns)."""
+    after refinement turns). ``group``: the agent and protocol settings it ran under, set
+    by the report when a results file mixes several (not part of the JSON)."""
 
     task: str
     tier: str
@@ -134,6 +173,7 @@ class Episode:
     constraints: str = "both"
     refine: int = 0
     main_outcome: str | None = None
+    group: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if self.main_outcome is None:
@@ -167,6 +207,25 @@ class Episode:
 
     @classmethod
     def from_json(cls, d: dict) -> "Episode":
+        """An episode from its JSON (as :meth:`Turn.from_json`, ill-typed fields raise)."""
+        _need(d, "task", str)
+        _need(d, "tier", str)
+        for key in ("outcome", "main_outcome"):
+            if d.get(key) is not None and d[key] not in OUTCOMES:
+                raise ValueError(f"{key} {d[key]!r} is not one of {', '.join(OUTCOMES)}")
+        _need(d, "world_total", int)
+        _need(d, "user_total", int)
+        _need_strings(d, "world_ids")
+        if d.get("constraints", "both") not in CONSTRAINT_SETS:
+            raise ValueError(f"constraints {d['constraints']!r} is not one of "
+                             f"{', '.join(CONSTRAINT_SETS)}")
+        if "refine" in d:
+            _need(d, "refine", int)
+        if not isinstance(d["turns"], list) or not d["turns"]:
+            raise ValueError("turns must be a non-empty list")
+        if (d["outcome"] == "success") != bool(d["turns"][-1].get("success")
+                                               if isinstance(d["turns"][-1], dict) else False):
+            raise ValueError("the outcome is success exactly when the last turn succeeds")
         return cls(d["task"], d["tier"], tuple(Turn.from_json(t) for t in d["turns"]),
                    d["outcome"], d["world_total"], d["user_total"], tuple(d["world_ids"]),
                    d.get("constraints", "both"), d.get("refine", 0),
@@ -180,7 +239,8 @@ class AdaptiveEnv:
                  max_turns: int = DEFAULT_MAX_TURNS, patience: int = DEFAULT_PATIENCE,
                  refine: int = 0, constraints: str = "both", hint_withheld: bool = False,
                  validator_feedback: bool = False, show_attributes: bool = False,
-                 task_id: str | None = None) -> None:
+                 task_id: str | None = None, max_plan_chars: int = MAX_PLAN_CHARS,
+                 max_plan_steps: int = MAX_PLAN_STEPS) -> None:
         if max_turns < 1 or patience < 1:
             raise ValueError("max_turns and patience must be at least 1")
         if refine < 0:
@@ -196,6 +256,7 @@ class AdaptiveEnv:
         self.max_turns, self.patience, self.refine = max_turns, patience, refine
         self.hint_withheld, self.validator_feedback = hint_withheld, validator_feedback
         self.show_attributes = show_attributes
+        self.max_plan_chars, self.max_plan_steps = max_plan_chars, max_plan_steps
         self.task_id = task_id or problem.name
         self._by_id = {c.id: c for c in self.constraints}
         self.reset()
@@ -226,7 +287,19 @@ class AdaptiveEnv:
             raise PlanningError("the episode is over; call reset() to start another")
         if not isinstance(plan_text, str):
             plan_text = "" if plan_text is None else str(plan_text)
-        result = self.checker.check(plan_text)
+        size = len(plan_text)
+        lines = 0 if size > self.max_plan_chars else _step_lines(plan_text)
+        if size > self.max_plan_chars or lines > self.max_plan_steps:
+            why = (f"{size} characters, limit {self.max_plan_chars}"
+                   if size > self.max_plan_chars else
+                   f"{lines} steps, limit {self.max_plan_steps}")
+            if size > KEPT_CHARS:
+                plan_text = plan_text[:KEPT_CHARS] + \
+                    f"\n... [{size - KEPT_CHARS} characters cut]"
+            result = PlanCheck(ValidationReport(
+                Verdict.PLAN_SYNTAX_ERROR, message=f"the answer is too long ({why})"), 0, ())
+        else:
+            result = self.checker.check(plan_text)
         turn = self._judge(plan_text, result)
         self.turns.append(turn)
         info = {"turn": turn, "feedback": self._feedback_json(turn, result),
@@ -246,7 +319,9 @@ class AdaptiveEnv:
         repeated = tuple(c for c in selected if c in known)
         revealed = tuple(c for c in selected if c not in known)
         self.revealed.extend(self._by_id[c] for c in revealed)
-        valid = result.readable and not violated     # ConPass, judged on every step
+        # ConPass, judged on every step; an answer without a step proposes no plan
+        valid = result.readable and not violated and (result.steps > 0
+                                                      or result.solves_task)
         success = valid and result.solves_task
         stall = phase == "main" and not revealed and not valid
         if phase == "main":
@@ -312,10 +387,11 @@ class AdaptiveEnv:
                          "reported once those above are respected.")
         refining = self.phase == "refine" and turn.constraints_met  # rubric feedback
         over = self.done and self.outcome in ("unsolved", "refine_exhausted")
+        empty = turn.readable and not plan_has_steps(turn.plan) and not turn.solves_task
+        if empty:
+            lines.append("The answer holds no plan steps.")
         if not turn.readable or ((self.validator_feedback or refining or over)
-                                 and not turn.solves_task):
-            if not plan_has_steps(turn.plan) and report.verdict is not Verdict.PLAN_SYNTAX_ERROR:
-                lines.append("The answer holds no plan steps.")
+                                 and not turn.solves_task and not empty):
             lines.append(_task_failure(report))
             if self.validator_feedback or refining:
                 lines.extend("  " + a for a in report.advice)
@@ -352,11 +428,25 @@ class AdaptiveEnv:
                "done": self.done, "outcome": self.outcome}
         if not turn.readable or self.validator_feedback or (
                 self.phase == "refine" and turn.constraints_met):
-            out["message"] = result.report.message
+            out["message"] = _short(result.report.message)
             out["advice"] = list(result.report.advice)
         if self.hint_withheld:
             out["hidden_violations"] = len(_withheld(turn))
         return out
+
+
+def _need(d: dict, key: str, kind: type) -> None:
+    value = d[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise TypeError(f"{key} must be {'an' if kind is int else 'a'} "
+                        f"{ {int: 'integer', str: 'string', bool: 'boolean'}[kind] }, "
+                        f"not {value!r:.40}")
+
+
+def _need_strings(d: dict, key: str) -> None:
+    value = d[key]
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise TypeError(f"{key} must be a list of strings, not {value!r:.40}")
 
 
 def _withheld(turn: Turn) -> list[str]:
@@ -367,9 +457,14 @@ def _verdict_json(turn: Turn, result: PlanCheck) -> dict:
     """The validator's verdict and every violation: the record, not the feedback."""
     return {"readable": turn.readable, "executable": turn.executable,
             "solves_task": turn.solves_task, "verdict": turn.verdict,
-            "failing_step": turn.failing_step, "message": result.report.message,
+            "failing_step": turn.failing_step, "message": _short(result.report.message),
             "violated": list(turn.violated), "withheld": _withheld(turn),
             "skipped_steps": list(result.skipped)}
+
+
+def _step_lines(text: str) -> int:
+    return sum(1 for line in text.splitlines()
+               if line.strip() and not line.lstrip().startswith(";"))
 
 
 def plan_has_steps(text: str) -> bool:
@@ -385,5 +480,11 @@ def _task_failure(report) -> str:
     if report.verdict is Verdict.CONSTRAINT_VIOLATED:
         return "The plan breaks a constraint of the task itself: " + report.message
     if report.verdict is Verdict.PLAN_SYNTAX_ERROR:
-        return "The plan cannot be read: " + report.message
-    return f"The plan cannot be executed: {report.message}"
+        return "The plan cannot be read: " + _short(report.message)
+    return f"The plan cannot be executed: {_short(report.message)}"
+
+
+def _short(message: str) -> str:
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    return message[:MAX_MESSAGE_CHARS] + f"... [{len(message) - MAX_MESSAGE_CHARS} characters cut]"

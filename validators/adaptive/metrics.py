@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from planning_core.validators.adaptive.env import Episode
@@ -119,14 +119,29 @@ def _per_turn(count: int, episode: Episode) -> float:
     return count / len(episode.turns) if episode.turns else 0.0
 
 
+def _row_key(group: str, tier: str) -> str:
+    return f"{group} / {tier}" if group else tier
+
+
 def metrics_by_tier(episodes: list[Episode], failures: list[dict] = ()) \
         -> dict[str, dict[str, Estimate]]:
     """Metrics per tier (in order of first appearance) and ``"overall"``; ``failures`` are
-    the failure rows (``{"tier": ..., "error": ...}``) counted as failed queries."""
-    tiers = list(dict.fromkeys([e.tier for e in episodes] + [f.get("tier") for f in failures]))
-    out = {t: metrics([e for e in episodes if e.tier == t],
-                      sum(1 for f in failures if f.get("tier") == t)) for t in tiers}
-    out["overall"] = metrics(episodes, len(failures))
+    the failure rows (``{"tier": ..., "error": ...}``) counted as failed queries. Episodes
+    of several groups (agents or protocol settings, :func:`read_results`) are never pooled:
+    the rows are ``"GROUP / TIER"`` and ``"GROUP / overall"``."""
+    groups = list(dict.fromkeys([e.group for e in episodes] +
+                                [f.get("group", "") for f in failures]))
+    out = {}
+    for g in groups:
+        eps = [e for e in episodes if e.group == g]
+        fails = [f for f in failures if f.get("group", "") == g]
+        tiers = list(dict.fromkeys([e.tier for e in eps] + [f.get("tier") for f in fails]))
+        for t in tiers:
+            out[_row_key(g, t)] = metrics([e for e in eps if e.tier == t],
+                                          sum(1 for f in fails if f.get("tier") == t))
+        out[_row_key(g, "overall")] = metrics(eps, len(fails))
+    if not groups:
+        out["overall"] = metrics([], 0)
     return out
 
 
@@ -178,16 +193,19 @@ def render_markdown(episodes: list[Episode], title: str = "Adaptive planning",
               "|---|---:|---:|" + "---:|" * len(METRICS)]
     for tier, row in table.items():
         n = row["Acc"].n
-        failed = sum(1 for f in failures if tier == "overall" or f.get("tier") == tier)
+        failed = sum(1 for f in failures if _row_key(f.get("group", ""), "overall") == tier
+                     or _row_key(f.get("group", ""), f.get("tier")) == tier)
         cells = [row[m].render(percent=m in SHARES) for m in METRICS]
         lines.append(f"| {tier} | {n} | {failed} | " + " | ".join(cells) + " |")
     if any(e.refine for e in episodes):
         lines += ["", "After k refinement turns (the paper's Figure 5; queries that failed "
                   "without an early stop get them), per tier:", "",
                   "| tier | k | Acc | VPR |", "|---|---:|---:|---:|"]
-        for tier in dict.fromkeys(e.tier for e in episodes):
-            failed = sum(1 for f in failures if f.get("tier") == tier)
-            curve = per_refinement([e for e in episodes if e.tier == tier], failed)
+        for tier in dict.fromkeys(_row_key(e.group, e.tier) for e in episodes):
+            failed = sum(1 for f in failures
+                         if _row_key(f.get("group", ""), f.get("tier")) == tier)
+            curve = per_refinement([e for e in episodes
+                                    if _row_key(e.group, e.tier) == tier], failed)
             lines += [f"| {tier} | {k} | {row['acc'].render(True)} | "
                       f"{row['vpr'].render(True)} |" for k, row in curve.items()]
     return "\n".join(lines) + "\n"
@@ -201,8 +219,8 @@ def plot_degradation(episodes: list[Episode], path: str | Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(12, 3.5))
-    for tier in dict.fromkeys(e.tier for e in episodes):
-        curve = per_turn([e for e in episodes if e.tier == tier])
+    for tier in dict.fromkeys(_row_key(e.group, e.tier) for e in episodes):
+        curve = per_turn([e for e in episodes if _row_key(e.group, e.tier) == tier])
         xs = sorted(curve)
         ax1.plot(xs, [curve[t]["acc"].value * 100 for t in xs], marker="o", label=tier)
         ax2.plot(xs, [curve[t]["solves"].value * 100 for t in xs], marker="o", label=tier)
@@ -210,7 +228,8 @@ def plot_degradation(episodes: list[Episode], path: str | Path) -> None:
     ax1.set(xlabel="turn", ylabel="Acc by turn (%)", ylim=(0, 100))
     ax2.set(xlabel="turn", ylabel="plans solving the task (%)", ylim=(0, 100))
     ax3.set(xlabel="turn", ylabel="plans meeting all constraints (%)", ylim=(0, 100))
-    ax1.legend(title="tier")
+    if episodes:                  # an empty results file: empty axes, no legend warning
+        ax1.legend(title="tier")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -222,12 +241,34 @@ def read_episodes(path: str | Path) -> list[Episode]:
     return read_results(path)[0]
 
 
+#: The protocol settings a row's group does not name when they are these (the paper's).
+_DEFAULT_PROTOCOL = {"max_turns": 20, "patience": 2, "refine": 0, "constraints": "both",
+                     "hint_withheld": False, "validator_feedback": False,
+                     "show_attributes": False}
+
+
+def _group_of(row: dict) -> str:
+    """The agent and the protocol settings that differ from the paper's, e.g.
+    ``oracle constraints=world``."""
+    protocol = row.get("protocol")
+    protocol = dict(protocol) if isinstance(protocol, dict) else {}
+    for key in ("constraints", "refine"):           # rows written before "protocol"
+        if key in row and key not in protocol:
+            protocol[key] = row[key]
+    parts = [str(row.get("agent", "agent"))]
+    parts += [f"{k}={v}" for k, v in sorted(protocol.items())
+              if _DEFAULT_PROTOCOL.get(k, object()) != v]
+    return " ".join(parts)
+
+
 def read_results(path: str | Path) -> tuple[list[Episode], list[dict]]:
-    """Episodes and failure rows from a JSON Lines file written by ``adaptive run``."""
+    """Episodes and failure rows from a JSON Lines file written by ``adaptive run``. When
+    the file holds rows of several agents or protocol settings, each episode and failure
+    row gets its ``group`` (:func:`_group_of`) so that the report keeps them apart."""
     from planning_core.errors import InputError
     from planning_core.pddl.files import read_text
 
-    episodes, failures = [], []
+    found: dict[tuple, tuple[int, dict, Episode | None]] = {}
     for n, line in enumerate(read_text(path, expected="JSON Lines").splitlines(), start=1):
         if not line.strip():
             continue
@@ -236,9 +277,29 @@ def read_results(path: str | Path) -> tuple[list[Episode], list[dict]]:
             if not isinstance(row, dict):
                 raise TypeError("a row must be a JSON object")
             if "error" in row:
-                failures.append(row)
-                continue
-            episodes.append(Episode.from_json(row))
-        except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as err:
+                for key in ("task", "tier"):
+                    if not isinstance(row.get(key), str):
+                        raise TypeError(f"a failure row's {key} must be a string")
+            episode = None if "error" in row else Episode.from_json(row)
+            key = (row["task"], row["tier"], _group_of(row))
+            if key in found:
+                before, old, _ = found[key]
+                # a query whose episode failed (a model error) is run again by a resumed
+                # run: the later row supersedes it; any other repeat would weigh double
+                if not (old.get("error") is not None and old.get("stage") == "episode"):
+                    raise ValueError(f"the query {row['task']} (tier {row['tier']}, "
+                                     f"{key[2]}) is already at line {before}")
+            found[key] = (n, row, episode)
+        except KeyError as err:
+            raise InputError(f"not an episode row: no field {err}", file=str(path),
+                             line=n) from None
+        except (json.JSONDecodeError, TypeError, ValueError, AttributeError) as err:
             raise InputError(f"not an episode row: {err}", file=str(path), line=n) from None
+    mixed = len({key[2] for key in found}) > 1
+    episodes, failures = [], []
+    for (_, _, group), (_, row, episode) in found.items():
+        if episode is None:
+            failures.append(dict(row, group=group) if mixed else row)
+        else:
+            episodes.append(replace(episode, group=group) if mixed else episode)
     return episodes, failures

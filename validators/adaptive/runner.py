@@ -1,13 +1,18 @@
 """Batch runs: every profile x tier with one agent, one JSON line per episode.
 
-Rows already in the output (same task, tier and agent) are skipped, so an interrupted run
-resumes. The output is opened through :func:`planning_core.results_file.open_results`, like
+Rows already in the output (same task, tier, agent and protocol settings: every row records
+its ``protocol``, the :class:`AdaptiveEnv` options it ran under) are skipped, so an
+interrupted run resumes, and a run under other settings (``--constraints world`` beside
+``both``, another patience) into the same file adds its rows instead of skipping them. The output is opened through :func:`planning_core.results_file.open_results`, like
 every batch command's: locked for the run (a second run on the same file stops at once) and
 cut after its last whole line (a run killed while writing leaves no torn row behind). A
 profile that cannot be loaded becomes one failure row per requested tier, a tier the profile
 lacks one failure row (``{"task", "tier", "agent", "error"}``), and the batch goes on: the
 report counts every failure row as a failed query (the paper divides by all its N queries,
-L405), so a broken profile cannot raise Acc by dropping out.
+L405), so a broken profile cannot raise Acc by dropping out. A failure row's ``stage`` says
+where it failed: ``load`` (the profile or its tier) is final; ``episode`` (the agent failed,
+e.g. a model that could not be reached) is run again by a resumed run, whose row then
+supersedes it in the report.
 """
 from __future__ import annotations
 
@@ -24,6 +29,10 @@ from planning_core import safe_json
 __all__ = ["run_profiles"]
 
 
+def _protocol_key(protocol) -> str:
+    return json.dumps(protocol, sort_keys=True)
+
+
 def _done(out: Path) -> set:
     if not out.exists():
         return set()
@@ -31,7 +40,10 @@ def _done(out: Path) -> set:
     for line in out.read_text(encoding="utf-8").splitlines():
         try:
             row = safe_json.loads(line)
-            keys.add((row["task"], row["tier"], row.get("agent")))
+            if row.get("error") is not None and row.get("stage") == "episode":
+                continue        # the episode failed (a model error): run it again
+            keys.add((row["task"], row["tier"], row.get("agent"),
+                      _protocol_key(row.get("protocol"))))
         except (json.JSONDecodeError, KeyError, TypeError):
             continue
     return keys
@@ -42,6 +54,8 @@ def run_profiles(profiles: list[Path], make_agent, tiers: list[str], out: Path, 
     """Run every profile x tier; ``env_options`` go to :class:`AdaptiveEnv` (max_turns,
     patience, refine, constraints, hint_withheld, validator_feedback, show_attributes)."""
     f, _ = open_results(out)
+    protocol = dict(sorted(env_options.items()))
+    setting = _protocol_key(protocol)
     counts = {"run": 0, "skipped": 0, "failed": 0}
     with f:
         done = _done(out)
@@ -51,25 +65,31 @@ def run_profiles(profiles: list[Path], make_agent, tiers: list[str], out: Path, 
                 profile, domain, problem = load_task(path)
             except PlanningError as err:
                 for tier in tiers:
-                    if (task_id, tier, agent_name) in done:
+                    if (task_id, tier, agent_name, setting) in done:
                         counts["skipped"] += 1
                         continue
                     append_row(f, {"task": task_id, "tier": tier, "agent": agent_name,
+                                   "protocol": protocol, "stage": "load",
                                    "error": str(err)})
+                    done.add((task_id, tier, agent_name, setting))
                     counts["failed"] += 1
                 continue
             for tier in tiers:
-                if (task_id, tier, agent_name) in done:
+                if (task_id, tier, agent_name, setting) in done:
                     counts["skipped"] += 1
                     continue
+                stage = "load"                  # the profile lacks the tier: final
                 try:
                     env = AdaptiveEnv(domain, problem, profile, tier, task_id=task_id,
                                       **env_options)
-                    row = dict(run_episode(env, make_agent()).to_json(), agent=agent_name)
+                    stage = "episode"
+                    row = dict(run_episode(env, make_agent()).to_json(), agent=agent_name,
+                               protocol=protocol)
                     counts["run"] += 1
                 except PlanningError as err:
                     row = {"task": task_id, "tier": tier, "agent": agent_name,
-                           "error": str(err)}
+                           "protocol": protocol, "stage": stage, "error": str(err)}
                     counts["failed"] += 1
                 append_row(f, row)
+                done.add((task_id, tier, agent_name, setting))   # a tier named twice
     return counts

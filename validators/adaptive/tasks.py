@@ -54,12 +54,19 @@ def find_tasks(paths, limit: int | None = None) -> list[TaskRef]:
 
 
 def find_profiles(paths) -> list[Path]:
+    """The profile files under ``paths``, each once (a file named twice, or also found in a
+    folder given, is one query: counted twice it would weigh double in N)."""
     out: list[Path] = []
+    seen: set[Path] = set()
     for raw in paths:
         path = Path(raw)
         if not path.exists():
             raise InputError("no such file or folder", file=str(path))
-        out.extend([path] if path.is_file() else sorted(path.rglob("*.json")))
+        for found in [path] if path.is_file() else sorted(path.rglob("*.json")):
+            key = found.resolve()
+            if key not in seen:
+                seen.add(key)
+                out.append(found)
     return out
 
 
