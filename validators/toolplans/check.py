@@ -137,8 +137,14 @@ def _num(x):
 
 # ------------------------------------------------------------------ fault mapping
 
-def _called_later(infos: tuple[StepInfo, ...], after: int, tool: str) -> bool:
-    return any(i.tool is not None and i.tool.name == tool for i in infos[after:])
+def _last_calls(infos: tuple[StepInfo, ...]) -> dict[str, int]:
+    """Tool name -> the index of its last call: "called after call k" in constant time, so
+    checking stays linear in the chain's length (a hostile chain may hold 10,000 calls)."""
+    return {i.tool.name: i.index for i in infos if i.tool is not None}
+
+
+def _called_later(last: dict[str, int], after: int, tool: str) -> bool:
+    return last.get(tool, 0) > after
 
 
 def _precondition_fault(ctx: TaskContext, report: ValidationReport,
@@ -148,6 +154,7 @@ def _precondition_fault(ctx: TaskContext, report: ValidationReport,
     tool = info.tool
     text = info.call.text()
     unsat = report.unsatisfied
+    last = _last_calls(infos)
     if any(u == f"(working-{tool.name})" for u in unsat):
         return Fault("broken_tool", k, f"call {k} uses {tool.name}, which is broken: it fails "
                                        "whatever it is given", text)
@@ -173,17 +180,17 @@ def _precondition_fault(ctx: TaskContext, report: ValidationReport,
             param = next((p for p, o in info.objects.items() if o == obj), None)
             what = f"argument {param!r} " if param else ""
             needs.append(f"{what}needs {ctx.pddl3.item_type.get(obj, obj)} from {maker}")
-            later |= maker is not None and _called_later(infos, k, maker)
+            later |= maker is not None and _called_later(last, k, maker)
         elif u.startswith("(exists "):
             m = re.search(r"- ([^\s)]+)\)", u)
             dtype = m.group(1) if m else u
             needs.append(f"needs a {dtype}")
-            later |= any(_called_later(infos, k, t.name) for t in ctx.task.tools
+            later |= any(_called_later(last, k, t.name) for t in ctx.task.tools
                          if dtype in t.produces)
         elif u.startswith("(called-"):
             other = u[len("(called-"):-1]
             needs.append(f"must come after {other}")
-            later |= _called_later(infos, k, other)
+            later |= _called_later(last, k, other)
         else:
             needs.append(u)
     kind = "premature_call" if later else "missing_prerequisite"
@@ -296,6 +303,7 @@ def execute(ctx: TaskContext, calls, validator: Validator | None = None) -> Exec
             faults.append(early)
     # optional data arguments: checked against the items available at their call
     have = _have_before(ctx, report, len(steps))
+    last = _last_calls(infos)
     for info in infos:
         if info.tool is None:
             continue
@@ -311,7 +319,7 @@ def execute(ctx: TaskContext, calls, validator: Validator | None = None) -> Exec
                                     "of any call", text))
             elif info.index - 1 < len(have) and obj not in have[info.index - 1]:
                 maker = ctx.pddl3.producers.get(obj)
-                kind = "premature_call" if maker and _called_later(infos, info.index, maker) \
+                kind = "premature_call" if maker and _called_later(last, info.index, maker) \
                     else "missing_prerequisite"
                 faults.append(Fault(kind, info.index, f"call {info.index}: optional argument "
                                                       f"{p.name!r} needs {obj} from {maker}", text))
@@ -383,6 +391,7 @@ def simulate(ctx: TaskContext, infos: tuple[StepInfo, ...], *, have=None, called
     limits = [c for c in task.constraints if c.kind == "at_most"]
     orders = [c for c in task.constraints if c.kind == "not_before"]
     faults: list[Fault] = []
+    last = _last_calls(infos)
     for info in infos:
         k, tool, text = info.index, info.tool, info.call.text()
         if tool is None:
@@ -410,7 +419,7 @@ def simulate(ctx: TaskContext, infos: tuple[StepInfo, ...], *, have=None, called
                 maker = ctx.pddl3.producers.get(obj)
                 needs.append(f"argument {p.name!r} needs {ctx.pddl3.item_type.get(obj, obj)} "
                              f"from {maker}")
-                later |= maker is not None and _called_later(infos, k, maker)
+                later |= maker is not None and _called_later(last, k, maker)
         for p in tool.params:   # optional data arguments, checked the same way
             if p.required or p.data_type is None or p.name not in info.objects:
                 continue
@@ -422,16 +431,16 @@ def simulate(ctx: TaskContext, infos: tuple[StepInfo, ...], *, have=None, called
             elif obj not in have:
                 maker = ctx.pddl3.producers.get(obj)
                 needs.append(f"optional argument {p.name!r} needs {obj} from {maker}")
-                later |= maker is not None and _called_later(infos, k, maker)
+                later |= maker is not None and _called_later(last, k, maker)
         held_types = {ctx.pddl3.item_type[o] for o in have}
         for r in tool.requires:
             if r not in held_types:
                 needs.append(f"needs a {r}")
-                later |= any(_called_later(infos, k, t.name) for t in task.tools if r in t.produces)
+                later |= any(_called_later(last, k, t.name) for t in task.tools if r in t.produces)
         for u in tool.after:
             if u not in called:
                 needs.append(f"must come after {u}")
-                later |= _called_later(infos, k, u)
+                later |= _called_later(last, k, u)
         if halluc:
             faults.append(Fault("hallucinated_input", k, f"call {k}: {', '.join(halluc)} is "
                                 "neither a data item the user supplied nor an output of any "
