@@ -79,7 +79,7 @@ def tool_to_json(t: Tool) -> dict:
             note[key] = value
     if t.cost != 1:
         note["cost"] = t.cost
-    return {"name": t.name, "description": t.description,
+    return {"name": t.spelling, "description": t.description,
             "parameters": {"type": "object", "properties": props, "required": required},
             "x-planning": note}
 

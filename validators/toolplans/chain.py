@@ -41,7 +41,7 @@ from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.faults import Fault
 from planning_core.validators.toolplans.spec import Param, Tool
 
-__all__ = ["StepInfo", "to_steps"]
+__all__ = ["StepInfo", "to_steps", "tool_called"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,12 +86,19 @@ def _same(a, b) -> bool:
     return a == b
 
 
+def tool_called(task, name: str) -> Tool | None:
+    """The tool a call names, spelled exactly as declared (paper line 623: "Tool names must
+    match exactly; even slight variations are errors"); None: no such tool (E6)."""
+    tool = task.tool(name.lower()) if isinstance(name, str) else None
+    return tool if tool is not None and name == tool.spelling else None
+
+
 class _Resolver:
     def __init__(self, ctx: TaskContext, calls: tuple[Call, ...]) -> None:
         self.ctx = ctx
         self.task = ctx.task
         self.calls = calls
-        self.tools = [ctx.task.tool(c.name.lower()) for c in calls]
+        self.tools = [tool_called(ctx.task, c.name) for c in calls]
         self.outputs = ctx.pddl3.producers
         # per data type, the (1-based, increasing) indices of the calls making it; per tool,
         # its first call: "the latest earlier maker" in log time, so reading stays linear
@@ -200,10 +207,10 @@ class _Resolver:
     def step(self, index: int) -> tuple[PlanStep, StepInfo]:
         call, tool = self.calls[index - 1], self.tools[index - 1]
         line = call.line or index
-        name = call.name.lower()
         if tool is None:
+            # '?' keeps a name that differs from a tool's only in case from naming its action
             args = tuple(str(v) for v in call.arguments.values())
-            return (PlanStep(name, args, line, 1, call.text()),
+            return (PlanStep("?" + call.name, args, line, 1, call.text()),
                     StepInfo(index, call, None, {}))
         faults: list[Fault] = []
         text = call.text()

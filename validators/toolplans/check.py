@@ -137,6 +137,12 @@ def _num(x):
 
 # ------------------------------------------------------------------ fault mapping
 
+def _did_you_mean(task, name: str) -> str:
+    names = {t.name: t.spelling for t in task.tools}
+    close = difflib.get_close_matches(name.lower(), list(names), n=1)
+    return f" (did you mean {names[close[0]]}?)" if close else ""
+
+
 def _last_calls(infos: tuple[StepInfo, ...]) -> dict[str, int]:
     """Tool name -> the index of its last call: "called after call k" in constant time, so
     checking stays linear in the chain's length (a hostile chain may hold 10,000 calls)."""
@@ -206,9 +212,7 @@ def _step_fault(ctx: TaskContext, report: ValidationReport, infos: tuple[StepInf
     info = infos[k - 1] if k else None
     text = info.call.text() if info else None
     if v is Verdict.UNKNOWN_ACTION:
-        names = [t.name for t in ctx.task.tools]
-        close = difflib.get_close_matches(steps[k - 1].name, names, n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
+        hint = _did_you_mean(ctx.task, info.call.name)
         return Fault("unknown_tool", k, f"call {k}: there is no tool {info.call.name!r}{hint}", text)
     if v is Verdict.WRONG_ARITY:
         if any(f.kind == "wrong_arguments" for f in info.faults):
@@ -395,9 +399,7 @@ def simulate(ctx: TaskContext, infos: tuple[StepInfo, ...], *, have=None, called
     for info in infos:
         k, tool, text = info.index, info.tool, info.call.text()
         if tool is None:
-            names = [t.name for t in task.tools]
-            close = difflib.get_close_matches(info.call.name.lower(), names, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
+            hint = _did_you_mean(task, info.call.name)
             faults.append(Fault("unknown_tool", k, f"call {k}: there is no tool "
                                                    f"{info.call.name!r}{hint}", text))
             continue
@@ -521,7 +523,8 @@ def _intent_met(task, calls, intent) -> bool:
     tool, args = intent
     from planning_core.validators.toolplans.chain import _same
     for c in calls:
-        if c.name.lower() != tool:
+        known = task.tool(tool)
+        if known is None or c.name != known.spelling:
             continue
         ok = True
         for key, raw in args:
@@ -554,7 +557,7 @@ def goal_understanding(ctx: TaskContext, calls, infos) -> tuple[bool | None, str
             "output (" + ", ".join(task.goal) + ") depends on")]
     if not task.intent:
         return None, "the request's intent is formal only up to data types", []
-    called = {c.name.lower() for c in calls}
+    called = {i.tool.name for i in infos if i.tool is not None}
     missed = [t for t in task.intent if t[0] in called and not _intent_met(task, calls, t)]
     if missed:
         tool, args = missed[0]

@@ -283,12 +283,13 @@ def _behaviour(ctx: TaskContext, preds, faults, replacement: str) -> str:
     if not preds:
         return "other"
     first = preds[0]
-    name = first.call.name.lower()
-    if name == replacement:
+    if first.tool is None:
+        return "other"   # no tool of that exact name (paper: "must exactly match")
+    if first.tool.name == replacement:
         return "replace"
-    if name in ctx.task.broken:
+    if first.tool.name in ctx.task.broken:
         return "retry"
-    if first.tool is None or any(f.step == first.index for f in faults) \
+    if any(f.step == first.index for f in faults) \
             or first.tool.name not in ctx.relevant:
         return "other"   # unknown, faulty, or of no use for the required outputs
     return "alter"
