@@ -7,7 +7,7 @@ import sys
 
 from planning_core.validators.toolplans import check_output
 
-from tests.toolplans.toolplans_fixtures import mini
+from tests.toolplans.toolplans_fixtures import TASK, mini
 
 
 def entry(name, desc, reason="because"):
@@ -43,3 +43,83 @@ def test_long_chains_are_checked_in_linear_work():
     work(1)
     small, large = work(150), work(300)
     assert large / small < 2.3, (small, large)
+
+
+VALID_CHAIN = [entry("login", {"username": "ana.l"}),
+               entry("search", {"origin": "Paris", "destination": "Rome", "date": "2025-05-01"}),
+               entry("book", {"offer": "the offer from step 2", "passenger": "Ana"}),
+               entry("pay", {"amount": "the fare from step 3", "card": "4111"})]
+
+
+def test_a_tool_name_in_another_case_is_a_hallucinated_tool():
+    # paper line 623 and Figure 31: "Tool names must match exactly ... capitalization"
+    ctx = mini()
+    assert check_output(ctx, json.dumps({"plan": "p", "tool_chain": VALID_CHAIN})).correct
+    chain = [dict(VALID_CHAIN[0], name="Login")] + VALID_CHAIN[1:]
+    rep = check_output(ctx, json.dumps({"plan": "p", "tool_chain": chain}))
+    assert rep.correct is False
+    assert rep.classes["E6"] == [1]
+    assert "did you mean login" in rep.faults[0].message
+
+
+def test_declared_spelling_is_the_one_to_use():
+    from tests.toolplans.toolplans_fixtures import TASK, TOOLS
+    from planning_core.validators.toolplans import TaskContext, parse_task
+    from planning_core.validators.toolplans.apb import tool_to_json
+    tools = [dict(t, function=dict(t["function"], name="Login")) if t["function"]["name"] == "login"
+             else t for t in TOOLS]
+    ctx = TaskContext(parse_task(dict(TASK, tools=tools)))
+    assert tool_to_json(ctx.task.tool("login"))["name"] == "Login"
+    chain = [dict(VALID_CHAIN[0], name="Login")] + VALID_CHAIN[1:]
+    assert check_output(ctx, json.dumps({"plan": "p", "tool_chain": chain})).correct
+    rep = check_output(ctx, json.dumps({"plan": "p", "tool_chain": VALID_CHAIN}))
+    assert rep.classes["E6"] == [1] and "did you mean Login" in rep.faults[0].message
+
+
+def test_tool_broken_case_variants_are_other():
+    # Figure 36: the replacement's name "must exactly match"; a variant is no tool at all
+    from planning_core.validators.toolplans import judge_prediction
+    ctx = mini()
+    prefix = 'login(username="ana.l")'
+    step = {"role": "assistant", "thought": "t", "tool_calls": [
+        {"type": "function", "function": {"name": "Search", "arguments": {
+            "origin": "Paris", "destination": "Rome", "date": "2025-05-01"}}}]}
+    rep = judge_prediction(ctx, prefix, json.dumps(step), 1, replacement="search")
+    assert rep.behaviour == "other" and "E6" in rep.classes
+    step["tool_calls"][0]["function"]["name"] = "search"
+    assert judge_prediction(ctx, prefix, json.dumps(step), 1, replacement="search").behaviour == "replace"
+
+
+def test_batch_rows_too_deep_or_too_long_are_error_rows():
+    from planning_core.validators.toolplans.batch import read_rows
+    text = ('{"id": "deep", "task": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
+            + '{"id": "num", "n": ' + "1" * 5000 + "}\n" + '{"id": "ok"}\n')
+    rows = read_rows(text, "rows.jsonl")
+    assert [r.id for r in rows] == ["line-1", "line-2", "ok"]
+    assert rows[0].error.startswith("rows.jsonl:1:1: not JSON") and rows[1].error
+
+
+def test_reject_beside_a_tool_chain_is_a_hedge_not_a_refusal():
+    # Figure 41: a refusal passes only with an empty tool_chain; a chain is blind execution
+    ctx = mini()
+    hedge = json.dumps({"status": "REJECT", "reason": "cannot", "plan": "p",
+                        "tool_chain": VALID_CHAIN})
+    rep = check_output(ctx, hedge)
+    assert not rep.refused and rep.correct is False and rep.calls == 4
+    assert rep.classes == {"E3": [None]}
+    # without the card item no chain can pay: unsolvable (missing information)
+    ctx2 = mini(items=[i for i in TASK["items"] if i["name"] != "visa"])
+    assert ctx2.feasibility().solvable is False
+    rep2 = check_output(ctx2, hedge)
+    assert rep2.correct is False and not rep2.refused and rep2.grade == 0.0
+    assert check_output(ctx2, json.dumps({"status": "REJECT", "tool_chain": []})).correct
+    assert check_output(ctx2, json.dumps({"status": "reject", "extra": 1})).correct
+
+
+def test_a_tool_chain_entry_without_parameter_description_is_a_format_violation():
+    # Figure 34: each tool_chain object "must have 3 keys": name, parameter_description, reason
+    ctx = mini()
+    chain = [{"name": "login", "reason": "r"}] + VALID_CHAIN[1:]
+    rep = check_output(ctx, json.dumps({"plan": "p", "tool_chain": chain}))
+    assert rep.classes["E3"] == [1]
+    assert any("parameter_description" in f.message for f in rep.faults)

@@ -12,15 +12,17 @@ Accepted shapes (the first that fits wins):
 
 A refusal is an assistant message with a non-empty ``refusal`` (OpenAI's field), an object
 ``{"refuse": true}``, APB's ``{"status": "REJECT", "reason": ...}`` (paper line 947), or text
-whose first word is ``REFUSE``, ``REJECT`` or ``UNSOLVABLE``.
+whose first word is ``REFUSE``, ``REJECT`` or ``UNSOLVABLE`` (any case). ``REJECT`` beside
+a non-empty ``tool_chain`` is a hedge, not a refusal: the chain is judged, with a format
+violation (Figure 41 passes a refusal only when the chain is empty).
 
 APB's own formats (paper: holistic prompt, Figure 34, line 690; step-wise prompts, Figures
 28-30, lines 673-677) are read too:
 
 * holistic ``{"plan": "...", "tool_chain": [{"name", "parameter_description": {...},
   "reason"}]}``: the values of ``parameter_description`` are *prose* (``Call.prose``), matched
-  to data items by :mod:`.chain` as far as that is decidable; a missing ``plan`` or
-  ``reason``, or a ``parameter_description`` that is not an object, is a format violation
+  to data items by :mod:`.chain` as far as that is decidable; a missing ``plan``,
+  ``parameter_description`` or ``reason``, or a ``parameter_description`` that is not an object, is a format violation
   (``ModelOutput.issues``, class E3); ``arguments`` is accepted in place of
   ``parameter_description`` (the paper's Figure 51 prediction uses it, graded correct);
 * step-wise ``{"role": "assistant", "thought", "tool_calls": [{"type": "function",
@@ -37,7 +39,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lark import Transformer, UnexpectedInput
 
@@ -205,6 +207,14 @@ def _from_lines(text: str) -> ModelOutput:
 def _from_json(data) -> ModelOutput:
     if isinstance(data, dict):
         if isinstance(data.get("status"), str) and data["status"].strip().upper() == "REJECT":
+            chain = data.get("tool_chain")
+            if isinstance(chain, list) and chain:
+                # a hedge: refusing and planning at once is no explicit refusal (Figure 41:
+                # the tool_chain must be empty; a standard chain is blind execution), so
+                # the chain is judged, with the contradiction as a format violation (E3)
+                out = _from_holistic(data)
+                return replace(out, issues=out.issues + ((None, "the answer both refuses "
+                               "(status REJECT) and gives a tool chain"),))
             reason = data.get("reason")
             return ModelOutput(refusal=reason.strip() if isinstance(reason, str) and reason.strip()
                                else "REJECT", format="reject")
@@ -285,6 +295,9 @@ def _from_holistic(data: dict) -> ModelOutput:
                                format="paper-holistic")
         k = i + 1
         prose = "parameter_description" in entry
+        if not prose and "arguments" not in entry:
+            issues.append((k, f"call {k}: no 'parameter_description', which the format "
+                              "requires"))
         args = entry.get("parameter_description", entry.get("arguments", {}))
         if isinstance(args, str):
             try:
