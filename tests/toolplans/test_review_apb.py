@@ -123,3 +123,12 @@ def test_a_tool_chain_entry_without_parameter_description_is_a_format_violation(
     rep = check_output(ctx, json.dumps({"plan": "p", "tool_chain": chain}))
     assert rep.classes["E3"] == [1]
     assert any("parameter_description" in f.message for f in rep.faults)
+
+
+def test_report_on_results_nested_too_deep_is_bad_input(tmp_path, capsys):
+    from planning_core.console import main
+    res = tmp_path / "r.jsonl"
+    res.write_text("[" * 100_000 + "]" * 100_000 + "\n" + '{"id": "1"}\n')
+    assert main(["toolplans", "report", str(res)]) == 2
+    err = capsys.readouterr().err
+    assert "r.jsonl:1: error: not JSON" in err and "Traceback" not in err
