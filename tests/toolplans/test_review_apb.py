@@ -132,3 +132,20 @@ def test_report_on_results_nested_too_deep_is_bad_input(tmp_path, capsys):
     assert main(["toolplans", "report", str(res)]) == 2
     err = capsys.readouterr().err
     assert "r.jsonl:1: error: not JSON" in err and "Traceback" not in err
+
+
+def test_generate_scale_nan_is_bad_input(tmp_path, capsys):
+    from planning_core.console import main
+    assert main(["toolplans", "generate", "--scale", "nan", "--out", str(tmp_path / "c.jsonl")]) == 2
+    assert "--scale must be in (0, 10]" in capsys.readouterr().err
+
+
+def test_predict_output_not_utf8_gets_a_verdict_as_check_does(tmp_path, capsys):
+    # a model's answer that is not text is a wrong answer, not a file the tool cannot read
+    from planning_core.console import main
+    from tests.toolplans.toolplans_fixtures import DATASET
+    out = tmp_path / "o.json"
+    out.write_bytes(b'{"role": "assistant", "thought": "\xff", "tool_calls": []}')
+    code = main(["toolplans", "predict", f"{DATASET / 'travel.json'}#travel-02",
+                 "--output", str(out), "--k", "1", "--time-limit", "5"])
+    assert code == 1 and "E2 premature_conclusion" in capsys.readouterr().out

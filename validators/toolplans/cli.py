@@ -270,7 +270,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from planning_core.validators.toolplans.stepwise import judge_prediction
 
     ctx = _context(args)
-    rep = judge_prediction(ctx, _text(args.prefix), _text(args.output), args.k,
+    rep = judge_prediction(ctx, _text(args.prefix), _text(args.output, lenient=True), args.k,
                            replacement=args.replacement.lower() if args.replacement else None,
                            time_limit=args.time_limit)
     if args.json:
@@ -292,7 +292,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     from planning_core.validators.toolplans.apb import build_sets, load_domains
 
-    if args.scale <= 0 or args.scale > 10:
+    if not 0 < args.scale <= 10:   # also NaN
         raise InputError(f"--scale must be in (0, 10], not {args.scale:g}")
     domains = load_domains(args.root)
     if not domains:
