@@ -149,3 +149,18 @@ def test_predict_output_not_utf8_gets_a_verdict_as_check_does(tmp_path, capsys):
     code = main(["toolplans", "predict", f"{DATASET / 'travel.json'}#travel-02",
                  "--output", str(out), "--k", "1", "--time-limit", "5"])
     assert code == 1 and "E2 premature_conclusion" in capsys.readouterr().out
+
+
+def test_tool_broken_first_step_text_only_is_other_even_if_a_later_step_replaces():
+    # Figure 36, Category 5: "only provided a text response without any tool call"
+    from planning_core.validators.toolplans import judge_prediction
+    ctx = mini()
+    prefix = 'login(username="ana.l")\nweather(city="Paris")'   # weather is the broken tool
+    text = {"role": "assistant", "thought": "the weather tool failed", "tool_calls": []}
+    search = {"role": "assistant", "thought": "t", "tool_calls": [{"type": "function", "function": {
+        "name": "search", "arguments": {"origin": "Paris", "destination": "Rome",
+                                        "date": "2025-05-01"}}}]}
+    rep = judge_prediction(ctx, prefix, json.dumps([text, search]), 2, replacement="search")
+    assert rep.behaviour == "other"
+    rep = judge_prediction(ctx, prefix, json.dumps([search, text]), 2, replacement="search")
+    assert rep.behaviour == "replace"

@@ -255,7 +255,10 @@ def judge_prediction(ctx: TaskContext, prefix, output, k: int | None = None, *,
     if exact and not faults and h0 is not None and h1 is not None and not math.isinf(h0):
         optimal = math.isclose(h0, cost + h1)
     correct = None if (unknown and not faults) else not faults
-    behaviour = _behaviour(ctx, preds, faults, replacement) if replacement else None
+    # the first predicted *step* is classified: text only there is Other (Figure 36), even
+    # when a later step calls the replacement
+    first_step = preds[:len(parsed.steps[0].calls)] if parsed.steps else preds
+    behaviour = _behaviour(ctx, first_step, faults, replacement) if replacement else None
     return PredictionReport(correct, grade, tuple(faults), optimal, h0, h1, len(parsed.steps),
                             False, e1, behaviour,
                             faults[0].message if faults else "every action is applicable and "
