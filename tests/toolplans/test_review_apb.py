@@ -164,3 +164,13 @@ def test_tool_broken_first_step_text_only_is_other_even_if_a_later_step_replaces
     assert rep.behaviour == "other"
     rep = judge_prediction(ctx, prefix, json.dumps([search, text]), 2, replacement="search")
     assert rep.behaviour == "replace"
+
+
+def test_reject_beside_step_wise_tool_calls_is_a_hedge_too():
+    from planning_core.validators.toolplans import judge_prediction
+    ctx = mini()
+    hedge = {"status": "REJECT", "tool_calls": [{"type": "function", "function": {
+        "name": "search", "arguments": {"origin": "Paris", "destination": "Rome",
+                                        "date": "2025-05-01"}}}]}
+    rep = judge_prediction(ctx, 'login(username="ana.l")', json.dumps(hedge), 1)
+    assert not rep.refused and rep.correct is False and rep.classes == {"E3": [None]}
