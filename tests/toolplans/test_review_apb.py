@@ -174,3 +174,19 @@ def test_reject_beside_step_wise_tool_calls_is_a_hedge_too():
                                         "date": "2025-05-01"}}}]}
     rep = judge_prediction(ctx, 'login(username="ana.l")', json.dumps(hedge), 1)
     assert not rep.refused and rep.correct is False and rep.classes == {"E3": [None]}
+
+
+def test_format_violations_are_one_non_critical_component_of_the_holistic_grade():
+    # lines 636-646: a logically sound chain is not "zero logical merit" for lacking the
+    # 'reason' of its entries (the paper's own Figure 51 answer has none and is correct)
+    from planning_core.validators.toolplans.faults import Fault
+    from planning_core.validators.toolplans.grade import holistic_grade
+    ctx = mini()
+    bare = [{k: v for k, v in c.items() if k != "reason"} for c in VALID_CHAIN]
+    rep = check_output(ctx, json.dumps({"plan": "p", "tool_chain": bare}))
+    assert rep.classes == {"E3": [1, 2, 3, 4]} and rep.grade == 0.8
+    one = [bare[0]] + VALID_CHAIN[1:]
+    assert check_output(ctx, json.dumps({"plan": "p", "tool_chain": one})).grade == 0.8
+    fmt = [Fault("format_violation", k, "x") for k in (1, 2)] + [Fault("format_violation", None, "x")]
+    assert holistic_grade(4, fmt, 0) == 0.8
+    assert holistic_grade(4, fmt + [Fault("premature_call", 3, "x")], 0) == 0.4  # 2 components, 3 correct

@@ -24,9 +24,12 @@ breakdown" (0.0) is not decidable apart from its flags and is not used.
 steps". Our reading, over the calls of the chain (each judged from the state the earlier
 calls would have left), the required outputs still missing at the end, and the faults:
 
-* a *component* is a call with a fault, a required output the chain never makes, or a
-  chain-level fault (a format violation of the answer, a must-call tool never called);
-* a *correct step* is a call without any fault;
+* a *component* is a call with a fault, a required output the chain never makes, a
+  chain-level fault (a must-call tool never called), or the answer's format: every format
+  violation together (no ``plan``, entries without ``reason``...) is one component;
+* a *correct step* is a call without any fault but format ones (an entry lacking its
+  ``reason`` is still a right step of the plan: a logically sound chain whose entries all
+  lack it is "very good", not "zero logical merit");
 * 1.0: no fault (line 636);
 * 0.8: one component, no required output missing, the component non-critical (a format
   violation, or an E5 of trivial impact), and at least 90% of the calls correct (line 638);
@@ -85,18 +88,21 @@ def holistic_grade(calls: int, faults, missing_outputs: int) -> float:
         return 0.0
     by_call: dict[int, list[Fault]] = {}
     chain_level = []
+    fmt = [x for x in faults if x.kind == "format_violation"]
     for x in faults:
+        if x.kind == "format_violation":
+            continue
         if x.step is None:
             if x.kind != "incomplete":
                 chain_level.append(x)
         else:
             by_call.setdefault(x.step, []).append(x)
     correct = calls - len(by_call)
-    components = len(by_call) + missing_outputs + len(chain_level)
+    components = len(by_call) + missing_outputs + len(chain_level) + (1 if fmt else 0)
     if correct <= 0:
         return 0.0
     if components == 1:
-        parts = chain_level or next(iter(by_call.values()), [])
+        parts = chain_level or fmt or next(iter(by_call.values()), [])
         if missing_outputs == 0 and _noncritical(parts) and correct >= 0.9 * calls:
             return 0.8
         return 0.6
