@@ -190,3 +190,18 @@ def test_format_violations_are_one_non_critical_component_of_the_holistic_grade(
     fmt = [Fault("format_violation", k, "x") for k in (1, 2)] + [Fault("format_violation", None, "x")]
     assert holistic_grade(4, fmt, 0) == 0.8
     assert holistic_grade(4, fmt + [Fault("premature_call", 3, "x")], 0) == 0.4  # 2 components, 3 correct
+
+
+def test_report_rejects_result_rows_of_the_wrong_types(tmp_path, capsys):
+    from planning_core.console import main
+    res = tmp_path / "r.jsonl"
+    good = {"id": "0", "setting": "holistic", "correct": False, "grade": 0.4,
+            "classes": {"E2": [None]}, "e1": "undecided"}
+    for bad, what in ((dict(good, grade="high"), "'grade'"), (dict(good, grade=1e999), "'grade'"),
+                      (dict(good, classes="E2"), "'classes'"), (dict(good, correct=1), "'correct'")):
+        res.write_text(json.dumps(good) + "\n" + json.dumps(dict(bad, id="1")) + "\n")
+        assert main(["toolplans", "report", str(res)]) == 2
+        err = capsys.readouterr().err
+        assert "result row 2 (id '1')" in err and what in err and "Traceback" not in err
+    res.write_text(json.dumps(good) + "\n")
+    assert main(["toolplans", "report", str(res)]) == 0

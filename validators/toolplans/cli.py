@@ -307,12 +307,17 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.dataset import read_results
-    from planning_core.validators.toolplans.apb_report import format_table1, table1
+    from planning_core.validators.toolplans.apb_report import format_table1, row_fault, table1
 
     path = Path(args.results)
     if not path.is_file():
         raise InputError("no such results file", file=args.results)
-    t = table1([r for r in read_results(path) if isinstance(r, dict)])
+    rows = [r for r in read_results(path) if isinstance(r, dict)]
+    for k, r in enumerate(rows, start=1):
+        fault = row_fault(r)
+        if fault:
+            raise InputError(f"result row {k} (id {r.get('id')!r}): {fault}", file=args.results)
+    t = table1(rows)
     if not t:
         raise InputError("no APB rows (rows with a 'setting') in the results", file=args.results)
     print(json.dumps(t) if args.json else format_table1(t, args.name), end="" if not args.json else "\n")
