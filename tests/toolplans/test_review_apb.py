@@ -205,3 +205,11 @@ def test_report_rejects_result_rows_of_the_wrong_types(tmp_path, capsys):
         assert "result row 2 (id '1')" in err and what in err and "Traceback" not in err
     res.write_text(json.dumps(good) + "\n")
     assert main(["toolplans", "report", str(res)]) == 0
+
+
+def test_predict_replacement_must_be_a_tool_of_the_task(capsys):
+    from planning_core.console import main
+    from tests.toolplans.toolplans_fixtures import DATASET
+    code = main(["toolplans", "predict", f"{DATASET / 'travel.json'}#travel-02", "--output",
+                 '{"status": "REJECT"}', "--replacement", "serch_flights", "--time-limit", "5"])
+    assert code == 2 and "is not a tool of the task" in capsys.readouterr().err

@@ -270,6 +270,9 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from planning_core.validators.toolplans.stepwise import judge_prediction
 
     ctx = _context(args)
+    if args.replacement and ctx.task.tool(args.replacement.lower()) is None:
+        # a typo would silently class every answer Alter or Other
+        raise InputError(f"--replacement {args.replacement!r} is not a tool of the task")
     rep = judge_prediction(ctx, _text(args.prefix), _text(args.output, lenient=True), args.k,
                            replacement=args.replacement.lower() if args.replacement else None,
                            time_limit=args.time_limit)
