@@ -213,3 +213,13 @@ def test_predict_replacement_must_be_a_tool_of_the_task(capsys):
     code = main(["toolplans", "predict", f"{DATASET / 'travel.json'}#travel-02", "--output",
                  '{"status": "REJECT"}', "--replacement", "serch_flights", "--time-limit", "5"])
     assert code == 2 and "is not a tool of the task" in capsys.readouterr().err
+
+
+def test_a_tool_chain_entry_without_a_string_name_does_not_hide_the_other_calls():
+    # line 631: "evaluate all 6 categories independently"; one bad entry is E3 + E6 there
+    ctx = mini()
+    chain = [VALID_CHAIN[0], {"name": 5, "parameter_description": {}, "reason": "r"},
+             VALID_CHAIN[1], "oops", dict(VALID_CHAIN[2], name="Book"), VALID_CHAIN[3]]
+    rep = check_output(ctx, json.dumps({"plan": "p", "tool_chain": chain}))
+    assert rep.calls == 6 and rep.primary.kind != "malformed_output"
+    assert rep.classes["E3"] == [2, 4] and rep.classes["E6"][:3] == [2, 4, 5]

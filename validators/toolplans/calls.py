@@ -274,8 +274,10 @@ def _call(entry, ptr: str) -> tuple[Call | None, str | None]:
 
 def _from_holistic(data: dict) -> ModelOutput:
     """APB's holistic answer (Figure 34): ``plan`` and ``tool_chain`` of ``{name,
-    parameter_description, reason}``. Entries that cannot be calls at all (no name) make the
-    output malformed; missing keys the prompt requires are format violations."""
+    parameter_description, reason}``. Missing keys the prompt requires are format violations;
+    an entry that is no object or has no string ``name`` is one too, and a call of no tool
+    (E6), so one bad entry does not hide the faults of the others ("evaluate all 6
+    categories independently", line 631)."""
     issues: list[tuple[int | None, str]] = []
     if not isinstance(data.get("plan"), str) or not data["plan"].strip():
         issues.append((None, "the answer has no 'plan' (a string), which the format requires"))
@@ -285,15 +287,18 @@ def _from_holistic(data: dict) -> ModelOutput:
                            format="paper-holistic")
     calls: list[Call] = []
     for i, entry in enumerate(chain):
-        ptr = f"/tool_chain/{i}"
-        if not isinstance(entry, dict):
-            return ModelOutput(calls=tuple(calls), error=f"at {ptr}: a tool call must be an "
-                               f"object, found {type(entry).__name__}", format="paper-holistic")
-        name = entry.get("name")
-        if not isinstance(name, str) or not name:
-            return ModelOutput(calls=tuple(calls), error=f"at {ptr}: a tool call needs a 'name'",
-                               format="paper-holistic")
         k = i + 1
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) \
+                or not entry["name"]:
+            # the rest of the chain stays readable: this entry is a format violation and a
+            # call of no tool (E3 and E6 at call k), the others are judged as usual
+            what = (f"a tool call must be an object, found {type(entry).__name__}"
+                    if not isinstance(entry, dict) else "'name' must be a non-empty string")
+            issues.append((k, f"call {k}: {what}"))
+            raw = entry.get("name") if isinstance(entry, dict) else entry
+            calls.append(Call(json.dumps(raw)[:60] if raw is not None else "", {}, prose=True))
+            continue
+        name = entry["name"]
         prose = "parameter_description" in entry
         if not prose and "arguments" not in entry:
             issues.append((k, f"call {k}: no 'parameter_description', which the format "
