@@ -223,3 +223,23 @@ def test_a_tool_chain_entry_without_a_string_name_does_not_hide_the_other_calls(
     rep = check_output(ctx, json.dumps({"plan": "p", "tool_chain": chain}))
     assert rep.calls == 6 and rep.primary.kind != "malformed_output"
     assert rep.classes["E3"] == [2, 4] and rep.classes["E6"][:3] == [2, 4, 5]
+
+
+def test_a_prefix_may_be_a_chat_transcript_ending_with_the_tool_error():
+    # Figure 36: "Trajectory So Far (ending with the error)": user and tool messages carry
+    # no calls; the broken call's error output ends the prefix
+    from planning_core.validators.toolplans import judge_prediction
+    ctx = mini()
+    prefix = json.dumps([
+        {"role": "user", "content": "Book the flight"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "1", "type": "function",
+         "function": {"name": "login", "arguments": '{"username": "ana.l"}'}}]},
+        {"role": "tool", "tool_call_id": "1", "content": "token"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "2", "type": "function",
+         "function": {"name": "weather", "arguments": '{"city": "Paris"}'}}]},
+        {"role": "tool", "tool_call_id": "2", "content": "Error: weather is unavailable (503)"}])
+    step = {"role": "assistant", "thought": "t", "tool_calls": [{"type": "function", "function": {
+        "name": "search", "arguments": {"origin": "Paris", "destination": "Rome",
+                                        "date": "2025-05-01"}}}]}
+    rep = judge_prediction(ctx, prefix, json.dumps(step), 1, replacement="search")
+    assert rep.correct and rep.behaviour == "replace"

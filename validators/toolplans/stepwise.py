@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from planning_core.errors import PlanningError
 from planning_core.search.hstar import h_star
-from planning_core.validators.toolplans.calls import Call, parse_output
+from planning_core.validators.toolplans.calls import Call, OutputJSONError, loads, parse_output
 from planning_core.validators.toolplans.check import execute
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.faults import Fault
@@ -53,7 +53,7 @@ def _calls(value) -> tuple[Call, ...]:
 
 def judge_next(ctx: TaskContext, prefix, call, *, time_limit: float = 30.0) -> NextReport:
     """Judge ``call`` after ``prefix`` (calls, text or JSON; an empty prefix is ``[]``)."""
-    before = _calls(prefix) if prefix not in ("", None, []) else ()
+    before = _prefix_calls(prefix)
     nxt = _calls(call)
     if len(nxt) != 1:
         raise PlanningError(f"expected one proposed call, found {len(nxt)}")
@@ -138,10 +138,26 @@ class PredictionReport:
                 "behaviour": self.behaviour, "message": self.message}
 
 
+_NO_CALLS = frozenset({"user", "system", "developer", "tool", "function"})
+
+
 def _prefix_calls(value) -> tuple[Call, ...]:
-    if value in ("", None, []):
+    """The calls of a prefix: calls, or a chat transcript as APB's trajectories are ("Steps
+    Completed So Far", Figure 28; the tool-broken one "ending with the error", Figure 36):
+    user, system and tool-result messages carry no calls and are skipped."""
+    data = value
+    if isinstance(value, str) and value.strip()[:1] == "[":
+        try:
+            data = loads(value.strip())
+        except OutputJSONError:
+            data = value
+    if isinstance(data, list):
+        data = [m for m in data if not (isinstance(m, dict) and m.get("role") in _NO_CALLS)]
+        if not data:
+            return ()
+    if data in ("", None, []):
         return ()
-    return _calls(value)
+    return _calls(data)
 
 
 def judge_prediction(ctx: TaskContext, prefix, output, k: int | None = None, *,
