@@ -243,3 +243,16 @@ def test_a_prefix_may_be_a_chat_transcript_ending_with_the_tool_error():
                                         "date": "2025-05-01"}}}]}
     rep = judge_prediction(ctx, prefix, json.dumps(step), 1, replacement="search")
     assert rep.correct and rep.behaviour == "replace"
+
+
+def test_solved_chains_use_the_declared_spelling():
+    # the optimal chain `solve` prints (and APB cases' references) must pass `check`
+    from planning_core.validators.toolplans import TaskContext, parse_task
+    from planning_core.validators.toolplans.feasibility import plan_calls
+    from tests.toolplans.toolplans_fixtures import TOOLS
+    tools = [dict(t, function=dict(t["function"], name=t["function"]["name"].title()))
+             for t in TOOLS]
+    ctx = TaskContext(parse_task(dict(TASK, tools=tools)))
+    calls = plan_calls(ctx, ctx.feasibility().plan)
+    assert [c["name"] for c in calls] == ["Login", "Search", "Book", "Pay"]
+    assert check_output(ctx, json.dumps(calls)).correct
