@@ -256,3 +256,18 @@ def test_solved_chains_use_the_declared_spelling():
     calls = plan_calls(ctx, ctx.feasibility().plan)
     assert [c["name"] for c in calls] == ["Login", "Search", "Book", "Pay"]
     assert check_output(ctx, json.dumps(calls)).correct
+
+
+def test_the_holistic_grade_counts_the_calls_a_chain_lacks_not_the_outputs():
+    # lines 640-644: "misses one key component" (0.6) vs "might get one simple step right"
+    # (0.2); goal booking + receipt needs login, search, book, pay
+    from planning_core.validators.toolplans.grade import missing_calls
+    ctx = mini()
+    by_hand = {1: 0.2, 2: 0.4, 3: 0.6, 4: 1.0}   # 3, 2, 1, 0 calls lacking
+    for n, grade in by_hand.items():
+        rep = check_output(ctx, json.dumps({"plan": "p", "tool_chain": VALID_CHAIN[:n]}))
+        assert rep.grade == grade, n
+    task = ctx.task
+    assert missing_calls(task, {"city", "date", "passenger", "username", "card"}, set()) == 4
+    assert missing_calls(task, {"city", "date", "passenger", "username", "card", "auth_token",
+                                "offer"}, {"login", "search"}) == 2

@@ -41,7 +41,7 @@ from planning_core.validators.toolplans.chain import StepInfo, to_steps
 from planning_core.validators.toolplans.compile import output_object
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.faults import Fault
-from planning_core.validators.toolplans.grade import holistic_grade
+from planning_core.validators.toolplans.grade import holistic_grade, missing_calls
 
 __all__ = ["ChainReport", "check_output", "execute"]
 
@@ -606,7 +606,8 @@ def check_output(ctx: TaskContext, output: str | ModelOutput | object, *, grade:
     if feas is not None and feas.status is Status.UNSOLVABLE:
         plan_grade = 0.0   # blind execution of an impossible request (paper Figure 41)
     else:
-        plan_grade = holistic_grade(n, [f for f in faults if f.kind != "missed_refusal"], missing)
+        lacking = missing_calls(ctx.task, sim.types(ctx), set(sim.called)) if missing else 0
+        plan_grade = holistic_grade(n, [f for f in faults if f.kind != "missed_refusal"], lacking)
     undecided = tuple((i.index, p) for i in ex.infos for p in i.undecided)
     return ChainReport(valid, False, n, tuple(faults), prefix, _produced(ctx, ex.report, prefix),
                        ex.report.cost if valid else None, optimal,
