@@ -87,7 +87,8 @@ def test_format_violations_are_E3_with_the_grade_by_hand():
     chain = list(PERFECT)
     chain[1] = entry("search", PERFECT[1]["parameter_description"], reason=None)
     rep = check_output(mini(), holistic(chain))
-    assert rep.classes == {"E3": [2]} and rep.grade == 0.6          # 3 of 4 calls < 90%
+    # the call lacking its reason is still a right step: one non-critical component
+    assert rep.classes == {"E3": [2]} and rep.grade == 0.8
     rep = check_output(mini(), '{"plan": "x", "tool_chain": "login"}')
     assert rep.classes == {"E3": [None]} and rep.primary.kind == "malformed_output"
     assert rep.grade == 0.0

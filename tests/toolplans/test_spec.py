@@ -14,7 +14,7 @@ SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}, "required":
 
 
 def test_three_wrappings_read_alike():
-    chat = [{"type": "function", "function": {"name": "Find", "description": "d",
+    chat = [{"type": "function", "function": {"name": "find", "description": "d",
                                                 "parameters": SCHEMA},
              "x-planning": {"produces": ["hit"]}}]
     flat = [{"name": "find", "description": "d", "parameters": SCHEMA,
@@ -25,6 +25,9 @@ def test_three_wrappings_read_alike():
     (tool,) = parse_tools(flat)
     assert tool.name == "find" and tool.produces == ("hit",)
     assert tool.params[0].data_type == "q" and tool.params[0].required
+    # the declared spelling is kept: calls must use it exactly (paper line 623)
+    (upper,) = parse_tools([dict(flat[0], name="Find")])
+    assert upper.name == "find" and upper.spelling == "Find" and upper != tool
 
 
 def test_data_types_free_and_enum_parameters():

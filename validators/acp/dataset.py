@@ -326,10 +326,11 @@ def read_results(path: str | Path) -> list[dict]:
             continue
         try:
             rows.append(safe_json.loads(line))
-        except json.JSONDecodeError as err:
+        except (ValueError, RecursionError) as err:   # safe_json raises JSONDecodeError only; kept wide
             if number == len(lines):  # an interrupted write: the answer is scored again
                 break
-            raise DatasetError(f"not JSON: {err.msg}", file=str(file), line=number) from None
+            msg = err.msg if isinstance(err, json.JSONDecodeError) else str(err) or type(err).__name__
+            raise DatasetError(f"not JSON: {msg}", file=str(file), line=number) from None
     return rows
 
 

@@ -79,7 +79,7 @@ def tool_to_json(t: Tool) -> dict:
             note[key] = value
     if t.cost != 1:
         note["cost"] = t.cost
-    return {"name": t.name, "description": t.description,
+    return {"name": t.spelling, "description": t.description,
             "parameters": {"type": "object", "properties": props, "required": required},
             "x-planning": note}
 
@@ -397,7 +397,7 @@ def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
                       "task": task_to_json(broken), "prefix": ref[:j + 1], "k": 1,
                       "broken_tool": name, "replacement": alt.name,
                       "error": f"Error: {name} is unavailable (HTTP 503)",
-                      "reference": [{"name": alt.name, "arguments": ref[j]["arguments"]}]})
+                      "reference": [{"name": alt.spelling, "arguments": ref[j]["arguments"]}]})
     n_uns = max(1, counts["unsolvable"] // 4)
     done = 0
     b = 0

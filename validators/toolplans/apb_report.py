@@ -7,7 +7,7 @@ from __future__ import annotations
 from planning_core.validators.toolplans.apb import KIND_COLUMNS, N_E
 from planning_core.validators.toolplans.context import TaskContext
 
-__all__ = ["check_case", "format_table1", "paper_table", "table1"]
+__all__ = ["check_case", "format_table1", "paper_table", "row_fault", "table1"]
 
 
 # ------------------------------------------------------------------ checking one case
@@ -42,6 +42,31 @@ def check_case(ctx: TaskContext, case: dict, output, *, time_limit: float = 30.0
 
 def _rate(rows, pred) -> float | None:
     return round(100 * sum(1 for r in rows if pred(r)) / len(rows), 1) if rows else None
+
+
+def row_fault(r: dict) -> str | None:
+    """Why an APB result row cannot enter Table 1 (None: it can, or it is no APB row): the
+    fields :func:`table1` reads must have the types ``toolplans batch`` writes (a string
+    ``classes`` would count "E2" in "E2" as a hit, a string grade would not add up)."""
+    if "setting" not in r:
+        return None
+    if not isinstance(r["setting"], str):
+        return "'setting' must be a string"
+    if r.get("correct") is not None and not isinstance(r["correct"], bool):
+        return "'correct' must be true, false or null"
+    g = r.get("grade")
+    if g is not None and (isinstance(g, bool) or not isinstance(g, (int, float))
+                          or not 0 <= g <= 1):
+        return "'grade' must be a number in [0, 1] or null"
+    if not isinstance(r.get("classes", {}), dict):
+        return "'classes' must be an object"
+    for key in ("base", "behaviour", "kind"):
+        if r.get(key) is not None and not isinstance(r[key], str):
+            return f"{key!r} must be a string or null"
+    n_e = r.get("n_e")
+    if n_e is not None and (isinstance(n_e, bool) or not isinstance(n_e, int)):
+        return "'n_e' must be a whole number or null"
+    return None
 
 
 def table1(results: list[dict]) -> dict:

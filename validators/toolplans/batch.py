@@ -21,11 +21,11 @@ from planning_core.executor import Executor, TaskFailed, in_input_order, make_ex
 from planning_core.executor.local import SerialExecutor
 from planning_core.validators.toolplans.apb import SETTINGS
 from planning_core.validators.toolplans.apb_report import check_case
+from planning_core.validators.toolplans.calls import OutputJSONError, loads
 from planning_core.validators.toolplans.check import check_output
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.spec import ToolSpecError, parse_task, parse_tools
 from planning_core.validators.toolplans.stepwise import judge_next
-from planning_core import safe_json
 
 __all__ = ["CheckSettings", "Row", "check_arrivals", "check_group", "check_rows",
            "markdown_report", "read_rows", "summarize", "text_table"]
@@ -47,8 +47,8 @@ def read_rows(text: str, file: str | None = None) -> list[Row]:
             continue
         where = f"{file or '<rows>'}:{no}"
         try:
-            data = safe_json.loads(line)
-        except json.JSONDecodeError as err:
+            data = loads(line)
+        except OutputJSONError as err:   # bad JSON, nesting too deep, numbers too long
             rows.append(Row(f"line-{no}", no, None, f"{where}:{err.colno}: not JSON: {err.msg}"))
             continue
         if not isinstance(data, dict):

@@ -12,15 +12,17 @@ Accepted shapes (the first that fits wins):
 
 A refusal is an assistant message with a non-empty ``refusal`` (OpenAI's field), an object
 ``{"refuse": true}``, APB's ``{"status": "REJECT", "reason": ...}`` (paper line 947), or text
-whose first word is ``REFUSE``, ``REJECT`` or ``UNSOLVABLE``.
+whose first word is ``REFUSE``, ``REJECT`` or ``UNSOLVABLE`` (any case). ``REJECT`` beside
+a non-empty ``tool_chain`` (or ``tool_calls``) is a hedge, not a refusal: the calls are
+judged, with a format violation (Figure 41 passes a refusal only when the chain is empty).
 
 APB's own formats (paper: holistic prompt, Figure 34, line 690; step-wise prompts, Figures
 28-30, lines 673-677) are read too:
 
 * holistic ``{"plan": "...", "tool_chain": [{"name", "parameter_description": {...},
   "reason"}]}``: the values of ``parameter_description`` are *prose* (``Call.prose``), matched
-  to data items by :mod:`.chain` as far as that is decidable; a missing ``plan`` or
-  ``reason``, or a ``parameter_description`` that is not an object, is a format violation
+  to data items by :mod:`.chain` as far as that is decidable; a missing ``plan``,
+  ``parameter_description`` or ``reason``, or a ``parameter_description`` that is not an object, is a format violation
   (``ModelOutput.issues``, class E3); ``arguments`` is accepted in place of
   ``parameter_description`` (the paper's Figure 51 prediction uses it, graded correct);
 * step-wise ``{"role": "assistant", "thought", "tool_calls": [{"type": "function",
@@ -37,7 +39,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lark import Transformer, UnexpectedInput
 from lark.exceptions import VisitError
@@ -215,6 +217,14 @@ def _from_lines(text: str) -> ModelOutput:
 def _from_json(data) -> ModelOutput:
     if isinstance(data, dict):
         if isinstance(data.get("status"), str) and data["status"].strip().upper() == "REJECT":
+            if any(isinstance(data.get(k), list) and data[k]
+                   for k in ("tool_chain", "tool_calls", "calls")):
+                # a hedge: refusing and planning at once is no explicit refusal (Figure 41:
+                # the tool_chain must be empty; a standard chain is blind execution), so
+                # the calls are judged, with the contradiction as a format violation (E3)
+                out = _from_json({k: v for k, v in data.items() if k != "status"})
+                return replace(out, issues=out.issues + ((None, "the answer both refuses "
+                               "(status REJECT) and gives tool calls"),))
             reason = data.get("reason")
             return ModelOutput(refusal=reason.strip() if isinstance(reason, str) and reason.strip()
                                else "REJECT", format="reject")
@@ -274,8 +284,10 @@ def _call(entry, ptr: str) -> tuple[Call | None, str | None]:
 
 def _from_holistic(data: dict) -> ModelOutput:
     """APB's holistic answer (Figure 34): ``plan`` and ``tool_chain`` of ``{name,
-    parameter_description, reason}``. Entries that cannot be calls at all (no name) make the
-    output malformed; missing keys the prompt requires are format violations."""
+    parameter_description, reason}``. Missing keys the prompt requires are format violations;
+    an entry that is no object or has no string ``name`` is one too, and a call of no tool
+    (E6), so one bad entry does not hide the faults of the others ("evaluate all 6
+    categories independently", line 631)."""
     issues: list[tuple[int | None, str]] = []
     if not isinstance(data.get("plan"), str) or not data["plan"].strip():
         issues.append((None, "the answer has no 'plan' (a string), which the format requires"))
@@ -285,16 +297,22 @@ def _from_holistic(data: dict) -> ModelOutput:
                            format="paper-holistic")
     calls: list[Call] = []
     for i, entry in enumerate(chain):
-        ptr = f"/tool_chain/{i}"
-        if not isinstance(entry, dict):
-            return ModelOutput(calls=tuple(calls), error=f"at {ptr}: a tool call must be an "
-                               f"object, found {type(entry).__name__}", format="paper-holistic")
-        name = entry.get("name")
-        if not isinstance(name, str) or not name:
-            return ModelOutput(calls=tuple(calls), error=f"at {ptr}: a tool call needs a 'name'",
-                               format="paper-holistic")
         k = i + 1
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) \
+                or not entry["name"]:
+            # the rest of the chain stays readable: this entry is a format violation and a
+            # call of no tool (E3 and E6 at call k), the others are judged as usual
+            what = (f"a tool call must be an object, found {type(entry).__name__}"
+                    if not isinstance(entry, dict) else "'name' must be a non-empty string")
+            issues.append((k, f"call {k}: {what}"))
+            raw = entry.get("name") if isinstance(entry, dict) else entry
+            calls.append(Call(json.dumps(raw)[:60] if raw is not None else "", {}, prose=True))
+            continue
+        name = entry["name"]
         prose = "parameter_description" in entry
+        if not prose and "arguments" not in entry:
+            issues.append((k, f"call {k}: no 'parameter_description', which the format "
+                              "requires"))
         args = entry.get("parameter_description", entry.get("arguments", {}))
         if isinstance(args, str):
             try:

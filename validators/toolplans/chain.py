@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from planning_core.pddl.plans import PlanStep
@@ -40,7 +41,7 @@ from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.faults import Fault
 from planning_core.validators.toolplans.spec import Param, Tool
 
-__all__ = ["StepInfo", "to_steps"]
+__all__ = ["StepInfo", "to_steps", "tool_called"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,13 +86,41 @@ def _same(a, b) -> bool:
     return a == b
 
 
+def tool_called(task, name: str) -> Tool | None:
+    """The tool a call names, spelled exactly as declared (paper line 623: "Tool names must
+    match exactly; even slight variations are errors"); None: no such tool (E6)."""
+    tool = task.tool(name.lower()) if isinstance(name, str) else None
+    return tool if tool is not None and name == tool.spelling else None
+
+
 class _Resolver:
     def __init__(self, ctx: TaskContext, calls: tuple[Call, ...]) -> None:
         self.ctx = ctx
         self.task = ctx.task
         self.calls = calls
-        self.tools = [ctx.task.tool(c.name.lower()) for c in calls]
+        self.tools = [tool_called(ctx.task, c.name) for c in calls]
         self.outputs = ctx.pddl3.producers
+        # per data type, the (1-based, increasing) indices of the calls making it; per tool,
+        # its first call: "the latest earlier maker" in log time, so reading stays linear
+        self.makers: dict[str, list[int]] = {}
+        self.first: dict[str, int] = {}
+        for k, t in enumerate(self.tools, start=1):
+            if t is not None:
+                self.first.setdefault(t.name, k)
+                for d in t.produces:
+                    self.makers.setdefault(d, []).append(k)
+
+    def _earlier(self, dtype, index: int) -> Tool | None:
+        """The latest call before call ``index`` making ``dtype``."""
+        ks = self.makers.get(dtype, ())
+        j = bisect_left(ks, index)
+        return self.tools[ks[j - 1] - 1] if j else None
+
+    def _later(self, dtype, index: int) -> Tool | None:
+        """The first call after call ``index`` making ``dtype``."""
+        ks = self.makers.get(dtype, ())
+        j = bisect_right(ks, index)
+        return self.tools[ks[j] - 1] if j < len(ks) else None
 
     def reference(self, ref: str, p: Param, index: int) -> str | None:
         head, _, tail = ref.strip("{}").partition(".")
@@ -110,10 +139,9 @@ class _Resolver:
         if tail or head.isdigit():
             return None
         # $type: the latest earlier call making it, else a later one, else any maker
-        earlier = [t for t in self.tools[:index - 1] if t is not None and head in t.produces]
-        later = [t for t in self.tools[index:] if t is not None and head in t.produces]
         anyone = [t for t in self.task.tools if head in t.produces]
-        maker = earlier[-1] if earlier else later[0] if later else anyone[0] if anyone else None
+        maker = self._earlier(head, index) or self._later(head, index) or \
+            (anyone[0] if anyone else None)
         if maker is not None:
             return output_object(maker.name, head)
         for item in self.task.items:
@@ -147,9 +175,8 @@ class _Resolver:
         if len(steps) == 1:
             return self.reference(str(steps.pop()), p, index), True
         words = set(re.findall(r"[a-z0-9_\-]+", low))
-        earlier = {t.name for t in self.tools[:index - 1] if t is not None}
-        named = {t.name for t in self.task.tools if t.name in words and t.name in earlier
-                 and p.data_type in t.produces}
+        named = {t.name for t in self.task.tools if t.name in words
+                 and self.first.get(t.name, index) < index and p.data_type in t.produces}
         if len(named) == 1:
             return self.reference(named.pop(), p, index), True
         hits = [i for i in self.task.items if isinstance(i.value, (str, int, float))
@@ -167,24 +194,23 @@ class _Resolver:
     def by_type(self, p: Param, index: int) -> str | None:
         """The item of ``p``'s type at call ``index``: an earlier output, a user item, a
         later output, any maker's (None: the type exists nowhere)."""
-        earlier = [t for t in self.tools[:index - 1] if t is not None and p.data_type in t.produces]
-        if earlier:
-            return output_object(earlier[-1].name, p.data_type)
+        earlier = self._earlier(p.data_type, index)
+        if earlier is not None:
+            return output_object(earlier.name, p.data_type)
         for item in self.task.items:
             if item.type == p.data_type:
                 return item.name
-        later = [t for t in self.tools[index:] if t is not None and p.data_type in t.produces]
         anyone = [t for t in self.task.tools if p.data_type in t.produces]
-        maker = later[0] if later else anyone[0] if anyone else None
+        maker = self._later(p.data_type, index) or (anyone[0] if anyone else None)
         return output_object(maker.name, p.data_type) if maker is not None else None
 
     def step(self, index: int) -> tuple[PlanStep, StepInfo]:
         call, tool = self.calls[index - 1], self.tools[index - 1]
         line = call.line or index
-        name = call.name.lower()
         if tool is None:
+            # '?' keeps a name that differs from a tool's only in case from naming its action
             args = tuple(str(v) for v in call.arguments.values())
-            return (PlanStep(name, args, line, 1, call.text()),
+            return (PlanStep("?" + call.name, args, line, 1, call.text()),
                     StepInfo(index, call, None, {}))
         faults: list[Fault] = []
         text = call.text()

@@ -41,7 +41,7 @@ from planning_core.validators.toolplans.chain import StepInfo, to_steps
 from planning_core.validators.toolplans.compile import output_object
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.faults import Fault
-from planning_core.validators.toolplans.grade import holistic_grade
+from planning_core.validators.toolplans.grade import holistic_grade, missing_calls
 
 __all__ = ["ChainReport", "check_output", "execute"]
 
@@ -137,8 +137,20 @@ def _num(x):
 
 # ------------------------------------------------------------------ fault mapping
 
-def _called_later(infos: tuple[StepInfo, ...], after: int, tool: str) -> bool:
-    return any(i.tool is not None and i.tool.name == tool for i in infos[after:])
+def _did_you_mean(task, name: str) -> str:
+    names = {t.name: t.spelling for t in task.tools}
+    close = difflib.get_close_matches(name.lower(), list(names), n=1)
+    return f" (did you mean {names[close[0]]}?)" if close else ""
+
+
+def _last_calls(infos: tuple[StepInfo, ...]) -> dict[str, int]:
+    """Tool name -> the index of its last call: "called after call k" in constant time, so
+    checking stays linear in the chain's length (a hostile chain may hold 10,000 calls)."""
+    return {i.tool.name: i.index for i in infos if i.tool is not None}
+
+
+def _called_later(last: dict[str, int], after: int, tool: str) -> bool:
+    return last.get(tool, 0) > after
 
 
 def _precondition_fault(ctx: TaskContext, report: ValidationReport,
@@ -148,6 +160,7 @@ def _precondition_fault(ctx: TaskContext, report: ValidationReport,
     tool = info.tool
     text = info.call.text()
     unsat = report.unsatisfied
+    last = _last_calls(infos)
     if any(u == f"(working-{tool.name})" for u in unsat):
         return Fault("broken_tool", k, f"call {k} uses {tool.name}, which is broken: it fails "
                                        "whatever it is given", text)
@@ -173,17 +186,17 @@ def _precondition_fault(ctx: TaskContext, report: ValidationReport,
             param = next((p for p, o in info.objects.items() if o == obj), None)
             what = f"argument {param!r} " if param else ""
             needs.append(f"{what}needs {ctx.pddl3.item_type.get(obj, obj)} from {maker}")
-            later |= maker is not None and _called_later(infos, k, maker)
+            later |= maker is not None and _called_later(last, k, maker)
         elif u.startswith("(exists "):
             m = re.search(r"- ([^\s)]+)\)", u)
             dtype = m.group(1) if m else u
             needs.append(f"needs a {dtype}")
-            later |= any(_called_later(infos, k, t.name) for t in ctx.task.tools
+            later |= any(_called_later(last, k, t.name) for t in ctx.task.tools
                          if dtype in t.produces)
         elif u.startswith("(called-"):
             other = u[len("(called-"):-1]
             needs.append(f"must come after {other}")
-            later |= _called_later(infos, k, other)
+            later |= _called_later(last, k, other)
         else:
             needs.append(u)
     kind = "premature_call" if later else "missing_prerequisite"
@@ -199,9 +212,7 @@ def _step_fault(ctx: TaskContext, report: ValidationReport, infos: tuple[StepInf
     info = infos[k - 1] if k else None
     text = info.call.text() if info else None
     if v is Verdict.UNKNOWN_ACTION:
-        names = [t.name for t in ctx.task.tools]
-        close = difflib.get_close_matches(steps[k - 1].name, names, n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
+        hint = _did_you_mean(ctx.task, info.call.name)
         return Fault("unknown_tool", k, f"call {k}: there is no tool {info.call.name!r}{hint}", text)
     if v is Verdict.WRONG_ARITY:
         if any(f.kind == "wrong_arguments" for f in info.faults):
@@ -296,6 +307,7 @@ def execute(ctx: TaskContext, calls, validator: Validator | None = None) -> Exec
             faults.append(early)
     # optional data arguments: checked against the items available at their call
     have = _have_before(ctx, report, len(steps))
+    last = _last_calls(infos)
     for info in infos:
         if info.tool is None:
             continue
@@ -311,7 +323,7 @@ def execute(ctx: TaskContext, calls, validator: Validator | None = None) -> Exec
                                     "of any call", text))
             elif info.index - 1 < len(have) and obj not in have[info.index - 1]:
                 maker = ctx.pddl3.producers.get(obj)
-                kind = "premature_call" if maker and _called_later(infos, info.index, maker) \
+                kind = "premature_call" if maker and _called_later(last, info.index, maker) \
                     else "missing_prerequisite"
                 faults.append(Fault(kind, info.index, f"call {info.index}: optional argument "
                                                       f"{p.name!r} needs {obj} from {maker}", text))
@@ -383,12 +395,11 @@ def simulate(ctx: TaskContext, infos: tuple[StepInfo, ...], *, have=None, called
     limits = [c for c in task.constraints if c.kind == "at_most"]
     orders = [c for c in task.constraints if c.kind == "not_before"]
     faults: list[Fault] = []
+    last = _last_calls(infos)
     for info in infos:
         k, tool, text = info.index, info.tool, info.call.text()
         if tool is None:
-            names = [t.name for t in task.tools]
-            close = difflib.get_close_matches(info.call.name.lower(), names, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
+            hint = _did_you_mean(task, info.call.name)
             faults.append(Fault("unknown_tool", k, f"call {k}: there is no tool "
                                                    f"{info.call.name!r}{hint}", text))
             continue
@@ -410,7 +421,7 @@ def simulate(ctx: TaskContext, infos: tuple[StepInfo, ...], *, have=None, called
                 maker = ctx.pddl3.producers.get(obj)
                 needs.append(f"argument {p.name!r} needs {ctx.pddl3.item_type.get(obj, obj)} "
                              f"from {maker}")
-                later |= maker is not None and _called_later(infos, k, maker)
+                later |= maker is not None and _called_later(last, k, maker)
         for p in tool.params:   # optional data arguments, checked the same way
             if p.required or p.data_type is None or p.name not in info.objects:
                 continue
@@ -422,16 +433,16 @@ def simulate(ctx: TaskContext, infos: tuple[StepInfo, ...], *, have=None, called
             elif obj not in have:
                 maker = ctx.pddl3.producers.get(obj)
                 needs.append(f"optional argument {p.name!r} needs {obj} from {maker}")
-                later |= maker is not None and _called_later(infos, k, maker)
+                later |= maker is not None and _called_later(last, k, maker)
         held_types = {ctx.pddl3.item_type[o] for o in have}
         for r in tool.requires:
             if r not in held_types:
                 needs.append(f"needs a {r}")
-                later |= any(_called_later(infos, k, t.name) for t in task.tools if r in t.produces)
+                later |= any(_called_later(last, k, t.name) for t in task.tools if r in t.produces)
         for u in tool.after:
             if u not in called:
                 needs.append(f"must come after {u}")
-                later |= _called_later(infos, k, u)
+                later |= _called_later(last, k, u)
         if halluc:
             faults.append(Fault("hallucinated_input", k, f"call {k}: {', '.join(halluc)} is "
                                 "neither a data item the user supplied nor an output of any "
@@ -512,7 +523,8 @@ def _intent_met(task, calls, intent) -> bool:
     tool, args = intent
     from planning_core.validators.toolplans.chain import _same
     for c in calls:
-        if c.name.lower() != tool:
+        known = task.tool(tool)
+        if known is None or c.name != known.spelling:
             continue
         ok = True
         for key, raw in args:
@@ -545,7 +557,7 @@ def goal_understanding(ctx: TaskContext, calls, infos) -> tuple[bool | None, str
             "output (" + ", ".join(task.goal) + ") depends on")]
     if not task.intent:
         return None, "the request's intent is formal only up to data types", []
-    called = {c.name.lower() for c in calls}
+    called = {i.tool.name for i in infos if i.tool is not None}
     missed = [t for t in task.intent if t[0] in called and not _intent_met(task, calls, t)]
     if missed:
         tool, args = missed[0]
@@ -594,7 +606,8 @@ def check_output(ctx: TaskContext, output: str | ModelOutput | object, *, grade:
     if feas is not None and feas.status is Status.UNSOLVABLE:
         plan_grade = 0.0   # blind execution of an impossible request (paper Figure 41)
     else:
-        plan_grade = holistic_grade(n, [f for f in faults if f.kind != "missed_refusal"], missing)
+        lacking = missing_calls(ctx.task, sim.types(ctx), set(sim.called)) if missing else 0
+        plan_grade = holistic_grade(n, [f for f in faults if f.kind != "missed_refusal"], lacking)
     undecided = tuple((i.index, p) for i in ex.infos for p in i.undecided)
     return ChainReport(valid, False, n, tuple(faults), prefix, _produced(ctx, ex.report, prefix),
                        ex.report.cost if valid else None, optimal,

@@ -270,7 +270,10 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from planning_core.validators.toolplans.stepwise import judge_prediction
 
     ctx = _context(args)
-    rep = judge_prediction(ctx, _text(args.prefix), _text(args.output), args.k,
+    if args.replacement and ctx.task.tool(args.replacement.lower()) is None:
+        # a typo would silently class every answer Alter or Other
+        raise InputError(f"--replacement {args.replacement!r} is not a tool of the task")
+    rep = judge_prediction(ctx, _text(args.prefix), _text(args.output, lenient=True), args.k,
                            replacement=args.replacement.lower() if args.replacement else None,
                            time_limit=args.time_limit)
     if args.json:
@@ -292,7 +295,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     from planning_core.validators.toolplans.apb import build_sets, load_domains
 
-    if args.scale <= 0 or args.scale > 10:
+    if not 0 < args.scale <= 10:   # also NaN
         raise InputError(f"--scale must be in (0, 10], not {args.scale:g}")
     domains = load_domains(args.root)
     if not domains:
@@ -307,12 +310,17 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.dataset import read_results
-    from planning_core.validators.toolplans.apb_report import format_table1, table1
+    from planning_core.validators.toolplans.apb_report import format_table1, row_fault, table1
 
     path = Path(args.results)
     if not path.is_file():
         raise InputError("no such results file", file=args.results)
-    t = table1([r for r in read_results(path) if isinstance(r, dict)])
+    rows = [r for r in read_results(path) if isinstance(r, dict)]
+    for k, r in enumerate(rows, start=1):
+        fault = row_fault(r)
+        if fault:
+            raise InputError(f"result row {k} (id {r.get('id')!r}): {fault}", file=args.results)
+    t = table1(rows)
     if not t:
         raise InputError("no APB rows (rows with a 'setting') in the results", file=args.results)
     print(json.dumps(t) if args.json else format_table1(t, args.name), end="" if not args.json else "\n")

@@ -197,5 +197,5 @@ def plan_calls(ctx, plan: tuple[str, ...]) -> list[dict]:
         for p in tool.params:   # required free literals: the enum's first value, or any
             if p.required and p.data_type is None:
                 arguments[p.name] = p.enum[0] if p.enum else _ANY.get(p.json_type, "any")
-        out.append({"name": name, "arguments": arguments})
+        out.append({"name": tool.spelling, "arguments": arguments})
     return out

@@ -74,6 +74,13 @@ class Tool:
     requires: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
     cost: int = 1
+    declared: str | None = None     # the name as the tool set spells it (``name`` is lower case)
+
+    @property
+    def spelling(self) -> str:
+        """The exact name a call must use: APB counts any variation, capitalization
+        included, as a call of a non-existent tool (E6; paper line 623, Figure 31)."""
+        return self.declared or self.name
 
     def param(self, name: str) -> Param | None:
         for p in self.params:
@@ -296,7 +303,7 @@ def _tool(r: _Reader, entry, ptr: str) -> Tool:
                 produces=r.names(note.get("produces", []), f"{note_ptr}/produces", "data type"),
                 requires=r.names(note.get("requires", []), f"{note_ptr}/requires", "data type"),
                 after=r.names(note.get("after", []), f"{note_ptr}/after", "tool name"),
-                cost=cost)
+                cost=cost, declared=obj["name"] if obj["name"] != name else None)
 
 
 def _param(r: _Reader, name: str, schema, required: bool, inputs: dict, ptr: str,

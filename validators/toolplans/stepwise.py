@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from planning_core.errors import PlanningError
 from planning_core.search.hstar import h_star
-from planning_core.validators.toolplans.calls import Call, parse_output
+from planning_core.validators.toolplans.calls import Call, OutputJSONError, loads, parse_output
 from planning_core.validators.toolplans.check import execute
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.faults import Fault
@@ -53,7 +53,7 @@ def _calls(value) -> tuple[Call, ...]:
 
 def judge_next(ctx: TaskContext, prefix, call, *, time_limit: float = 30.0) -> NextReport:
     """Judge ``call`` after ``prefix`` (calls, text or JSON; an empty prefix is ``[]``)."""
-    before = _calls(prefix) if prefix not in ("", None, []) else ()
+    before = _prefix_calls(prefix)
     nxt = _calls(call)
     if len(nxt) != 1:
         raise PlanningError(f"expected one proposed call, found {len(nxt)}")
@@ -138,10 +138,26 @@ class PredictionReport:
                 "behaviour": self.behaviour, "message": self.message}
 
 
+_NO_CALLS = frozenset({"user", "system", "developer", "tool", "function"})
+
+
 def _prefix_calls(value) -> tuple[Call, ...]:
-    if value in ("", None, []):
+    """The calls of a prefix: calls, or a chat transcript as APB's trajectories are ("Steps
+    Completed So Far", Figure 28; the tool-broken one "ending with the error", Figure 36):
+    user, system and tool-result messages carry no calls and are skipped."""
+    data = value
+    if isinstance(value, str) and value.strip()[:1] == "[":
+        try:
+            data = loads(value.strip())
+        except OutputJSONError:
+            data = value
+    if isinstance(data, list):
+        data = [m for m in data if not (isinstance(m, dict) and m.get("role") in _NO_CALLS)]
+        if not data:
+            return ()
+    if data in ("", None, []):
         return ()
-    return _calls(value)
+    return _calls(data)
 
 
 def judge_prediction(ctx: TaskContext, prefix, output, k: int | None = None, *,
@@ -255,7 +271,10 @@ def judge_prediction(ctx: TaskContext, prefix, output, k: int | None = None, *,
     if exact and not faults and h0 is not None and h1 is not None and not math.isinf(h0):
         optimal = math.isclose(h0, cost + h1)
     correct = None if (unknown and not faults) else not faults
-    behaviour = _behaviour(ctx, preds, faults, replacement) if replacement else None
+    # the first predicted *step* is classified: text only there is Other (Figure 36), even
+    # when a later step calls the replacement
+    first_step = preds[:len(parsed.steps[0].calls)] if parsed.steps else preds
+    behaviour = _behaviour(ctx, first_step, faults, replacement) if replacement else None
     return PredictionReport(correct, grade, tuple(faults), optimal, h0, h1, len(parsed.steps),
                             False, e1, behaviour,
                             faults[0].message if faults else "every action is applicable and "
@@ -283,12 +302,13 @@ def _behaviour(ctx: TaskContext, preds, faults, replacement: str) -> str:
     if not preds:
         return "other"
     first = preds[0]
-    name = first.call.name.lower()
-    if name == replacement:
+    if first.tool is None:
+        return "other"   # no tool of that exact name (paper: "must exactly match")
+    if first.tool.name == replacement:
         return "replace"
-    if name in ctx.task.broken:
+    if first.tool.name in ctx.task.broken:
         return "retry"
-    if first.tool is None or any(f.step == first.index for f in faults) \
+    if any(f.step == first.index for f in faults) \
             or first.tool.name not in ctx.relevant:
         return "other"   # unknown, faulty, or of no use for the required outputs
     return "alter"
