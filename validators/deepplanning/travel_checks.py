@@ -86,10 +86,13 @@ def _fail(reasons: list[str]) -> Result:
 
 def _hours_to_minutes(v: object) -> int | None:
     try:
-        d = Decimal(str(v).strip()) * 60
+        d = Decimal(str(v).strip())
     except (InvalidOperation, ValueError):
         return None
-    if not d.is_finite() or d != d.to_integral_value():
+    if not d.is_finite() or d.adjusted() > 6:   # a million hours is not a visit length
+        return None
+    d *= 60
+    if d != d.to_integral_value():
         return None
     return int(d)
 

@@ -43,6 +43,8 @@ def plan_cost(plan: Plan, meta: dict, mode: str = "paper") -> tuple[int | None, 
             x = float(value)
         except (TypeError, ValueError):
             return None
+        except OverflowError:   # an integer beyond float: as infinite
+            x = float("inf")
         if x != x or abs(x) == float("inf") or abs(x) > 1e15:
             unknown = True
             bad.append(f"cost {value!r}")
@@ -74,6 +76,8 @@ def plan_cost(plan: Plan, meta: dict, mode: str = "paper") -> tuple[int | None, 
                     x = float(value)
                 except (TypeError, ValueError):
                     continue
+                except OverflowError:   # an integer beyond float: as infinite
+                    x = float("inf")
                 if x != x or abs(x) == float("inf") or abs(x) > 1e15:
                     unknown = True
                     bad.append(f"D{i} intercity: cost {value!r}")
@@ -105,7 +109,7 @@ def loose_cents(v: object) -> int | None:
         return None
     try:
         x = float(v)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     x *= 100
     return int(round(x)) if x == x and abs(x) != float("inf") else None
