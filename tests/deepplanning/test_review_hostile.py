@@ -60,3 +60,76 @@ def test_absurd_visit_hours_in_a_supplied_database_are_verdicts(mode):
         row["max_visit_hours"] = "1e999999999"
     v = score_travel(t["plan"], t["entry"]["meta_info"], t["db"], mode=mode)
     assert "reasonable_duration_at_attractions" in v.failed
+
+
+# ---- JSON that json.loads cannot return safely -----------------------------------------
+DEEP = "[" * 50_000 + "]" * 50_000
+
+
+@pytest.mark.parametrize("mode", ("paper", "released"))
+@pytest.mark.parametrize("answer", [DEEP, '{"daily_plans": ' + DEEP + "}",
+                                    '{"daily_plans": [], "n": ' + "7" * 5000 + "}",
+                                    '{"daily_plans": [' + "[" * 150 + "]" * 150 + "]}"],
+                         ids=["deep", "deep-inside", "long-int", "deep-150"])
+def test_unsafe_json_answers_are_parse_verdicts(mode, answer):
+    t = travel(0, 2)
+    v = score_travel(answer, t["entry"]["meta_info"], t["db"], mode=mode)
+    assert v.parse_error and v.case_acc == 0
+    json.dumps(v.to_json())
+
+
+def test_unsafe_json_carts_and_tool_arguments_are_verdicts():
+    from planning_core.validators.deepplanning.shopping_db import Cart
+    from planning_core.validators.deepplanning.shopping_score import score_cart
+    from planning_core.validators.deepplanning.shopping_tools import ShoppingTools
+    from planning_core.validators.deepplanning.travel_tools import TravelTools
+    from tests.deepplanning.fixtures import shopping
+
+    s = shopping(0, 3, 0)
+    v = score_cart(DEEP, s["case"].truth, set(s["case"].by_id))
+    assert v.parse_error and v.case_acc == 0
+    for args in ('{"product_id": ' + DEEP + "}", '{"product_id": ' + "9" * 5000 + "}"):
+        out = ShoppingTools(Cart(s["case"])).call("add_product_to_cart", args)
+        assert "error" in json.loads(out)
+    t = travel(0, 2)
+    out = TravelTools(t["db"]).call("search_location", '{"place_name": ' + DEEP + "}")
+    assert "error" in json.loads(out)
+
+
+# ---- files given to the commands ---------------------------------------------------------
+def _main(capsys, *argv):
+    from planning_core.console import main
+
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize("content", [
+    b"\xff\xfe[{\"id\": 1}]", DEEP.encode(), b"[1, 2]",
+    b'{"domain": "travel", "run": 0, "score": {"commonsense": "a"}}',
+    b'{"domain": "travel", "run": "x", "score": null}',
+    b'{"domain": "shopping", "run": 0, "score": {"match": 1}}',
+    b'{"domain": "mars", "run": 0}',
+    b'{"domain": "travel", "run": 0, "score": {"commonsense": 1, "failed": [3]}}',
+    b'{"domain": "travel", "run": 0, "messages": [3], "score": {"commonsense": 1}}',
+    b'{"a": 1}\n\xff\n'], ids=lambda b: repr(b[:20]))
+def test_bad_results_and_query_files_are_bad_input(tmp_path, capsys, content):
+    f = tmp_path / "f.jsonl"
+    f.write_bytes(content)
+    for argv in (("report", str(f)), ("queries", str(f))):
+        code, _, err = _main(capsys, "deepplanning", *argv)
+        assert code == 2, (argv, err)
+        assert str(f) in err and "Traceback" not in err and "internal" not in err
+
+
+def test_a_report_of_junk_taxonomy_fields_still_renders(tmp_path, capsys):
+    f = tmp_path / "r.jsonl"
+    row = {"domain": "travel", "run": 0, "final": DEEP,
+           "messages": [{"role": "assistant", "tool_calls": [3, {"function": 5}]},
+                        {"role": "tool", "content": None}],
+           "score": {"commonsense": 0.5, "personalized": 0, "composite": 0.25,
+                     "case_acc": 0, "checkpoints": {}, "constraints": {}}}
+    f.write_text(json.dumps(row) + "\n")
+    code, out, err = _main(capsys, "deepplanning", "report", str(f))
+    assert code == 0 and "| 0 |" in out

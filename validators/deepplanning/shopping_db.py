@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from planning_core.errors import InputError
+from planning_core.validators.deepplanning.jsontext import loads
 from planning_core.validators.deepplanning.units import cents, fmt_cents
 
 __all__ = ["VALID_COUPONS", "parse_coupon", "ShoppingCase", "Cart", "CartError", "case_dir"]
@@ -75,7 +76,7 @@ class ShoppingCase:
                 for n, line in enumerate(f, 1):
                     if line.strip():
                         try:
-                            products.append(json.loads(line))
+                            products.append(loads(line))
                         except json.JSONDecodeError as err:
                             raise InputError(f"not JSON: {err.msg}", file=str(path), line=n,
                                              column=err.colno) from None
@@ -106,7 +107,7 @@ def _read_json(path: Path, default: Any) -> Any:
         return default
     try:
         text = path.read_text(encoding="utf-8").strip()
-        return json.loads(text) if text else default
+        return loads(text) if text else default
     except json.JSONDecodeError as err:
         raise InputError(f"not JSON: {err.msg}", file=str(path), line=err.lineno,
                          column=err.colno) from None

@@ -15,9 +15,12 @@ have, is a recorded verdict (``parse_error`` / ``unknown_products``), never a cr
 from __future__ import annotations
 
 import json
+
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+
+from planning_core.validators.deepplanning.jsontext import loads
 
 __all__ = ["ShoppingVerdict", "score_cart", "read_cart"]
 
@@ -27,7 +30,7 @@ def read_cart(obj: Any) -> tuple[list[str], dict[str, int]]:
     not one."""
     if isinstance(obj, str):
         try:
-            obj = json.loads(obj)
+            obj = loads(obj)
         except json.JSONDecodeError as err:
             raise ValueError(f"the cart is not JSON: {err.msg}") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("items", []), list):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from planning_core.errors import InputError
+from planning_core.validators.deepplanning.jsontext import loads
 from planning_core.validators.deepplanning.shopping_db import ShoppingCase, case_dir
 from planning_core.validators.deepplanning.travel_db import TravelDB, task_dir
 
@@ -39,15 +40,18 @@ class Task:
 
     def spec(self) -> dict | None:
         p = self.folder / "spec.json"
-        return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else None
+        return loads(p.read_text(encoding="utf-8")) if p.is_file() else None
 
 
 def load_query_file(path: str | Path) -> list[dict[str, Any]]:
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(path.read_text(encoding="utf-8"))
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
+    except UnicodeDecodeError as err:
+        raise InputError(f"not UTF-8 text ({err.reason} at byte {err.start})",
+                         file=str(path)) from None
     except json.JSONDecodeError as err:
         raise InputError(f"not JSON: {err.msg}", file=str(path), line=err.lineno,
                          column=err.colno) from None
