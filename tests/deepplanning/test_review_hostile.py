@@ -133,3 +133,49 @@ def test_a_report_of_junk_taxonomy_fields_still_renders(tmp_path, capsys):
     f.write_text(json.dumps(row) + "\n")
     code, out, err = _main(capsys, "deepplanning", "report", str(f))
     assert code == 0 and "| 0 |" in out
+
+
+# ---- time: buffers subtracted from transfer gaps ---------------------------------------
+def test_contained_minutes_matches_the_direct_sum():
+    import random
+
+    from planning_core.validators.deepplanning.travel_checks import _contained_minutes
+
+    rng = random.Random(4)
+    for _ in range(200):
+        spans = []
+        for _ in range(rng.randint(0, 12)):
+            s = rng.randint(0, 1500)
+            spans.append((s, s + rng.randint(0, 300)))
+        windows = [(rng.randint(-5, 2900), rng.randint(-5, 2900))
+                   for _ in range(rng.randint(0, 12))]
+        want = [sum(e - s for s, e in spans if lo <= s and e <= hi) for lo, hi in windows]
+        assert _contained_minutes(spans, windows) == want
+
+
+def test_a_day_of_thousands_of_zero_length_buffers_is_scored_in_linearithmic_work():
+
+    from planning_core.validators.deepplanning import travel_checks
+
+    t = travel(0, 2)
+    p = copy.deepcopy(t["plan"])
+    day = p["daily_plans"][0]
+    meal = dict(next(a for a in day["activities"] if a["type"] == "meal"),
+                time_slot="10:00-10:00")
+    buf = {"time_slot": "10:00-10:00", "type": "buffer", "details": {}}
+    n = 3000
+    day["activities"] += [copy.deepcopy(meal) for _ in range(n)] + [buf] * n
+    calls = 0
+    real = travel_checks._contained_minutes
+
+    def counting(spans, windows):
+        nonlocal calls
+        calls += 1
+        return real(spans, windows)
+
+    travel_checks._contained_minutes = counting
+    try:
+        v = score_travel(p, t["entry"]["meta_info"], t["db"])
+    finally:
+        travel_checks._contained_minutes = real
+    assert calls == len(p["daily_plans"]) and v.case_acc == 0
