@@ -179,3 +179,24 @@ def test_a_day_of_thousands_of_zero_length_buffers_is_scored_in_linearithmic_wor
     finally:
         travel_checks._contained_minutes = real
     assert calls == len(p["daily_plans"]) and v.case_acc == 0
+
+
+# ---- protocol: the paper averages travel over its en and zh variants (line 176) ----------
+def test_en_and_zh_runs_of_a_task_into_one_results_file_both_run(tmp_path, capsys):
+    import shutil
+
+    d = tmp_path / "t"
+    assert _main(capsys, "deepplanning", "generate", "travel", "--n", "2", "--seed", "5",
+                 "--out", str(d))[0] == 0
+    shutil.copy(d / "travelplanning_query_en.json", d / "travelplanning_query_zh.json")
+    shutil.copytree(d / "database_en", d / "database_zh")
+    out = tmp_path / "r.jsonl"
+    for lang in ("en", "zh"):
+        code, text, err = _main(capsys, "deepplanning", "run", "--domain", "travel",
+                                "--tasks", str(d), "--lang", lang, "--agent", "oracle",
+                                "--out", str(out))
+        assert code == 0, err
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted((r["lang"], r["task"]) for r in rows) == \
+        [("en", "0"), ("en", "1"), ("zh", "0"), ("zh", "1")]
+    assert len({r["key"] for r in rows}) == 4

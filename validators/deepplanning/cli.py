@@ -192,6 +192,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     def one(run: int, task) -> dict:
         row = {"key": task.key, "run": run, "domain": task.domain, "task": task.task_id,
                "level": task.meta.get("level")}
+        if task.lang:
+            row["lang"] = task.lang
         try:
             if model is None:
                 policy = travel_oracle(task) if task.domain == "travel" else \

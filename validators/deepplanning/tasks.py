@@ -8,6 +8,7 @@ Travel: ``travelplanning_query_{lang}.json`` (a list of ``{id, query, meta_info}
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -27,10 +28,13 @@ class Task:
     query: str
     meta: dict[str, Any]   # travel: meta_info; shopping: {"level": L}
     folder: Path           # the task's database folder
+    lang: str = ""         # travel: the query file's language (the paper averages en and zh)
 
     @property
     def key(self) -> str:
-        return f"{self.domain}:{self.meta.get('level', '')}:{self.task_id}"
+        # travel: the language is part of the key, so that the zh run of a task is not taken
+        # for its en run when both go to one results file (paper line 176 averages both)
+        return f"{self.domain}:{self.meta.get('level', '') or self.lang}:{self.task_id}"
 
     def travel_db(self) -> TravelDB:
         return TravelDB.load(self.folder)
@@ -67,10 +71,12 @@ def find_tasks(root: str | Path, domain: str, database: str | Path | None = None
     if domain == "travel":
         qfile = Path(queries) if queries else root / f"travelplanning_query_{lang}.json"
         db = Path(database) if database else root / f"database_{lang}"
+        named = re.search(r"_(en|zh)\.json$", qfile.name)
+        file_lang = named.group(1) if named else lang
         for e in load_query_file(qfile):
             meta = e.get("meta_info") if isinstance(e.get("meta_info"), dict) else {}
             yield Task("travel", str(e["id"]), str(e.get("query", "")), meta,
-                       task_dir(db, str(e["id"])))
+                       task_dir(db, str(e["id"])), file_lang)
         return
     for level in levels:
         qfile = Path(queries) if queries else root / f"level_{level}_query_meta.json"
