@@ -200,3 +200,23 @@ def test_en_and_zh_runs_of_a_task_into_one_results_file_both_run(tmp_path, capsy
     assert sorted((r["lang"], r["task"]) for r in rows) == \
         [("en", "0"), ("en", "1"), ("zh", "0"), ("zh", "1")]
     assert len({r["key"] for r in rows}) == 4
+
+
+# ---- carts with quantities no cart could hold --------------------------------------------
+@pytest.mark.parametrize("quantity", [10 ** 30, 0, -3, "2", 1.5, None, True])
+def test_a_cart_of_the_right_ids_with_impossible_quantities_is_not_exact(quantity):
+    from planning_core.validators.deepplanning.shopping_score import score_cart
+    from tests.deepplanning.fixtures import shopping
+
+    s = shopping(0, 3, 0)
+    case = s["case"]
+    stock = {i: p.get("stock_quantity") for i, p in case.by_id.items()}
+    cart = copy.deepcopy(s["oracle_cart"])
+    cart["items"][0]["quantity"] = quantity
+    paper = score_cart(json.dumps(cart), case.truth, set(case.by_id), stock=stock)
+    assert paper.case_acc == 0 and paper.match == 1
+    assert paper.failed == [f"quantity:{cart['items'][0]['product_id']}"]
+    released = score_cart(cart, case.truth, set(case.by_id), stock=stock, mode="released")
+    assert released.case_acc == 1          # the released scorer reads product ids only
+    ok = score_cart(s["oracle_cart"], case.truth, set(case.by_id), stock=stock)
+    assert ok.case_acc == 1

@@ -125,6 +125,7 @@ def score_episode(task: Task, episode: dict[str, Any], mode: str = "paper") -> d
         return v.to_json()
     case = task.shopping_case()
     v = score_cart(episode.get("cart") or {}, case.truth, set(case.by_id),
+                   stock={i: p.get("stock_quantity") for i, p in case.by_id.items()},
                    task_id=task.task_id, mode=mode,
                    completed=episode.get("status") == "answered")
     return dict(v.to_json(), level=task.meta.get("level"),

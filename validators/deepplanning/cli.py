@@ -260,8 +260,10 @@ def cmd_score(args: argparse.Namespace) -> int:
             cart_path = task.folder / "cart.json"
             cart = cart_path.read_text(encoding="utf-8", errors="replace") \
                 if cart_path.is_file() else "{}"
+            stock = {i: p.get("stock_quantity") for i, p in case.by_id.items()}
             v = dict(score_cart(cart, case.truth, set(case.by_id), task_id=task.task_id,
-                                mode=args.scoring).to_json(), level=task.meta.get("level"))
+                                mode=args.scoring, stock=stock).to_json(),
+                     level=task.meta.get("level"))
         rows.append({"domain": args.domain, "task": task.task_id, "score": v, "run": 0})
         if args.json:
             print(json.dumps(v, ensure_ascii=False))
