@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 
 import pytest
 
@@ -220,3 +221,47 @@ def test_a_cart_of_the_right_ids_with_impossible_quantities_is_not_exact(quantit
     assert released.case_acc == 1          # the released scorer reads product ids only
     ok = score_cart(s["oracle_cart"], case.truth, set(case.by_id), stock=stock)
     assert ok.case_acc == 1
+
+
+# ---- hostile task files through run and queries ------------------------------------------
+@pytest.mark.parametrize("meta", [5, {"org": 5, "dest": 7}, {"dest": [], "org": None},
+                                  {"org": "A", "dest": ["B"], "depart_date": "2025-10-01",
+                                   "return_date": "2025-10-02",
+                                   "hard_constraints": {"hotel_highest_rated": 3,
+                                                        "restaurant_highest_rated": {}}}],
+                         ids=["int", "types", "empty", "released-like"])
+def test_hostile_travel_metas_are_recorded_errors_not_crashes(tmp_path, capsys, meta):
+    import shutil
+
+    d = tmp_path / "t"
+    assert _main(capsys, "deepplanning", "generate", "travel", "--n", "1", "--seed", "5",
+                 "--out", str(d))[0] == 0
+    (d / "travelplanning_query_en.json").write_text(json.dumps([{"id": "0",
+                                                                 "meta_info": meta}]))
+    code, out, err = _main(capsys, "deepplanning", "run", "--domain", "travel", "--tasks",
+                           str(d), "--agent", "oracle", "--out", str(tmp_path / "r.jsonl"))
+    assert code == 1 and "internal error" not in err, err
+    assert "error=" in out
+    code, out, err = _main(capsys, "deepplanning", "queries",
+                           str(d / "travelplanning_query_en.json"), "--database",
+                           str(d / "database_en"), "--json")
+    assert code == 0 and "internal error" not in err
+
+
+def test_a_hostile_spec_is_a_recorded_error_for_the_oracle_and_undecided_for_a_model(
+        tmp_path, capsys):
+    d = tmp_path / "s"
+    assert _main(capsys, "deepplanning", "generate", "shopping", "--n", "1", "--levels", "2",
+                 "--seed", "5", "--out", str(d))[0] == 0
+    (d / "database_level2" / "case_0" / "spec.json").write_text('{"level": 2, "items": 5}')
+    code, out, err = _main(capsys, "deepplanning", "run", "--domain", "shopping", "--tasks",
+                           str(d), "--agent", "oracle", "--out", str(tmp_path / "o.jsonl"))
+    assert code == 1 and "internal error" not in err and "error=" in out
+    model = tmp_path / "m.py"
+    model.write_text('print(\'{"content": "done", "tool_calls": []}\')\n')
+    code, out, err = _main(capsys, "deepplanning", "run", "--domain", "shopping", "--tasks",
+                           str(d), "--command", f"{sys.executable} {model}",
+                           "--out", str(tmp_path / "m.jsonl"))
+    assert code == 0 and "internal error" not in err, err
+    row = json.loads((tmp_path / "m.jsonl").read_text())
+    assert row["score"]["cart_valid"] is None and row["score"]["case_acc"] == 0
