@@ -265,3 +265,14 @@ def test_a_hostile_spec_is_a_recorded_error_for_the_oracle_and_undecided_for_a_m
     assert code == 0 and "internal error" not in err, err
     row = json.loads((tmp_path / "m.jsonl").read_text())
     assert row["score"]["cart_valid"] is None and row["score"]["case_acc"] == 0
+
+
+@pytest.mark.parametrize("line", [b"5", b"[1]", b'{"name": "no id"}', b"\xff\xfe"])
+def test_a_catalogue_line_that_is_no_product_is_bad_input(tmp_path, capsys, line):
+    d = tmp_path / "s"
+    assert _main(capsys, "deepplanning", "generate", "shopping", "--n", "1", "--levels", "1",
+                 "--seed", "5", "--out", str(d))[0] == 0
+    f = d / "database_level1" / "case_0" / "products.jsonl"
+    f.write_bytes(f.read_bytes() + line + b"\n")
+    code, _, err = _main(capsys, "deepplanning", "score", "shopping", "--tasks", str(d))
+    assert code == 2 and str(f) in err and "internal error" not in err, err
