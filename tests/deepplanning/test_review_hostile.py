@@ -276,3 +276,24 @@ def test_a_catalogue_line_that_is_no_product_is_bad_input(tmp_path, capsys, line
     f.write_bytes(f.read_bytes() + line + b"\n")
     code, _, err = _main(capsys, "deepplanning", "score", "shopping", "--tasks", str(d))
     assert code == 2 and str(f) in err and "internal error" not in err, err
+
+
+# ---- taxonomy: the paper's own B2 example (line 226) ---------------------------------------
+def test_a_leg_without_enough_seats_is_classed_b2():
+    from planning_core.validators.deepplanning.report import taxonomy
+
+    t = travel(0, 2)
+    meta = t["entry"]["meta_info"]
+    plan = t["plan"]
+    leg = next(a for a in plan["daily_plans"][0]["activities"]
+               if a["type"] == "travel_intercity_public")
+    ok = score_travel(plan, meta, t["db"]).to_json()
+    assert ok["seat_shortage"] == [] and ok["case_acc"] == 1
+    for table, key in (("trains", "train_no"), ("flights", "flight_no")):
+        for r in t["db"].rows(table):
+            if r.get(key) == leg["details"]["number"]:
+                r["seat_status"] = "0"
+    v = score_travel(plan, meta, t["db"]).to_json()
+    assert v["seat_shortage"] == [leg["details"]["number"]]
+    v["case_acc"] = 0   # as if a constraint had failed too
+    assert "B2" in taxonomy({"domain": "travel", "score": v, "messages": []})

@@ -12,7 +12,8 @@ and Case Acc and counted.
 The taxonomy is decided from the trajectory where it can be (A1: a needed tool never
 called; A2: tool calls answered with an error; A3: a name from the database written with
 another price; B1: an explicit (personalized) constraint violated; B2: an implicit one --
-hours, closing days, durations, seats; C: a global one -- overlaps, transfers, cost
+hours, closing days, durations, a leg with fewer seats than travellers (line 226's example);
+C: a global one -- overlaps, transfers, cost
 arithmetic, diversity, route, or a cart meeting every request that is not the optimum).  A
 failed case none of these explains is ``undecided``.
 """
@@ -85,7 +86,7 @@ def taxonomy(row: dict[str, Any]) -> list[str]:
             out.append("A3")
         if any(v.get("passed") is False for v in (s.get("constraints") or {}).values()):
             out.append("B1")
-        if failed & B2:
+        if failed & B2 or (s.get("seat_shortage") and s.get("case_acc") != 1):
             out.append("B2")
         if failed & C:
             out.append("C")
