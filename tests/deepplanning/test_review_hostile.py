@@ -297,3 +297,20 @@ def test_a_leg_without_enough_seats_is_classed_b2():
     assert v["seat_shortage"] == [leg["details"]["number"]]
     v["case_acc"] = 0   # as if a constraint had failed too
     assert "B2" in taxonomy({"domain": "travel", "score": v, "messages": []})
+
+
+def test_results_of_two_scoring_modes_are_not_averaged_together(tmp_path, capsys):
+    d = tmp_path / "s"
+    assert _main(capsys, "deepplanning", "generate", "shopping", "--n", "1", "--levels", "1",
+                 "--seed", "5", "--out", str(d))[0] == 0
+    out = tmp_path / "r.jsonl"
+    base = ("deepplanning", "run", "--domain", "shopping", "--tasks", str(d), "--agent",
+            "oracle", "--out", str(out))
+    assert _main(capsys, *base)[0] == 0
+    code, _, err = _main(capsys, *base, "--scoring", "released", "--runs", "2")
+    assert code == 2 and "mode" in err
+    paper_row = json.loads(out.read_text())
+    released = dict(paper_row, run=1, score=dict(paper_row["score"], mode="released"))
+    out.write_text(json.dumps(paper_row) + "\n" + json.dumps(released) + "\n")
+    code, _, err = _main(capsys, "deepplanning", "report", str(out))
+    assert code == 2 and "mix scoring modes" in err

@@ -188,7 +188,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if out.is_file():
         from planning_core.validators.deepplanning.report import load_rows
 
-        done = {(r.get("key"), r.get("run")) for r in load_rows(out)}
+        old = load_rows(out)
+        modes = {r["score"].get("mode", "paper") for r in old if r.get("score")}
+        if modes - {args.scoring}:
+            raise InputError(f"holds rows scored in {sorted(map(str, modes))} mode; use "
+                             f"another --out for --scoring {args.scoring}", file=str(out))
+        done = {(r.get("key"), r.get("run")) for r in old}
     def one(run: int, task) -> dict:
         row = {"key": task.key, "run": run, "domain": task.domain, "task": task.task_id,
                "level": task.meta.get("level")}

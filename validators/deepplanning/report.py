@@ -136,7 +136,13 @@ def _run_table(rows: list[dict], mode: str) -> dict[str, Any]:
 
 def table(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     rows = list(rows)
-    mode = next((r["score"].get("mode") for r in rows if r.get("score")), "paper")
+    modes = {r["score"].get("mode", "paper") for r in rows if r.get("score")}
+    if len(modes) > 1:
+        from planning_core.errors import InputError
+
+        raise InputError(f"the results mix scoring modes {sorted(map(str, modes))}; report "
+                         "one mode at a time")
+    mode = next(iter(modes), "paper")
     runs = sorted({r.get("run", 0) for r in rows})
     per_run = {str(k): _run_table([r for r in rows if r.get("run", 0) == k], mode)
                for k in runs}
