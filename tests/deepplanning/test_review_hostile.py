@@ -50,8 +50,11 @@ def test_absurd_amounts_are_verdicts(mode, where, value):
         p["daily_plans"][0]["activities"][0]["details"]["cost"] = value
     v = score_travel(json.dumps(p), t["entry"]["meta_info"], t["db"], mode=mode)
     json.dumps(v.to_json())
-    assert v.case_acc == 0
-    assert "cost_calculation_correctness" in v.failed
+    if mode == "paper" or where == "total":
+        assert v.case_acc == 0
+        assert "cost_calculation_correctness" in v.failed
+    # released mode skips a cost float() cannot read, as the released code does (its bare
+    # except); whether the case then passes depends on the 10% margin
 
 
 @pytest.mark.parametrize("mode", ("paper", "released"))

@@ -41,10 +41,8 @@ def plan_cost(plan: Plan, meta: dict, mode: str = "paper") -> tuple[int | None, 
             return None
         try:
             x = float(value)
-        except (TypeError, ValueError):
-            return None
-        except OverflowError:   # an integer beyond float: as infinite
-            x = float("inf")
+        except (TypeError, ValueError, OverflowError):
+            return None   # the released bare except skips an integer beyond float too
         if x != x or abs(x) == float("inf") or abs(x) > 1e15:
             unknown = True
             bad.append(f"cost {value!r}")
@@ -74,10 +72,8 @@ def plan_cost(plan: Plan, meta: dict, mode: str = "paper") -> tuple[int | None, 
                 value = leg.details.get("cost", 0)
                 try:
                     x = float(value)
-                except (TypeError, ValueError):
+                except (TypeError, ValueError, OverflowError):
                     continue
-                except OverflowError:   # an integer beyond float: as infinite
-                    x = float("inf")
                 if x != x or abs(x) == float("inf") or abs(x) > 1e15:
                     unknown = True
                     bad.append(f"D{i} intercity: cost {value!r}")
