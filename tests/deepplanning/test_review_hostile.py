@@ -317,3 +317,28 @@ def test_results_of_two_scoring_modes_are_not_averaged_together(tmp_path, capsys
     out.write_text(json.dumps(paper_row) + "\n" + json.dumps(released) + "\n")
     code, _, err = _main(capsys, "deepplanning", "report", str(out))
     assert code == 2 and "mix scoring modes" in err
+
+
+# ---- the Chinese databases' closing days ----------------------------------------------
+@pytest.mark.parametrize("spelling,released_reads", [("{zh}", True), ("星期{n}", False),
+                                                     ("Tuesday,{zh}", True)])
+def test_closing_days_written_in_chinese_close_the_attraction(spelling, released_reads):
+    from planning_core.validators.deepplanning.travel_checks import day_weekday
+
+    t = travel(0, 2)
+    meta, plan = t["entry"]["meta_info"], t["plan"]
+    day = next(i for i, d in enumerate(plan["daily_plans"])
+               if any(a["type"] == "attraction" for a in d["activities"]))
+    name = next(a["details"]["name"] for a in plan["daily_plans"][day]["activities"]
+                if a["type"] == "attraction")
+    wd = day_weekday(meta, day)
+    zh = "周" + "一二三四五六日"[wd - 1]
+    text = spelling.format(zh=zh, n="一二三四五六日"[wd - 1])
+    if text.startswith("Tuesday") and wd == 2:
+        text = text.replace("Tuesday", "Wednesday")
+    for row in t["db"].rows("attractions"):
+        if row["attraction_name"] == name:
+            row["closing_dates"] = text
+    assert "avoidance_of_closure_days" in score_travel(plan, meta, t["db"]).failed
+    released = score_travel(plan, meta, t["db"], mode="released").failed
+    assert ("avoidance_of_closure_days" in released) == released_reads

@@ -45,7 +45,13 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {   # paper lines 526-554
 Result = tuple[bool, str | None]
 
 WEEKDAYS = {"monday": 1, "tuesday": 2, "wednesday": 3, "thursday": 4, "friday": 5,
-            "saturday": 6, "sunday": 7}
+            "saturday": 6, "sunday": 7,
+            # the Chinese databases write closing days as 周一 ... 周日 (the released parser
+            # reads these too); without them no zh attraction was ever closed
+            "周一": 1, "周二": 2, "周三": 3, "周四": 4, "周五": 5, "周六": 6, "周日": 7}
+# paper mode also reads the other usual spellings; the released parser does not
+WEEKDAYS_PAPER = dict(WEEKDAYS, **{f"星期{c}": i for i, c in enumerate("一二三四五六日", 1)},
+                      星期天=7, 周天=7)
 
 
 @dataclass
@@ -594,7 +600,8 @@ def avoidance_of_closure_days(c: Context) -> Result:
             row = index.get(a.name)
             if row is None:
                 continue
-            closed = {WEEKDAYS.get(p.strip().lower()) for p in
+            names = WEEKDAYS_PAPER if c.paper else WEEKDAYS
+            closed = {names.get(p.strip().lower()) for p in
                       (row.get("closing_dates") or "").split(",")}
             if wd in closed:
                 reasons.append(f"D{i + 1}: {a.name} is closed that day")
