@@ -342,3 +342,16 @@ def test_closing_days_written_in_chinese_close_the_attraction(spelling, released
     assert "avoidance_of_closure_days" in score_travel(plan, meta, t["db"]).failed
     released = score_travel(plan, meta, t["db"], mode="released").failed
     assert ("avoidance_of_closure_days" in released) == released_reads
+
+
+@pytest.mark.parametrize("mode", ("paper", "released"))
+def test_an_attraction_open_all_day_in_chinese_is_open(mode):
+    t = travel(0, 2)
+    meta, plan = t["entry"]["meta_info"], t["plan"]
+    names = {a["details"]["name"] for d in plan["daily_plans"] for a in d["activities"]
+             if a["type"] == "attraction"}
+    for row in t["db"].rows("attractions"):
+        if row["attraction_name"] in names:
+            row["opening_time"] = row["closing_time"] = "全天开放"
+    v = score_travel(plan, meta, t["db"], mode=mode)
+    assert "attraction_visit_within_opening_hours" not in v.failed

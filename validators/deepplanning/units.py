@@ -12,8 +12,10 @@ from decimal import Decimal, InvalidOperation
 
 __all__ = ["cents", "clock", "fmt_cents", "fmt_clock", "slot", "ALL_DAY"]
 
-# the released attraction data writes "Open 24 Hours" for both opening and closing time
-ALL_DAY = frozenset({"open 24 hours", "24 hours", "all day", "00:00-24:00"})
+# the released attraction data writes "Open 24 Hours" (en) or "全天开放" (zh) for both opening
+# and closing time (the released parser's is_all_day reads both)
+ALL_DAY = frozenset({"open 24 hours", "24 hours", "all day", "00:00-24:00", "全天开放",
+                     "24小时开放"})
 
 _CLOCK = re.compile(r"\s*(\d{1,2}):(\d{2})\s*$")
 _SLOT = re.compile(r"\s*(\d{1,2}:\d{2})\s*-\s*(\d{1,2}:\d{2})\s*$")
