@@ -355,3 +355,19 @@ def test_an_attraction_open_all_day_in_chinese_is_open(mode):
             row["opening_time"] = row["closing_time"] = "全天开放"
     v = score_travel(plan, meta, t["db"], mode=mode)
     assert "attraction_visit_within_opening_hours" not in v.failed
+
+
+def test_a_lone_surrogate_in_a_model_answer_is_written_and_read_back(tmp_path, capsys):
+    from planning_core.validators.deepplanning.report import load_rows
+
+    d = tmp_path / "t"
+    assert _main(capsys, "deepplanning", "generate", "travel", "--n", "1", "--seed", "5",
+                 "--out", str(d))[0] == 0
+    model = tmp_path / "m.py"
+    model.write_text("print('{\"content\": \"\\\\ud800 no plan\", \"tool_calls\": []}')\n")
+    out = tmp_path / "r.jsonl"
+    code, _, err = _main(capsys, "deepplanning", "run", "--domain", "travel", "--tasks",
+                         str(d), "--command", f"{sys.executable} {model}", "--out", str(out))
+    assert code == 0 and "internal error" not in err, err
+    row, = load_rows(out)
+    assert row["final"] == "\ud800 no plan" and row["score"]["parse_error"]

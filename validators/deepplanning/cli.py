@@ -222,7 +222,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     # tasks run --concurrency at a time (each is one long conversation); rows are written
     # by this thread only, as each task finishes
     try:
-        f = out.open("a", encoding="utf-8")
+        # a model's text may hold a lone surrogate ("\\ud800" in its JSON): written
+        # back as that escape, which is what it is inside a JSON string
+        f = out.open("a", encoding="utf-8", errors="backslashreplace")
     except OSError as err:
         raise InputError(f"cannot write: {err.strerror}", file=str(out)) from None
     with f, ThreadPoolExecutor(max_workers=args.concurrency) as pool:
