@@ -125,6 +125,7 @@ def score_episode(task: Task, episode: dict[str, Any], mode: str = "paper") -> d
         return v.to_json()
     case = task.shopping_case()
     v = score_cart(episode.get("cart") or {}, case.truth, set(case.by_id),
+                   stock={i: p.get("stock_quantity") for i, p in case.by_id.items()},
                    task_id=task.task_id, mode=mode,
                    completed=episode.get("status") == "answered")
     return dict(v.to_json(), level=task.meta.get("level"),
@@ -133,7 +134,14 @@ def score_episode(task: Task, episode: dict[str, Any], mode: str = "paper") -> d
 
 def cart_valid(task: Task, products: list[str]) -> bool | None:
     """Does the cart meet every item's filters, one product per item (then a failed case
-    is a missed optimum, taxonomy C)?  ``None`` without the structured query."""
+    is a missed optimum, taxonomy C)?  ``None`` without a readable structured query."""
+    try:
+        return _cart_valid(task, products)
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError):
+        return None   # a spec.json not of our generator's making: the taxonomy stays undecided
+
+
+def _cart_valid(task: Task, products: list[str]) -> bool | None:
     from planning_core.validators.deepplanning.shopping_gen import _passes
 
     spec = task.spec()
@@ -166,7 +174,22 @@ def _called(messages: list[dict]) -> list[str]:
 def travel_oracle(task: Task):
     """Look up the legs and the hotels, then answer with the solver's itinerary."""
     meta = task.meta
+    dest = meta.get("dest")
+    if not (isinstance(meta.get("org"), str) and isinstance(dest, list) and dest and
+            isinstance(dest[0], str) and isinstance(meta.get("hard_constraints"), dict) and
+            all(isinstance(meta.get(k), str) for k in ("depart_date", "return_date"))):
+        raise ValueError(f"task {task.task_id}: the oracle needs meta_info with org, dest "
+                         "[city], depart_date, return_date and hard_constraints")
     db = task.travel_db()
+
+    def solve():
+        try:
+            proof = prove_unique(travel_problem(meta, db))
+            return build_plan(meta, db, proof.optimum) if proof.optimum else None
+        except (KeyError, TypeError, IndexError, AttributeError, ValueError) as err:
+            raise ValueError(f"task {task.task_id}: the oracle plans only tasks made by "
+                             f"'deepplanning generate' ({type(err).__name__}: {err})"[:300]) \
+                from None
 
     def policy(messages, tools):
         done = _called(messages)
@@ -184,8 +207,7 @@ def travel_oracle(task: Task):
             name, args = steps[len(done)]
             return {"content": None, "tool_calls": [{"id": f"c{len(done)}", "name": name,
                                                      "arguments": json.dumps(args)}]}
-        proof = prove_unique(travel_problem(meta, db))
-        plan = build_plan(meta, db, proof.optimum) if proof.optimum else None
+        plan = solve()
         return {"content": json.dumps(plan) if plan else "I cannot plan this trip.",
                 "tool_calls": []}
     return policy
@@ -198,7 +220,12 @@ def shopping_oracle(task: Task):
     if spec is None:
         raise ValueError(f"case {task.task_id} has no spec.json; the oracle needs the "
                          "structured query our generator writes")
-    proof = prove_cart(case_problem(case, spec))
+    try:
+        proof = prove_cart(case_problem(case, spec))
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError) as err:
+        raise ValueError(f"case {task.task_id}: the oracle needs the spec.json and catalogue "
+                         f"'deepplanning generate' writes ({type(err).__name__}: {err})"[:300]) \
+            from None
     steps = [("get_user_info", {})]
     if proof.optimum:
         steps += [("add_product_to_cart", {"product_id": p})

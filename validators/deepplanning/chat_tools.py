@@ -21,6 +21,7 @@ import subprocess
 import time
 from typing import Any, Mapping, Protocol, Sequence
 
+from planning_core.validators.deepplanning.jsontext import loads
 from planning_core.validators.models.cache import ResponseCache, cache_key
 from planning_core.validators.models.completion import (Completion, ModelUnavailable,
                                                         RequestFailed)
@@ -92,7 +93,7 @@ class OpenAIToolModel:
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                return dict(normalise_turn(json.loads(hit.text)), cached=True)
+                return dict(normalise_turn(loads(hit.text)), cached=True)
         openai = self._openai
         last = ""
         for attempt in range(self.retry.retries + 1):
@@ -154,7 +155,7 @@ class CommandToolModel:
         if run.returncode != 0:
             raise RequestFailed(f"the model command exited with {run.returncode}")
         try:
-            return normalise_turn(json.loads(run.stdout))
+            return normalise_turn(loads(run.stdout))
         except (json.JSONDecodeError, ValueError) as err:
             # not a turn object: the text itself is the final answer
             return {"content": run.stdout, "tool_calls": [], "usage": None,

@@ -188,10 +188,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     if out.is_file():
         from planning_core.validators.deepplanning.report import load_rows
 
-        done = {(r.get("key"), r.get("run")) for r in load_rows(out)}
+        old = load_rows(out)
+        modes = {r["score"].get("mode", "paper") for r in old if r.get("score")}
+        if modes - {args.scoring}:
+            raise InputError(f"holds rows scored in {sorted(map(str, modes))} mode; use "
+                             f"another --out for --scoring {args.scoring}", file=str(out))
+        done = {(r.get("key"), r.get("run")) for r in old}
     def one(run: int, task) -> dict:
         row = {"key": task.key, "run": run, "domain": task.domain, "task": task.task_id,
                "level": task.meta.get("level")}
+        if task.lang:
+            row["lang"] = task.lang
         try:
             if model is None:
                 policy = travel_oracle(task) if task.domain == "travel" else \
@@ -215,7 +222,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     # tasks run --concurrency at a time (each is one long conversation); rows are written
     # by this thread only, as each task finishes
     try:
-        f = out.open("a", encoding="utf-8")
+        # a model's text may hold a lone surrogate ("\\ud800" in its JSON): written
+        # back as that escape, which is what it is inside a JSON string
+        f = out.open("a", encoding="utf-8", errors="backslashreplace")
     except OSError as err:
         raise InputError(f"cannot write: {err.strerror}", file=str(out)) from None
     with f, ThreadPoolExecutor(max_workers=args.concurrency) as pool:
@@ -258,8 +267,10 @@ def cmd_score(args: argparse.Namespace) -> int:
             cart_path = task.folder / "cart.json"
             cart = cart_path.read_text(encoding="utf-8", errors="replace") \
                 if cart_path.is_file() else "{}"
+            stock = {i: p.get("stock_quantity") for i, p in case.by_id.items()}
             v = dict(score_cart(cart, case.truth, set(case.by_id), task_id=task.task_id,
-                                mode=args.scoring).to_json(), level=task.meta.get("level"))
+                                mode=args.scoring, stock=stock).to_json(),
+                     level=task.meta.get("level"))
         rows.append({"domain": args.domain, "task": task.task_id, "score": v, "run": 0})
         if args.json:
             print(json.dumps(v, ensure_ascii=False))

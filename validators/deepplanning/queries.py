@@ -48,7 +48,8 @@ def describe_queries(path: str | Path, database: str | Path | None = None) -> di
     ungrounded: list[dict[str, str]] = []
     has_meta = False
     for e in entries:
-        hard = (e.get("meta_info") or {}).get("hard_constraints")
+        meta = e.get("meta_info")
+        hard = meta.get("hard_constraints") if isinstance(meta, dict) else None
         if not isinstance(hard, dict):
             continue
         has_meta = True

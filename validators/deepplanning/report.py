@@ -12,7 +12,8 @@ and Case Acc and counted.
 The taxonomy is decided from the trajectory where it can be (A1: a needed tool never
 called; A2: tool calls answered with an error; A3: a name from the database written with
 another price; B1: an explicit (personalized) constraint violated; B2: an implicit one --
-hours, closing days, durations, seats; C: a global one -- overlaps, transfers, cost
+hours, closing days, durations, a leg with fewer seats than travellers (line 226's example);
+C: a global one -- overlaps, transfers, cost
 arithmetic, diversity, route, or a cart meeting every request that is not the optimum).  A
 failed case none of these explains is ``undecided``.
 """
@@ -21,6 +22,8 @@ from __future__ import annotations
 import json
 from statistics import mean
 from typing import Any, Iterable
+
+from planning_core.validators.deepplanning.jsontext import loads
 
 __all__ = ["table", "taxonomy", "render_markdown"]
 
@@ -40,8 +43,14 @@ C = {"no_time_overlaps", "reasonable_transfer_time", "cost_calculation_correctne
 
 
 def _called(messages: list[dict]) -> set[str]:
-    return {c["function"]["name"] for m in messages if m.get("role") == "assistant"
-            for c in m.get("tool_calls") or []}
+    out = set()
+    for m in messages:
+        calls = m.get("tool_calls") if m.get("role") == "assistant" else None
+        for c in calls if isinstance(calls, list) else []:
+            fn = c.get("function") if isinstance(c, dict) else None
+            if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+                out.add(fn["name"])
+    return out
 
 
 def taxonomy(row: dict[str, Any]) -> list[str]:
@@ -77,7 +86,7 @@ def taxonomy(row: dict[str, Any]) -> list[str]:
             out.append("A3")
         if any(v.get("passed") is False for v in (s.get("constraints") or {}).values()):
             out.append("B1")
-        if failed & B2:
+        if failed & B2 or (s.get("seat_shortage") and s.get("case_acc") != 1):
             out.append("B2")
         if failed & C:
             out.append("C")
@@ -127,7 +136,13 @@ def _run_table(rows: list[dict], mode: str) -> dict[str, Any]:
 
 def table(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     rows = list(rows)
-    mode = next((r["score"].get("mode") for r in rows if r.get("score")), "paper")
+    modes = {r["score"].get("mode", "paper") for r in rows if r.get("score")}
+    if len(modes) > 1:
+        from planning_core.errors import InputError
+
+        raise InputError(f"the results mix scoring modes {sorted(map(str, modes))}; report "
+                         "one mode at a time")
+    mode = next(iter(modes), "paper")
     runs = sorted({r.get("run", 0) for r in rows})
     per_run = {str(k): _run_table([r for r in rows if r.get("run", 0) == k], mode)
                for k in runs}
@@ -169,7 +184,54 @@ def render_markdown(t: dict[str, Any]) -> str:
             + "\n")
 
 
+_NUMBERS = ("commonsense", "personalized", "composite", "case_acc", "match", "matched",
+            "expected")
+
+
+def _row_problem(row: Any) -> str | None:
+    """Why a results line cannot be a row of ``deepplanning run``, or ``None``."""
+    if not isinstance(row, dict):
+        return "a results line must be a JSON object"
+    if row.get("domain", "travel") not in ("travel", "shopping"):
+        return f"unknown domain {row.get('domain')!r}"[:200]
+    run = row.get("run", 0)
+    if isinstance(run, bool) or not isinstance(run, int):
+        return f"run must be an integer, not {run!r}"[:200]
+    score = row.get("score")
+    if score is not None:
+        if not isinstance(score, dict):
+            return "score must be an object or null"
+        for k in _NUMBERS:
+            v = score.get(k)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                                  or v != v or v in (float("inf"), float("-inf"))):
+                return f"score.{k} must be a number or null, not {v!r}"[:200]
+        if row.get("domain", "travel") == "travel":
+            need = ["commonsense"] + (["composite", "case_acc"]
+                                      if score.get("personalized") is not None else [])
+        else:
+            need = ["match", "case_acc", "matched", "expected"]
+        missing = [k for k in need if score.get(k) is None]
+        if missing:
+            return f"score lacks {missing}"
+        for k in ("checkpoints", "constraints"):
+            v = score.get(k)
+            if v is not None and not (isinstance(v, dict) and
+                                      all(isinstance(x, dict) for x in v.values())):
+                return f"score.{k} must be an object of objects"
+        failed = score.get("failed")
+        if failed is not None and not (isinstance(failed, list) and
+                                       all(isinstance(x, str) for x in failed)):
+            return "score.failed must be a list of names"
+    messages = row.get("messages")
+    if messages is not None and not (isinstance(messages, list) and
+                                     all(isinstance(m, dict) for m in messages)):
+        return "messages must be a list of objects"
+    return None
+
+
 def load_rows(path) -> list[dict]:
+    """The rows of a results file; a line that is not one is bad input (file:line)."""
     from planning_core.errors import InputError
 
     rows = []
@@ -178,10 +240,17 @@ def load_rows(path) -> list[dict]:
             for n, line in enumerate(f, 1):
                 if line.strip():
                     try:
-                        rows.append(json.loads(line))
+                        row = loads(line)
                     except json.JSONDecodeError as err:
                         raise InputError(f"not JSON: {err.msg}", file=str(path), line=n,
                                          column=err.colno) from None
+                    why = _row_problem(row)
+                    if why:
+                        raise InputError(why, file=str(path), line=n, column=1)
+                    rows.append(row)
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
+    except UnicodeDecodeError as err:
+        raise InputError(f"not UTF-8 text ({err.reason} at byte {err.start})",
+                         file=str(path)) from None
     return rows

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from planning_core.errors import InputError
+from planning_core.validators.deepplanning.jsontext import loads
 from planning_core.validators.deepplanning.units import cents, fmt_cents
 
 __all__ = ["VALID_COUPONS", "parse_coupon", "ShoppingCase", "Cart", "CartError", "case_dir"]
@@ -75,12 +76,20 @@ class ShoppingCase:
                 for n, line in enumerate(f, 1):
                     if line.strip():
                         try:
-                            products.append(json.loads(line))
+                            product = loads(line)
                         except json.JSONDecodeError as err:
                             raise InputError(f"not JSON: {err.msg}", file=str(path), line=n,
                                              column=err.colno) from None
+                        if not isinstance(product, dict) or \
+                                not isinstance(product.get("product_id"), (str, int)):
+                            raise InputError("a product must be an object with a "
+                                             "product_id", file=str(path), line=n, column=1)
+                        products.append(product)
         except OSError as err:
             raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
+        except UnicodeDecodeError as err:
+            raise InputError(f"not UTF-8 text ({err.reason} at byte {err.start})",
+                             file=str(path)) from None
         user = _read_json(folder / "user_info.json", {})
         truth = _read_json(folder / "validation_cases.json", {})
         return cls(products, user if isinstance(user, dict) else {},
@@ -106,12 +115,15 @@ def _read_json(path: Path, default: Any) -> Any:
         return default
     try:
         text = path.read_text(encoding="utf-8").strip()
-        return json.loads(text) if text else default
+        return loads(text) if text else default
     except json.JSONDecodeError as err:
         raise InputError(f"not JSON: {err.msg}", file=str(path), line=err.lineno,
                          column=err.colno) from None
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
+    except UnicodeDecodeError as err:
+        raise InputError(f"not UTF-8 text ({err.reason} at byte {err.start})",
+                         file=str(path)) from None
 
 
 class Cart:

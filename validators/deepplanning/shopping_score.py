@@ -15,9 +15,12 @@ have, is a recorded verdict (``parse_error`` / ``unknown_products``), never a cr
 from __future__ import annotations
 
 import json
+
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+
+from planning_core.validators.deepplanning.jsontext import loads
 
 __all__ = ["ShoppingVerdict", "score_cart", "read_cart"]
 
@@ -27,7 +30,7 @@ def read_cart(obj: Any) -> tuple[list[str], dict[str, int]]:
     not one."""
     if isinstance(obj, str):
         try:
-            obj = json.loads(obj)
+            obj = loads(obj)
         except json.JSONDecodeError as err:
             raise ValueError(f"the cart is not JSON: {err.msg}") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("items", []), list):
@@ -62,6 +65,9 @@ class ShoppingVerdict:
     matched_coupons: int = 0
     expected_coupons: int = 0
     completed: bool = True
+    # paper mode: products whose quantity the cart could not hold (not a positive integer,
+    # or more than the stock) -- such a cart is not the ground truth's, whatever its ids
+    bad_quantities: list[str] = field(default_factory=list)
 
     @property
     def matched(self) -> int:
@@ -84,7 +90,7 @@ class ShoppingVerdict:
         if self.mode == "released":
             return int(self.expected > 0 and self.matched == self.expected)
         return int(set(self.cart_products) == set(self.truth_products) and
-                   not self.unknown_products)
+                   not self.unknown_products and not self.bad_quantities)
 
     @property
     def failed(self) -> list[str]:
@@ -93,6 +99,8 @@ class ShoppingVerdict:
             out.append("parse")
         if self.unknown_products:
             out.append("unknown_products")
+        if self.bad_quantities and self.mode == "paper":
+            out += [f"quantity:{p}" for p in self.bad_quantities]
         missing = set(self.truth_products) - set(self.cart_products)
         extra = set(self.cart_products) - set(self.truth_products)
         out += [f"missing:{p}" for p in sorted(missing)]
@@ -109,13 +117,32 @@ class ShoppingVerdict:
                 "case_acc": self.case_acc, "completed": self.completed,
                 "cart_products": sorted(self.cart_products),
                 "truth_products": sorted(self.truth_products),
-                "unknown_products": self.unknown_products, "failed": self.failed}
+                "unknown_products": self.unknown_products,
+                "bad_quantities": self.bad_quantities, "failed": self.failed}
+
+
+def _bad_quantities(obj: Any, stock: dict[str, object] | None) -> list[str]:
+    held: dict[str, int] = {}
+    bad = set()
+    for item in obj.get("items", []):
+        pid, q = item["product_id"], item.get("quantity", 1)
+        if isinstance(q, bool) or not isinstance(q, int) or q <= 0:
+            bad.add(pid)
+        else:
+            held[pid] = held.get(pid, 0) + q
+    for pid, q in held.items():
+        have = (stock or {}).get(pid)
+        if stock is not None and isinstance(have, int) and not isinstance(have, bool) and \
+                q > have:
+            bad.add(pid)
+    return sorted(bad)
 
 
 def score_cart(cart: Any, truth: dict, known_ids: set[str] | None = None, *,
-               task_id: str = "", mode: str = "paper",
-               completed: bool = True) -> ShoppingVerdict:
-    """Score a cart (cart.json object or text) against ``validation_cases.json``."""
+               task_id: str = "", mode: str = "paper", completed: bool = True,
+               stock: dict[str, object] | None = None) -> ShoppingVerdict:
+    """Score a cart (cart.json object or text) against ``validation_cases.json``.
+    ``stock`` (product id -> stock_quantity) lets paper mode refuse quantities beyond it."""
     gt_raw = truth.get("ground_truth_products", [])
     gt = [str(p.get("product_id")) for p in (gt_raw if isinstance(gt_raw, list) else [])
           if isinstance(p, dict)]
@@ -123,11 +150,17 @@ def score_cart(cart: Any, truth: dict, known_ids: set[str] | None = None, *,
     if not isinstance(gt_coupons, dict):
         gt_coupons = {}
     try:
+        if isinstance(cart, str):
+            try:
+                cart = loads(cart)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"the cart is not JSON: {err.msg}") from None
         ids, coupons = read_cart(cart)
     except ValueError as err:
         return ShoppingVerdict(task_id, mode, str(err), [], gt,
                                expected_coupons=len(gt_coupons), completed=completed)
     unknown = sorted(set(ids) - known_ids) if known_ids is not None else []
     matched_c = sum(1 for n, q in coupons.items() if gt_coupons.get(n) == q)
+    bad_q = _bad_quantities(cart, stock) if mode == "paper" else []
     return ShoppingVerdict(task_id, mode, None, ids, gt, unknown, matched_c,
-                           len(gt_coupons), completed)
+                           len(gt_coupons), completed, bad_q)

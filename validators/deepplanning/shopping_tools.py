@@ -20,6 +20,7 @@ import re
 from functools import reduce
 from typing import Any, Callable
 
+from planning_core.validators.deepplanning.jsontext import loads
 from planning_core.validators.deepplanning.shopping_db import Cart, CartError
 from planning_core.validators.deepplanning.units import cents
 
@@ -170,7 +171,7 @@ class ShoppingTools:
             return json.dumps({"error": f"unknown tool {name!r}"})
         if isinstance(arguments, str):
             try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
+                arguments = loads(arguments) if arguments.strip() else {}
             except json.JSONDecodeError as err:
                 return json.dumps({"error": f"arguments are not JSON: {err}"})
         if not isinstance(arguments, dict):

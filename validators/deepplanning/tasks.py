@@ -8,11 +8,13 @@ Travel: ``travelplanning_query_{lang}.json`` (a list of ``{id, query, meta_info}
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
 from planning_core.errors import InputError
+from planning_core.validators.deepplanning.jsontext import loads
 from planning_core.validators.deepplanning.shopping_db import ShoppingCase, case_dir
 from planning_core.validators.deepplanning.travel_db import TravelDB, task_dir
 
@@ -26,10 +28,13 @@ class Task:
     query: str
     meta: dict[str, Any]   # travel: meta_info; shopping: {"level": L}
     folder: Path           # the task's database folder
+    lang: str = ""         # travel: the query file's language (the paper averages en and zh)
 
     @property
     def key(self) -> str:
-        return f"{self.domain}:{self.meta.get('level', '')}:{self.task_id}"
+        # travel: the language is part of the key, so that the zh run of a task is not taken
+        # for its en run when both go to one results file (paper line 176 averages both)
+        return f"{self.domain}:{self.meta.get('level', '') or self.lang}:{self.task_id}"
 
     def travel_db(self) -> TravelDB:
         return TravelDB.load(self.folder)
@@ -39,15 +44,18 @@ class Task:
 
     def spec(self) -> dict | None:
         p = self.folder / "spec.json"
-        return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else None
+        return loads(p.read_text(encoding="utf-8")) if p.is_file() else None
 
 
 def load_query_file(path: str | Path) -> list[dict[str, Any]]:
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(path.read_text(encoding="utf-8"))
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
+    except UnicodeDecodeError as err:
+        raise InputError(f"not UTF-8 text ({err.reason} at byte {err.start})",
+                         file=str(path)) from None
     except json.JSONDecodeError as err:
         raise InputError(f"not JSON: {err.msg}", file=str(path), line=err.lineno,
                          column=err.colno) from None
@@ -63,10 +71,12 @@ def find_tasks(root: str | Path, domain: str, database: str | Path | None = None
     if domain == "travel":
         qfile = Path(queries) if queries else root / f"travelplanning_query_{lang}.json"
         db = Path(database) if database else root / f"database_{lang}"
+        named = re.search(r"_(en|zh)\.json$", qfile.name)
+        file_lang = named.group(1) if named else lang
         for e in load_query_file(qfile):
             meta = e.get("meta_info") if isinstance(e.get("meta_info"), dict) else {}
             yield Task("travel", str(e["id"]), str(e.get("query", "")), meta,
-                       task_dir(db, str(e["id"])))
+                       task_dir(db, str(e["id"])), file_lang)
         return
     for level in levels:
         qfile = Path(queries) if queries else root / f"level_{level}_query_meta.json"

@@ -41,8 +41,8 @@ def plan_cost(plan: Plan, meta: dict, mode: str = "paper") -> tuple[int | None, 
             return None
         try:
             x = float(value)
-        except (TypeError, ValueError):
-            return None
+        except (TypeError, ValueError, OverflowError):
+            return None   # the released bare except skips an integer beyond float too
         if x != x or abs(x) == float("inf") or abs(x) > 1e15:
             unknown = True
             bad.append(f"cost {value!r}")
@@ -72,7 +72,7 @@ def plan_cost(plan: Plan, meta: dict, mode: str = "paper") -> tuple[int | None, 
                 value = leg.details.get("cost", 0)
                 try:
                     x = float(value)
-                except (TypeError, ValueError):
+                except (TypeError, ValueError, OverflowError):
                     continue
                 if x != x or abs(x) == float("inf") or abs(x) > 1e15:
                     unknown = True
@@ -105,7 +105,7 @@ def loose_cents(v: object) -> int | None:
         return None
     try:
         x = float(v)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     x *= 100
     return int(round(x)) if x == x and abs(x) != float("inf") else None

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from planning_core.validators.deepplanning.jsontext import loads
 from planning_core.validators.deepplanning.units import cents, slot
 
 __all__ = ["Activity", "Day", "Plan", "read_plan", "extract_json", "from_to"]
@@ -90,7 +91,7 @@ def extract_json(text: str) -> Any:
         candidates.append(text[first:last + 1])
     for c in candidates:
         try:
-            return json.loads(c)
+            return loads(c)
         except (json.JSONDecodeError, TypeError):
             continue
     raise ValueError("no JSON object in the answer")

@@ -136,6 +136,24 @@ def check_personalized(plan: Plan, kind: str, data: dict, meta: dict,
     return (not missing), f"missing {missing}" if missing else None
 
 
+def _seat_shortage(plan: Plan, meta: dict, db: TravelDB) -> list[str]:
+    from planning_core.validators.deepplanning.travel_cost import positive_int
+    from planning_core.validators.deepplanning.travel_problem import seats
+
+    people = positive_int(meta.get("people_number"), 1)
+    records: dict[str, list[dict[str, str]]] = {}
+    for table, key in (("trains", "train_no"), ("flights", "flight_no")):
+        for r in db.rows(table):
+            records.setdefault(r.get(key, ""), []).append(r)
+    short = []
+    for a in plan.all("travel_intercity_public"):
+        number = str(a.details.get("number", "")).strip()
+        rows = records.get(number)
+        if rows and all(seats(r.get("seat_status", "")) < people for r in rows):
+            short.append(number)
+    return sorted(set(short))
+
+
 @dataclass
 class TravelVerdict:
     task_id: str
@@ -144,6 +162,9 @@ class TravelVerdict:
     personalized: dict[str, tuple[bool | None, str | None]]
     mode: str = "paper"
     dimension_scores: dict[str, int] = field(default_factory=dict)
+    # intercity legs whose every database record has fewer seats than travellers: the
+    # paper's own B2 example (line 226); a diagnostic for the taxonomy, not a checkpoint
+    seat_shortage: list[str] = field(default_factory=list)
 
     @property
     def commonsense(self) -> Fraction:
@@ -188,7 +209,7 @@ class TravelVerdict:
                                 for k, (ok, r) in self.checkpoints.items()},
                 "constraints": {k: {"passed": ok, "reason": r}
                                 for k, (ok, r) in self.personalized.items()},
-                "failed": self.failed}
+                "failed": self.failed, "seat_shortage": self.seat_shortage}
 
 
 def score_travel(answer: str | dict, meta: dict, db: TravelDB, *, task_id: str = "",
@@ -213,6 +234,8 @@ def score_travel(answer: str | dict, meta: dict, db: TravelDB, *, task_id: str =
         cps = run_checkpoints(Context(plan, meta, db, mode))
         pers = {k: check_personalized(plan, k, v, meta, mode) for k, v in hard.items()}
     v = TravelVerdict(task_id, parse_error, cps, pers, mode)
+    if plan is not None:
+        v.seat_shortage = _seat_shortage(plan, meta, db)
     v.dimension_scores = {dim: int(all(cps[n][0] for n in names))
                           for dim, names in DIMENSIONS.items()}
     return v

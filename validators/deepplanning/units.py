@@ -12,18 +12,26 @@ from decimal import Decimal, InvalidOperation
 
 __all__ = ["cents", "clock", "fmt_cents", "fmt_clock", "slot", "ALL_DAY"]
 
-# the released attraction data writes "Open 24 Hours" for both opening and closing time
-ALL_DAY = frozenset({"open 24 hours", "24 hours", "all day", "00:00-24:00"})
+# the released attraction data writes "Open 24 Hours" (en) or "全天开放" (zh) for both opening
+# and closing time (the released parser's is_all_day reads both)
+ALL_DAY = frozenset({"open 24 hours", "24 hours", "all day", "00:00-24:00", "全天开放",
+                     "24小时开放"})
 
 _CLOCK = re.compile(r"\s*(\d{1,2}):(\d{2})\s*$")
 _SLOT = re.compile(r"\s*(\d{1,2}:\d{2})\s*-\s*(\d{1,2}:\d{2})\s*$")
+
+
+# an amount of 10**15 yuan or more is not a price (and would overflow Decimal arithmetic or
+# Python's int-to-text limit when written in a reason)
+MAX_YUAN = 10 ** 15
 
 
 def cents(value: object) -> int | None:
     """``value`` (a number or a numeric string, at most two decimals) in cents.
 
     ``None`` for anything else: booleans, NaN, infinities, text, more than two decimals
-    (a price of 12.345 yuan is not a price)."""
+    (a price of 12.345 yuan is not a price), amounts of ``MAX_YUAN`` or more.  Exact: the
+    decimal digits are read as written, never rounded."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, float):
@@ -31,7 +39,7 @@ def cents(value: object) -> int | None:
             return None
         value = repr(value)
     if isinstance(value, int):
-        return value * 100
+        return value * 100 if abs(value) < MAX_YUAN else None
     if not isinstance(value, str):
         return None
     text = value.strip().replace(",", "")
@@ -43,10 +51,17 @@ def cents(value: object) -> int | None:
         return None
     if not d.is_finite():
         return None
-    scaled = d * 100
-    if scaled != scaled.to_integral_value():
+    sign, digits, exp = d.as_tuple()
+    digits = list(digits)
+    while len(digits) > 1 and digits[-1] == 0:   # trailing zeros: 1.50 is 1.5
+        digits.pop()
+        exp += 1
+    if digits == [0]:
+        return 0
+    if exp < -2 or d.adjusted() >= 15:
         return None
-    return int(scaled)
+    n = int("".join(map(str, digits))) * 10 ** (exp + 2)
+    return -n if sign else n
 
 
 def fmt_cents(c: int) -> str:
