@@ -33,7 +33,8 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence, TextIO
 
-from planning_core.cli import ArgumentParser, ExitCode, add_version, error_line, run
+from planning_core.cli import ArgumentParser, ExitCode, add_version, error_line, \
+    import_lark_without_regex, run
 from planning_core.cli.args import seconds
 from planning_core.cli.executor_args import add_executor_options
 from planning_core.errors import InputError, PlanningError
@@ -305,6 +306,8 @@ def register(subparsers) -> None:
 
 def validate_main(argv: Sequence[str] | None = None) -> int:
     """The ``validate`` console script."""
+    if argv is None:
+        import_lark_without_regex()
     parser = ArgumentParser(prog="validate",
                             description="Validate plans against a PDDL domain and problem, "
                                         "as VAL does. Exit 0: all plans valid; 1: some plan "
