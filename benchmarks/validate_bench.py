@@ -10,9 +10,19 @@ Runs every plan of ``../shared/data/val_oracle/ipc_cases.jsonl`` (VAL-judged) th
 
 and one ``validate`` call on a bundled blocksworld plan (wall time, median of 20).
 It writes ``benchmarks/results/validate.md``. Agreement with the oracle's expected verdict
-is counted for both validators. Usage::
+is counted for both validators.
+
+``--paired`` measures instead what users wait for per call: one process per plan, ours
+(``validate PLAN DOMAIN PROBLEM``) and VAL's (``Validate DOMAIN PROBLEM PLAN``, ``--val``)
+alternating on the same task, round after round, on every bundled task with a plan
+(``domains/*/p01.plan``) and every shared IPC task with a stored plan; wall time and the
+child's CPU time (``getrusage``) per call, and a bare interpreter (``python -c pass``, the
+floor of any Python command) in the same rounds. Bytecode caching is on for the calls
+(``PYTHONDONTWRITEBYTECODE`` is removed from their environment; a warm-up call writes the
+``.pyc`` files, as installing a wheel does). Usage::
 
     python benchmarks/validate_bench.py [--cli-sample N] [--skip-up]
+    python benchmarks/validate_bench.py --paired [--rounds 5] [--val /path/to/Validate]
 """
 from __future__ import annotations
 
@@ -138,11 +148,115 @@ def bench_blocksworld_call() -> list[float]:
     return times
 
 
+def _paired_tasks() -> list[tuple[str, Path, Path, Path]]:
+    """(name, plan, domain, problem): bundled tasks with a p01 plan, shared IPC tasks with a
+    stored plan (``MANIFEST.tsv``'s ``optimal_plan``)."""
+    out = []
+    for folder in sorted((ROOT / "domains").iterdir()):
+        plan, problem = folder / "p01.plan", folder / "p01.pddl"
+        if plan.is_file() and problem.is_file() and (folder / "domain.pddl").is_file():
+            out.append((f"domains/{folder.name}", plan, folder / "domain.pddl", problem))
+    manifest = SHARED / "ipc" / "MANIFEST.tsv"
+    if manifest.is_file():
+        rows = [line.split("\t") for line in manifest.read_text().splitlines()[1:]]
+        for row in rows:
+            folder, problem, domain, plan = row[0], row[1], row[2], row[5]
+            if plan:
+                base = SHARED / "ipc" / folder
+                out.append((f"ipc/{folder}/{problem}", base / plan, base / domain,
+                            base / problem))
+    return out
+
+
+def _timed(argv: list[str], env: dict) -> tuple[float, float, int]:
+    """(wall s, CPU s of the child, exit code) of one process."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.returncode
+
+
+def bench_paired(rounds: int, val: str | None) -> dict:
+    """Per task: ours, VAL's and a bare interpreter, alternating, ``rounds`` times."""
+    import shutil
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    ours_cmd = shutil.which("validate") or "validate"
+    tasks = _paired_tasks()
+    rows = []
+    for name, plan, domain, problem in tasks:
+        sides = {"ours": [ours_cmd, str(plan), str(domain), str(problem)],
+                 "bare": [sys.executable, "-c", "pass"]}
+        if val:
+            sides["val"] = [val, str(domain), str(problem), str(plan)]
+        codes = {side: _timed(argv, env)[2] for side, argv in sides.items()}  # warm-up
+        times: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}
+        for k in range(rounds):
+            order = list(sides) if k % 2 == 0 else list(reversed(list(sides)))
+            for side in order:
+                wall, cpu, _ = _timed(sides[side], env)
+                times[side].append((wall, cpu))
+        rows.append({"task": name, "codes": codes, "times": times})
+    return {"rows": rows, "rounds": rounds, "val": val}
+
+
+def _med(pairs: list[tuple[float, float]], k: int) -> float:
+    return statistics.median(p[k] for p in pairs) * 1000
+
+
+def paired_lines(result: dict) -> list[str]:
+    rows, val = result["rows"], result["val"]
+    head = "| task | ours wall ms | ours CPU ms |"
+    rule = "|---|---:|---:|"
+    if val:
+        head += " VAL wall ms | VAL CPU ms | ours / VAL (wall) |"
+        rule += "---:|---:|---:|"
+    head += " bare python wall ms | exit ours" + (" / VAL |" if val else " |")
+    rule += "---:|---:|"
+    lines = [head, rule]
+    every = {"ours": [], "val": [], "bare": []}
+    for r in rows:
+        t = r["times"]
+        for side in t:
+            every[side] += t[side]
+        cells = [r["task"], f"{_med(t['ours'], 0):.1f}", f"{_med(t['ours'], 1):.1f}"]
+        if val:
+            cells += [f"{_med(t['val'], 0):.1f}", f"{_med(t['val'], 1):.1f}",
+                      f"{_med(t['ours'], 0) / max(_med(t['val'], 0), 1e-6):.1f}x"]
+        cells += [f"{_med(t['bare'], 0):.1f}",
+                  f"{r['codes']['ours']}" + (f" / {r['codes']['val']}" if val else "")]
+        lines.append("| " + " | ".join(cells) + " |")
+    summary = [f"| **all {len(rows)} tasks (median of every call)** | "
+               f"**{_med(every['ours'], 0):.1f}** | {_med(every['ours'], 1):.1f} |"]
+    if val:
+        summary[0] += (f" **{_med(every['val'], 0):.1f}** | {_med(every['val'], 1):.1f} | "
+                       f"{_med(every['ours'], 0) / _med(every['val'], 0):.1f}x |")
+    summary[0] += f" {_med(every['bare'], 0):.1f} | |"
+    return lines + summary
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cli-sample", type=int, default=0, help="plans run through the CLI (0: all)")
     ap.add_argument("--skip-up", action="store_true", help="do not run unified-planning")
+    ap.add_argument("--paired", action="store_true",
+                    help="per-call times of ours and VAL's, paired, per task (prints the "
+                         "table; writes nothing)")
+    ap.add_argument("--rounds", type=int, default=5, help="--paired: calls per task and side")
+    ap.add_argument("--val", default=None, help="--paired: VAL's Validate binary")
     args = ap.parse_args()
+    if args.paired:
+        load = os.getloadavg()[0]
+        lines = paired_lines(bench_paired(args.rounds, args.val))
+        print(f"Load average at start / end: {load:.2f} / {os.getloadavg()[0]:.2f}; "
+              f"{args.rounds} rounds per task, sides alternating.\n")
+        print("\n".join(lines))
+        return 0
     load_start = os.getloadavg()[0]
     cases = _cases()
     n = len(cases)
