@@ -97,7 +97,11 @@ def ipc_speed(rel: str, nodes: int, cpu: float, fd: bool) -> dict:
     from planning_core.ground.grounder import ground
     from planning_core.pddl.parser import parse_domain_file, parse_problem_file
     from planning_core.search.astar import astar
-    domain, problem = IPC / rel.split("/")[0] / "domain.pddl", IPC / rel
+    folder, name = rel.split("/")
+    domain = IPC / folder / next(row.split("\t")[2] for row in
+                                 (IPC / "MANIFEST.tsv").read_text().splitlines()
+                                 if row.split("\t")[:2] == [folder, name])
+    problem = IPC / rel
     task = ground(parse_domain_file(domain), parse_problem_file(problem))
     t0 = time.process_time()
     out = astar(task, heuristic="lmcut", node_limit=nodes, time_limit=cpu)
@@ -172,8 +176,8 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=float, default=60.0, help="seconds per state and engine")
     ap.add_argument("--every", type=int, default=1, help="use every K-th question")
     ap.add_argument("--ipc", action="store_true", help="search speed on shared IPC tasks")
-    ap.add_argument("--nodes", type=int, default=300, help="--ipc: expansions per task")
-    ap.add_argument("--cpu", type=float, default=20.0, help="--ipc: CPU seconds per task")
+    ap.add_argument("--nodes", type=int, default=1000, help="--ipc: expansions per task")
+    ap.add_argument("--cpu", type=float, default=15.0, help="--ipc: CPU seconds per task")
     ap.add_argument("--json", help="--ipc: write the rows here")
     ap.add_argument("--before", help="--ipc: rows of an earlier run")
     ap.add_argument("--no-fd", action="store_true", help="--ipc: take FD's rows from --before")
