@@ -42,7 +42,7 @@ class LMCut:
     """LM-cut for one task: ``LMCut(task)(state) -> float`` (``math.inf`` on dead ends)."""
 
     __slots__ = ("task", "n", "init_fact", "goal_fact", "op_pre", "op_npre", "op_eff",
-                 "op_effmask", "op_cost", "pre_of", "add_of", "goal_op")
+                 "op_cost", "pre_of", "add_of", "goal_op")
 
     def __init__(self, task: Task) -> None:
         if task.has_conditional_effects:
@@ -75,9 +75,6 @@ class LMCut:
         self.op_pre = tuple(op_pre)
         self.op_npre = tuple(len(p) for p in op_pre)
         self.op_eff = tuple(op_eff)
-        # effects as one int each: the cut search tests and marks all of an operator's
-        # effects with two C-level mask operations instead of a Python loop over them
-        self.op_effmask = tuple(sum(1 << e for e in set(eff)) for eff in op_eff)
         self.op_cost = tuple(op_cost)
         self.pre_of = tuple(tuple(x) for x in pre_of)
         self.add_of = tuple(tuple(x) for x in add_of)
@@ -129,19 +126,17 @@ class LMCut:
                 if nc < hmax[e]:
                     hmax[e] = nc
                     push(heap, (nc, e))
-        get = hmax.__getitem__
         while heap:
             c, f = pop(heap)
             if c > hmax[f]:
                 continue
             mine = children[f]
-            if not mine:
-                continue
             for o in tuple(mine):
-                pre = op_pre[o]
-                # the first precondition of maximal h_max (max() keeps the first of equals)
-                arg = pre[0] if len(pre) == 1 else max(pre, key=get)
-                best = hmax[arg]
+                best, arg = -1.0, f
+                for p in op_pre[o]:
+                    v = hmax[p]
+                    if v > best:
+                        best, arg = v, p
                 if arg != f:
                     mine.discard(o)
                     children[arg].add(o)
@@ -162,42 +157,42 @@ class LMCut:
         if hmax[goal] == INF:
             return INF
         total = 0
-        add_of, effmask = self.add_of, self.op_effmask
+        add_of, op_eff = self.add_of, self.op_eff
         n = self.n
-        everything = (1 << n) - 1
-        start_mask = 0
-        for f in start:
-            start_mask |= 1 << f
         while hmax[goal] != 0:
+            # one mark per fact: 2 in the goal zone, 1 reached from the state, 0 not yet
+            mark = bytearray(n)
             # goal zone: backwards over zero-cost justification edges
-            zone = bytearray(n)
-            zone[goal] = 1
-            zone_mask = 1 << goal
+            mark[goal] = 2
             stack = [goal]
             while stack:
                 g = stack.pop()
                 for o in add_of[g]:
                     p = pcf[o]
-                    if p >= 0 and cost[o] == 0 and not zone[p]:
-                        zone[p] = 1
-                        zone_mask |= 1 << p
+                    if p >= 0 and cost[o] == 0 and not mark[p]:
+                        mark[p] = 2
                         stack.append(p)
             # forward from the state, never entering the zone; edges into it form the cut.
-            # Every operator has one precondition choice, so it is met at most once: the
-            # cut has no repeats. ``unseen``: facts neither reached nor in the zone.
-            unseen = everything & ~(start_mask | zone_mask)
+            # Each fact is expanded once and each operator has one precondition choice, so
+            # every operator is met at most once: the cut has no repeats.
+            for f in start:
+                mark[f] = 1
             stack = list(start)
+            push = stack.append
             cut: list[int] = []
             while stack:
                 f = stack.pop()
                 for o in children[f]:
-                    em = effmask[o]
-                    if em & zone_mask:
+                    into_zone = False
+                    for e in op_eff[o]:
+                        v = mark[e]
+                        if v == 2:
+                            into_zone = True
+                        elif not v:
+                            mark[e] = 1
+                            push(e)
+                    if into_zone:
                         cut.append(o)
-                    new = em & unseen
-                    if new:
-                        unseen ^= new
-                        stack.extend(bits(new))
             m = min(cost[o] for o in cut)
             total += m
             for o in cut:

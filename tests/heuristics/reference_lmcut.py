@@ -1,8 +1,9 @@
 """The LM-cut implementation before the issue-24 speed work, kept as a test oracle.
 
-``planning_core.heuristics.lmcut.LMCut`` now finds cuts with effect bitmasks and updates
-h_max with fewer copies; it must give exactly the values of this straightforward version
-(same cuts, same precondition choices, same order of the incremental h_max updates).
+``planning_core.heuristics.lmcut.LMCut`` is tuned for speed (one mark array for the goal
+zone and the forward pass, no set to find repeated cut operators); it must give exactly
+the values of this version (same cuts, same precondition choices, same order of the
+incremental h_max updates).
 """
 from __future__ import annotations
 
