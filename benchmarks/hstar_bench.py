@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import statistics
 import sys
 import time
@@ -42,7 +44,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-SHARED = ROOT.parent / "shared" / "data" / "acpbench_hard"
+DATA = Path(os.environ.get("PLANNING_CORE_SHARED_DATA", ROOT.parent / "shared" / "data"))
+SHARED = DATA / "acpbench_hard"
 OUT = ROOT / "benchmarks" / "results" / "hstar.md"
 TASKS = ("app", "areach", "just", "land", "nexta", "prog", "reach", "val")
 
@@ -81,7 +84,7 @@ def fast_downward(domain_text: str, problem_text: str, limit: float):
     return value, time.perf_counter() - t0
 
 
-IPC = ROOT.parent / "shared" / "data" / "ipc"
+IPC = DATA / "ipc"
 IPC_TASKS = ("blocks/probBLOCKS-8-0.pddl", "depot/p02.pddl", "elevators-opt08-strips/p01.pddl",
              "ferry/p-10locs-5cars.pddl", "floortile-opt11-strips/opt-p01-001.pddl",
              "grid/prob01.pddl", "gripper/prob02.pddl", "hiking-opt14-strips/ptesting-1-2-3.pddl",
@@ -126,14 +129,46 @@ def _fmt(x: float | None) -> str:
     return "-" if x is None else (f"{x:.0f}" if x >= 100 else f"{x:.1f}")
 
 
+def _old_tree_row(tree: str, rel: str, args) -> dict:
+    """``ipc_speed`` of this file run with the planning_core of ``tree`` (an export of an
+    older commit) first on the path."""
+    env = dict(os.environ, PYTHONPATH=tree)
+    code = ("import json, runpy, sys; b = runpy.run_path(sys.argv[1]); "
+            "print(json.dumps(b['ipc_speed'](sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), "
+            "False)))")
+    done = subprocess.run([sys.executable, "-c", code, __file__, rel, str(args.nodes),
+                           str(args.cpu)], capture_output=True, text=True, env=env, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _median_row(rows: list[dict]) -> dict:
+    """The row of median expansion rate (its counts and CPU kept together)."""
+    ranked = sorted(rows, key=lambda r: _rate(r["expanded"], r["cpu_s"]) or 0.0)
+    return dict(ranked[len(ranked) // 2], rounds=len(rows))
+
+
 def speed_main(args) -> int:
     before = {r["task"]: r for r in json.loads(Path(args.before).read_text())} \
         if args.before else {}
     rows = []
-    for rel in IPC_TASKS:
-        row = ipc_speed(rel, args.nodes, args.cpu, fd=not args.no_fd)
+    for k, rel in enumerate(IPC_TASKS):
+        if args.before_tree:  # paired: the old tree and this one alternate on each task
+            old_rows, new_rows = [], []
+            for r in range(args.rounds):
+                for side in (("old", "new") if (k + r) % 2 == 0 else ("new", "old")):
+                    if side == "old":
+                        old_rows.append(_old_tree_row(args.before_tree, rel, args))
+                    else:
+                        new_rows.append(ipc_speed(rel, args.nodes, args.cpu, fd=False))
+            before[rel] = _median_row(old_rows)
+            row = _median_row(new_rows)
+            if not args.no_fd:
+                row.update({k2: v for k2, v in ipc_speed(rel, 1, 1.0, fd=True).items()
+                            if k2.startswith("fd_")})
+        else:
+            row = ipc_speed(rel, args.nodes, args.cpu, fd=not args.no_fd)
         if args.no_fd and rel in before:
-            row.update({k: v for k, v in before[rel].items() if k.startswith("fd_")})
+            row.update({k2: v for k2, v in before[rel].items() if k2.startswith("fd_")})
         rows.append(row)
         print(f"{rel}: {row['expanded']} exp in {row['cpu_s']:.2f}s cpu "
               f"({row['status']})", file=sys.stderr, flush=True)
@@ -141,7 +176,10 @@ def speed_main(args) -> int:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     lines = [SPEED, "",
              f"Made by `python benchmarks/hstar_bench.py --ipc --nodes {args.nodes} --cpu "
-             f"{args.cpu:g}` (2-core machine shared with other jobs). A* with LM-cut from the "
+             f"{args.cpu:g}" + (f" --before-tree OLD --rounds {args.rounds}`: the code before "
+             "the change (OLD) and after it alternate on each task, median of the rounds per "
+             "side" if args.before_tree else "`") + " (2-core machine shared with other "
+             "jobs). A* with LM-cut from the "
              "initial state of each shared IPC task, stopped after the node or CPU limit; "
              "expansions per CPU second of the search (grounding excluded). Fast Downward: "
              "`astar(lmcut())` run to the end, its own expansions over its own search time. "
@@ -181,6 +219,9 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="--ipc: write the rows here")
     ap.add_argument("--before", help="--ipc: rows of an earlier run")
     ap.add_argument("--no-fd", action="store_true", help="--ipc: take FD's rows from --before")
+    ap.add_argument("--before-tree", help="--ipc: a folder with an older planning_core (e.g. "
+                    "`git archive OLD | tar x -C DIR`), run alternately with this one")
+    ap.add_argument("--rounds", type=int, default=3, help="--before-tree: runs per side")
     args = ap.parse_args(argv)
     if args.ipc:
         return speed_main(args)
