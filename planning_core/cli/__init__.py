@@ -153,7 +153,8 @@ def import_lark_without_regex() -> None:
     10-20 ms of every command's start (a third of what ``validate`` may take). Hiding it
     while lark is first imported makes lark fall back to ``re``; afterwards ``regex``
     imports normally again for any other library. Called by the console scripts only, so
-    a program that imports planning_core keeps its lark as it was.
+    a program that imports planning_core keeps its lark as it was. (``validate`` does not
+    call it: with its parse cache warm it never imports lark.)
     """
     if "lark" in sys.modules or "regex" in sys.modules:
         return
@@ -168,10 +169,12 @@ def import_lark_without_regex() -> None:
 
 def main(argv: Sequence[str] | None, groups: Sequence[CommandGroup]) -> int:
     """Parse ``argv`` against the commands of ``groups`` and run the chosen one."""
-    if argv is None:  # the console script
-        import_lark_without_regex()
     parser = build_parser(groups)
     args = parser.parse_args(argv)
+    # the console script: lark without regex, except for validate, whose calls with a
+    # cached domain and problem and a plain plan never import lark at all
+    if argv is None and getattr(args, "command", None) != "validate":
+        import_lark_without_regex()
     if argv is None:  # the console script, a process of our own: RLIMIT_AS as a last resort
         global CAP_ADDRESS_SPACE
         CAP_ADDRESS_SPACE = True

@@ -33,8 +33,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence, TextIO
 
-from planning_core.cli import ArgumentParser, ExitCode, add_version, error_line, \
-    import_lark_without_regex, run
+from planning_core.cli import ArgumentParser, ExitCode, add_version, error_line, run
 from planning_core.cli.args import seconds
 from planning_core.cli.executor_args import add_executor_options
 from planning_core.errors import InputError, PlanningError
@@ -133,14 +132,38 @@ def _bad_input_json(plans, errors, warnings, out: TextIO) -> None:
                           "warnings": [w.to_dict() for w in warnings]}), file=out)
 
 
-def load_task(domain_path: str, domain_text: str, problem_path: str, problem_text: str
-              ) -> tuple[pddl.Domain, pddl.Problem, tuple[pddl.Diagnostic, ...]]:
-    """Parse and check; raises the first syntax error, returns semantic diagnostics."""
-    from planning_core.pddl.checker import check_domain, check_problem
-    from planning_core.pddl.parser import parse_domain, parse_problem
+def _parse_domain(text: str, path: str) -> pddl.Domain:
+    from planning_core.pddl.parser import parse_domain
 
-    domain = parse_domain(domain_text, domain_path)
-    problem = parse_problem(problem_text, problem_path)
+    return parse_domain(text, path)
+
+
+def _parse_problem(text: str, path: str) -> pddl.Problem:
+    from planning_core.pddl.parser import parse_problem
+
+    return parse_problem(text, path)
+
+
+def load_task(domain_path: str, domain_text: str, problem_path: str, problem_text: str,
+              *, cache: bool = False
+              ) -> tuple[pddl.Domain, pddl.Problem, tuple[pddl.Diagnostic, ...]]:
+    """Parse and check; raises the first syntax error, returns semantic diagnostics.
+
+    With ``cache``, a domain or problem parsed by an earlier call is read back from the
+    parse cache (:mod:`planning_core.pddl.parse_cache`) instead of being parsed again: the
+    parser (and lark) is then not even imported."""
+    from planning_core.pddl import ast
+    from planning_core.pddl.checker import check_domain, check_problem
+
+    if cache:
+        from planning_core.pddl.parse_cache import cached_parse
+
+        domain = cached_parse("domain", domain_path, domain_text, _parse_domain, ast.Domain)
+        problem = cached_parse("problem", problem_path, problem_text, _parse_problem,
+                               ast.Problem)
+    else:
+        domain = _parse_domain(domain_text, domain_path)
+        problem = _parse_problem(problem_text, problem_path)
     return domain, problem, check_domain(domain) + check_problem(domain, problem)
 
 
@@ -168,7 +191,7 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
             print(error_line(p), file=err)
         return ExitCode.BAD_INPUT
     try:
-        domain, problem, diags = load_task(*inputs.domain, *inputs.problem)
+        domain, problem, diags = load_task(*inputs.domain, *inputs.problem, cache=True)
     except PlanningError as e:
         if as_json:
             _bad_input_json(plan_paths, [e], [], out)
@@ -306,8 +329,6 @@ def register(subparsers) -> None:
 
 def validate_main(argv: Sequence[str] | None = None) -> int:
     """The ``validate`` console script."""
-    if argv is None:
-        import_lark_without_regex()
     parser = ArgumentParser(prog="validate",
                             description="Validate plans against a PDDL domain and problem, "
                                         "as VAL does. Exit 0: all plans valid; 1: some plan "

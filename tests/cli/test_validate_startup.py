@@ -9,6 +9,7 @@ our grammars. A fresh interpreter runs the real console-script entry point and r
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -23,12 +24,14 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 
 BATCH_ONLY = ("concurrent.futures.process", "multiprocessing", "planning_core.executor.local",
               "planning_core.executor.dask", "planning_core.cli.validate_batch",
-              "regex", "dask", "distributed")
+              "dask", "distributed")
 
 
-def _modules_of(*argv: str, prelude: str = "") -> tuple[int, set[str]]:
+def _modules_of(*argv: str, prelude: str = "", env: dict | None = None
+                ) -> tuple[int, set[str]]:
     done = subprocess.run([sys.executable, "-c", prelude + _PROBE, *argv],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, **(env or {})))
     last = done.stderr.strip().splitlines()[-1]
     found = json.loads(last)
     return found["code"], set(found["modules"])
@@ -44,6 +47,33 @@ def test_a_single_plan_call_imports_no_batch_machinery():
     assert code == 0  # the plan is valid: the path under test really ran
     assert "planning_core.validate.simulator" in modules
     assert not modules & set(BATCH_ONLY), sorted(modules & set(BATCH_ONLY))
+
+
+def test_a_call_with_a_cached_domain_and_problem_imports_no_parser(tmp_path):
+    env = {"PLANNING_CORE_CACHE": "1", "PLANNING_CORE_CACHE_DIR": str(tmp_path / "cache")}
+    code, first = _modules_of(*_blocksworld(), env=env)
+    assert code == 0 and "lark" in first  # the first call parses, and fills the cache
+    code, modules = _modules_of(*_blocksworld(), env=env)
+    assert code == 0 and "planning_core.validate.simulator" in modules
+    assert not {m for m in modules if m.split(".")[0] in ("lark", "regex")}
+    assert "planning_core.pddl.parser" not in modules
+    assert not modules & set(BATCH_ONLY)
+
+
+def test_a_cached_call_reports_what_a_parsing_call_reports(tmp_path):
+    bw = DOMAINS / "blocksworld"
+    argv = [str(bw / "p01.bad.plan"), str(bw / "domain.pddl"), str(bw / "p01.pddl"), "-v"]
+    cached = dict(os.environ, PLANNING_CORE_CACHE="1",
+                  PLANNING_CORE_CACHE_DIR=str(tmp_path / "cache"))
+    off = dict(os.environ, PLANNING_CORE_CACHE="0")
+    probe = "from planning_core.cli.validate import validate_main; raise SystemExit(validate_main())"
+    runs = [subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True,
+                           env=env, timeout=120) for env in (off, cached, cached)]
+    assert runs[0].returncode == 1 and runs[0].stdout
+    assert len(list((tmp_path / "cache").glob("*.pickle"))) == 2
+    for run in runs[1:]:
+        assert (run.returncode, run.stdout, run.stderr) == \
+            (runs[0].returncode, runs[0].stdout, runs[0].stderr)
 
 
 def test_the_probe_sees_batch_machinery_when_it_is_imported():
