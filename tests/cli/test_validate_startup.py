@@ -101,3 +101,19 @@ def test_lark_is_imported_without_regex_and_regex_still_imports_afterwards():
                                                             "domain.pddl")],
                           capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_the_console_registers_its_commands_without_the_validators_machinery():
+    # `planning-core` imports every command group's cli module at start; the adaptive
+    # environment and the toolplans checker are for their own commands only
+    probe = ("import json, sys\nimport planning_core.console\n"
+             "print(json.dumps(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120, check=True)
+    modules = set(json.loads(done.stdout))
+    assert "planning_core.validators.adaptive.cli" in modules
+    assert "planning_core.validators.toolplans.cli" in modules
+    heavy = {"planning_core.validators.adaptive.env", "planning_core.validators.adaptive.compile",
+             "planning_core.validators.toolplans.check", "planning_core.validators.toolplans.compile",
+             "concurrent.futures.process", "multiprocessing"}
+    assert not modules & heavy, sorted(modules & heavy)
