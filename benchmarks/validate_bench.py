@@ -19,7 +19,9 @@ alternating on the same task, round after round, on every bundled task with a pl
 child's CPU time (``getrusage``) per call, and a bare interpreter (``python -c pass``, the
 floor of any Python command) in the same rounds. Bytecode caching is on for the calls
 (``PYTHONDONTWRITEBYTECODE`` is removed from their environment; a warm-up call writes the
-``.pyc`` files, as installing a wheel does). Usage::
+``.pyc`` files, as installing a wheel does, and fills validate's parse cache, as the first
+call on a task does; a second column runs ours with the cache off, i.e. every call parsing
+the domain and problem). Usage::
 
     python benchmarks/validate_bench.py [--cli-sample N] [--skip-up]
     python benchmarks/validate_bench.py --paired [--rounds 5] [--val /path/to/Validate]
@@ -185,23 +187,27 @@ def bench_paired(rounds: int, val: str | None) -> dict:
     """Per task: ours, VAL's and a bare interpreter, alternating, ``rounds`` times."""
     import shutil
 
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     ours_cmd = shutil.which("validate") or "validate"
     tasks = _paired_tasks()
     rows = []
-    for name, plan, domain, problem in tasks:
-        sides = {"ours": [ours_cmd, str(plan), str(domain), str(problem)],
-                 "bare": [sys.executable, "-c", "pass"]}
-        if val:
-            sides["val"] = [val, str(domain), str(problem), str(plan)]
-        codes = {side: _timed(argv, env)[2] for side, argv in sides.items()}  # warm-up
-        times: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}
-        for k in range(rounds):
-            order = list(sides) if k % 2 == 0 else list(reversed(list(sides)))
-            for side in order:
-                wall, cpu, _ = _timed(sides[side], env)
-                times[side].append((wall, cpu))
-        rows.append({"task": name, "codes": codes, "times": times})
+    with tempfile.TemporaryDirectory() as cache:
+        envs = {"ours": dict(base, PLANNING_CORE_CACHE="1", PLANNING_CORE_CACHE_DIR=cache),
+                "nocache": dict(base, PLANNING_CORE_CACHE="0"), "bare": base, "val": base}
+        for name, plan, domain, problem in tasks:
+            ours = [ours_cmd, str(plan), str(domain), str(problem)]
+            sides = {"ours": ours, "nocache": ours, "bare": [sys.executable, "-c", "pass"]}
+            if val:
+                sides["val"] = [val, str(domain), str(problem), str(plan)]
+            # warm-up: writes the .pyc files and fills the parse cache, as a first call does
+            codes = {side: _timed(argv, envs[side])[2] for side, argv in sides.items()}
+            times: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}
+            for k in range(rounds):
+                order = list(sides) if k % 2 == 0 else list(reversed(list(sides)))
+                for side in order:
+                    wall, cpu, _ = _timed(sides[side], envs[side])
+                    times[side].append((wall, cpu))
+            rows.append({"task": name, "codes": codes, "times": times})
     return {"rows": rows, "rounds": rounds, "val": val}
 
 
@@ -211,20 +217,21 @@ def _med(pairs: list[tuple[float, float]], k: int) -> float:
 
 def paired_lines(result: dict) -> list[str]:
     rows, val = result["rows"], result["val"]
-    head = "| task | ours wall ms | ours CPU ms |"
-    rule = "|---|---:|---:|"
+    head = "| task | ours wall ms | ours CPU ms | ours, no cache, wall ms |"
+    rule = "|---|---:|---:|---:|"
     if val:
         head += " VAL wall ms | VAL CPU ms | ours / VAL (wall) |"
         rule += "---:|---:|---:|"
     head += " bare python wall ms | exit ours" + (" / VAL |" if val else " |")
     rule += "---:|---:|"
     lines = [head, rule]
-    every = {"ours": [], "val": [], "bare": []}
+    every = {"ours": [], "nocache": [], "val": [], "bare": []}
     for r in rows:
         t = r["times"]
         for side in t:
             every[side] += t[side]
-        cells = [r["task"], f"{_med(t['ours'], 0):.1f}", f"{_med(t['ours'], 1):.1f}"]
+        cells = [r["task"], f"{_med(t['ours'], 0):.1f}", f"{_med(t['ours'], 1):.1f}",
+                 f"{_med(t['nocache'], 0):.1f}"]
         if val:
             cells += [f"{_med(t['val'], 0):.1f}", f"{_med(t['val'], 1):.1f}",
                       f"{_med(t['ours'], 0) / max(_med(t['val'], 0), 1e-6):.1f}x"]
@@ -232,7 +239,8 @@ def paired_lines(result: dict) -> list[str]:
                   f"{r['codes']['ours']}" + (f" / {r['codes']['val']}" if val else "")]
         lines.append("| " + " | ".join(cells) + " |")
     summary = [f"| **all {len(rows)} tasks (median of every call)** | "
-               f"**{_med(every['ours'], 0):.1f}** | {_med(every['ours'], 1):.1f} |"]
+               f"**{_med(every['ours'], 0):.1f}** | {_med(every['ours'], 1):.1f} | "
+               f"{_med(every['nocache'], 0):.1f} |"]
     if val:
         summary[0] += (f" **{_med(every['val'], 0):.1f}** | {_med(every['val'], 1):.1f} | "
                        f"{_med(every['ours'], 0) / _med(every['val'], 0):.1f}x |")
