@@ -4,8 +4,9 @@ Users validate plans one process per plan, in loops, against the same domain and
 (VAL's users do: CoPE's scripts call VAL per plan). Reading a domain with lark costs more
 than everything else a call does: importing lark, loading its parser tables and parsing.
 A successful parse is therefore stored as a pickle, keyed by a hash of the file's path and
-text and of the parser's own sources (``parser.py``, ``fast_init.py``, ``ast.py`` and
-``grammars/pddl.lark``, so a changed parser never reads an old entry); the next call with
+text and of the parser's own sources (``parser.py``, ``fast_init.py``, ``ast.py``,
+``syntax_errors.py``, ``errors.py``, ``grammars/pddl.lark``, and the installed lark's file
+stamp, so a changed parser never reads an old entry); the next call with
 the same file reads the pickle and never imports lark. Failed parses are not stored: a
 syntax error is always found, and reported, by the parser itself.
 
@@ -31,7 +32,8 @@ T = TypeVar("T")
 
 #: entries larger than this are not written (a huge problem file is parsed each time)
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
-_SOURCES = ("pddl/parser.py", "pddl/fast_init.py", "pddl/ast.py")
+_SOURCES = ("pddl/parser.py", "pddl/fast_init.py", "pddl/ast.py", "pddl/syntax_errors.py",
+            "errors.py")
 _salt: list[bytes] = []
 
 
@@ -75,6 +77,13 @@ def _parser_salt() -> bytes:
             from planning_core.grammar_files import grammar_text
 
             h.update(grammar_text("pddl.lark").encode())
+        # and the lark installed (found, not imported: its file's path, size and mtime)
+        import importlib.util
+
+        spec = importlib.util.find_spec("lark")
+        if spec is not None and spec.origin:
+            info = os.stat(spec.origin)
+            h.update(f"{spec.origin}\0{info.st_size}\0{info.st_mtime_ns}".encode())
         _salt.append(h.digest())
     return _salt[0]
 
