@@ -170,20 +170,24 @@ def _paired_tasks() -> list[tuple[str, Path, Path, Path]]:
     return out
 
 
-def _timed(argv: list[str], env: dict) -> tuple[float, float, int]:
+def _timed(argv: list[str], env: dict, cwd: str | None = None) -> tuple[float, float, int]:
     """(wall s, CPU s of the child, exit code) of one process."""
     import resource
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                          cwd=cwd)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu, done.returncode
 
 
-def bench_paired(rounds: int, val: str | None) -> dict:
+_ENTRY = "import sys; from planning_core.cli.validate import validate_main; sys.exit(validate_main())"
+
+
+def bench_paired(rounds: int, val: str | None, before: str | None = None) -> dict:
     """Per task: ours, VAL's and a bare interpreter, alternating, ``rounds`` times."""
     import shutil
 
@@ -193,22 +197,28 @@ def bench_paired(rounds: int, val: str | None) -> dict:
     rows = []
     with tempfile.TemporaryDirectory() as cache:
         envs = {"ours": dict(base, PLANNING_CORE_CACHE="1", PLANNING_CORE_CACHE_DIR=cache),
-                "nocache": dict(base, PLANNING_CORE_CACHE="0"), "bare": base, "val": base}
+                "nocache": dict(base, PLANNING_CORE_CACHE="0"), "bare": base, "val": base,
+                "before": dict(base, PYTHONPATH=before or "")}
         for name, plan, domain, problem in tasks:
             ours = [ours_cmd, str(plan), str(domain), str(problem)]
             sides = {"ours": ours, "nocache": ours, "bare": [sys.executable, "-c", "pass"]}
             if val:
                 sides["val"] = [val, str(domain), str(problem), str(plan)]
+            if before:  # an older planning_core (PYTHONPATH), through the same entry point
+                sides["before"] = [sys.executable, "-c", _ENTRY, str(plan), str(domain),
+                                   str(problem)]
             # warm-up: writes the .pyc files and fills the parse cache, as a first call does
-            codes = {side: _timed(argv, envs[side])[2] for side, argv in sides.items()}
+            cwds = {"before": before}  # not this tree: `python -c` puts the cwd first
+            codes = {side: _timed(argv, envs[side], cwds.get(side))[2]
+                     for side, argv in sides.items()}
             times: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}
             for k in range(rounds):
                 order = list(sides) if k % 2 == 0 else list(reversed(list(sides)))
                 for side in order:
-                    wall, cpu, _ = _timed(sides[side], envs[side])
+                    wall, cpu, _ = _timed(sides[side], envs[side], cwds.get(side))
                     times[side].append((wall, cpu))
             rows.append({"task": name, "codes": codes, "times": times})
-    return {"rows": rows, "rounds": rounds, "val": val}
+    return {"rows": rows, "rounds": rounds, "val": val, "before": before}
 
 
 def _med(pairs: list[tuple[float, float]], k: int) -> float:
@@ -216,22 +226,27 @@ def _med(pairs: list[tuple[float, float]], k: int) -> float:
 
 
 def paired_lines(result: dict) -> list[str]:
-    rows, val = result["rows"], result["val"]
+    rows, val, before = result["rows"], result["val"], result.get("before")
     head = "| task | ours wall ms | ours CPU ms | ours, no cache, wall ms |"
     rule = "|---|---:|---:|---:|"
+    if before:
+        head += " before wall ms | before CPU ms |"
+        rule += "---:|---:|"
     if val:
         head += " VAL wall ms | VAL CPU ms | ours / VAL (wall) |"
         rule += "---:|---:|---:|"
     head += " bare python wall ms | exit ours" + (" / VAL |" if val else " |")
     rule += "---:|---:|"
     lines = [head, rule]
-    every = {"ours": [], "nocache": [], "val": [], "bare": []}
+    every = {"ours": [], "nocache": [], "val": [], "bare": [], "before": []}
     for r in rows:
         t = r["times"]
         for side in t:
             every[side] += t[side]
         cells = [r["task"], f"{_med(t['ours'], 0):.1f}", f"{_med(t['ours'], 1):.1f}",
                  f"{_med(t['nocache'], 0):.1f}"]
+        if before:
+            cells += [f"{_med(t['before'], 0):.1f}", f"{_med(t['before'], 1):.1f}"]
         if val:
             cells += [f"{_med(t['val'], 0):.1f}", f"{_med(t['val'], 1):.1f}",
                       f"{_med(t['ours'], 0) / max(_med(t['val'], 0), 1e-6):.1f}x"]
@@ -241,11 +256,14 @@ def paired_lines(result: dict) -> list[str]:
     summary = [f"| **all {len(rows)} tasks (median of every call)** | "
                f"**{_med(every['ours'], 0):.1f}** | {_med(every['ours'], 1):.1f} | "
                f"{_med(every['nocache'], 0):.1f} |"]
+    if before:
+        summary[0] += f" {_med(every['before'], 0):.1f} | {_med(every['before'], 1):.1f} |"
     if val:
         summary[0] += (f" **{_med(every['val'], 0):.1f}** | {_med(every['val'], 1):.1f} | "
                        f"{_med(every['ours'], 0) / _med(every['val'], 0):.1f}x |")
     summary[0] += f" {_med(every['bare'], 0):.1f} | |"
-    return lines + summary
+    return lines + summary + ["", f"Bare interpreter CPU: {_med(every['bare'], 1):.1f} ms "
+                                  "(median of every call)."]
 
 
 def main() -> int:
@@ -257,10 +275,13 @@ def main() -> int:
                          "table; writes nothing)")
     ap.add_argument("--rounds", type=int, default=5, help="--paired: calls per task and side")
     ap.add_argument("--val", default=None, help="--paired: VAL's Validate binary")
+    ap.add_argument("--before-tree", default=None,
+                    help="--paired: a folder with an older planning_core (e.g. `git archive "
+                         "OLD | tar x -C DIR`), run through the same entry point")
     args = ap.parse_args()
     if args.paired:
         load = os.getloadavg()[0]
-        lines = paired_lines(bench_paired(args.rounds, args.val))
+        lines = paired_lines(bench_paired(args.rounds, args.val, args.before_tree))
         print(f"Load average at start / end: {load:.2f} / {os.getloadavg()[0]:.2f}; "
               f"{args.rounds} rounds per task, sides alternating.\n")
         print("\n".join(lines))
