@@ -94,6 +94,7 @@ IPC_TASKS = ("blocks/probBLOCKS-8-0.pddl", "depot/p02.pddl", "elevators-opt08-st
              "sokoban-opt08-strips/p01.pddl", "tpp/p03.pddl",
              "visitall-opt11-strips/problem04-full.pddl", "zenotravel/p02.pddl")
 SPEED = "## Search speed"
+NOTES = "### Findings (by hand)"
 
 
 def ipc_speed(rel: str, nodes: int, cpu: float, fd: bool) -> dict:
@@ -204,7 +205,9 @@ def speed_main(args) -> int:
                       f"(min {min(ups):.2f}x, max {max(ups):.2f}x)."]
     text = OUT.read_text() if OUT.exists() else ""
     head = text.split(SPEED)[0].rstrip()
-    OUT.write_text((head + "\n\n" if head else "") + "\n".join(lines) + "\n")
+    notes = text.split(SPEED, 1)[1].split(NOTES, 1) if SPEED in text else []
+    kept = "\n" + NOTES + notes[1] if len(notes) == 2 else ""  # notes by hand are kept
+    OUT.write_text((head + "\n\n" if head else "") + "\n".join(lines) + "\n" + kept)
     print("\n".join(lines))
     return 0
 
