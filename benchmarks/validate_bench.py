@@ -224,6 +224,43 @@ def bench_paired(rounds: int, val: str | None, before: str | None = None) -> dic
     return {"rows": rows, "rounds": rounds, "val": val, "before": before}
 
 
+def bench_floor(rounds: int) -> list[str]:
+    """Where one call's CPU goes: the interpreter, then each layer of imports, then the
+    call with the parse cache warm and off (airport-adl p01), alternating, CPU medians."""
+    import shutil
+
+    folder = SHARED / "ipc" / "airport-adl"
+    task = [str(folder / "p01-airport1-p1.plan"), str(folder / "domain.pddl"),
+            str(folder / "p01-airport1-p1.pddl")]
+    ours = [shutil.which("validate") or "validate", *task]
+    py = sys.executable
+    steps = {
+        "`python -c pass` in this venv": [py, "-c", "pass"],
+        "+ `import dataclasses, argparse, json`": [py, "-c", "import dataclasses, argparse, json"],
+        "+ `import planning_core.pddl.ast`": [py, "-c", "import argparse, json, planning_core.pddl.ast"],
+        "+ every module a cached call imports": [py, "-c", (
+            "import planning_core.cli.validate, planning_core.pddl.checker, "
+            "planning_core.pddl.plans, planning_core.validate.simulator, "
+            "planning_core.validate.render, planning_core.pddl.parse_cache, pickle, hashlib, "
+            "planning_core.limits")],
+        "a whole `validate` call, cache warm": ours,
+        "a whole `validate` call, cache off": ours,
+    }
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    times: dict[str, list[tuple[float, float]]] = {k: [] for k in steps}
+    with tempfile.TemporaryDirectory() as cache:
+        warm = dict(base, PLANNING_CORE_CACHE="1", PLANNING_CORE_CACHE_DIR=cache)
+        envs = {k: dict(base, PLANNING_CORE_CACHE="0") if k.endswith("off") else warm
+                for k in steps}
+        for k in steps:
+            _timed(steps[k], envs[k])  # warm-up
+        for r in range(rounds):
+            for k in (list(steps) if r % 2 == 0 else list(reversed(list(steps)))):
+                times[k].append(_timed(steps[k], envs[k])[:2])
+    return ["| step | CPU ms | wall ms |", "|---|---:|---:|"] + [
+        f"| {k} | {_med(v, 1):.1f} | {_med(v, 0):.1f} |" for k, v in times.items()]
+
+
 def _med(pairs: list[tuple[float, float]], k: int) -> float:
     return statistics.median(p[k] for p in pairs) * 1000
 
@@ -281,7 +318,13 @@ def main() -> int:
     ap.add_argument("--before-tree", default=None,
                     help="--paired: a folder with an older planning_core (e.g. `git archive "
                          "OLD | tar x -C DIR`), run through the same entry point")
+    ap.add_argument("--floor", action="store_true",
+                    help="where one call's CPU goes, layer by layer (prints a table)")
     args = ap.parse_args()
+    if args.floor:
+        print(f"load average {os.getloadavg()[0]:.2f}, {args.rounds} rounds")
+        print("\n".join(bench_floor(args.rounds)))
+        return 0
     if args.paired:
         load = os.getloadavg()[0]
         lines = paired_lines(bench_paired(args.rounds, args.val, args.before_tree))
