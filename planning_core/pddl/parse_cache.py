@@ -39,8 +39,8 @@ _salt: list[bytes] = []
 
 def cache_dir() -> Path | None:
     """The cache folder, or None when the cache is off or the folder is not safe to use."""
-    if os.environ.get("PLANNING_CORE_CACHE", "1") == "0":
-        return None
+    if os.environ.get("PLANNING_CORE_CACHE", "1") == "0" or not hasattr(os, "getuid"):
+        return None  # off, or no owner to check (not a POSIX system): never read a pickle
     root = os.environ.get("PLANNING_CORE_CACHE_DIR")
     if not root:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),

@@ -117,3 +117,24 @@ def test_an_unwritable_cache_only_costs_a_parse(cache, monkeypatch):
     parse = Counting(parse_domain)
     assert _get(parse) == _get(parse) == parse_domain(DOMAIN, DOMAIN_PATH)
     assert parse.calls == 2 and not list(cache.iterdir())
+
+
+def test_without_owners_to_check_the_cache_is_off(cache, monkeypatch):
+    monkeypatch.delattr(os, "getuid")
+    assert parse_cache.cache_dir() is None
+
+
+def test_concurrent_writers_leave_one_whole_entry(cache):
+    import threading
+
+    parse = Counting(parse_domain)
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(_get(parse))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 8 and all(r == results[0] for r in results)
+    files = list(cache.iterdir())
+    assert len(files) == 1 and not files[0].name.startswith(".tmp-")
+    assert _get(parse) == results[0]
