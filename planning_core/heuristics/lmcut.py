@@ -20,6 +20,14 @@ paper. Negative preconditions are ignored (a relaxation, so the estimate stays a
 Conditional effects and axioms are not supported by the algorithm as published: the
 constructor raises ``UnsupportedFeature`` for such tasks (``h_max`` handles them).
 
+The cut is found from the goal zone rather than by a forward pass over every operator:
+its candidates are the operators adding a zone fact, and a candidate's precondition choice
+is reached without passing the zone at once when its h_max is below the goal's (a zone
+fact's h_max is at least the goal's, and a fact's justification only passes facts of
+smaller or equal h_max), else by a backward search over the justification graph,
+memoised for the round. It finds the same cut as the forward pass, at a cost that grows
+with the zone's achievers instead of with the whole task.
+
 h_max is computed once per state with the counter-based Dijkstra of ``relaxed.py`` and then
 updated incrementally after each cut (costs only decrease, so only facts whose value drops
 are revisited), as Fast Downward does. Each round zeroes the cost of at least one operator,

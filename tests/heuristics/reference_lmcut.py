@@ -1,7 +1,7 @@
 """The LM-cut implementation before the issue-24 speed work, kept as a test oracle.
 
-``planning_core.heuristics.lmcut.LMCut`` is tuned for speed (one mark array for the goal
-zone and the forward pass, no set to find repeated cut operators); it must give exactly
+``planning_core.heuristics.lmcut.LMCut`` is tuned for speed (it finds each cut backwards
+from the goal zone instead of by a forward pass over every operator); it must give exactly
 the values of this version (same cuts, same precondition choices, same order of the
 incremental h_max updates).
 """
