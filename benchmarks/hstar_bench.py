@@ -134,12 +134,18 @@ def _old_tree_row(tree: str, rel: str, args) -> dict:
     """``ipc_speed`` of this file run with the planning_core of ``tree`` (an export of an
     older commit) first on the path."""
     env = dict(os.environ, PYTHONPATH=tree)
+    # this file puts its own tree first on sys.path: the old tree must come first instead
     code = ("import json, runpy, sys; b = runpy.run_path(sys.argv[1]); "
-            "print(json.dumps(b['ipc_speed'](sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), "
-            "False)))")
+            "sys.path[:] = [sys.argv[5]] + [p for p in sys.path if p != str(b['ROOT'])]; "
+            "row = b['ipc_speed'](sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), False); "
+            "import planning_core; row['code'] = planning_core.__file__; print(json.dumps(row))")
     done = subprocess.run([sys.executable, "-c", code, __file__, rel, str(args.nodes),
-                           str(args.cpu)], capture_output=True, text=True, env=env, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+                           str(args.cpu), str(Path(tree).resolve())], capture_output=True,
+                          text=True, env=env, check=True, cwd=tree)
+    row = json.loads(done.stdout.strip().splitlines()[-1])
+    if not row["code"].startswith(str(Path(tree).resolve())):
+        raise SystemExit(f"the old tree's run imported {row['code']}")
+    return row
 
 
 def _median_row(rows: list[dict]) -> dict:
