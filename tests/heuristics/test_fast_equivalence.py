@@ -85,3 +85,35 @@ def test_astar_with_lmcut_expands_and_plans_as_with_the_reference():
         ref = astar(task, heuristic=ReferenceLMCut(task), node_limit=3000)
         assert (fast.status, fast.plan, fast.cost) == (ref.status, ref.plan, ref.cost), name
         assert (fast.expanded, fast.generated) == (ref.expanded, ref.generated), name
+
+
+def test_lmcut_equals_the_reference_on_random_tasks_with_zero_costs():
+    """Hostile for the cut search: random STRIPS tasks with many zero-cost actions (zero-cost
+    cycles, ties of h_max), several goals and shared preconditions, every reachable state."""
+    from heuristics.hand_tasks import make_task
+
+    rng = random.Random(2024)
+    facts = [f"f{i}" for i in range(9)]
+    checked = 0
+    for _ in range(60):
+        actions = []
+        for k in range(rng.randint(4, 12)):
+            pre = rng.sample(facts, rng.randint(0, 3))
+            add = rng.sample(facts, rng.randint(1, 3))
+            dele = rng.sample(facts, rng.randint(0, 2))
+            actions.append((f"a{k}", pre, add, dele, rng.choice([0, 0, 1, 2, 5])))
+        init = rng.sample(facts, rng.randint(1, 3))
+        goal = rng.sample(facts, rng.randint(1, 3))
+        task = make_task(actions, init, goal, facts=facts)
+        fast, ref = LMCut(task), ReferenceLMCut(task)
+        seen, todo = {task.init}, [task.init]
+        while todo and len(seen) < 200:
+            s = todo.pop()
+            assert fast(s) == ref(s), (actions, init, goal, s)
+            checked += 1
+            for a in task.applicable(s):
+                t = task.progress(s, a)
+                if t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+    assert checked > 500
