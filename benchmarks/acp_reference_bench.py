@@ -170,15 +170,18 @@ def build_answers(folder: Path, tasks: tuple[str, ...], per_task: int | None = N
                 kept.append(q)
         questions = kept
     cache = ProblemCache()
-    records, answers, skipped = [], [], []
+    records, answers, skipped, notes = [], [], [], []
     for q in questions:
         made = []
+        left_out: list[str] = []
         try:  # a question whose data cannot give an answer is listed, not fatal
             made.append(("gold", gold_answer(q, cache)))
             made += [(p.kind, p.response)
-                     for p in perturbations(q, cache.get(q.domain_text, q.problem_text))]
+                     for p in perturbations(q, cache.get(q.domain_text, q.problem_text),
+                                            left_out)]
         except PlanningError as err:
             skipped.append(f"{q.task} {q.id}: {err}")
+        notes += [f"{q.task} {q.id}: {n}" for n in left_out]
         if q.task in NONE_TASKS and all(r.strip() != "None" for _, r in made):
             made.append(("none", "None"))
         if q.task == "just":
@@ -191,7 +194,7 @@ def build_answers(folder: Path, tasks: tuple[str, ...], per_task: int | None = N
             seen.add(response)
             answers.append({"n": len(answers), "record": len(records) - 1, "task": q.task,
                             "id": q.id, "kind": kind, "response": response})
-    return {"records": records, "answers": answers, "skipped": skipped}
+    return {"records": records, "answers": answers, "skipped": skipped, "notes": notes}
 
 
 def _question_spelling(question: str, response: str) -> str:
@@ -429,6 +432,9 @@ def render(folder: Path, data: dict, ours: dict[int, dict], ref: dict[int, dict]
     if data.get("skipped"):
         lines += ["Questions without answers (their stored data gives no gold answer):", ""]
         lines += [f"- {_short(x, 200)}" for x in data["skipped"]] + [""]
+    if data.get("notes"):
+        lines += ["Wrong answers left out (the problem cannot give them):", ""]
+        lines += [f"- {_short(x, 200)}" for x in data["notes"]] + [""]
     lines += _where_ours_goes(tasks, by_task, ours)
     if profiles:
         lines += ["## Profile of our side (cProfile, the tasks where we spend the most CPU)", "",

@@ -10,9 +10,22 @@ Runs every plan of ``../shared/data/val_oracle/ipc_cases.jsonl`` (VAL-judged) th
 
 and one ``validate`` call on a bundled blocksworld plan (wall time, median of 20).
 It writes ``benchmarks/results/validate.md``. Agreement with the oracle's expected verdict
-is counted for both validators. Usage::
+is counted for both validators.
+
+``--paired`` measures instead what users wait for per call (the section "One call per
+plan, beside VAL" of the results file, rewritten alone): one process per plan, ours
+(``validate PLAN DOMAIN PROBLEM``) and VAL's (``Validate DOMAIN PROBLEM PLAN``, ``--val``)
+alternating on the same task, round after round, on every bundled task with a plan
+(``domains/*/p01.plan``) and every shared IPC task with a stored plan; wall time and the
+child's CPU time (``getrusage``) per call, and a bare interpreter (``python -c pass``, the
+floor of any Python command) in the same rounds. Bytecode caching is on for the calls
+(``PYTHONDONTWRITEBYTECODE`` is removed from their environment; a warm-up call writes the
+``.pyc`` files, as installing a wheel does, and fills validate's parse cache, as the first
+call on a task does; a second column runs ours with the cache off, i.e. every call parsing
+the domain and problem). Usage::
 
     python benchmarks/validate_bench.py [--cli-sample N] [--skip-up]
+    python benchmarks/validate_bench.py --paired [--rounds 5] [--val /path/to/Validate]
 """
 from __future__ import annotations
 
@@ -27,8 +40,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "data"
+SHARED = Path(os.environ.get("PLANNING_CORE_SHARED_DATA", ROOT.parent / "shared" / "data"))
 RESULTS = ROOT / "benchmarks" / "results" / "validate.md"
+PAIRED = "## One call per plan, beside VAL"
+NOTES = "### Findings (by hand)"
 
 
 def _cases() -> list[dict]:
@@ -138,11 +153,198 @@ def bench_blocksworld_call() -> list[float]:
     return times
 
 
+def _paired_tasks() -> list[tuple[str, Path, Path, Path]]:
+    """(name, plan, domain, problem): bundled tasks with a p01 plan, shared IPC tasks with a
+    stored plan (``MANIFEST.tsv``'s ``optimal_plan``)."""
+    out = []
+    for folder in sorted((ROOT / "domains").iterdir()):
+        plan, problem = folder / "p01.plan", folder / "p01.pddl"
+        if plan.is_file() and problem.is_file() and (folder / "domain.pddl").is_file():
+            out.append((f"domains/{folder.name}", plan, folder / "domain.pddl", problem))
+    manifest = SHARED / "ipc" / "MANIFEST.tsv"
+    if manifest.is_file():
+        rows = [line.split("\t") for line in manifest.read_text().splitlines()[1:]]
+        for row in rows:
+            folder, problem, domain, plan = row[0], row[1], row[2], row[5]
+            if plan:
+                base = SHARED / "ipc" / folder
+                out.append((f"ipc/{folder}/{problem}", base / plan, base / domain,
+                            base / problem))
+    return out
+
+
+def _timed(argv: list[str], env: dict, cwd: str | None = None) -> tuple[float, float, int]:
+    """(wall s, CPU s of the child, exit code) of one process."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                          cwd=cwd)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.returncode
+
+
+_ENTRY = "import sys; from planning_core.cli.validate import validate_main; sys.exit(validate_main())"
+
+
+def bench_paired(rounds: int, val: str | None, before: str | None = None) -> dict:
+    """Per task: ours, VAL's and a bare interpreter, alternating, ``rounds`` times."""
+    import shutil
+
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    ours_cmd = shutil.which("validate") or "validate"
+    tasks = _paired_tasks()
+    rows = []
+    with tempfile.TemporaryDirectory() as cache:
+        envs = {"ours": dict(base, PLANNING_CORE_CACHE="1", PLANNING_CORE_CACHE_DIR=cache),
+                "nocache": dict(base, PLANNING_CORE_CACHE="0"), "bare": base, "val": base,
+                "before": dict(base, PYTHONPATH=before or "")}
+        for name, plan, domain, problem in tasks:
+            ours = [ours_cmd, str(plan), str(domain), str(problem)]
+            sides = {"ours": ours, "nocache": ours, "bare": [sys.executable, "-c", "pass"]}
+            if val:
+                sides["val"] = [val, str(domain), str(problem), str(plan)]
+            if before:  # an older planning_core (PYTHONPATH), through the same entry point
+                sides["before"] = [sys.executable, "-c", _ENTRY, str(plan), str(domain),
+                                   str(problem)]
+            # warm-up: writes the .pyc files and fills the parse cache, as a first call does
+            cwds = {"before": before}  # not this tree: `python -c` puts the cwd first
+            codes = {side: _timed(argv, envs[side], cwds.get(side))[2]
+                     for side, argv in sides.items()}
+            times: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}
+            for k in range(rounds):
+                order = list(sides) if k % 2 == 0 else list(reversed(list(sides)))
+                for side in order:
+                    wall, cpu, _ = _timed(sides[side], envs[side], cwds.get(side))
+                    times[side].append((wall, cpu))
+            rows.append({"task": name, "codes": codes, "times": times})
+    return {"rows": rows, "rounds": rounds, "val": val, "before": before}
+
+
+def bench_floor(rounds: int) -> list[str]:
+    """Where one call's CPU goes: the interpreter, then each layer of imports, then the
+    call with the parse cache warm and off (airport-adl p01), alternating, CPU medians."""
+    import shutil
+
+    folder = SHARED / "ipc" / "airport-adl"
+    task = [str(folder / "p01-airport1-p1.plan"), str(folder / "domain.pddl"),
+            str(folder / "p01-airport1-p1.pddl")]
+    ours = [shutil.which("validate") or "validate", *task]
+    py = sys.executable
+    steps = {
+        "`python -c pass` in this venv": [py, "-c", "pass"],
+        "+ `import dataclasses, argparse, json`": [py, "-c", "import dataclasses, argparse, json"],
+        "+ `import planning_core.pddl.ast`": [py, "-c", "import argparse, json, planning_core.pddl.ast"],
+        "+ every module a cached call imports": [py, "-c", (
+            "import planning_core.cli.validate, planning_core.pddl.checker, "
+            "planning_core.pddl.plans, planning_core.validate.simulator, "
+            "planning_core.validate.render, planning_core.pddl.parse_cache, pickle, hashlib, "
+            "planning_core.limits")],
+        "a whole `validate` call, cache warm": ours,
+        "a whole `validate` call, cache off": ours,
+    }
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    times: dict[str, list[tuple[float, float]]] = {k: [] for k in steps}
+    with tempfile.TemporaryDirectory() as cache:
+        warm = dict(base, PLANNING_CORE_CACHE="1", PLANNING_CORE_CACHE_DIR=cache)
+        envs = {k: dict(base, PLANNING_CORE_CACHE="0") if k.endswith("off") else warm
+                for k in steps}
+        for k in steps:
+            _timed(steps[k], envs[k])  # warm-up
+        for r in range(rounds):
+            for k in (list(steps) if r % 2 == 0 else list(reversed(list(steps)))):
+                times[k].append(_timed(steps[k], envs[k])[:2])
+    return ["| step | CPU ms | wall ms |", "|---|---:|---:|"] + [
+        f"| {k} | {_med(v, 1):.1f} | {_med(v, 0):.1f} |" for k, v in times.items()]
+
+
+def _med(pairs: list[tuple[float, float]], k: int) -> float:
+    return statistics.median(p[k] for p in pairs) * 1000
+
+
+def paired_lines(result: dict) -> list[str]:
+    rows, val, before = result["rows"], result["val"], result.get("before")
+    head = "| task | ours wall ms | ours CPU ms | ours, no cache, wall ms |"
+    rule = "|---|---:|---:|---:|"
+    if before:
+        head += " before wall ms | before CPU ms |"
+        rule += "---:|---:|"
+    if val:
+        head += " VAL wall ms | VAL CPU ms | ours / VAL (wall) |"
+        rule += "---:|---:|---:|"
+    head += " bare python wall ms | exit ours" + (" / VAL |" if val else " |")
+    rule += "---:|---:|"
+    lines = [head, rule]
+    every = {"ours": [], "nocache": [], "val": [], "bare": [], "before": []}
+    for r in rows:
+        t = r["times"]
+        for side in t:
+            every[side] += t[side]
+        cells = [r["task"], f"{_med(t['ours'], 0):.1f}", f"{_med(t['ours'], 1):.1f}",
+                 f"{_med(t['nocache'], 0):.1f}"]
+        if before:
+            cells += [f"{_med(t['before'], 0):.1f}", f"{_med(t['before'], 1):.1f}"]
+        if val:
+            cells += [f"{_med(t['val'], 0):.1f}", f"{_med(t['val'], 1):.1f}",
+                      f"{_med(t['ours'], 0) / max(_med(t['val'], 0), 1e-6):.1f}x"]
+        cells += [f"{_med(t['bare'], 0):.1f}",
+                  f"{r['codes']['ours']}" + (f" / {r['codes']['val']}" if val else "")]
+        lines.append("| " + " | ".join(cells) + " |")
+    summary = [f"| **all {len(rows)} tasks (median of every call)** | "
+               f"**{_med(every['ours'], 0):.1f}** | {_med(every['ours'], 1):.1f} | "
+               f"{_med(every['nocache'], 0):.1f} |"]
+    if before:
+        summary[0] += f" {_med(every['before'], 0):.1f} | {_med(every['before'], 1):.1f} |"
+    if val:
+        summary[0] += (f" **{_med(every['val'], 0):.1f}** | {_med(every['val'], 1):.1f} | "
+                       f"{_med(every['ours'], 0) / _med(every['val'], 0):.1f}x |")
+    summary[0] += f" {_med(every['bare'], 0):.1f} | |"
+    return lines + summary + ["", f"Bare interpreter CPU: {_med(every['bare'], 1):.1f} ms "
+                                  "(median of every call)."]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cli-sample", type=int, default=0, help="plans run through the CLI (0: all)")
     ap.add_argument("--skip-up", action="store_true", help="do not run unified-planning")
+    ap.add_argument("--paired", action="store_true",
+                    help="per-call times of ours and VAL's, paired, per task (prints the "
+                         "table; writes nothing)")
+    ap.add_argument("--rounds", type=int, default=5, help="--paired: calls per task and side")
+    ap.add_argument("--val", default=None, help="--paired: VAL's Validate binary")
+    ap.add_argument("--before-tree", default=None,
+                    help="--paired: a folder with an older planning_core (e.g. `git archive "
+                         "OLD | tar x -C DIR`), run through the same entry point")
+    ap.add_argument("--floor", action="store_true",
+                    help="where one call's CPU goes, layer by layer (prints a table)")
     args = ap.parse_args()
+    if args.floor:
+        print(f"load average {os.getloadavg()[0]:.2f}, {args.rounds} rounds")
+        print("\n".join(bench_floor(args.rounds)))
+        return 0
+    if args.paired:
+        load = os.getloadavg()[0]
+        lines = paired_lines(bench_paired(args.rounds, args.val, args.before_tree))
+        intro = [PAIRED, "",
+                 f"Made by `python benchmarks/validate_bench.py --paired --rounds {args.rounds}"
+                 + (" --val VALIDATE" if args.val else "")
+                 + (" --before-tree OLD" if args.before_tree else "") + "`. "
+                 f"Load average at start / end: {load:.2f} / {os.getloadavg()[0]:.2f} (2 "
+                 "cores shared with other jobs); per task, one warm-up call per side and "
+                 f"then {args.rounds} rounds, the sides alternating (order reversed every "
+                 "other round). Medians per task; the last row is the median of every call.",
+                 ""]
+        print("\n".join(intro + lines))
+        text = RESULTS.read_text() if RESULTS.exists() else ""
+        head = text.split(PAIRED)[0].rstrip()
+        notes = text.split(PAIRED, 1)[1].split(NOTES, 1) if PAIRED in text else []
+        kept = "\n" + NOTES + notes[1] if len(notes) == 2 else ""
+        RESULTS.write_text((head + "\n\n" if head else "") + "\n".join(intro + lines) + "\n"
+                           + kept)
+        return 0
     load_start = os.getloadavg()[0]
     cases = _cases()
     n = len(cases)
@@ -186,7 +388,9 @@ def main() -> int:
               "", "VAL 4 itself takes about 6 ms per call on this corpus (reference figure); "
                   "the in-process target is a median <= 6 ms per plan.", ""]
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text("\n".join(lines))
+    old = RESULTS.read_text() if RESULTS.exists() else ""
+    kept = PAIRED + old.split(PAIRED, 1)[1] if PAIRED in old else ""
+    RESULTS.write_text("\n".join(lines) + ("\n" + kept if kept else ""))
     print("\n".join(lines))
     return 0
 

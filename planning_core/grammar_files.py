@@ -11,9 +11,10 @@ from __future__ import annotations
 import threading
 from importlib import resources
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, TypeVar
 
-from lark import Lark
+if TYPE_CHECKING:
+    from lark import Lark
 
 __all__ = ["built_once", "grammar_text", "lazy_parser"]
 
@@ -52,6 +53,8 @@ def lazy_parser(name: str, *, setup: Callable[[Lark], None] | None = None,
     caller sees it (e.g. to read its terminal names for error messages).
     """
     def build() -> Lark:
+        from lark import Lark  # here: a process that builds no parser never imports lark
+
         parser = Lark(grammar_text(name), **options)
         if setup is not None:
             setup(parser)

@@ -36,8 +36,8 @@ from typing import Callable, Sequence
 from planning_core.errors import PlanningError
 from planning_core.executor.base import ExecutorLost
 
-__all__ = ["ArgumentParser", "CommandGroup", "ExitCode", "add_version", "build_parser", "main",
-           "run", "version"]
+__all__ = ["ArgumentParser", "CommandGroup", "ExitCode", "add_version", "build_parser",
+           "import_lark_without_regex", "main", "run", "version"]
 
 
 #: Set by :func:`main` when it reads ``sys.argv`` (the console script): only a process of
@@ -164,10 +164,36 @@ def _internal(err: BaseException) -> int:
     return ExitCode.INTERNAL
 
 
+def import_lark_without_regex() -> None:
+    """Import lark without the third-party ``regex`` module (for console scripts only).
+
+    ``lark.utils`` imports ``regex``, when it is installed, only to know whether
+    ``Lark(regex=True)`` could work; no grammar of ours asks for it, and the import costs
+    10-20 ms of every command's start (a third of what ``validate`` may take). Hiding it
+    while lark is first imported makes lark fall back to ``re``; afterwards ``regex``
+    imports normally again for any other library. Called by the console scripts only, so
+    a program that imports planning_core keeps its lark as it was. (``validate`` does not
+    call it: with its parse cache warm it never imports lark.)
+    """
+    if "lark" in sys.modules or "regex" in sys.modules:
+        return
+    sys.modules["regex"] = None  # type: ignore[assignment]  # import regex -> ImportError
+    try:
+        import lark  # noqa: F401
+    except ImportError:
+        pass  # lark itself missing: the command that needs it says so
+    finally:
+        del sys.modules["regex"]
+
+
 def main(argv: Sequence[str] | None, groups: Sequence[CommandGroup]) -> int:
     """Parse ``argv`` against the commands of ``groups`` and run the chosen one."""
     parser = build_parser(groups)
     args = parser.parse_args(argv)
+    # the console script: lark without regex, except for validate, whose calls with a
+    # cached domain and problem and a plain plan never import lark at all
+    if argv is None and getattr(args, "command", None) != "validate":
+        import_lark_without_regex()
     if argv is None:  # the console script, a process of our own: RLIMIT_AS as a last resort
         global CAP_ADDRESS_SPACE
         CAP_ADDRESS_SPACE = True

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 from typing import IO
@@ -12,7 +11,6 @@ from typing import IO
 from planning_core.cli.args import positive_int, seconds
 from planning_core.executor import Executor, ExecutorUnavailable, make_executor
 from planning_core.executor.factory import EXECUTORS
-from planning_core.executor.local import SerialExecutor
 
 __all__ = ["add_executor_options", "executor_for", "executor_from_args"]
 
@@ -99,6 +97,10 @@ def executor_for(args: argparse.Namespace, tasks: int | None = None,
     bad address is reported even then). When the work goes beyond this process, one line
     on ``stream`` (default stderr) says where (and the Dask dashboard's address)."""
     if tasks == 0:
+        # imported here: the worker-process machinery (concurrent.futures.process,
+        # multiprocessing) is not paid by commands that only register these options
+        from planning_core.executor.local import SerialExecutor
+
         return SerialExecutor()
     executor = executor_from_args(args)
     if executor.name != "serial":
@@ -112,6 +114,8 @@ def _quiet_dask() -> None:
     goes); the command reports a lost scheduler itself (``ExecutorLost``: one message, exit
     130). Dask's logging config gives some of its loggers levels of their own, so each one
     is set."""
+    import logging
+
     for name in ["tornado.application", *logging.root.manager.loggerDict]:
         if name in ("distributed", "tornado.application") or name.startswith("distributed."):
             logging.getLogger(name).setLevel(logging.CRITICAL)

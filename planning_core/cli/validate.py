@@ -132,14 +132,38 @@ def _bad_input_json(plans, errors, warnings, out: TextIO) -> None:
                           "warnings": [w.to_dict() for w in warnings]}), file=out)
 
 
-def load_task(domain_path: str, domain_text: str, problem_path: str, problem_text: str
-              ) -> tuple[pddl.Domain, pddl.Problem, tuple[pddl.Diagnostic, ...]]:
-    """Parse and check; raises the first syntax error, returns semantic diagnostics."""
-    from planning_core.pddl.checker import check_domain, check_problem
-    from planning_core.pddl.parser import parse_domain, parse_problem
+def _parse_domain(text: str, path: str) -> pddl.Domain:
+    from planning_core.pddl.parser import parse_domain
 
-    domain = parse_domain(domain_text, domain_path)
-    problem = parse_problem(problem_text, problem_path)
+    return parse_domain(text, path)
+
+
+def _parse_problem(text: str, path: str) -> pddl.Problem:
+    from planning_core.pddl.parser import parse_problem
+
+    return parse_problem(text, path)
+
+
+def load_task(domain_path: str, domain_text: str, problem_path: str, problem_text: str,
+              *, cache: bool = False
+              ) -> tuple[pddl.Domain, pddl.Problem, tuple[pddl.Diagnostic, ...]]:
+    """Parse and check; raises the first syntax error, returns semantic diagnostics.
+
+    With ``cache``, a domain or problem parsed by an earlier call is read back from the
+    parse cache (:mod:`planning_core.pddl.parse_cache`) instead of being parsed again: the
+    parser (and lark) is then not even imported."""
+    from planning_core.pddl import ast
+    from planning_core.pddl.checker import check_domain, check_problem
+
+    if cache:
+        from planning_core.pddl.parse_cache import cached_parse
+
+        domain = cached_parse("domain", domain_path, domain_text, _parse_domain, ast.Domain)
+        problem = cached_parse("problem", problem_path, problem_text, _parse_problem,
+                               ast.Problem)
+    else:
+        domain = _parse_domain(domain_text, domain_path)
+        problem = _parse_problem(problem_text, problem_path)
     return domain, problem, check_domain(domain) + check_problem(domain, problem)
 
 
@@ -172,7 +196,7 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
     budget, stopped = limits.budget(), None
     try:
         with metering(budget):
-            domain, problem, diags = load_task(*inputs.domain, *inputs.problem)
+            domain, problem, diags = load_task(*inputs.domain, *inputs.problem, cache=True)
     except LimitReached as stop:
         domain = problem = None
         diags, stopped = (), ValidationReport(Verdict.UNKNOWN, message=(

@@ -45,6 +45,8 @@ def bits(mask: int) -> tuple[int, ...]:
     """Ids of the set bits of ``mask``, ascending (scans ``bin`` in C, then ``str.find``)."""
     if not mask:
         return ()
+    if not mask & (mask - 1):  # one bit (most masks of the successor tree and of LM-cut)
+        return (mask.bit_length() - 1,)
     text = bin(mask)
     top = len(text) - 1
     out = []

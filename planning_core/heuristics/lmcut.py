@@ -20,6 +20,14 @@ paper. Negative preconditions are ignored (a relaxation, so the estimate stays a
 Conditional effects and axioms are not supported by the algorithm as published: the
 constructor raises ``UnsupportedFeature`` for such tasks (``h_max`` handles them).
 
+The cut is found from the goal zone rather than by a forward pass over every operator:
+its candidates are the operators adding a zone fact, and a candidate's precondition choice
+is reached without passing the zone at once when its h_max is below the goal's (a zone
+fact's h_max is at least the goal's, and a fact's justification only passes facts of
+smaller or equal h_max), else by a backward search over the justification graph,
+memoised for the round. It finds the same cut as the forward pass, at a cost that grows
+with the zone's achievers instead of with the whole task.
+
 h_max is computed once per state with the counter-based Dijkstra of ``relaxed.py`` and then
 updated incrementally after each cut (costs only decrease, so only facts whose value drops
 are revisited), as Fast Downward does. Each round zeroes the cost of at least one operator,
@@ -157,12 +165,14 @@ class LMCut:
         if hmax[goal] == INF:
             return INF
         total = 0
-        add_of, op_eff = self.add_of, self.op_eff
+        add_of = self.add_of
         n = self.n
         while hmax[goal] != 0:
+            top = hmax[goal]
             # goal zone: backwards over zero-cost justification edges
             zone = bytearray(n)
             zone[goal] = 1
+            zone_facts = [goal]
             stack = [goal]
             while stack:
                 g = stack.pop()
@@ -170,31 +180,64 @@ class LMCut:
                     p = pcf[o]
                     if p >= 0 and cost[o] == 0 and not zone[p]:
                         zone[p] = 1
+                        zone_facts.append(p)
                         stack.append(p)
-            # forward from the state, never entering the zone; edges into it form the cut
-            seen = bytearray(n)
-            for f in start:
-                seen[f] = 1
-            stack = list(start)
+            # the cut: operators adding a zone fact whose precondition choice is outside the
+            # zone and reached from the state without entering it. Every fact of h_max below
+            # the goal's is so reached (its justification never passes the zone, whose facts
+            # all have h_max >= the goal's); the others are looked up backwards over the
+            # justification graph (see _reached), not by a forward pass over every operator
+            reached = bytearray(n)  # 0 unknown, 1 reached, 2 not reached
             cut: list[int] = []
-            in_cut: set[int] = set()
-            while stack:
-                f = stack.pop()
-                for o in children[f]:
-                    for e in op_eff[o]:
-                        if zone[e]:
-                            if o not in in_cut:
-                                in_cut.add(o)
-                                cut.append(o)
-                        elif not seen[e]:
-                            seen[e] = 1
-                            stack.append(e)
+            in_cut = bytearray(len(pcf))
+            for g in zone_facts:
+                for o in add_of[g]:
+                    p = pcf[o]
+                    if p < 0 or zone[p] or in_cut[o]:
+                        continue
+                    if hmax[p] < top or reached[p] == 1 or (
+                            not reached[p]
+                            and self._reached(p, top, hmax, pcf, zone, reached)):
+                        in_cut[o] = 1
+                        cut.append(o)
             m = min(cost[o] for o in cut)
             total += m
             for o in cut:
                 cost[o] -= m
             self._update(cut, cost, hmax, pcf, opval, children)
         return total
+
+    def _reached(self, fact: int, top: float, hmax: list[float], pcf: list[int],
+                 zone: bytearray, reached: bytearray) -> bool:
+        """Whether ``fact`` (h_max >= ``top``, outside the zone) is reached from the state in
+        the justification graph without entering the zone: a backward search over edges
+        ``pcf(o) -> e`` until a fact below ``top`` (reached) or a fact known reached. A
+        search that fails has visited a set closed under predecessors without a reached
+        fact, so all of it is unreached; a search that succeeds marks the path it found.
+        ``reached`` keeps these answers for the round."""
+        if hmax[fact] == INF:
+            reached[fact] = 2
+            return False
+        add_of = self.add_of
+        succ = {fact: -1}  # visited fact -> the visited fact it was reached from (backwards)
+        stack = [fact]
+        while stack:
+            e = stack.pop()
+            for o in add_of[e]:
+                q = pcf[o]
+                if q < 0 or zone[q]:
+                    continue
+                if hmax[q] < top or reached[q] == 1:
+                    while e >= 0:  # the path from q down to ``fact`` is reached
+                        reached[e] = 1
+                        e = succ[e]
+                    return True
+                if q not in succ and reached[q] != 2:
+                    succ[q] = e
+                    stack.append(q)
+        for e in succ:
+            reached[e] = 2
+        return False
 
 
 _CACHE: IdentityCache[LMCut] = IdentityCache(64)

@@ -250,7 +250,7 @@ def _dijkstra(rt: RelaxedTask, state: int, use_max: bool, goal_ids: Sequence[int
                 if u:
                     opval[o] = v
                     continue
-            if o in excluded:
+            if excluded and o in excluded:
                 continue
             if order is not None:
                 order[o] = tick

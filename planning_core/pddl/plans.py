@@ -17,20 +17,17 @@ it may span lines.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from lark import Transformer
-from lark.exceptions import (
-    UnexpectedCharacters,
-    UnexpectedInput,
-    UnexpectedToken,
-    VisitError,
-)
-
-from planning_core.grammar_files import lazy_parser
+from planning_core.grammar_files import built_once, grammar_text
 from planning_core.limits import LimitReached, tick_active
 from planning_core.pddl.files import read_text
+
+if TYPE_CHECKING:
+    from lark.exceptions import UnexpectedInput
 
 __all__ = ["Plan", "PlanLineError", "PlanStep", "parse_plan", "parse_plan_file"]
 
@@ -97,47 +94,79 @@ class _Entry:
         self.time = self.duration = None
 
 
-class _ToSteps(Transformer):
-    """Stateless: every entry becomes an :class:`_Entry` carrying its source positions."""
+def _build_parser():
+    """The LALR parser of ``grammars/plan.lark``; lark is imported here, on first use, so a
+    plan that the fast reader (:func:`_simple_steps`) reads costs no lark import."""
+    from lark import Lark, Transformer
 
-    def time_stamp(self, c):
-        return ("time", float(c[0]))
+    class _ToSteps(Transformer):
+        """Stateless: every entry becomes an :class:`_Entry` carrying its source positions."""
 
-    def step_label(self, c):
-        return ("label", None)
+        def time_stamp(self, c):
+            return ("time", float(c[0]))
 
-    def duration(self, c):
-        return ("duration", float(c[0]))
+        def step_label(self, c):
+            return ("label", None)
 
-    def action(self, c):
-        return ("action", c)
+        def duration(self, c):
+            return ("duration", float(c[0]))
 
-    def entry(self, parts):
-        tick_active()             # a 300,000-step plan takes seconds to read (limits.metering)
-        e = _Entry()
-        for kind, *value in parts:
-            if kind == "time":
-                e.time = value[0]
-            elif kind == "duration":
-                e.duration = value[0]
-            elif kind == "action":
-                open_, *names, close = value[0]
-                e.name = names[0].value.lower()
-                e.args = tuple(t.value.lower() for t in names[1:])
-                e.line, e.column = open_.line, open_.column
-                e.start, e.end = open_.start_pos, close.end_pos
-        return e
+        def action(self, c):
+            return ("action", c)
 
-    def plan(self, entries):
-        return entries
+        def entry(self, parts):
+            tick_active()         # a 300,000-step plan takes seconds to read (limits.metering)
+            e = _Entry()
+            for kind, *value in parts:
+                if kind == "time":
+                    e.time = value[0]
+                elif kind == "duration":
+                    e.duration = value[0]
+                elif kind == "action":
+                    open_, *names, close = value[0]
+                    e.name = names[0].value.lower()
+                    e.args = tuple(t.value.lower() for t in names[1:])
+                    e.line, e.column = open_.line, open_.column
+                    e.start, e.end = open_.start_pos, close.end_pos
+            return e
 
-    line = plan
+        def plan(self, entries):
+            return entries
+
+        line = plan
+
+    return Lark(grammar_text("plan.lark"), parser="lalr", lexer="contextual",
+                start=["plan", "line"], transformer=_ToSteps(), maybe_placeholders=False,
+                cache=True)
 
 
+_get_parser = built_once(_build_parser)
+
+# The fast reader: a file whose every line is blank, a comment, or one step "(name arg ...)"
+# (optionally followed by a comment) -- what planners write -- is read with one regex per
+# line. Blank space and names are exactly the grammar's (WS is [ \t\f\r], NAME excludes
+# blank space, brackets, ';' and control characters), so such a line means the same to
+# both readers; any other file goes to the grammar.
+_WS = r"[ \t\f\r]"
+_NAME = r"[^\s()\[\];\x00-\x1f\x7f]+"
+_SIMPLE_LINE = re.compile(rf"{_WS}*(?:(\({_WS}*({_NAME}(?:{_WS}+{_NAME})*){_WS}*\)){_WS}*)?"
+                          r"(?:;[^\n]*)?")
 
 
-_get_parser = lazy_parser("plan.lark", parser="lalr", lexer="contextual", start=["plan", "line"],
-                          transformer=_ToSteps(), maybe_placeholders=False, cache=True)
+def _simple_steps(text: str) -> list[PlanStep] | None:
+    """The steps of ``text`` when every line is simple (see above), else None."""
+    steps: list[PlanStep] = []
+    match = _SIMPLE_LINE.fullmatch
+    for i, line in enumerate(text.split("\n"), start=1):
+        if not i & 1023:
+            tick_active(1024)     # read under the active budget too (limits.metering)
+        m = match(line)
+        if m is None:
+            return None
+        if m.group(1) is not None:
+            names = [n.lower() for n in m.group(2).split()]
+            steps.append(PlanStep(names[0], tuple(names[1:]), i, m.start(1) + 1, m.group(1)))
+    return steps
 
 
 # -------------------------------------------------------------------------- parsing
@@ -155,6 +184,8 @@ def _unclosed_paren(line: str) -> int | None:
 
 def _line_error(line_no: int, text: str, err: UnexpectedInput) -> PlanLineError:
     """Say what was found where, and what a step looks like."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
+
     column = getattr(err, "column", None) or 1
     if isinstance(err, UnexpectedCharacters):
         ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else "?"
@@ -190,6 +221,11 @@ def _make_steps(entries: list[_Entry], source: str, line_offset: int) -> list[Pl
 
 def parse_plan(text: str, filename: str | None = None) -> Plan:
     """Read a plan; never raises on bad content (bad lines become :class:`PlanLineError`)."""
+    simple = _simple_steps(text)
+    if simple is not None:
+        return Plan(tuple(simple), (), filename)
+    from lark.exceptions import UnexpectedInput, VisitError
+
     parser = _get_parser()
     try:
         entries = parser.parse(text, start="plan")

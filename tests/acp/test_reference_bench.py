@@ -131,3 +131,41 @@ def test_a_question_without_gold_answer_is_listed_and_the_rest_scored(bench, dev
     text = out.read_text()
     assert f"- nexta {rows[0]['id']}: " in text and "no stored next action" in text
     assert re.search(r"^\| nexta \| - \| [\d.]+ \| - \| [1-9]\d* \|", text, re.M)
+
+
+# A dead end: the only applicable action makes nothing new true, so no atom is reachable
+# in one step (the IBM test split has such reach questions); "go" is never applicable.
+_DEAD_DOMAIN = ("(define (domain dead) (:requirements :strips) (:predicates (p) (q) (r) (s))\n"
+                "  (:action stay :parameters () :precondition (p) :effect (p))\n"
+                "  (:action go :parameters () :precondition (q) :effect (r)))")
+_DEAD_PROBLEM = "(define (problem d) (:domain dead) (:init (p)) (:goal (r)))"
+_STUCK_PROBLEM = "(define (problem s) (:domain dead) (:init (s)) (:goal (q)))"  # s is static
+
+
+def _question(group: str, n: int, answer, problem: str) -> dict:
+    return {"id": n, "group": group, "context": "A dead end.",
+            "question": "What proposition can never hold in any potentially reachable state?",
+            "answer": answer, "PDDL_domain": _DEAD_DOMAIN, "PDDL_problem": problem}
+
+
+def test_a_reach_question_with_no_one_step_reachable_atom_is_built_with_a_note(bench, tmp_path):
+    for task, rows in {
+            "reach": [_question("reachable_atom_gen", 1, ["q", "r"], _DEAD_PROBLEM),
+                      _question("reachable_atom_gen", 2, ["p", "q", "r"], _STUCK_PROBLEM)],
+            "areach": [_question("reachable_action_gen", 3, ["go"], _STUCK_PROBLEM)],
+    }.items():
+        (tmp_path / task).mkdir()
+        (tmp_path / task / "test.gen.json").write_text(json.dumps(rows))
+    data = bench.build_answers(tmp_path, ("reach", "areach"))
+    assert len(data["records"]) == 3 and not data["skipped"]
+    by_id: dict = {}
+    for a in data["answers"]:
+        by_id.setdefault(a["id"], []).append(a["kind"])
+    assert by_id["1"][0] == "gold" and "reachable-in-one-step" not in by_id["1"]
+    assert {"true-now", "undeclared", "none"} <= set(by_id["1"])
+    assert "reachable-in-one-step" not in by_id["2"] and "true-now" not in by_id["2"]
+    assert by_id["3"][0] == "gold" and "applicable-now" not in by_id["3"]
+    notes = "\n".join(data["notes"])
+    assert "reach 1: reachable-in-one-step left out" in notes
+    assert "reach 2: true-now left out" in notes
+    assert "areach 3: applicable-after-one-step" in notes

@@ -55,7 +55,7 @@ def _one_step(info: ProblemInfo):
     return atom, action
 
 
-def _app(q: Question, info: ProblemInfo) -> list[Perturbation]:
+def _app(q: Question, info: ProblemInfo, notes: list[str]) -> list[Perturbation]:
     truth = sorted(_text(n) for n in info.applicable_names())
     task = info.task
     other = next((str(a) for a in task.actions if (a.name, *a.args) not in info.applicable_names()),
@@ -66,7 +66,7 @@ def _app(q: Question, info: ProblemInfo) -> list[Perturbation]:
             Perturbation("only-first", truth[0] if len(truth) > 1 else "None")]
 
 
-def _prog(q: Question, info: ProblemInfo) -> list[Perturbation]:
+def _prog(q: Question, info: ProblemInfo, notes: list[str]) -> list[Perturbation]:
     pos = [str(x) for x in q.answer.get("pos") or ()]
     neg = [str(x) for x in q.answer.get("neg") or ()]
     fmt = lambda p, n: f"[{', '.join(p)}] [{', '.join(n)}]"  # noqa: E731
@@ -82,19 +82,35 @@ def _prog(q: Question, info: ProblemInfo) -> list[Perturbation]:
     return out[:4]
 
 
-def _reach(q: Question, info: ProblemInfo) -> list[Perturbation]:
+def _reach(q: Question, info: ProblemInfo, notes: list[str]) -> list[Perturbation]:
     atom, _ = _one_step(info)
-    in_state = next(iter(sorted(a for a in info.init_atoms if not info.is_static(a[0]))))
-    return [Perturbation("reachable-in-one-step", _text(atom)),
-            Perturbation("true-now", _text(in_state)),
-            Perturbation("undeclared", UNDECLARED_ATOM),
-            Perturbation("none" if q.answer else "true-now-bare", "None" if q.answer
-                         else " ".join(in_state))]
+    in_state = sorted(a for a in info.init_atoms if not info.is_static(a[0]))
+    out = []
+    if atom is not None:
+        out.append(Perturbation("reachable-in-one-step", _text(atom)))
+    else:  # no applicable action adds an atom: the initial state is a dead end
+        notes.append("reachable-in-one-step left out: no action applicable in the initial "
+                     "state makes a new atom true")
+    if in_state:
+        out.append(Perturbation("true-now", _text(in_state[0])))
+    else:
+        notes.append("true-now left out: the initial state has no fluent atom")
+    out.append(Perturbation("undeclared", UNDECLARED_ATOM))
+    if q.answer:
+        out.append(Perturbation("none", "None"))
+    elif in_state:
+        out.append(Perturbation("true-now-bare", " ".join(in_state[0])))
+    return out
 
 
-def _areach(q: Question, info: ProblemInfo) -> list[Perturbation]:
+def _areach(q: Question, info: ProblemInfo, notes: list[str]) -> list[Perturbation]:
     _, later = _one_step(info)
     now = sorted(_text(n) for n in info.applicable_names())
+    if not now:
+        notes.append("applicable-after-one-step, applicable-now and wrong-arity left out: "
+                     "no action is applicable in the initial state")
+        return [Perturbation("undeclared", UNDECLARED_ACTION)] + \
+            ([Perturbation("none", "None")] if q.answer else [])
     return [Perturbation("applicable-after-one-step", later or now[-1]),
             Perturbation("applicable-now", now[0]),
             Perturbation("undeclared", UNDECLARED_ACTION),
@@ -102,7 +118,7 @@ def _areach(q: Question, info: ProblemInfo) -> list[Perturbation]:
                          "None" if q.answer else now[0][:-1] + " extra)")]
 
 
-def _val(q: Question, info: ProblemInfo) -> list[Perturbation]:
+def _val(q: Question, info: ProblemInfo, notes: list[str]) -> list[Perturbation]:
     truth = first_inapplicable(q, ScoreContext(info))
     n = len(question_plan(q))
     if truth is None:
@@ -112,7 +128,7 @@ def _val(q: Question, info: ProblemInfo) -> list[Perturbation]:
             Perturbation("none", "None"), Perturbation("last", str(n if truth != n else n + 1))]
 
 
-def _just(q: Question, info: ProblemInfo) -> list[Perturbation]:
+def _just(q: Question, info: ProblemInfo, notes: list[str]) -> list[Perturbation]:
     plan = [str(s) for s in question_plan(q)]
     return [Perturbation("unchanged", " ".join(plan)),
             Perturbation("reversed", " ".join(reversed(plan))),
@@ -120,7 +136,7 @@ def _just(q: Question, info: ProblemInfo) -> list[Perturbation]:
             Perturbation("empty", "[]")]
 
 
-def _land(q: Question, info: ProblemInfo) -> list[Perturbation]:
+def _land(q: Question, info: ProblemInfo, notes: list[str]) -> list[Perturbation]:
     goal = sorted(info.goal_atoms or ())
     in_state = sorted(a for a in info.init_atoms if not info.is_static(a[0]))
     out = []
@@ -134,14 +150,17 @@ def _land(q: Question, info: ProblemInfo) -> list[Perturbation]:
             break
     if goal:
         out.append(Perturbation("goal-atom", _text(goal[0])))
-    out.append(Perturbation("true-now", _text(in_state[0])))
+    if in_state:
+        out.append(Perturbation("true-now", _text(in_state[0])))
+    else:
+        notes.append("true-now left out: the initial state has no fluent atom")
     out.append(Perturbation("undeclared", UNDECLARED_ATOM))
     if q.answer.get("yes"):
         out.append(Perturbation("none", "None"))
     return out[:4]
 
 
-def _nexta(q: Question, info: ProblemInfo) -> list[Perturbation]:
+def _nexta(q: Question, info: ProblemInfo, notes: list[str]) -> list[Perturbation]:
     no = [str(x) for x in q.answer.get("no") or ()]
     task = info.task
     inapplicable = next((str(a) for a in task.actions if not a.applicable(task.init)),
@@ -157,8 +176,14 @@ _MAKERS = {"app": _app, "prog": _prog, "reach": _reach, "areach": _areach, "val"
            "just": _just, "land": _land, "nexta": _nexta}
 
 
-def perturbations(q: Question, info: ProblemInfo) -> tuple[Perturbation, ...]:
-    """Four wrong answers to ``q`` (never the gold answer itself)."""
+def perturbations(q: Question, info: ProblemInfo,
+                  notes: list[str] | None = None) -> tuple[Perturbation, ...]:
+    """Up to four wrong answers to ``q`` (never the gold answer itself).
+
+    A perturbation the problem cannot give (a reach question whose initial state has no
+    action that makes a new atom true has no one-step-reachable atom) is left out, with a
+    sentence saying so appended to ``notes`` when the caller passes a list."""
     gold = gold_answer(q)
-    made = [p for p in _MAKERS[q.task](q, info) if p.response != gold]
+    made = [p for p in _MAKERS[q.task](q, info, [] if notes is None else notes)
+            if p.response != gold]
     return tuple(made[:4])

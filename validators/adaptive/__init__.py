@@ -5,9 +5,30 @@ Profiles of hidden world and user constraints (:mod:`.profile`), compiled to PDD
 environment (:mod:`.env`), built from diverse plans and proved solvable (:mod:`.build`),
 scored with the paper's metrics (:mod:`.metrics`). See ``docs/adaptive.md``.
 """
-from planning_core.validators.adaptive.env import AdaptiveEnv, Episode, Turn
-from planning_core.validators.adaptive.profile import Constraint, Profile, ProfileError, \
-    ProfileUnsolvable, Tier, load_profile, loads_profile
+from __future__ import annotations
+
+import importlib
+
+# The names below are loaded on first use (PEP 562), so the ``planning-core`` console,
+# which imports this package's cli module to register the ``adaptive`` commands, does not
+# pay for the environment, the compiler and the grounder behind them at every start.
+_EXPORTS = {"AdaptiveEnv": "env", "Episode": "env", "Turn": "env",
+            "Constraint": "profile", "Profile": "profile", "ProfileError": "profile",
+            "ProfileUnsolvable": "profile", "Tier": "profile", "load_profile": "profile",
+            "loads_profile": "profile"}
 
 __all__ = ["AdaptiveEnv", "Constraint", "Episode", "Profile", "ProfileError",
            "ProfileUnsolvable", "Tier", "Turn", "load_profile", "loads_profile"]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -11,21 +11,40 @@ Python API::
 
 See ``docs/toolplans.md`` for the formats, the compilation and the fault classes.
 """
-from planning_core.validators.toolplans.calls import Call, ModelOutput, parse_output
-from planning_core.validators.toolplans.check import ChainReport, check_output
-from planning_core.validators.toolplans.compile import Compiled, compile_task
-from planning_core.validators.toolplans.context import TaskContext
-from planning_core.validators.toolplans.relevance import relevant_tools
-from planning_core.validators.toolplans.faults import FAULT_CLASS, Fault
-from planning_core.validators.toolplans.feasibility import Feasibility, plan_calls
-from planning_core.validators.toolplans.spec import (Constraint, DataItem, Param, Tool,
-                                                      ToolSpecError, ToolTask, parse_task,
-                                                      parse_tools, read_task, read_tools)
-from planning_core.validators.toolplans.stepwise import (NextReport, PredictionReport, judge_next,
-                                                          judge_prediction)
+from __future__ import annotations
+
+import importlib
+
+# Loaded on first use (PEP 562): the ``planning-core`` console imports this package's cli
+# module at every start to register the ``toolplans`` commands, and should not pay for the
+# checker and compiler behind these names then.
+_EXPORTS = {"Call": "calls", "ModelOutput": "calls", "parse_output": "calls",
+            "ChainReport": "check", "check_output": "check",
+            "Compiled": "compile", "compile_task": "compile",
+            "TaskContext": "context", "relevant_tools": "relevance",
+            "FAULT_CLASS": "faults", "Fault": "faults",
+            "Feasibility": "feasibility", "plan_calls": "feasibility",
+            "Constraint": "spec", "DataItem": "spec", "Param": "spec", "Tool": "spec",
+            "ToolSpecError": "spec", "ToolTask": "spec", "parse_task": "spec",
+            "parse_tools": "spec", "read_task": "spec", "read_tools": "spec",
+            "NextReport": "stepwise", "judge_next": "stepwise",
+            "PredictionReport": "stepwise", "judge_prediction": "stepwise"}
 
 __all__ = ["Call", "ChainReport", "Compiled", "Constraint", "DataItem", "FAULT_CLASS", "Fault",
            "Feasibility", "ModelOutput", "NextReport", "Param", "PredictionReport", "TaskContext", "Tool",
            "ToolSpecError", "ToolTask", "check_output", "compile_task", "judge_next", "judge_prediction",
            "parse_output", "parse_task", "parse_tools", "plan_calls", "read_task",
            "read_tools", "relevant_tools"]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,162 @@
+"""Parsed domains and problems kept on disk between ``validate`` calls.
+
+Users validate plans one process per plan, in loops, against the same domain and problem
+(VAL's users do: CoPE's scripts call VAL per plan). Reading a domain with lark costs more
+than everything else a call does: importing lark, loading its parser tables and parsing.
+A successful parse is therefore stored as a pickle, keyed by a hash of the file's path and
+text and of the parser's own sources (``parser.py``, ``fast_init.py``, ``ast.py``,
+``syntax_errors.py``, ``errors.py``, ``grammars/pddl.lark``, and the installed lark's file
+stamp, so a changed parser never reads an old entry); the next call with
+the same file reads the pickle and never imports lark. Failed parses are not stored: a
+syntax error is always found, and reported, by the parser itself.
+
+Where: ``$PLANNING_CORE_CACHE_DIR``, else ``$XDG_CACHE_HOME/planning_core``, else
+``~/.cache/planning_core``; ``PLANNING_CORE_CACHE=0`` turns the cache off. A pickle runs
+code when it is read, so the folder is used only when it belongs to the user and no one
+else may write to it (mode 0700 when created here), and every entry file must belong to the
+user too; anything unreadable, foreign or stale is ignored and the file parsed as usual.
+Entries are written to a temporary file and renamed into place, so concurrent calls never
+read half an entry. Only the ``validate`` command uses the cache; the library's
+``parse_domain``/``parse_problem`` never touch the disk.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Callable, TypeVar
+
+__all__ = ["cache_dir", "cached_parse"]
+
+T = TypeVar("T")
+
+#: entries larger than this are not written (a huge problem file is parsed each time)
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+_SOURCES = ("pddl/parser.py", "pddl/fast_init.py", "pddl/ast.py", "pddl/syntax_errors.py",
+            "errors.py")
+_salt: list[bytes] = []
+
+
+def cache_dir() -> Path | None:
+    """The cache folder, or None when the cache is off or the folder is not safe to use."""
+    if os.environ.get("PLANNING_CORE_CACHE", "1") == "0" or not hasattr(os, "getuid"):
+        return None  # off, or no owner to check (not a POSIX system): never read a pickle
+    root = os.environ.get("PLANNING_CORE_CACHE_DIR")
+    if not root:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                                 ".cache")
+        root = os.path.join(base, "planning_core")
+    path = Path(root)
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = path.stat()
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() \
+            or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return None
+    return path
+
+
+def _parser_salt() -> bytes:
+    """A digest of the parser's sources: entries of another parser version never match."""
+    if not _salt:
+        import hashlib
+
+        h = hashlib.sha256()
+        package = Path(__file__).resolve().parents[1]
+        for rel in _SOURCES:
+            h.update((package / rel).read_bytes())
+        # the grammar: installed inside the package, or at the top of a source tree
+        for grammar in (package / "grammars" / "pddl.lark",
+                        package.parent / "grammars" / "pddl.lark"):
+            if grammar.is_file():
+                h.update(grammar.read_bytes())
+                break
+        else:
+            from planning_core.grammar_files import grammar_text
+
+            h.update(grammar_text("pddl.lark").encode())
+        # and the lark installed (found, not imported: its file's path, size and mtime)
+        import importlib.util
+
+        spec = importlib.util.find_spec("lark")
+        if spec is not None and spec.origin:
+            info = os.stat(spec.origin)
+            h.update(f"{spec.origin}\0{info.st_size}\0{info.st_mtime_ns}".encode())
+        _salt.append(h.digest())
+    return _salt[0]
+
+
+def _key(kind: str, path: str, text: str) -> str:
+    import hashlib
+
+    h = hashlib.sha256(_parser_salt())
+    for part in (kind, path, text):
+        data = part.encode("utf-8", "surrogatepass")
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()
+
+
+def _read(file: Path, expected: type):
+    import pickle
+
+    try:
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if info.st_uid != os.getuid() or not stat.S_ISREG(info.st_mode) \
+                or info.st_size > MAX_ENTRY_BYTES:
+            return None
+        with os.fdopen(fd, "rb") as fh:
+            fd = -1
+            value = pickle.load(fh)
+    except Exception:  # noqa: BLE001 - a damaged entry is a miss, never an error
+        return None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    return value if type(value) is expected else None
+
+
+def _write(folder: Path, file: Path, value) -> None:
+    import pickle
+    import tempfile
+
+    try:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        if len(data) > MAX_ENTRY_BYTES:
+            return
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, file)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except (OSError, pickle.PicklingError, RecursionError):
+        pass  # a cache that cannot be written only costs the next call a parse
+
+
+def cached_parse(kind: str, path: str, text: str, parse: Callable[[str, str], T],
+                 expected: type) -> T:
+    """``parse(text, path)``, or the stored result of the same call (see the module doc).
+    ``kind`` names the parse (``"domain"``, ``"problem"``); ``expected`` is the type of its
+    result, checked on every read."""
+    folder = cache_dir()
+    if folder is None:
+        return parse(text, path)
+    try:
+        file = folder / f"{kind}-{_key(kind, path, text)}.pickle"
+    except (OSError, UnicodeError):
+        return parse(text, path)
+    found = _read(file, expected)
+    if found is not None:
+        return found
+    value = parse(text, path)  # a syntax error propagates, and nothing is stored
+    _write(folder, file, value)
+    return value

@@ -1,0 +1,119 @@
+"""What one ``validate plan domain problem`` call imports (issue 24: a call in ~60 ms).
+
+Users call the validator once per plan in loops, so every module the single-plan path
+imports is paid per plan. The executor machinery (``concurrent.futures.process``,
+``multiprocessing``, the local and Dask executors) and the ``--batch`` code are for ``--batch`` only, and lark's optional ``regex`` backend is not used by any of
+our grammars. A fresh interpreter runs the real console-script entry point and reports
+``sys.modules``; no timing is asserted (the machine is shared).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import DOMAINS
+
+_PROBE = """
+import json, sys
+from planning_core.cli.validate import validate_main
+code = validate_main()
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+BATCH_ONLY = ("concurrent.futures.process", "multiprocessing", "planning_core.executor.local",
+              "planning_core.executor.dask", "planning_core.cli.validate_batch",
+              "dask", "distributed")
+
+
+def _modules_of(*argv: str, prelude: str = "", env: dict | None = None
+                ) -> tuple[int, set[str]]:
+    done = subprocess.run([sys.executable, "-c", prelude + _PROBE, *argv],
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, **(env or {})))
+    last = done.stderr.strip().splitlines()[-1]
+    found = json.loads(last)
+    return found["code"], set(found["modules"])
+
+
+def _blocksworld() -> list[str]:
+    bw = DOMAINS / "blocksworld"
+    return [str(bw / "p01.plan"), str(bw / "domain.pddl"), str(bw / "p01.pddl")]
+
+
+def test_a_single_plan_call_imports_no_batch_machinery():
+    code, modules = _modules_of(*_blocksworld())
+    assert code == 0  # the plan is valid: the path under test really ran
+    assert "planning_core.validate.simulator" in modules
+    assert not modules & set(BATCH_ONLY), sorted(modules & set(BATCH_ONLY))
+
+
+def test_a_call_with_a_cached_domain_and_problem_imports_no_parser(tmp_path):
+    env = {"PLANNING_CORE_CACHE": "1", "PLANNING_CORE_CACHE_DIR": str(tmp_path / "cache")}
+    code, first = _modules_of(*_blocksworld(), env=env)
+    assert code == 0 and "lark" in first  # the first call parses, and fills the cache
+    code, modules = _modules_of(*_blocksworld(), env=env)
+    assert code == 0 and "planning_core.validate.simulator" in modules
+    assert not {m for m in modules if m.split(".")[0] in ("lark", "regex")}
+    assert "planning_core.pddl.parser" not in modules
+    assert not modules & set(BATCH_ONLY)
+
+
+def test_a_cached_call_reports_what_a_parsing_call_reports(tmp_path):
+    bw = DOMAINS / "blocksworld"
+    argv = [str(bw / "p01.bad.plan"), str(bw / "domain.pddl"), str(bw / "p01.pddl"), "-v"]
+    cached = dict(os.environ, PLANNING_CORE_CACHE="1",
+                  PLANNING_CORE_CACHE_DIR=str(tmp_path / "cache"))
+    off = dict(os.environ, PLANNING_CORE_CACHE="0")
+    probe = "from planning_core.cli.validate import validate_main; raise SystemExit(validate_main())"
+    runs = [subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True,
+                           env=env, timeout=120) for env in (off, cached, cached)]
+    assert runs[0].returncode == 1 and runs[0].stdout
+    assert len(list((tmp_path / "cache").glob("*.pickle"))) == 2
+    for run in runs[1:]:
+        assert (run.returncode, run.stdout, run.stderr) == \
+            (runs[0].returncode, runs[0].stdout, runs[0].stderr)
+
+
+def test_the_probe_sees_batch_machinery_when_it_is_imported():
+    # the same probe after an import of the batch module reports it: the test above can fail
+    code, modules = _modules_of(*_blocksworld(),
+                                prelude="import planning_core.cli.validate_batch, multiprocessing\n")
+    assert code == 0
+    assert "planning_core.cli.validate_batch" in modules
+    assert "multiprocessing" in modules
+
+
+def test_lark_is_imported_without_regex_and_regex_still_imports_afterwards():
+    probe = ("import sys\n"
+             "from planning_core.cli import import_lark_without_regex\n"
+             "import_lark_without_regex()\n"
+             "assert 'regex' not in sys.modules and 'lark' in sys.modules\n"
+             "import lark.utils\n"
+             "assert not lark.utils._has_regex\n"
+             "from planning_core.pddl.parser import parse_domain\n"
+             "assert parse_domain(open(sys.argv[1]).read()).name == 'blocksworld'\n"
+             "try:\n    import regex\nexcept ImportError as err:\n"
+             "    assert 'None in sys.modules' not in str(err), err\n"
+             "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", probe, str(DOMAINS / "blocksworld" /
+                                                            "domain.pddl")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_the_console_registers_its_commands_without_the_validators_machinery():
+    # `planning-core` imports every command group's cli module at start; the adaptive
+    # environment and the toolplans checker are for their own commands only
+    probe = ("import json, sys\nimport planning_core.console\n"
+             "print(json.dumps(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120, check=True)
+    modules = set(json.loads(done.stdout))
+    assert "planning_core.validators.adaptive.cli" in modules
+    assert "planning_core.validators.toolplans.cli" in modules
+    heavy = {"planning_core.validators.adaptive.env", "planning_core.validators.adaptive.compile",
+             "planning_core.validators.toolplans.check", "planning_core.validators.toolplans.compile",
+             "concurrent.futures.process", "multiprocessing"}
+    assert not modules & heavy, sorted(modules & heavy)

@@ -1,0 +1,66 @@
+"""The plan fast reader reads exactly what the grammar reads, or declines.
+
+``parse_plan`` reads a file of plain steps with one regex per line (so a ``validate`` call
+imports no lark); every other file goes to the grammar. Wherever the fast reader answers,
+its steps (names, arguments, line, column, text) must equal the grammar's.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import DOMAINS, SHARED_DATA
+from planning_core.pddl import plans
+
+HOSTILE = [
+    "", "\n", "(a b)", "(A B)\r\n(c)\n", "  ( a  b )  ; x\n", "(a b) (c d)\n", "0.0: (a)",
+    "(a\u00a0b)", "\u00a0(a b)", "(a ; b)\n c)", "(a b)\x0b", "(a [1])", "(a)(b)", ";only\n;c\n",
+    "(a)\n\n\n(b c d)   \t", "(\u0391\u03a3 \u0392\u03a3)", "(a\x00)", "\ufeff(a)", "(a)\f",
+    "()", "( )", "(a) ;; (b)", "(a )\r", "(1. 2)", "(step 1)", "(a\tb\fc)", "(a\nb)",
+    "(a b) [2]", "step 1: (a)", "1. (a)", "(a\u2028b)", "(a\x7f)", "(İ)", "((a))", "(a))",
+    "(a b\\c)", "(a b,c)", "(a 'b')", "(é)", ") (", "(a) x",
+]
+
+
+def _grammar(text: str) -> plans.Plan:
+    saved = plans._simple_steps
+    plans._simple_steps = lambda _text: None
+    try:
+        return plans.parse_plan(text)
+    finally:
+        plans._simple_steps = saved
+
+
+def _same(text: str) -> bool:
+    fast = plans._simple_steps(text)
+    if fast is None:
+        return False
+    slow = _grammar(text)
+    assert slow.ok and tuple(fast) == slow.steps, (text, fast, slow)
+    return True
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_texts(text):
+    _same(text)
+    assert plans.parse_plan(text) == _grammar(text)
+
+
+def test_the_fast_reader_declines_what_is_not_plain():
+    for text in ("0.0: (a)", "(a [1])", "(a\nb)", "(a\u00a0b)", "1. (a)", "(a ; b)\n c)"):
+        assert plans._simple_steps(text) is None
+
+
+def test_bundled_plans_read_the_same():
+    files = sorted(DOMAINS.glob("*/*.plan"))
+    assert files
+    fast = sum(_same(f.read_text()) for f in files)
+    assert fast >= len(files) // 2
+
+
+def test_the_val_oracle_plans_read_the_same(shared_data):
+    cases = [json.loads(line) for line in
+             (SHARED_DATA / "val_oracle" / "ipc_cases.jsonl").read_text().splitlines()]
+    fast = sum(_same(case["plan"]) for case in cases)
+    assert fast > len(cases) // 2
