@@ -128,7 +128,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     from planning_core.validators.acp.scoring import AnswerScorer
     from planning_core.validators.models.options import model_from_args, model_options
-    from planning_core.validators.models.run_setting import setting_of, supersede
+    from planning_core.validators.models.run_setting import (resume_or_supersede, setting_of,
+                                                               superseded_note)
     from planning_core.results_file import append_row, open_results
 
     out = Path(args.out)
@@ -148,14 +149,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                          shot_source=args.shot_source if args.shots else None)
     handle, _ = open_results(out)   # locked until the end; a torn last line cut off
     with handle:
-        try:
-            _check_resume(read_results(out), setting, items, out)
-        except InputError:
-            if not args.force:
-                raise
-            moved = supersede(handle, out)
-            print(f"--force: the rows of the earlier run moved to {moved}; a new run "
-                  f"starts in {out}", file=sys.stderr)
+        moved = resume_or_supersede(
+            lambda: _check_resume(read_results(out), setting, items, out), handle, out,
+            args.force)
+        if moved is not None:
+            print(superseded_note(moved, out), file=sys.stderr)
         todo = pending_items(items, read_results(out))
         if len(items) > len(todo):
             print(f"{len(items) - len(todo)} question(s) already answered in {out}: skipped",

@@ -108,7 +108,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.limit:
         pairs = pairs[:args.limit]
     out = Path(args.out)
-    from planning_core.validators.models.run_setting import check_resume, setting_of, supersede
+    from planning_core.validators.models.run_setting import (check_resume, resume_or_supersede,
+                                                               setting_of, superseded_note)
 
     setting = setting_of(model, mode=args.mode if args.method == "pddl" else None,
                          max_revisions=args.revisions if args.method != "planner" else 0)
@@ -117,15 +118,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         done_rows, warnings = read_results(out)
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)
-        try:
-            check_resume(done_rows, setting, ("mode", "max_revisions"), out,
-                         select=lambda row: row.get("method") == args.method)
-        except InputError:
-            if not args.force:
-                raise
-            moved = supersede(f, out)
-            print(f"--force: the rows of the earlier run moved to {moved}; a new run "
-                  f"starts in {out}", file=sys.stderr)
+        moved = resume_or_supersede(
+            lambda: check_resume(done_rows, setting, ("mode", "max_revisions"), out,
+                                 select=lambda row: row.get("method") == args.method),
+            f, out, args.force)
+        if moved is not None:
+            print(superseded_note(moved, out), file=sys.stderr)
             done_rows = []
         done = done_keys(done_rows)
         todo = [p for p in pairs if (*p.key, args.method) not in done]

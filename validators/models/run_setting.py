@@ -21,11 +21,12 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import IO, Any, Iterable, Mapping, Sequence
+from typing import IO, Any, Callable, Iterable, Mapping, Sequence
 
 from planning_core.errors import InputError
 
-__all__ = ["setting_of", "setting_of_row", "mismatch", "check_resume", "supersede"]
+__all__ = ["setting_of", "setting_of_row", "mismatch", "check_resume", "supersede",
+           "resume_or_supersede", "superseded_note"]
 
 #: Client parameters that do not shape an answer (a command model's time limit): not part
 #: of the setting, so changing them does not make a rerun a new run.
@@ -108,3 +109,22 @@ def supersede(handle: IO[str], path: str | Path) -> Path:
         raise InputError(f"cannot move the old rows aside: {err.strerror or err}",
                          file=str(path)) from None
     return target
+
+
+def resume_or_supersede(check: Callable[[], None], handle: IO[str], path: str | Path,
+                        force: bool) -> Path | None:
+    """Run ``check`` (a :func:`check_resume` call); on a setting mismatch re-raise it, or
+    with ``force`` move the earlier run's rows aside (:func:`supersede`) and return where
+    they went. None: the rows of ``path`` may be resumed."""
+    try:
+        check()
+    except InputError:
+        if not force:
+            raise
+        return supersede(handle, path)
+    return None
+
+
+def superseded_note(moved: Path, path: str | Path) -> str:
+    """The one line a command prints after ``--force`` moved the earlier run aside."""
+    return f"--force: the rows of the earlier run moved to {moved}; a new run starts in {path}"

@@ -40,7 +40,7 @@ from planning_core.validators.toolplans.calls import ModelOutput, parse_output
 from planning_core.validators.toolplans.chain import StepInfo, to_steps
 from planning_core.validators.toolplans.compile import output_object
 from planning_core.validators.toolplans.context import TaskContext
-from planning_core.validators.toolplans.faults import Fault
+from planning_core.validators.toolplans.faults import Fault, classes_of
 from planning_core.validators.toolplans.grade import holistic_grade, missing_calls
 
 __all__ = ["ChainReport", "check_output", "execute"]
@@ -85,11 +85,7 @@ class ChainReport:
     @property
     def classes(self) -> dict[str, list]:
         """Every APB class that holds, with the calls where it holds (None: the chain)."""
-        out: dict[str, list] = {}
-        for f in self.faults:
-            if f.code is not None and f.step not in out.setdefault(f.code, []):
-                out[f.code].append(f.step)
-        return dict(sorted(out.items()))
+        return classes_of(self.faults)
 
     @property
     def primary(self) -> Fault | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["FAULT_CLASS", "Fault", "MAJOR", "MINOR"]
+__all__ = ["FAULT_CLASS", "Fault", "MAJOR", "MINOR", "classes_of"]
 
 # fault kind -> APB class (None: not a plan fault the taxonomy covers); the paper's lines
 # (seeds/001_25509288ef9c2098.txt) are cited in docs/toolplans.md
@@ -63,3 +63,13 @@ class Fault:
     def to_dict(self) -> dict:
         return {"kind": self.kind, "class": self.code, "step": self.step, "call": self.call,
                 "message": self.message, **({"minor": True} if self.minor else {})}
+
+
+def classes_of(faults) -> dict[str, list]:
+    """Every APB class among ``faults`` with the calls where it holds (None: the chain), in
+    class order: the multi-label view of a chain or a prediction (APB lines 139, 634)."""
+    out: dict[str, list] = {}
+    for f in faults:
+        if f.code is not None and f.step not in out.setdefault(f.code, []):
+            out[f.code].append(f.step)
+    return dict(sorted(out.items()))

@@ -17,7 +17,7 @@ from planning_core.search.hstar import h_star
 from planning_core.validators.toolplans.calls import Call, OutputJSONError, loads, parse_output
 from planning_core.validators.toolplans.check import execute
 from planning_core.validators.toolplans.context import TaskContext
-from planning_core.validators.toolplans.faults import Fault
+from planning_core.validators.toolplans.faults import Fault, classes_of
 
 __all__ = ["BEHAVIOURS", "NextReport", "PredictionReport", "judge_next", "judge_prediction"]
 
@@ -121,11 +121,8 @@ class PredictionReport:
 
     @property
     def classes(self) -> dict[str, list]:
-        out: dict[str, list] = {}
-        for f in self.faults:
-            if f.code is not None and f.step not in out.setdefault(f.code, []):
-                out[f.code].append(f.step)
-        return dict(sorted(out.items()))
+        """Every APB class that holds, with the calls where it holds (None: the chain)."""
+        return classes_of(self.faults)
 
     def to_dict(self) -> dict:
         def num(x):
@@ -173,7 +170,7 @@ def judge_prediction(ctx: TaskContext, prefix, output, k: int | None = None, *,
     from planning_core.ground.facts import UnknownAtomError
     from planning_core.validators.toolplans.calls import parse_prediction
     from planning_core.validators.toolplans.chain import to_steps
-    from planning_core.validators.toolplans.check import _unique, goal_understanding, simulate
+    from planning_core.validators.toolplans.check import _unique, simulate
     from planning_core.validators.toolplans.grade import stepwise_grade, trivial_e5
 
     before = _prefix_calls(prefix)
