@@ -30,6 +30,7 @@ LAYER_OF = {
     "planning_core.result": "base",
     "planning_core.limits": "base",
     "planning_core.safe_json": "base",
+    "planning_core.lazy_exports": "base",
     "planning_core.executor": "base",
     "planning_core.results_file": "cli",
     "planning_core.pddl": "pddl",

@@ -7,7 +7,7 @@ scored with the paper's metrics (:mod:`.metrics`). See ``docs/adaptive.md``.
 """
 from __future__ import annotations
 
-import importlib
+from planning_core.lazy_exports import lazy_exports
 
 # The names below are loaded on first use (PEP 562), so the ``planning-core`` console,
 # which imports this package's cli module to register the ``adaptive`` commands, does not
@@ -21,14 +21,4 @@ __all__ = ["AdaptiveEnv", "Constraint", "Episode", "Profile", "ProfileError",
            "ProfileUnsolvable", "Tier", "Turn", "load_profile", "loads_profile"]
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())

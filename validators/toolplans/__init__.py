@@ -13,7 +13,7 @@ See ``docs/toolplans.md`` for the formats, the compilation and the fault classes
 """
 from __future__ import annotations
 
-import importlib
+from planning_core.lazy_exports import lazy_exports
 
 # Loaded on first use (PEP 562): the ``planning-core`` console imports this package's cli
 # module at every start to register the ``toolplans`` commands, and should not pay for the
@@ -37,14 +37,4 @@ __all__ = ["Call", "ChainReport", "Compiled", "Constraint", "DataItem", "FAULT_C
            "read_tools", "relevant_tools"]
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__, globals())
