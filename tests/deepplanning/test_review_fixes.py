@@ -47,3 +47,93 @@ def test_a_turn_that_fits_the_budget_exactly_is_not_cut(travel_task):
     ep = run_episode(agent, travel_task, max_tool_calls=3)
     assert ep["status"] == "answered" and ep["tool_calls"] == 3
     assert not any("tool_calls_not_executed" in m for m in ep["messages"])
+
+
+# ---- score carries on past a task whose database is missing ------------------------------
+def _two_travel_tasks(tmp_path):
+    """A query file of tasks 3 and 4, a database holding only id_3, plans for both."""
+    entries, plans = [], tmp_path / "plans"
+    plans.mkdir()
+    for i in (3, 4):
+        t = travel(0, i)
+        entries.append(t["entry"])
+        (plans / f"id_{t['entry']['id']}.json").write_text(json.dumps(t["plan"]))
+    db = tmp_path / "db"
+    travel(0, 3)["db"].write(db / f"id_{entries[0]['id']}")
+    q = tmp_path / "q.json"
+    q.write_text(json.dumps(entries))
+    return q, db, plans, entries
+
+
+def run_cli(capsys, *argv):
+    from planning_core.console import main
+
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_score_records_a_missing_database_folder_and_scores_the_others(tmp_path, capsys):
+    q, db, plans, entries = _two_travel_tasks(tmp_path)
+    code, out, err = run_cli(capsys, "deepplanning", "score", "travel", "--queries", q,
+                             "--database", db, "--plans", plans, "--json")
+    assert code == 2 and "1 task(s) with bad input" in err
+    rows = [json.loads(l) for l in out.splitlines()]
+    assert [r["task"] for r in rows] == [str(e["id"]) for e in entries]
+    assert rows[0]["case_acc"] == 1 and not rows[0].get("bad_input")
+    assert rows[1]["case_acc"] == 0 and rows[1]["commonsense"] == 0
+    assert f"id_{entries[1]['id']}" in rows[1]["bad_input"]
+    # the table counts the bad case in N
+    code, out, _ = run_cli(capsys, "deepplanning", "score", "travel", "--queries", q,
+                           "--database", db, "--plans", plans)
+    assert code == 2 and "bad_input=" in out and "| mean | - | 50.0 | 50.0 |" in out
+    assert "travel: bad_input 1" in out
+
+
+def test_score_records_a_missing_shopping_case_and_scores_the_others(tmp_path, capsys):
+    db = tmp_path / "database_level3"
+    s = shopping(0, 3, 0)
+    s["case"].write(db / "case_1")
+    q = tmp_path / "q.json"
+    q.write_text(json.dumps([{"id": 1, "query": "x"}, {"id": 2, "query": "y"}]))
+    code, out, err = run_cli(capsys, "deepplanning", "score", "shopping", "--queries", q,
+                             "--database", db, "--json")
+    assert code == 2
+    rows = [json.loads(l) for l in out.splitlines()]
+    assert len(rows) == 2 and rows[1]["case_acc"] == 0 and "case_2" in rows[1]["bad_input"]
+    assert not rows[0].get("bad_input")
+
+
+# ---- task ids are plain folder names --------------------------------------------------------
+@pytest.mark.parametrize("bad", ["../../etc", "a/b", "..\\x", "x\u0000y", "", "é" * 200])
+def test_a_task_id_that_is_not_a_folder_name_is_refused_per_task(tmp_path, capsys, bad):
+    from planning_core.validators.deepplanning.tasks import find_tasks
+
+    q, db, plans, entries = _two_travel_tasks(tmp_path)
+    # a database reachable through the hostile id, if it were followed
+    travel(0, 4)["db"].write(tmp_path / "etc")
+    entries[1]["id"] = bad
+    q.write_text(json.dumps(entries))
+    tasks = list(find_tasks(tmp_path, "travel", db, q))
+    assert not tasks[0].bad and "not a plain folder name" in tasks[1].bad
+    with pytest.raises(Exception, match="not a plain folder name"):
+        tasks[1].travel_db()
+    code, out, err = run_cli(capsys, "deepplanning", "score", "travel", "--queries", q,
+                             "--database", db, "--plans", plans, "--json")
+    rows = [json.loads(l) for l in out.splitlines()]
+    assert code == 2 and rows[0]["case_acc"] == 1
+    assert "not a plain folder name" in rows[1]["bad_input"]
+
+
+def test_run_records_a_hostile_id_as_that_task_s_error(tmp_path, capsys):
+    q, db, plans, entries = _two_travel_tasks(tmp_path)
+    travel(0, 4)["db"].write(tmp_path / "id_x" / "etc")
+    entries[1]["id"] = "x/../../etc"
+    q.write_text(json.dumps(entries))
+    out = tmp_path / "r.jsonl"
+    code, _, _ = run_cli(capsys, "deepplanning", "run", "--domain", "travel", "--agent",
+                         "oracle", "--queries", q, "--database", db, "--out", out)
+    rows = {r["task"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert rows["x/../../etc"]["status"] == "error"
+    assert "not a plain folder name" in rows["x/../../etc"]["error"]
+    assert rows[str(entries[0]["id"])]["score"]["case_acc"] == 1
