@@ -27,7 +27,7 @@ import json
 import sys
 from pathlib import Path
 
-from planning_core.cli import ArgumentParser, ExitCode
+from planning_core.cli import ArgumentParser, ExitCode, error_line
 from planning_core.cli.args import positive_int
 from planning_core.errors import InputError
 from planning_core.validators.models.options import add_model_arguments
@@ -305,6 +305,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         except InputError as err:
             bad += 1
             v = _bad_input_verdict(args, task, str(err))
+            print(f"{error_line(err)} (task {task.task_id[:80]!r})", file=sys.stderr)
         rows.append({"domain": args.domain, "task": task.task_id, "score": v, "run": 0})
         if args.json:
             print(json.dumps(v, ensure_ascii=False))
