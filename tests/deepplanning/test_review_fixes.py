@@ -78,6 +78,7 @@ def test_score_records_a_missing_database_folder_and_scores_the_others(tmp_path,
     code, out, err = run_cli(capsys, "deepplanning", "score", "travel", "--queries", q,
                              "--database", db, "--plans", plans, "--json")
     assert code == 2 and "1 task(s) with bad input" in err
+    assert f"id_{entries[1]['id']}: error: " in err     # the error line, as every command
     rows = [json.loads(l) for l in out.splitlines()]
     assert [r["task"] for r in rows] == [str(e["id"]) for e in entries]
     assert rows[0]["case_acc"] == 1 and not rows[0].get("bad_input")
@@ -137,3 +138,70 @@ def test_run_records_a_hostile_id_as_that_task_s_error(tmp_path, capsys):
     assert rows["x/../../etc"]["status"] == "error"
     assert "not a plain folder name" in rows["x/../../etc"]["error"]
     assert rows[str(entries[0]["id"])]["score"]["case_acc"] == 1
+
+
+# ---- tool arguments are checked against the schema ------------------------------------------
+@pytest.fixture(scope="module")
+def travel_tools():
+    from planning_core.validators.deepplanning.travel_tools import TravelTools
+
+    return TravelTools(travel(0, 3)["db"]), travel(0, 3)["entry"]["meta_info"]
+
+
+@pytest.mark.parametrize("args,param", [
+    ({"origin": 5}, "origin"), ({"destination": ["x"]}, "destination"),
+    ({"depDate": None}, "depDate"), ({"seatClassName": True}, "seatClassName")])
+def test_travel_tools_refuse_arguments_of_the_wrong_type(travel_tools, args, param):
+    tools, meta = travel_tools
+    good = {"origin": meta["org"], "destination": meta["dest"][0],
+            "depDate": meta["depart_date"]}
+    assert "error" not in json.loads(tools.call("query_train_info", good))
+    answer = json.loads(tools.call("query_train_info", json.dumps({**good, **args})))
+    assert set(answer) == {"error"} and repr(param) in answer["error"]
+
+
+def test_travel_tools_name_the_missing_parameter(travel_tools):
+    tools, _ = travel_tools
+    answer = json.loads(tools.call("query_hotel_info", {"destination": "x",
+                                                        "checkinDate": "2025-01-01"}))
+    assert answer == {"error": "missing required argument 'checkoutDate'"}
+    answer = json.loads(tools.call("query_hotel_info", {"destination": "x", "hotelStar": 4,
+                                                        "checkinDate": "2025-01-01",
+                                                        "checkoutDate": "2025-01-02"}))
+    assert "'hotelStar' must be a string, not an integer" in answer["error"]
+
+
+@pytest.fixture()
+def shop_tools():
+    from planning_core.validators.deepplanning.shopping_db import Cart
+    from planning_core.validators.deepplanning.shopping_tools import ShoppingTools
+
+    return ShoppingTools(Cart(shopping(0, 3, 0)["case"]))
+
+
+@pytest.mark.parametrize("name,args,param", [
+    ("add_product_to_cart", {"product_id": 7}, "product_id"),
+    ("add_product_to_cart", {"product_id": "p", "quantity": "2"}, "quantity"),
+    ("add_product_to_cart", {"product_id": "p", "quantity": True}, "quantity"),
+    ("add_coupon_to_cart", {"coupon_name": "x", "quantity": 1.5}, "quantity"),
+    ("sort_products", {"sort_by": "price", "order": "up"}, "order"),
+    ("sort_products", {"sort_by": "colour"}, "sort_by"),
+    ("filter_by_brand", {"brand_names": "Nike"}, "brand_names"),
+    ("filter_by_brand", {"brand_names": ["Nike"], "product_ids": [1, 2]}, "product_ids[0]"),
+    ("filter_by_range", {"condition_key": "price", "operator": ">", "value": "10"}, "value"),
+    ("filter_by_range", {"condition_key": "price", "operator": ">", "value": False}, "value"),
+    ("search_products", {"query": "shirt", "limit": "5"}, "limit"),
+    ("search_products", {"query": ["shirt"]}, "query"),
+])
+def test_shopping_tools_refuse_arguments_against_the_schema(shop_tools, name, args, param):
+    before = shop_tools.cart.to_json()
+    answer = json.loads(shop_tools.call(name, json.dumps(args)))
+    assert set(answer) == {"error"} and repr(param) in answer["error"]
+    assert shop_tools.cart.to_json() == before
+
+
+def test_an_integral_float_is_an_integer_as_json_schema_says(shop_tools):
+    pid = shop_tools.case.products[0]["product_id"]
+    answer = json.loads(shop_tools.call("add_product_to_cart",
+                                        '{"product_id": "%s", "quantity": 1.0}' % pid))
+    assert "error" not in answer and shop_tools.cart.items == {pid: 1}
