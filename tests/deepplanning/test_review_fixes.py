@@ -205,3 +205,15 @@ def test_an_integral_float_is_an_integer_as_json_schema_says(shop_tools):
     answer = json.loads(shop_tools.call("add_product_to_cart",
                                         '{"product_id": "%s", "quantity": 1.0}' % pid))
     assert "error" not in answer and shop_tools.cart.items == {pid: 1}
+
+
+@pytest.mark.parametrize("n", [201, 240, 252])
+def test_an_id_too_long_for_its_plan_file_name_is_refused_not_a_crash(tmp_path, capsys, n):
+    q, db, plans, entries = _two_travel_tasks(tmp_path)
+    entries[1]["id"] = "a" * n      # id_<id>_converted.json is over 255 bytes from 238 on
+    q.write_text(json.dumps(entries))
+    code, out, err = run_cli(capsys, "deepplanning", "score", "travel", "--queries", q,
+                             "--database", db, "--plans", plans, "--json")
+    assert code == 2 and "internal error" not in err, err
+    rows = [json.loads(l) for l in out.splitlines()]
+    assert "not a plain folder name" in rows[1]["bad_input"]

@@ -75,9 +75,11 @@ def load_query_file(path: str | Path) -> list[dict[str, Any]]:
 def _bad_id(task_id: str, folder: Path, database: Path) -> str:
     """Why ``task_id`` cannot name the task's folder, or ``""``: the id comes from a query
     file and becomes a path, so it must be one plain folder name inside the database (no
-    separator, no NUL, not too long), never a way out of it such as ``../../etc``."""
-    if (not task_id or any(c in task_id for c in "/\\\0") or len(folder.name.encode(
-            "utf-8", "surrogatepass")) > 255 or folder.parent != database
+    separator, no NUL, at most 200 bytes so that every file name made from it -- the
+    longest is a plan's ``id_{id}_converted.json`` -- fits the usual 255), never a way out
+    of it such as ``../../etc``."""
+    if (not task_id or any(c in task_id for c in "/\\\0") or len(task_id.encode(
+            "utf-8", "surrogatepass")) > 200 or folder.parent != database
             or folder.name in (".", "..")):
         return (f"task id {task_id[:80]!r} is not a plain folder name; refused (the id "
                 "names the task's folder in the database)")
