@@ -217,3 +217,16 @@ def test_an_id_too_long_for_its_plan_file_name_is_refused_not_a_crash(tmp_path, 
     assert code == 2 and "internal error" not in err, err
     rows = [json.loads(l) for l in out.splitlines()]
     assert "not a plain folder name" in rows[1]["bad_input"]
+
+
+def test_queries_database_refuses_a_hostile_id_per_query(tmp_path, capsys):
+    q, db, plans, entries = _two_travel_tasks(tmp_path)
+    travel(0, 4)["db"].write(tmp_path / "etc")       # reachable as db/id_x/../../etc
+    (db / "id_x").mkdir()
+    entries[1]["id"] = "x/../../etc"
+    q.write_text(json.dumps(entries + [dict(entries[1], id="b" * 300)]))
+    code, out, err = run_cli(capsys, "deepplanning", "queries", q, "--database", db, "--json")
+    assert code == 0 and "internal error" not in err, err
+    bad = {u["id"]: u for u in json.loads(out)["ungrounded"]}
+    assert "not a plain folder name" in bad["x/../../etc"]["reason"]
+    assert "not a plain folder name" in bad["b" * 300]["reason"]

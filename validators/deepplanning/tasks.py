@@ -18,7 +18,7 @@ from planning_core.validators.deepplanning.jsontext import loads
 from planning_core.validators.deepplanning.shopping_db import ShoppingCase, case_dir
 from planning_core.validators.deepplanning.travel_db import TravelDB, task_dir
 
-__all__ = ["Task", "load_query_file", "find_tasks"]
+__all__ = ["Task", "load_query_file", "find_tasks", "bad_task_id"]
 
 
 @dataclass
@@ -72,7 +72,7 @@ def load_query_file(path: str | Path) -> list[dict[str, Any]]:
     return data
 
 
-def _bad_id(task_id: str, folder: Path, database: Path) -> str:
+def bad_task_id(task_id: str, folder: Path, database: Path) -> str:
     """Why ``task_id`` cannot name the task's folder, or ``""``: the id comes from a query
     file and becomes a path, so it must be one plain folder name inside the database (no
     separator, no NUL, at most 200 bytes so that every file name made from it -- the
@@ -100,7 +100,7 @@ def find_tasks(root: str | Path, domain: str, database: str | Path | None = None
             tid = str(e["id"])
             folder = task_dir(db, tid)
             yield Task("travel", tid, str(e.get("query", "")), meta, folder, file_lang,
-                       bad=_bad_id(tid, folder, db))
+                       bad=bad_task_id(tid, folder, db))
         return
     for level in levels:
         qfile = Path(queries) if queries else root / f"level_{level}_query_meta.json"
@@ -111,6 +111,6 @@ def find_tasks(root: str | Path, domain: str, database: str | Path | None = None
             tid = str(e["id"])
             folder = case_dir(db, tid)
             yield Task("shopping", tid, str(e.get("query", "")), {"level": level}, folder,
-                       bad=_bad_id(tid, folder, db))
+                       bad=bad_task_id(tid, folder, db))
         if queries:
             return
