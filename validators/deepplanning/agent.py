@@ -91,17 +91,23 @@ def run_episode(model: ToolModel, task: Task, max_tool_calls: int = MAX_TOOL_CAL
         if not turn["tool_calls"]:
             status, final = "answered", turn.get("content") or ""
             break
-        over = False
-        for c in turn["tool_calls"]:
-            if calls >= max_tool_calls:
-                over = True
-                result = json.dumps({"error": "tool-call budget exhausted"})
-            else:
-                result = tools.call(c["name"], c["arguments"])
-                calls += 1
-            messages.append({"role": "tool", "tool_call_id": c["id"], "content": result})
-        if over:
-            note = f"more than {max_tool_calls} tool calls"
+        room = max_tool_calls - calls
+        for c in turn["tool_calls"][:room]:
+            messages.append({"role": "tool", "tool_call_id": c["id"],
+                             "content": tools.call(c["name"], c["arguments"])})
+            calls += 1
+        skipped = len(turn["tool_calls"]) - max(room, 0)
+        if skipped > 0:
+            # calls past the budget are not executed and are recorded once, with their
+            # count: the first of them is kept in the turn and answered, the rest dropped
+            # (a turn of 10^6 calls stores two messages, not 10^6)
+            first = msg["tool_calls"][max(room, 0)]
+            msg["tool_calls"] = msg["tool_calls"][:max(room, 0) + 1]
+            msg["tool_calls_not_executed"] = skipped
+            messages.append({"role": "tool", "tool_call_id": first["id"], "content": json.dumps(
+                {"error": f"tool-call budget of {max_tool_calls} exhausted: {skipped} "
+                          "call(s) of this turn not executed"})})
+            note = f"more than {max_tool_calls} tool calls ({skipped} not executed)"
             break
     else:
         note = f"no answer within {max_turns} turns"

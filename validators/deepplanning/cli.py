@@ -16,7 +16,9 @@
 
 ``--scoring paper`` (default) or ``released`` everywhere a score is computed.
 Exit codes: 0 done; 1 some task failed (generate: none could be built; run/score: a model
-error or an unreadable answer file); 2 bad input.
+error or an unreadable answer file); 2 bad input (score: some task's database could not be
+read or its id is not a folder name; that task is a recorded failed case, the others are
+scored).
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ import json
 import sys
 from pathlib import Path
 
-from planning_core.cli import ArgumentParser, ExitCode
+from planning_core.cli import ArgumentParser, ExitCode, error_line
 from planning_core.cli.args import positive_int
 from planning_core.errors import InputError
 from planning_core.validators.models.options import add_model_arguments
@@ -242,35 +244,68 @@ def cmd_run(args: argparse.Namespace) -> int:
     return ExitCode.FAILED if failed else ExitCode.OK
 
 
-def cmd_score(args: argparse.Namespace) -> int:
+def _score_one(args: argparse.Namespace, task) -> tuple[dict, bool]:
+    """The verdict of one task's written answer, and whether its answer file is missing."""
     from planning_core.validators.deepplanning.shopping_score import score_cart
     from planning_core.validators.deepplanning.travel_score import score_travel
 
-    failed = 0
+    if args.domain == "travel":
+        plans = Path(args.plans)
+        db = task.travel_db()      # InputError (no folder, bad id) before any plan is read
+        path = next((p for p in (plans / f"id_{task.task_id}.json",
+                                 plans / f"id_{task.task_id}_converted.json")
+                     if p.is_file()), None)
+        text = path.read_text(encoding="utf-8", errors="replace") if path else ""
+        v = score_travel(text, task.meta, db, task_id=task.task_id,
+                         mode=args.scoring).to_json()
+        if path is None:
+            v["parse_error"] = "no plan file"
+        return v, path is None
+    case = task.shopping_case()
+    cart_path = task.folder / "cart.json"
+    cart = cart_path.read_text(encoding="utf-8", errors="replace") \
+        if cart_path.is_file() else "{}"
+    stock = {i: p.get("stock_quantity") for i, p in case.by_id.items()}
+    return dict(score_cart(cart, case.truth, set(case.by_id), task_id=task.task_id,
+                           mode=args.scoring, stock=stock).to_json(),
+                level=task.meta.get("level")), False
+
+
+def _bad_input_verdict(args: argparse.Namespace, task, reason: str) -> dict:
+    """A task whose database cannot be read: a failed case (the paper counts every case),
+    every checkpoint failed, marked ``bad_input`` with the reason."""
+    if args.domain == "travel":
+        from planning_core.validators.deepplanning.travel_db import TravelDB
+        from planning_core.validators.deepplanning.travel_score import score_travel
+
+        v = score_travel("", task.meta, TravelDB(), task_id=task.task_id,
+                         mode=args.scoring).to_json()
+        v["parse_error"] = f"bad input: {reason}"
+    else:
+        v = {"task": task.task_id, "domain": "shopping", "mode": args.scoring,
+             "parse_error": f"bad input: {reason}", "match": 0.0, "matched": 0,
+             "expected": 0, "case_acc": 0, "completed": False, "cart_products": [],
+             "truth_products": [], "unknown_products": [], "bad_quantities": [],
+             "failed": ["bad_input"], "level": task.meta.get("level")}
+    v["bad_input"] = reason
+    return v
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    if args.domain == "travel" and not args.plans:
+        raise InputError("score travel needs --plans DIR")
+    failed = bad = 0
     rows = []
     for task in _tasks(args, (args.domain,)):
-        if args.domain == "travel":
-            if not args.plans:
-                raise InputError("score travel needs --plans DIR")
-            plans = Path(args.plans)
-            path = next((p for p in (plans / f"id_{task.task_id}.json",
-                                     plans / f"id_{task.task_id}_converted.json")
-                         if p.is_file()), None)
-            text = path.read_text(encoding="utf-8", errors="replace") if path else ""
-            v = score_travel(text, task.meta, task.travel_db(), task_id=task.task_id,
-                             mode=args.scoring).to_json()
-            if path is None:
-                v["parse_error"] = "no plan file"
-                failed += 1
-        else:
-            case = task.shopping_case()
-            cart_path = task.folder / "cart.json"
-            cart = cart_path.read_text(encoding="utf-8", errors="replace") \
-                if cart_path.is_file() else "{}"
-            stock = {i: p.get("stock_quantity") for i, p in case.by_id.items()}
-            v = dict(score_cart(cart, case.truth, set(case.by_id), task_id=task.task_id,
-                                mode=args.scoring, stock=stock).to_json(),
-                     level=task.meta.get("level"))
+        # one task's missing or unreadable database, or an id that is not a folder name,
+        # is recorded as that task's failed case and the others are scored (exit 2 at end)
+        try:
+            v, missing = _score_one(args, task)
+            failed += missing
+        except InputError as err:
+            bad += 1
+            v = _bad_input_verdict(args, task, str(err))
+            print(f"{error_line(err)} (task {task.task_id[:80]!r})", file=sys.stderr)
         rows.append({"domain": args.domain, "task": task.task_id, "score": v, "run": 0})
         if args.json:
             print(json.dumps(v, ensure_ascii=False))
@@ -279,11 +314,17 @@ def cmd_score(args: argparse.Namespace) -> int:
                 if args.domain == "travel" else f"match={v['match']:.3f}"
             print(f"{args.domain} {task.meta.get('level') or ''} id {task.task_id}: {extra} "
                   f"case_acc={v['case_acc']}"
-                  + (f" failed={v['failed']}" if v.get("failed") else ""))
+                  + (f" bad_input={v['bad_input']}" if v.get("bad_input") else "")
+                  + (f" failed={v['failed']}" if v.get("failed") and not v.get("bad_input")
+                     else ""))
     if not args.json:
         from planning_core.validators.deepplanning.report import render_markdown, table
 
         print(render_markdown(table(rows)))
+    if bad:
+        print(f"error: {bad} task(s) with bad input, recorded as failed cases",
+              file=sys.stderr)
+        return ExitCode.BAD_INPUT
     return ExitCode.FAILED if failed else ExitCode.OK
 
 

@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from planning_core.validators.deepplanning.tasks import load_query_file
+from planning_core.validators.deepplanning.tasks import bad_task_id, load_query_file
 from planning_core.validators.deepplanning.travel_db import TravelDB, task_dir
 from planning_core.validators.deepplanning.travel_score import RELEASED_KINDS, checkable_kind
 
@@ -56,10 +56,11 @@ def describe_queries(path: str | Path, database: str | Path | None = None) -> di
         db = None
         if database is not None:
             folder = task_dir(database, str(e["id"]))
-            db = TravelDB.load(folder) if folder.is_dir() else None
+            bad = bad_task_id(str(e["id"]), folder, Path(database))
+            db = TravelDB.load(folder) if not bad and folder.is_dir() else None
             if db is None:
                 ungrounded.append({"id": str(e["id"]), "kind": "*",
-                                   "reason": f"no database folder {folder}"})
+                                   "reason": bad or f"no database folder {folder}"})
         for kind, data in hard.items():
             kinds[kind] += 1
             why = checkable_kind(kind, data)

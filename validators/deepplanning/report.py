@@ -15,7 +15,8 @@ another price; B1: an explicit (personalized) constraint violated; B2: an implic
 hours, closing days, durations, a leg with fewer seats than travellers (line 226's example);
 C: a global one -- overlaps, transfers, cost
 arithmetic, diversity, route, or a cart meeting every request that is not the optimum).  A
-failed case none of these explains is ``undecided``.
+failed case none of these explains is ``undecided``; a case ``score`` could not read (its
+database missing, its id not a folder name) is ``bad_input``.
 """
 from __future__ import annotations
 
@@ -58,6 +59,8 @@ def taxonomy(row: dict[str, Any]) -> list[str]:
     s = row.get("score") or {}
     if s.get("case_acc") == 1:
         return []
+    if s.get("bad_input"):
+        return ["bad_input"]     # the task's database could not be read: no agent error
     messages = row.get("messages") or []
     called = _called(messages)
     out: list[str] = []

@@ -20,6 +20,7 @@ import re
 from functools import reduce
 from typing import Any, Callable
 
+from planning_core.validators.deepplanning.argcheck import check_arguments
 from planning_core.validators.deepplanning.jsontext import loads
 from planning_core.validators.deepplanning.shopping_db import Cart, CartError
 from planning_core.validators.deepplanning.units import cents
@@ -177,9 +178,9 @@ class ShoppingTools:
         if not isinstance(arguments, dict):
             return json.dumps({"error": "arguments must be a JSON object"})
         schema = next(t["function"] for t in SHOPPING_TOOLS if t["function"]["name"] == name)
-        missing = [k for k in schema["parameters"]["required"] if k not in arguments]
-        if missing:
-            return json.dumps({"error": f"missing required argument(s): {missing}"})
+        bad = check_arguments(arguments, schema["parameters"])
+        if bad:
+            return json.dumps({"error": bad}, ensure_ascii=False)
         try:
             return json.dumps(impl(arguments), ensure_ascii=False)
         except CartError as err:

@@ -18,7 +18,7 @@ from planning_core.validators.deepplanning.jsontext import loads
 from planning_core.validators.deepplanning.shopping_db import ShoppingCase, case_dir
 from planning_core.validators.deepplanning.travel_db import TravelDB, task_dir
 
-__all__ = ["Task", "load_query_file", "find_tasks"]
+__all__ = ["Task", "load_query_file", "find_tasks", "bad_task_id"]
 
 
 @dataclass
@@ -29,6 +29,7 @@ class Task:
     meta: dict[str, Any]   # travel: meta_info; shopping: {"level": L}
     folder: Path           # the task's database folder
     lang: str = ""         # travel: the query file's language (the paper averages en and zh)
+    bad: str = ""          # why the task cannot be read (an id that is not a folder name)
 
     @property
     def key(self) -> str:
@@ -36,13 +37,20 @@ class Task:
         # for its en run when both go to one results file (paper line 176 averages both)
         return f"{self.domain}:{self.meta.get('level', '') or self.lang}:{self.task_id}"
 
+    def _check(self) -> None:
+        if self.bad:
+            raise InputError(self.bad)
+
     def travel_db(self) -> TravelDB:
+        self._check()
         return TravelDB.load(self.folder)
 
     def shopping_case(self) -> ShoppingCase:
+        self._check()
         return ShoppingCase.load(self.folder)
 
     def spec(self) -> dict | None:
+        self._check()
         p = self.folder / "spec.json"
         return loads(p.read_text(encoding="utf-8")) if p.is_file() else None
 
@@ -64,6 +72,20 @@ def load_query_file(path: str | Path) -> list[dict[str, Any]]:
     return data
 
 
+def bad_task_id(task_id: str, folder: Path, database: Path) -> str:
+    """Why ``task_id`` cannot name the task's folder, or ``""``: the id comes from a query
+    file and becomes a path, so it must be one plain folder name inside the database (no
+    separator, no NUL, at most 200 bytes so that every file name made from it -- the
+    longest is a plan's ``id_{id}_converted.json`` -- fits the usual 255), never a way out
+    of it such as ``../../etc``."""
+    if (not task_id or any(c in task_id for c in "/\\\0") or len(task_id.encode(
+            "utf-8", "surrogatepass")) > 200 or folder.parent != database
+            or folder.name in (".", "..")):
+        return (f"task id {task_id[:80]!r} is not a plain folder name; refused (the id "
+                "names the task's folder in the database)")
+    return ""
+
+
 def find_tasks(root: str | Path, domain: str, database: str | Path | None = None,
                queries: str | Path | None = None, lang: str = "en",
                levels: tuple[int, ...] = (1, 2, 3)) -> Iterator[Task]:
@@ -75,8 +97,10 @@ def find_tasks(root: str | Path, domain: str, database: str | Path | None = None
         file_lang = named.group(1) if named else lang
         for e in load_query_file(qfile):
             meta = e.get("meta_info") if isinstance(e.get("meta_info"), dict) else {}
-            yield Task("travel", str(e["id"]), str(e.get("query", "")), meta,
-                       task_dir(db, str(e["id"])), file_lang)
+            tid = str(e["id"])
+            folder = task_dir(db, tid)
+            yield Task("travel", tid, str(e.get("query", "")), meta, folder, file_lang,
+                       bad=bad_task_id(tid, folder, db))
         return
     for level in levels:
         qfile = Path(queries) if queries else root / f"level_{level}_query_meta.json"
@@ -84,7 +108,9 @@ def find_tasks(root: str | Path, domain: str, database: str | Path | None = None
             continue
         db = Path(database) if database else root / f"database_level{level}"
         for e in load_query_file(qfile):
-            yield Task("shopping", str(e["id"]), str(e.get("query", "")), {"level": level},
-                       case_dir(db, str(e["id"])))
+            tid = str(e["id"])
+            folder = case_dir(db, tid)
+            yield Task("shopping", tid, str(e.get("query", "")), {"level": level}, folder,
+                       bad=bad_task_id(tid, folder, db))
         if queries:
             return

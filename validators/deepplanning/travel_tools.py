@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
+from planning_core.validators.deepplanning.argcheck import check_arguments
 from planning_core.validators.deepplanning.jsontext import loads
 from planning_core.validators.deepplanning.travel_db import TravelDB
 
@@ -132,10 +133,11 @@ class TravelTools:
         if not isinstance(arguments, dict):
             return json.dumps({"error": "arguments must be a JSON object"})
         schema = next(t["function"] for t in TRAVEL_TOOLS if t["function"]["name"] == name)
-        missing = [k for k in schema["parameters"]["required"] if k not in arguments]
-        if missing:
-            return json.dumps({"error": f"missing required argument(s): {missing}"})
-        args = {k: (v if isinstance(v, str) else json.dumps(v)) for k, v in arguments.items()}
+        bad = check_arguments(arguments, schema["parameters"])
+        if bad:
+            return json.dumps({"error": bad}, ensure_ascii=False)
+        # every parameter is a string (checked above); others, unknown to the schema, ignored
+        args = {k: v for k, v in arguments.items() if isinstance(v, str)}
         return json.dumps(impl(args), ensure_ascii=False)
 
     def _transport(self, table: str, a: dict, number_key: str, extra: tuple[str, ...]) -> Any:
