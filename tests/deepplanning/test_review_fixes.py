@@ -160,6 +160,16 @@ def test_travel_tools_refuse_arguments_of_the_wrong_type(travel_tools, args, par
     assert set(answer) == {"error"} and repr(param) in answer["error"]
 
 
+def test_a_null_optional_argument_is_an_argument_not_given(travel_tools):
+    tools, meta = travel_tools
+    good = {"origin": meta["org"], "destination": meta["dest"][0],
+            "depDate": meta["depart_date"]}
+    assert json.loads(tools.call("query_train_info", {**good, "seatClassName": None})) == \
+        json.loads(tools.call("query_train_info", good))
+    answer = json.loads(tools.call("query_train_info", {**good, "depDate": None}))
+    assert answer == {"error": "missing required argument 'depDate'"}
+
+
 def test_travel_tools_name_the_missing_parameter(travel_tools):
     tools, _ = travel_tools
     answer = json.loads(tools.call("query_hotel_info", {"destination": "x",

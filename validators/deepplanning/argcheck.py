@@ -59,7 +59,11 @@ def _check(value: Any, schema: dict, where: str) -> str | None:
 
 def check_arguments(arguments: dict[str, Any], parameters: dict) -> str | None:
     """The first way ``arguments`` break ``parameters`` (an object schema), or ``None``.
-    Integral floats given for an ``integer`` parameter are made ints in place."""
+    Integral floats given for an ``integer`` parameter are made ints in place, and a
+    ``null`` is taken as the parameter not given (models often send ``null`` for the
+    optional parameters they leave out; for a required one it is a missing argument)."""
+    for name in [k for k, v in arguments.items() if v is None]:
+        del arguments[name]
     required = [k for k in parameters.get("required") or [] if k not in arguments]
     if required:
         return f"missing required argument {required[0]!r}" + \
