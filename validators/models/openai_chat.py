@@ -44,7 +44,7 @@ from planning_core.validators.models.completion import (
 )
 from planning_core.validators.models.retry import RetryPolicy, parse_retry_after
 
-__all__ = ["ChatSettings", "ChatModel", "NO_KEY", "is_reasoning_model"]
+__all__ = ["ChatSettings", "ChatModel", "NO_KEY", "is_reasoning_model", "endpoint_url"]
 
 NO_KEY = "no-key"  # what local servers that check no key are sent
 
@@ -88,6 +88,15 @@ def is_reasoning_model(name: str) -> bool:
     """Whether ``name`` is an OpenAI reasoning model (o1, o3, o4-mini, gpt-5 ...): they take
     ``max_completion_tokens`` and reject ``temperature`` and ``stop``."""
     return bool(_REASONING.search(name or ""))
+
+
+def endpoint_url(base_url: str | None) -> str | None:
+    """The base URL a client sends to, as rows and the cache name it: ``base_url``, else
+    ``OPENAI_BASE_URL`` (which the openai package honours), without trailing slashes (the
+    package adds its own, so ``.../v1`` and ``.../v1/`` are one endpoint); None for the
+    package's default (api.openai.com)."""
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    return url.rstrip("/") or url if url else None
 
 
 def _api_key(env: str | None) -> str:
@@ -149,10 +158,10 @@ class ChatModel(Client):
         super().__init__(system=settings.system, params=settings.params(), cache=cache)
         self.settings = settings
         self.name = settings.model
-        self.base_url = settings.base_url
+        self.base_url = endpoint_url(settings.base_url)
         self._openai = openai
         self._client = openai.OpenAI(api_key=_api_key(settings.api_key_env),
-                                     base_url=settings.base_url, max_retries=0,
+                                     base_url=self.base_url, max_retries=0,
                                      timeout=settings.timeout_s)
         self._rng = rng or random.Random()
         self._rng_lock = threading.Lock()

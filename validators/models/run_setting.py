@@ -41,7 +41,7 @@ def setting_of(model, **fields: Any) -> dict:
     """The setting of a run with ``model`` and the command's own ``fields``."""
     params = _params(getattr(model, "params", None))
     return {"model": getattr(model, "name", type(model).__name__),
-            "base_url": getattr(model, "base_url", None), "params": params, **fields}
+            "base_url": _url(getattr(model, "base_url", None)), "params": params, **fields}
 
 
 def setting_of_row(row: Mapping[str, Any], fields: Sequence[str]) -> dict | None:
@@ -50,8 +50,13 @@ def setting_of_row(row: Mapping[str, Any], fields: Sequence[str]) -> dict | None
     if not isinstance(row.get("params"), Mapping):
         return None
     params = _params(row["params"])
-    return {"model": row.get("model"), "base_url": row.get("base_url"), "params": params,
+    return {"model": row.get("model"), "base_url": _url(row.get("base_url")), "params": params,
             **{f: row.get(f) for f in fields}}
+
+
+def _url(url):
+    """A base URL as rows compare it: ``.../v1/`` is ``.../v1`` (older rows kept the slash)."""
+    return url.rstrip("/") or url if isinstance(url, str) else url
 
 
 def _canon(value: Any) -> str:

@@ -1,0 +1,75 @@
+"""Review of issue 20 (real models, real settings): what a new user running a real model,
+and a hostile model, still tripped on. Each test drives the project's 127.0.0.1 chat server
+or the reader directly."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("openai")
+
+from planning_core.console import main
+from planning_core.validators.acp.dataset import load_questions, read_results
+from planning_core.validators.acp.gold import gold_answer
+from planning_core.validators.acp.prompts import question_text
+from planning_core.validators.models.openai_chat import ChatModel, ChatSettings
+
+from tests.conftest import require_shared
+from tests.models.chat_server import ChatServer, answer
+
+
+@pytest.fixture(scope="module")
+def dev():
+    folder = require_shared() / "acpbench_hard"
+    return folder, {question_text(q): q for q in load_questions(folder)}
+
+
+def _gold(by_prompt):
+    return lambda req, n: answer(gold_answer(by_prompt[ChatServer.prompt_of(req)]))
+
+
+def _run(capsys, base_url, folder, out, *extra, model="scripted"):
+    code = main(["acp", "run", "--model", model, "--questions", str(folder),
+                 "--out", str(out), "--tasks", "nexta", "--limit", "2", "--no-cache",
+                 "--backoff", "0.001", "--timeout", "5", "--no-progress",
+                 *(["--base-url", base_url] if base_url is not None else []), *extra])
+    return code, capsys.readouterr()
+
+
+def test_a_base_url_with_a_trailing_slash_is_the_same_setting(dev, tmp_path, capsys):
+    """``http://host/v1`` and ``http://host/v1/`` are the same endpoint to the client: a
+    rerun written either way resumes instead of being refused as another setting."""
+    folder, by_prompt = dev
+    out = tmp_path / "r.jsonl"
+    with ChatServer(_gold(by_prompt)) as server:
+        assert _run(capsys, server.base_url, folder, out)[0] == 0
+        asked = len(server.requests)
+        code, io = _run(capsys, server.base_url + "/", folder, out)
+        assert code == 0, io.err
+        assert "already answered" in io.err and len(server.requests) == asked
+
+
+def test_the_base_url_from_openai_base_url_is_recorded_and_keys_the_run(dev, tmp_path,
+                                                                       capsys, monkeypatch):
+    """The openai package sends to ``OPENAI_BASE_URL`` when no ``--base-url`` is given:
+    rows (and the cache key) name that server, so a run against another server set that
+    way is not resumed from (or served from the cache of) the first."""
+    folder, by_prompt = dev
+    out = tmp_path / "r.jsonl"
+    with ChatServer(_gold(by_prompt)) as one, ChatServer(_gold(by_prompt)) as two:
+        monkeypatch.setenv("OPENAI_BASE_URL", one.base_url + "/")
+        assert _run(capsys, None, folder, out)[0] == 0
+        assert {r["base_url"] for r in read_results(out)} == {one.base_url}
+        monkeypatch.setenv("OPENAI_BASE_URL", two.base_url)
+        code, io = _run(capsys, None, folder, out)
+        assert code == 2 and "base_url" in io.err and "another setting" in io.err
+        assert not two.requests
+        code, io = _run(capsys, two.base_url, folder, out, "--force")   # explicit: same
+        assert code == 0 and len(two.requests) == 2
+
+
+def test_the_client_names_one_base_url_however_written(monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert ChatModel(ChatSettings("m", "http://h:1/v1//")).base_url == "http://h:1/v1"
+    assert ChatModel(ChatSettings("m")).base_url is None
