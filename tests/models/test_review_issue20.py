@@ -73,3 +73,22 @@ def test_the_client_names_one_base_url_however_written(monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     assert ChatModel(ChatSettings("m", "http://h:1/v1//")).base_url == "http://h:1/v1"
     assert ChatModel(ChatSettings("m")).base_url is None
+
+
+def test_another_system_prompt_is_another_setting(dev, tmp_path, capsys):
+    """``--system`` is sent in front of every conversation: a rerun with another (or none)
+    must not resume from answers given under the first."""
+    folder, by_prompt = dev
+    out = tmp_path / "r.jsonl"
+    with ChatServer(_gold(by_prompt)) as server:
+        assert _run(capsys, server.base_url, folder, out, "--system", "Be brief.")[0] == 0
+        assert all(r["messages"][0] == {"role": "system", "content": "Be brief."}
+                   for r in server.requests)
+        assert {r["system"] for r in read_results(out)} == {"Be brief."}
+        asked = len(server.requests)
+        code, io = _run(capsys, server.base_url, folder, out, "--system", "Be brief.")
+        assert code == 0 and len(server.requests) == asked       # the same: resumed
+        for other in (["--system", "Think step by step."], []):
+            code, io = _run(capsys, server.base_url, folder, out, *other)
+            assert code == 2 and "system" in io.err and "another setting" in io.err, io.err
+        assert len(server.requests) == asked

@@ -121,10 +121,18 @@ def _failed(item: RunItem, model, err: Exception | str) -> dict:
 
     setting = setting_of(model)
     return {**_head(item), "model": setting["model"], "base_url": setting["base_url"],
-            "params": setting["params"], "error": str(err)}
+            "params": setting["params"], **_system(model), "error": str(err)}
 
 
-def _scored(item: RunItem, completion: Completion, scorer: AnswerScorer) -> dict:
+def _system(model) -> dict:
+    """The system prompt sent in front of every conversation, when there is one (part of
+    the run's setting: a rerun with another is not resumed from these rows)."""
+    system = getattr(model, "system", None)
+    return {"system": system} if system else {}
+
+
+def _scored(item: RunItem, completion: Completion, scorer: AnswerScorer,
+            model=None) -> dict:
     try:
         s = scorer(item.question, completion.text)
     except PlanningError as err:
@@ -132,6 +140,7 @@ def _scored(item: RunItem, completion: Completion, scorer: AnswerScorer) -> dict
     row = _head(item)
     row["response"] = completion.text
     row.update(completion.to_json())
+    row.update(_system(model))
     scored = result_row(item.question, s)
     row.update({k: scored[k] for k in ("score", "reason", "evidence")})
     return row
@@ -162,7 +171,7 @@ def run_questions(model, items: Sequence[RunItem], *, scorer: AnswerScorer | Non
                 except ModelError as err:
                     yield _failed(item, model, err)
                     continue
-                yield _scored(item, completion, scorer)
+                yield _scored(item, completion, scorer, model)
         except BaseException:
             for other in futures:
                 other.cancel()
@@ -195,7 +204,7 @@ def run_item_task(settings: RunSettings, item: RunItem) -> dict:
         return {"unavailable": str(err)}
     except ModelError as err:
         return {"row": _failed(item, model, err)}
-    return {"row": _scored(item, completion, scorer)}
+    return {"row": _scored(item, completion, scorer, model)}
 
 
 def run_on_executor(executor: Executor, settings: RunSettings,

@@ -2,19 +2,20 @@
 
 A run (``acp run``, ``cope run``) appends rows to its ``--out`` file and, when run again,
 asks only what is missing. That is right only if the rows already there were produced by
-the same *setting*: the same model at the same base URL, with the same sampling parameters
-(temperature, top-p, token limits, stop sequences, seed, reasoning effort, extra request
-fields) and the same command options that shape the prompts (shots and their source for
-``acp run``; mode and revisions for ``cope run``). Otherwise the file would mix two models'
-answers under one report.
+the same *setting*: the same model at the same base URL, with the same system prompt and
+sampling parameters (temperature, top-p, token limits, stop sequences, seed, reasoning
+effort, extra request fields) and the same command options that shape the prompts (shots
+and their source for ``acp run``; mode and revisions for ``cope run``). Otherwise the file
+would mix two models' answers under one report.
 
 :func:`setting_of` describes the setting of a run; every row carries its fields (``model``,
-``base_url``, ``params`` and the command's own fields), so :func:`setting_of_row` reads the
-setting back from any row, also rows written before this module existed (their success
-rows have the same fields). :func:`mismatch` compares the two and says, in one line, what
-differs. A command refuses such a rerun with that line (exit 2) unless given ``--force``,
-which starts a new run: :func:`supersede` moves the old rows to a numbered copy beside the
-file (``OUT.1``, ``OUT.2``, ...) and empties the file, under the lock the run holds.
+``base_url``, ``params``, ``system`` where one is sent, and the command's own fields), so
+:func:`setting_of_row` reads the setting back from any row, also rows written before this
+module existed (their success rows have the same fields). :func:`mismatch` compares the two
+and says, in one line, what differs. A command refuses such a rerun with that line (exit 2)
+unless given ``--force``, which starts a new run: :func:`supersede` moves the old rows to a
+numbered copy beside the file (``OUT.1``, ``OUT.2``, ...) and empties the file, under the
+lock the run holds.
 """
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ def setting_of(model, **fields: Any) -> dict:
     """The setting of a run with ``model`` and the command's own ``fields``."""
     params = _params(getattr(model, "params", None))
     return {"model": getattr(model, "name", type(model).__name__),
-            "base_url": _url(getattr(model, "base_url", None)), "params": params, **fields}
+            "base_url": _url(getattr(model, "base_url", None)), "params": params,
+            "system": getattr(model, "system", None) or None, **fields}
 
 
 def setting_of_row(row: Mapping[str, Any], fields: Sequence[str]) -> dict | None:
@@ -51,7 +53,7 @@ def setting_of_row(row: Mapping[str, Any], fields: Sequence[str]) -> dict | None
         return None
     params = _params(row["params"])
     return {"model": row.get("model"), "base_url": _url(row.get("base_url")), "params": params,
-            **{f: row.get(f) for f in fields}}
+            "system": row.get("system") or None, **{f: row.get(f) for f in fields}}
 
 
 def _url(url):
