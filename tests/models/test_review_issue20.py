@@ -92,3 +92,21 @@ def test_another_system_prompt_is_another_setting(dev, tmp_path, capsys):
             code, io = _run(capsys, server.base_url, folder, out, *other)
             assert code == 2 and "system" in io.err and "another setting" in io.err, io.err
         assert len(server.requests) == asked
+
+
+@pytest.mark.parametrize("body,says", [
+    ('{"temperature": 0.9}', "--temperature"), ('{"stop": null}', "--stop"),
+    ('{"max_tokens": 5}', "--max-tokens"), ('{"top_p": 0.5}', "--top-p"),
+    ('{"seed": 1}', "--seed"), ('{"reasoning_effort": "low"}', "--reasoning-effort"),
+    ('{"max_completion_tokens": 9}', "--max-completion-tokens"),
+    ('{"stream": true}', "stream"), ('{"n": 3}', "n")])
+def test_extra_body_may_not_override_what_has_its_own_option(tmp_path, capsys, body, says):
+    """The fields merged in by --extra-body win over the options: a temperature sent that
+    way was sent while the rows (and the cache, which keys on turns only when sampling)
+    said 0. A streamed or multi-choice body cannot be read as one answer."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["acp", "run", "--model", "m", "--questions", str(tmp_path), "--out",
+              str(tmp_path / "o"), "--extra-body", body])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "--extra-body" in err and says in err
+    assert "Traceback" not in err
