@@ -110,3 +110,24 @@ def test_extra_body_may_not_override_what_has_its_own_option(tmp_path, capsys, b
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and "--extra-body" in err and says in err
     assert "Traceback" not in err
+
+
+def test_cope_run_refuses_another_system_prompt(tmp_path, capsys):
+    root = require_shared() / "cope" / "BlocksWorld-100"
+    out = tmp_path / "r.jsonl"
+    broken = json.dumps({"domain file": "(define (domain d", "problem file": "(x"})
+
+    def cope(server, *extra):
+        code = main(["cope", "run", "--method", "pddl", "--model", "m", "--base-url",
+                     server.base_url, "--dataset", str(root), "--categories", "goal",
+                     "--limit", "1", "--out", str(out), "--no-progress", "--retries", "0",
+                     "--no-cache", *extra])
+        return code, capsys.readouterr()
+
+    with ChatServer(lambda req, n: answer(broken)) as server:
+        assert cope(server, "--system", "Be brief.")[0] == 0
+        assert server.requests[0]["messages"][0]["content"] == "Be brief."
+        assert cope(server, "--system", "Be brief.")[0] == 0 and len(server.requests) == 1
+        code, io = cope(server)
+        assert code == 2 and "system 'Be brief.' there, None now" in io.err, io.err
+        assert len(server.requests) == 1
