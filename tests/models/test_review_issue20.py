@@ -131,3 +131,38 @@ def test_cope_run_refuses_another_system_prompt(tmp_path, capsys):
         code, io = cope(server)
         assert code == 2 and "system 'Be brief.' there, None now" in io.err, io.err
         assert len(server.requests) == 1
+
+
+def _one(tmp_path, reply, times=1):
+    from planning_core.validators.models.cache import ResponseCache
+    from planning_core.validators.models.retry import RetryPolicy
+
+    got = []
+    with ChatServer(lambda req, n: reply) as server:
+        model = ChatModel(ChatSettings("m", server.base_url, retry=RetryPolicy(1, 0.001)),
+                          cache=ResponseCache(tmp_path / "c.sqlite"))
+        for _ in range(times):
+            try:
+                got.append(model.complete("q"))
+            except Exception as err:       # noqa: BLE001 - the test reads what was raised
+                got.append(err)
+    return got, len(server.requests)
+
+
+def test_content_as_a_list_of_parts_is_read_as_its_text(tmp_path):
+    """Some servers (Mistral's reasoning models, proxies) send ``content`` as a list of
+    parts; with the cache on (the default) this was an internal error."""
+    parts = [{"type": "thinking", "thinking": [{"type": "text", "text": "hmm"}]},
+             {"type": "text", "text": "(a "}, {"type": "text", "text": "b)"}]
+    (first, again), asked = _one(tmp_path, answer(parts), times=2)
+    assert first.text == "(a b)" and asked == 1
+    assert again.cache_hit and again.text == "(a b)"        # cached as text
+
+
+@pytest.mark.parametrize("content", [42, {"x": 1}, [1, 2], True])
+def test_content_that_is_not_text_is_a_malformed_body(tmp_path, content):
+    from planning_core.validators.models.completion import RequestFailed
+
+    (err,), asked = _one(tmp_path, answer(content))
+    assert isinstance(err, RequestFailed) and "malformed response" in str(err), err
+    assert asked == 2        # retried as any malformed body, then given up

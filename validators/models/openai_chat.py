@@ -23,7 +23,9 @@ Only the parameters that are set are sent (None is never sent): ``temperature``,
 ``reasoning_effort``, ``seed``, ``stop``, and ``extra_body`` (any further request fields,
 merged into the JSON body). A response whose ``content`` is null with ``finish_reason:
 length`` (a reasoning model that spent its budget reasoning) is a truncated, empty answer,
-not a malformed body: it is returned, recorded and cached, never retried.
+not a malformed body: it is returned, recorded and cached, never retried. A ``content``
+sent as a list of parts (Mistral's reasoning models) is read as its text parts; content
+that is neither is a malformed body.
 """
 from __future__ import annotations
 
@@ -133,6 +135,26 @@ def _never_connected(err: Exception) -> bool:
     return False
 
 
+def _content_text(content) -> str | None:
+    """The message content as text. Some servers (Mistral's reasoning models, proxies) send
+    a list of parts: the ``text`` parts are the answer, others (``thinking``) are dropped.
+    Anything else is a malformed body."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif (isinstance(part, dict) and part.get("type", "text") == "text"
+                  and isinstance(part.get("text"), str)):
+                parts.append(part["text"])
+            elif not (isinstance(part, dict) and isinstance(part.get("type"), str)):
+                raise ValueError("the message content has a part that is not text")
+        return "".join(parts)
+    raise ValueError(f"the message content is not text but {type(content).__name__}")
+
+
 def _reasoning_text(message) -> str | None:
     """A reasoning model's reasoning, sent beside the content (``reasoning_content`` by
     DeepSeek, vLLM and SGLang; ``reasoning`` by some other servers)."""
@@ -195,7 +217,7 @@ class ChatModel(Client):
                 response = self._client.chat.completions.create(
                     model=self.settings.model, messages=list(messages), **self._request())
                 choice = response.choices[0]
-                text = choice.message.content
+                text = _content_text(choice.message.content)
                 finish = getattr(choice, "finish_reason", None)
                 finish = str(finish) if finish is not None else None
                 if text is None:
