@@ -166,3 +166,36 @@ def test_content_that_is_not_text_is_a_malformed_body(tmp_path, content):
     (err,), asked = _one(tmp_path, answer(content))
     assert isinstance(err, RequestFailed) and "malformed response" in str(err), err
     assert asked == 2        # retried as any malformed body, then given up
+
+
+@pytest.mark.parametrize("method,reply", [
+    ("planner", json.dumps({"plan": ["(pick-up a)"]})),
+    ("pddl", json.dumps({"domain file": "(define (domain d", "problem file": "(x"})),
+    ("smt", "print('no plan')")])
+def test_cope_run_refuses_rows_asked_with_another_prompt(tmp_path, capsys, method, reply):
+    """acp run keys resume on the prompt; cope run did not: rows asked with an earlier
+    wording of the templates (or another description of the pair) were resumed from. The
+    first turn's prompt is compared with what this run would send."""
+    root = require_shared() / "cope" / "BlocksWorld-100"
+    out = tmp_path / "r.jsonl"
+
+    def cope(server, *extra):
+        code = main(["cope", "run", "--method", method, "--model", "m", "--base-url",
+                     server.base_url, "--dataset", str(root), "--categories", "goal",
+                     "--limit", "1", "--out", str(out), "--no-progress", "--retries", "0",
+                     "--no-cache", *extra])
+        return code, capsys.readouterr()
+
+    with ChatServer(lambda req, n: answer(reply)) as server:
+        assert cope(server)[0] == 0
+        asked = len(server.requests)
+        code, io = cope(server)                       # the same prompts: resumed
+        assert code == 0 and len(server.requests) == asked, io.err
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        rows[0]["turns"][0]["prompt"] += "\n(an earlier wording)"
+        out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        code, io = cope(server)
+        assert code == 2 and "another prompt" in io.err and "--force" in io.err, io.err
+        assert len(server.requests) == asked
+        code, io = cope(server, "--force")
+        assert code == 0 and len(server.requests) == 2 * asked
