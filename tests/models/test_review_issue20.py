@@ -199,3 +199,39 @@ def test_cope_run_refuses_rows_asked_with_another_prompt(tmp_path, capsys, metho
         assert len(server.requests) == asked
         code, io = cope(server, "--force")
         assert code == 0 and len(server.requests) == 2 * asked
+
+
+def test_cope_rows_from_before_the_setting_was_recorded_are_checked_by_their_turns(
+        tmp_path, capsys):
+    """cope run rows written before rows carried the setting (no top-level model, params,
+    max_revisions) were resumed from by any model at any temperature. Their turns record
+    the model, base URL and parameters of every call: those are compared; what the rows
+    cannot say (the revision budget) is not."""
+    root = require_shared() / "cope" / "BlocksWorld-100"
+    out = tmp_path / "r.jsonl"
+    broken = json.dumps({"domain file": "(define (domain d", "problem file": "(x"})
+
+    def cope(server, *extra, model="m"):
+        code = main(["cope", "run", "--method", "pddl", "--model", model, "--base-url",
+                     server.base_url, "--dataset", str(root), "--categories", "goal",
+                     "--limit", "1", "--out", str(out), "--no-progress", "--retries", "0",
+                     "--no-cache", "--revisions", "1", *extra])
+        return code, capsys.readouterr()
+
+    with ChatServer(lambda req, n: answer(broken)) as server:
+        assert cope(server)[0] == 0
+        asked = len(server.requests)
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        for row in rows:     # as the earlier version wrote them
+            for key in ("model", "base_url", "params", "system", "max_revisions"):
+                row.pop(key, None)
+            assert row["turns"][0]["model"] == "m"
+        out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        code, io = cope(server)
+        assert code == 0 and len(server.requests) == asked, io.err     # same: resumed
+        for extra, model, says in (((), "other", "model 'm' there, 'other' now"),
+                                   (("--temperature", "0.9"), "m", "temperature 0.0 there")):
+            code, io = cope(server, *extra, model=model)
+            assert code == 2 and says in io.err, io.err
+        assert cope(server, "--revisions", "2")[0] == 0      # the budget: not recorded
+        assert len(server.requests) == asked

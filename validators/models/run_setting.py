@@ -46,14 +46,26 @@ def setting_of(model, **fields: Any) -> dict:
             "system": getattr(model, "system", None) or None, **fields}
 
 
+#: a field a row does not have (written before it was recorded): not compared
+UNKNOWN = type("Unknown", (), {"__repr__": lambda self: "unknown"})()
+
+
 def setting_of_row(row: Mapping[str, Any], fields: Sequence[str]) -> dict | None:
     """The setting a row was produced with, or None when the row does not say (an error
-    row written before rows carried their parameters)."""
+    row written before rows carried their parameters). A ``cope run`` row written before
+    rows carried the setting says it through its first turn (each turn records the call's
+    model, base URL and parameters); a command field the row lacks is :data:`UNKNOWN`."""
+    source = row
     if not isinstance(row.get("params"), Mapping):
-        return None
-    params = _params(row["params"])
-    return {"model": row.get("model"), "base_url": _url(row.get("base_url")), "params": params,
-            "system": row.get("system") or None, **{f: row.get(f) for f in fields}}
+        turns = row.get("turns")
+        first = turns[0] if isinstance(turns, list) and turns else None
+        if not isinstance(first, Mapping) or not isinstance(first.get("params"), Mapping):
+            return None
+        source = first
+    params = _params(source["params"])
+    return {"model": source.get("model"), "base_url": _url(source.get("base_url")),
+            "params": params, "system": row.get("system") or None,
+            **{f: row.get(f, UNKNOWN) for f in fields}}
 
 
 def _url(url):
@@ -69,7 +81,7 @@ def mismatch(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
     """What differs between two settings, one line (None when they are the same)."""
     diffs = []
     for name in new:
-        if name == "params":
+        if name == "params" or old.get(name) is UNKNOWN:
             continue
         if _canon(old.get(name)) != _canon(new.get(name)):
             diffs.append(f"{name} {old.get(name)!r} there, {new.get(name)!r} now")
