@@ -216,7 +216,8 @@ def test_extra_body_must_be_a_json_object(tmp_path, capsys, bad):
 
 def test_reasoning_body_on_the_client(tmp_path):
     """content null + finish_reason length: an empty, truncated completion, cached (a rerun
-    asks nothing); content null with another finish reason stays a malformed body."""
+    asks nothing); content null with another finish reason and no reasoning stays a
+    malformed body (with reasoning it is an empty answer: test_review_issue20)."""
     cache = ResponseCache(tmp_path / "c.sqlite")
     settings = ChatSettings(model="deepseek-reasoner", temperature=None, max_tokens=5,
                             retry=RetryPolicy(retries=2, base_s=0.001))
@@ -230,7 +231,7 @@ def test_reasoning_body_on_the_client(tmp_path):
     assert len(server.requests) == 1
     from planning_core.validators.models.completion import RequestFailed
 
-    with ChatServer(lambda req, n: reasoning_answer("x", finish_reason="stop")) as server:
+    with ChatServer(lambda req, n: answer(None, finish_reason="stop")) as server:
         model = ChatModel(ChatSettings(**{**_fields(settings), "base_url": server.base_url}),
                           rng=random.Random(0))
         with pytest.raises(RequestFailed, match="no message content"):

@@ -235,3 +235,22 @@ def test_cope_rows_from_before_the_setting_was_recorded_are_checked_by_their_tur
             assert code == 2 and says in io.err, io.err
         assert cope(server, "--revisions", "2")[0] == 0      # the budget: not recorded
         assert len(server.requests) == asked
+
+
+def test_reasoning_only_stopped_by_a_stop_sequence_is_an_empty_answer_not_retried(
+        dev, tmp_path, capsys):
+    """An open reasoning model behind vLLM's or SGLang's reasoning parser, in the paper's
+    setting: a stop sequence (``\\n\\n``) ends it inside its reasoning, so the body has the
+    reasoning, ``content: null`` and ``finish_reason: stop``. That is the model's answer
+    (an empty one, the same on every retry), not a malformed body to retry."""
+    from tests.models.chat_server import reasoning_answer
+
+    folder, _ = dev
+    out = tmp_path / "r.jsonl"
+    with ChatServer(lambda req, n: reasoning_answer("Let me think.", None, "stop")) as server:
+        code, io = _run(capsys, server.base_url, folder, out)
+        assert code == 0, io.err
+        assert len(server.requests) == 2          # one per question, none retried
+    rows = read_results(out)
+    assert all(r["response"] == "" and r["finish_reason"] == "stop" and r["score"] == 0
+               and r["reasoning"] == "Let me think." and "error" not in r for r in rows)

@@ -23,7 +23,9 @@ Only the parameters that are set are sent (None is never sent): ``temperature``,
 ``reasoning_effort``, ``seed``, ``stop``, and ``extra_body`` (any further request fields,
 merged into the JSON body). A response whose ``content`` is null with ``finish_reason:
 length`` (a reasoning model that spent its budget reasoning) is a truncated, empty answer,
-not a malformed body: it is returned, recorded and cached, never retried. A ``content``
+not a malformed body: it is returned, recorded and cached, never retried; so is a null
+``content`` beside reasoning whatever the finish reason (a stop sequence such as the
+paper's ``\n\n`` ended an open reasoning model inside its reasoning). A ``content``
 sent as a list of parts (Mistral's reasoning models) is read as its text parts; content
 that is neither is a malformed body.
 """
@@ -220,11 +222,13 @@ class ChatModel(Client):
                 text = _content_text(choice.message.content)
                 finish = getattr(choice, "finish_reason", None)
                 finish = str(finish) if finish is not None else None
-                if text is None:
-                    if finish not in ("length", "content_filter"):
-                        raise ValueError("the response has no message content")
-                    text = ""   # cut off before any answer: an empty answer, not an error
                 reasoning = _reasoning_text(choice.message)
+                if text is None:
+                    # cut off before any answer (the token limit, a filter, or a stop
+                    # sequence inside the reasoning): an empty answer, not an error
+                    if finish not in ("length", "content_filter") and reasoning is None:
+                        raise ValueError("the response has no message content")
+                    text = ""
                 usage = response.usage.model_dump(exclude_none=True) if response.usage else None
                 usage = {k: v for k, v in (usage or {}).items() if isinstance(v, int)} or None
                 return Completion(text, self.settings.model, self.base_url, self.params,
