@@ -254,3 +254,26 @@ def test_reasoning_only_stopped_by_a_stop_sequence_is_an_empty_answer_not_retrie
     rows = read_results(out)
     assert all(r["response"] == "" and r["finish_reason"] == "stop" and r["score"] == 0
                and r["reasoning"] == "Let me think." and "error" not in r for r in rows)
+
+
+def test_a_command_model_that_echoes_its_prompt_is_scored_on_its_continuation(
+        dev, tmp_path, capsys):
+    """Text-completion programs (llama.cpp's CLI by default) print the prompt before the
+    continuation. With the paper's 2-shot prompt the echo holds the examples' answers, and
+    the first answer counts: the first example's answer was scored. The echoed prompt is
+    not the model's answer."""
+    import shlex
+    import sys
+
+    folder, _ = dev
+    script = ("import sys; p = sys.stdin.read(); "
+              "sys.stdout.write(p + ' (fly-away nowhere)\\n\\n**Question**: more')")
+    program = f"{shlex.quote(sys.executable)} -c {shlex.quote(script)}"
+    out = tmp_path / "r.jsonl"
+    code = main(["acp", "run", "--command", program, "--questions", str(folder), "--out",
+                 str(out), "--tasks", "nexta", "--limit", "1", "--no-cache", "--no-progress"])
+    assert code == 0, capsys.readouterr().err
+    (row,) = read_results(out)
+    assert row["shots"] == 2
+    assert row["response"].startswith(" (fly-away nowhere)"), row["response"][:200]
+    assert "fly-away" in row["reason"] or "nowhere" in row["reason"], row["reason"]
