@@ -277,3 +277,27 @@ def test_a_command_model_that_echoes_its_prompt_is_scored_on_its_continuation(
     assert row["shots"] == 2
     assert row["response"].startswith(" (fly-away nowhere)"), row["response"][:200]
     assert "fly-away" in row["reason"] or "nowhere" in row["reason"], row["reason"]
+
+
+def test_fewer_examples_than_asked_still_resumes(dev, tmp_path, capsys):
+    """--shot-source questions --shots 2 on a file with two questions of a task: each gets
+    the one other question as its example. The same command run again was refused as
+    another setting (shots 1 there, 2 now)."""
+    folder, by_prompt = dev
+    small = tmp_path / "q" / "nexta"
+    small.mkdir(parents=True)
+    rows = json.loads((folder / "nexta" / "dev.gen.json").read_text())[:2]
+    (small / "dev.gen.json").write_text(json.dumps(rows))
+    out = tmp_path / "r.jsonl"
+    with ChatServer(_gold(by_prompt)) as server:
+        argv = ["acp", "run", "--model", "m", "--base-url", server.base_url, "--questions",
+                str(small.parent), "--out", str(out), "--no-cache", "--no-progress",
+                "--shot-source", "questions", "--shots", "2"]
+        assert main(argv) == 0
+        assert [len(r["messages"]) for r in server.requests] == [3, 3]    # one example
+        assert {r["shots"] for r in read_results(out)} == {1}
+        code = main(argv)
+        err = capsys.readouterr().err
+        assert code == 0 and "already answered" in err and len(server.requests) == 2, err
+        code = main([*argv[:-1], "1"])       # one asked: the same prompts, another setting
+        assert code == 2 and "another setting" in capsys.readouterr().err

@@ -223,7 +223,9 @@ def _check_resume(rows: list[dict], setting: dict, items, out: Path) -> None:
     from planning_core.errors import InputError
     from planning_core.validators.models.run_setting import check_resume
 
-    check_resume(rows, setting, ("shots", "shot_source"), out)
+    # a row with fewer examples than its run asked for says what was asked
+    check_resume([{**row, **row["asked"]} if isinstance(row.get("asked"), dict) else row
+                  for row in rows], setting, ("shots", "shot_source"), out)
     wanted = {(i.question.task, i.question.id): i.prompt_hash for i in items}
     for row in rows:
         key = (str(row.get("task")), str(row.get("id")))
