@@ -301,3 +301,23 @@ def test_fewer_examples_than_asked_still_resumes(dev, tmp_path, capsys):
         assert code == 0 and "already answered" in err and len(server.requests) == 2, err
         code = main([*argv[:-1], "1"])       # one asked: the same prompts, another setting
         assert code == 2 and "another setting" in capsys.readouterr().err
+
+
+def test_answers_cut_off_by_the_token_limit_are_counted_aloud(dev, tmp_path, capsys):
+    """A reasoning model that spends the default 1000 tokens reasoning scores 0 on every
+    question; the table alone read as a bad model. The command says how many answers the
+    token limit cut off, and the report too."""
+    from tests.models.chat_server import reasoning_answer
+
+    folder, _ = dev
+    out, report = tmp_path / "r.jsonl", tmp_path / "r.md"
+    with ChatServer(lambda req, n: reasoning_answer("thinking")) as server:
+        code, io = _run(capsys, server.base_url, folder, out, "--report", str(report),
+                        model="o3-mini")
+    assert code == 0, io.err
+    assert "2 of 2 answers were cut off by the token limit" in io.err
+    assert "--max-tokens" in io.err
+    assert "2 of 2 answers were cut off by the token limit" in report.read_text()
+    with ChatServer(_gold(dev[1])) as server:
+        code, io = _run(capsys, server.base_url, folder, tmp_path / "ok.jsonl")
+    assert code == 0 and "cut off" not in io.err

@@ -200,12 +200,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     if errors:
         print(f"{len(errors)} question(s) have no answer (request failed, see \"error\" in "
               f"{out}); run the same command again to ask them again", file=sys.stderr)
+    cut = _truncated_note(answered)
+    if cut:
+        print(f"note: {cut}", file=sys.stderr)
     if args.report:
         from planning_core.validators.models.options import describe
 
         text = markdown_report(summary, title=f"ACPBench Hard scores: {describe(model)['model']}")
         text += _setting_note(setting)
         text += _usage_note(answered)
+        text += f"\n{cut}\n" if cut else ""
         if errors:
             text += f"\n{len(errors)} question(s) failed to get an answer and are not counted.\n"
         try:
@@ -246,6 +250,17 @@ def _setting_note(setting: dict) -> str:
     return (f"\nSetting: model {setting['model']} at {where}; "
             f"{shots}-shot" + (f" ({setting.get('shot_source')} examples)" if shots else "")
             + f"; parameters {params}.\n")
+
+
+def _truncated_note(rows: list[dict]) -> str:
+    """How many answers the token limit cut off (a reasoning model that spent its budget
+    reasoning answers nothing), or "" when none was."""
+    cut = sum(1 for r in rows if r.get("truncated") or r.get("finish_reason") == "length")
+    if not cut:
+        return ""
+    return (f"{cut} of {len(rows)} answers were cut off by the token limit (finish_reason "
+            "length) and are scored as they stand; a reasoning model may need a larger "
+            "--max-tokens (or --max-completion-tokens)")
 
 
 def _usage_note(rows: list[dict]) -> str:
