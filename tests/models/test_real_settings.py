@@ -295,8 +295,10 @@ def test_cope_resume_is_keyed_on_mode_and_revisions(tmp_path, capsys):
         assert code == 0 and "moved to" in io.err
     from planning_core.validators.cope.evaluate import read_results as cope_rows
 
-    rows, _ = cope_rows(out)
-    assert len(rows) == 2 and all(r["max_revisions"] == 2 for r in rows)
+    rows, _ = cope_rows(out)     # the planner rows stay (test_review_issue20)
+    pddl = [r for r in rows if r["method"] == "pddl"]
+    assert len(pddl) == 2 and all(r["max_revisions"] == 2 for r in pddl)
+    assert sum(r["method"] == "planner" for r in rows) == 2
     assert len((tmp_path / "r.jsonl.1").read_text().splitlines()) == 4
 
 

@@ -321,3 +321,32 @@ def test_answers_cut_off_by_the_token_limit_are_counted_aloud(dev, tmp_path, cap
     with ChatServer(_gold(dev[1])) as server:
         code, io = _run(capsys, server.base_url, folder, tmp_path / "ok.jsonl")
     assert code == 0 and "cut off" not in io.err
+
+
+def test_cope_force_keeps_the_rows_of_other_methods(tmp_path, capsys):
+    """--force starts a new run of one method; the file's rows of other methods were never
+    compared with this setting and stay (they were moved aside too, and asked again)."""
+    root = require_shared() / "cope" / "BlocksWorld-100"
+    out = tmp_path / "r.jsonl"
+    broken = json.dumps({"domain file": "(define (domain d", "problem file": "(x"})
+
+    def cope(server, method, *extra):
+        code = main(["cope", "run", "--method", method, "--model", "m", "--base-url",
+                     server.base_url, "--dataset", str(root), "--categories", "goal",
+                     "--limit", "1", "--out", str(out), "--no-progress", "--retries", "0",
+                     "--no-cache", *extra])
+        return code, capsys.readouterr()
+
+    with ChatServer(lambda req, n: answer(broken)) as server:
+        assert cope(server, "planner")[0] == 0
+        assert cope(server, "pddl")[0] == 0
+        asked = len(server.requests)
+        code, io = cope(server, "pddl", "--temperature", "0.5", "--force")
+        assert code == 0 and "moved to" in io.err, io.err
+        assert len(server.requests) == asked + 1
+        assert cope(server, "planner")[0] == 0                   # still there: resumed
+        assert len(server.requests) == asked + 1
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["method"] for r in rows) == ["pddl", "planner"]
+    assert [r["params"]["temperature"] for r in rows if r["method"] == "pddl"] == [0.5]
+    assert len((tmp_path / "r.jsonl.1").read_text().splitlines()) == 2    # the whole file

@@ -18,8 +18,8 @@ client from the same options. Pairs already in ``R.jsonl`` without an
 error are skipped; failed ones are asked again. A rerun whose setting differs from the rows
 already there for the method (model, base URL, system prompt, sampling parameters,
 ``--mode``, ``--revisions``, or a pair's first prompt: the templates' wording or the pair's
-descriptions changed) is refused, or with ``--force`` starts a new run (the old rows are moved to
-``R.jsonl.N``). ``--report`` writes
+descriptions changed) is refused, or with ``--force`` starts a new run of the method (the
+file is copied to ``R.jsonl.N``; the other methods' rows stay). ``--report`` writes
 the paper's correctness table. Exit 0 done, 1 some requests failed (rerun to fill them in),
 2 bad input or an unusable endpoint.
 """
@@ -125,10 +125,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         except InputError:
             if not args.force:
                 raise
+            from planning_core.results_file import append_row
+
             moved = supersede(f, out)
-            print(f"--force: the rows of the earlier run moved to {moved}; a new run "
-                  f"starts in {out}", file=sys.stderr)
-            done_rows = []
+            # the rows of other methods were not compared with this setting: they stay
+            done_rows = [r for r in done_rows if r.get("method") != args.method]
+            try:
+                for row in done_rows:
+                    append_row(f, row)
+            except OSError as err:
+                raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) \
+                    from None
+            print(f"--force: the {args.method} rows of the earlier run moved to {moved} "
+                  f"(a copy of the whole file); a new {args.method} run starts in {out}",
+                  file=sys.stderr)
         done = done_keys(done_rows)
         todo = [p for p in pairs if (*p.key, args.method) not in done]
         if len(pairs) > len(todo):
