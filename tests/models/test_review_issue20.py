@@ -350,3 +350,15 @@ def test_cope_force_keeps_the_rows_of_other_methods(tmp_path, capsys):
     assert sorted(r["method"] for r in rows) == ["pddl", "planner"]
     assert [r["params"]["temperature"] for r in rows if r["method"] == "pddl"] == [0.5]
     assert len((tmp_path / "r.jsonl.1").read_text().splitlines()) == 2    # the whole file
+
+
+def test_an_error_object_in_a_200_body_is_named_in_the_error_row(tmp_path):
+    """Some gateways (OpenRouter) answer 200 with ``{"error": {...}}`` when the upstream
+    fails: the row said "'NoneType' object is not subscriptable"."""
+    from tests.models.chat_server import Reply
+
+    body = json.dumps({"error": {"message": "Provider returned error: upstream overloaded",
+                                 "code": 502}}).encode()
+    (err,), asked = _one(tmp_path, Reply(200, body, {"Content-Type": "application/json"}))
+    assert "upstream overloaded" in str(err) and "NoneType" not in str(err), err
+    assert asked == 2       # retried as a server error is

@@ -137,6 +137,18 @@ def _never_connected(err: Exception) -> bool:
     return False
 
 
+def _body_error(response) -> str | None:
+    """The error object some gateways (OpenRouter) send in a 200 body, one line."""
+    error = getattr(response, "error", None)
+    if error is None:
+        error = (getattr(response, "model_extra", None) or {}).get("error")
+    if isinstance(error, dict):
+        error = error.get("message") or error
+    if error is None:
+        return None
+    return "the server answered with an error: " + " ".join(str(error).split())[:200]
+
+
 def _content_text(content) -> str | None:
     """The message content as text. Some servers (Mistral's reasoning models, proxies) send
     a list of parts: the ``text`` parts are the answer, others (``thinking``) are dropped.
@@ -218,6 +230,8 @@ class ChatModel(Client):
             try:
                 response = self._client.chat.completions.create(
                     model=self.settings.model, messages=list(messages), **self._request())
+                if not response.choices:
+                    raise ValueError(_body_error(response) or "the response has no choices")
                 choice = response.choices[0]
                 text = _content_text(choice.message.content)
                 finish = getattr(choice, "finish_reason", None)
