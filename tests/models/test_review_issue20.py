@@ -362,3 +362,12 @@ def test_an_error_object_in_a_200_body_is_named_in_the_error_row(tmp_path):
     (err,), asked = _one(tmp_path, Reply(200, body, {"Content-Type": "application/json"}))
     assert "upstream overloaded" in str(err) and "NoneType" not in str(err), err
     assert asked == 2       # retried as a server error is
+
+
+def test_empty_answers_are_counted_aloud(dev, tmp_path, capsys):
+    """A model that opens with a blank line (or reasons in paragraphs) is stopped by the
+    paper's ``\\n\\n`` before it answers: every answer empty, finish_reason stop, 0 %."""
+    folder, _ = dev
+    with ChatServer(lambda req, n: answer("")) as server:
+        code, io = _run(capsys, server.base_url, folder, tmp_path / "r.jsonl")
+    assert code == 0 and "2 of 2 answers are empty" in io.err and "--stop" in io.err, io.err

@@ -254,13 +254,23 @@ def _setting_note(setting: dict) -> str:
 
 def _truncated_note(rows: list[dict]) -> str:
     """How many answers the token limit cut off (a reasoning model that spent its budget
-    reasoning answers nothing), or "" when none was."""
-    cut = sum(1 for r in rows if r.get("truncated") or r.get("finish_reason") == "length")
-    if not cut:
-        return ""
-    return (f"{cut} of {len(rows)} answers were cut off by the token limit (finish_reason "
-            "length) and are scored as they stand; a reasoning model may need a larger "
-            "--max-tokens (or --max-completion-tokens)")
+    reasoning answers nothing) and how many others are empty, or "" when none."""
+    cut = empty = 0
+    for r in rows:
+        if r.get("truncated") or r.get("finish_reason") == "length":
+            cut += 1
+        elif isinstance(r.get("response"), str) and not r["response"].strip():
+            empty += 1
+    notes = []
+    if cut:
+        notes.append(f"{cut} of {len(rows)} answers were cut off by the token limit "
+                     "(finish_reason length) and are scored as they stand; a reasoning "
+                     "model may need a larger --max-tokens (or --max-completion-tokens)")
+    if empty:
+        notes.append(f"{empty} of {len(rows)} answers are empty: a stop sequence (the "
+                     "paper's blank line) may have ended them before the answer; --stop "
+                     "replaces the paper's stop sequences")
+    return "; ".join(notes)
 
 
 def _usage_note(rows: list[dict]) -> str:
