@@ -371,3 +371,15 @@ def test_empty_answers_are_counted_aloud(dev, tmp_path, capsys):
     with ChatServer(lambda req, n: answer("")) as server:
         code, io = _run(capsys, server.base_url, folder, tmp_path / "r.jsonl")
     assert code == 0 and "2 of 2 answers are empty" in io.err and "--stop" in io.err, io.err
+
+
+@pytest.mark.parametrize("line", ["[1, 2]", "42", '"row"', "null"])
+def test_a_results_line_that_is_not_an_object_is_a_located_error(dev, tmp_path, capsys,
+                                                                  line):
+    folder, by_prompt = dev
+    out = tmp_path / "r.jsonl"
+    with ChatServer(_gold(by_prompt)) as server:
+        assert _run(capsys, server.base_url, folder, out)[0] == 0
+        out.write_text(out.read_text() + line + "\n")
+        code, io = _run(capsys, server.base_url, folder, out)
+    assert code == 2 and f"{out}:3" in io.err and "internal error" not in io.err, io.err

@@ -314,11 +314,15 @@ def read_results(path: str | Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            rows.append(json.loads(line))
+            row = json.loads(line)
         except json.JSONDecodeError as err:
             if number == len(lines):  # an interrupted write: the answer is scored again
                 break
             raise DatasetError(f"not JSON: {err.msg}", file=str(file), line=number) from None
+        if not isinstance(row, dict):
+            raise DatasetError(f"not a result row (a JSON {type(row).__name__}, not an "
+                               "object)", file=str(file), line=number)
+        rows.append(row)
     return rows
 
 
