@@ -383,3 +383,13 @@ def test_a_results_line_that_is_not_an_object_is_a_located_error(dev, tmp_path, 
         out.write_text(out.read_text() + line + "\n")
         code, io = _run(capsys, server.base_url, folder, out)
     assert code == 2 and f"{out}:3" in io.err and "internal error" not in io.err, io.err
+
+
+def test_a_long_setting_value_is_shortened_in_the_refusal():
+    from planning_core.validators.models.run_setting import mismatch
+
+    old = {"model": "m", "params": {}, "system": "A" * 5000}
+    new = {"model": "m", "params": {}, "system": "B" * 5000}
+    line = mismatch(old, new)
+    assert "system 'AAA" in line and "'BBB" in line and len(line) < 300, line
+    assert "\n" not in line

@@ -77,6 +77,11 @@ def _canon(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def mismatch(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
     """What differs between two settings, one line (None when they are the same)."""
     diffs = []
@@ -84,11 +89,11 @@ def mismatch(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
         if name == "params" or old.get(name) is UNKNOWN:
             continue
         if _canon(old.get(name)) != _canon(new.get(name)):
-            diffs.append(f"{name} {old.get(name)!r} there, {new.get(name)!r} now")
+            diffs.append(f"{name} {_short(old.get(name))} there, {_short(new.get(name))} now")
     op, np_ = old.get("params") or {}, new.get("params") or {}
     for name in sorted(set(op) | set(np_)):
         if _canon(op.get(name)) != _canon(np_.get(name)):
-            diffs.append(f"{name} {op.get(name)!r} there, {np_.get(name)!r} now")
+            diffs.append(f"{name} {_short(op.get(name))} there, {_short(np_.get(name))} now")
     return "; ".join(diffs) or None
 
 
