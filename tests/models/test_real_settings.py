@@ -216,7 +216,8 @@ def test_extra_body_must_be_a_json_object(tmp_path, capsys, bad):
 
 def test_reasoning_body_on_the_client(tmp_path):
     """content null + finish_reason length: an empty, truncated completion, cached (a rerun
-    asks nothing); content null with another finish reason stays a malformed body."""
+    asks nothing); content null with another finish reason and no reasoning stays a
+    malformed body (with reasoning it is an empty answer: test_review_issue20)."""
     cache = ResponseCache(tmp_path / "c.sqlite")
     settings = ChatSettings(model="deepseek-reasoner", temperature=None, max_tokens=5,
                             retry=RetryPolicy(retries=2, base_s=0.001))
@@ -230,7 +231,7 @@ def test_reasoning_body_on_the_client(tmp_path):
     assert len(server.requests) == 1
     from planning_core.validators.models.completion import RequestFailed
 
-    with ChatServer(lambda req, n: reasoning_answer("x", finish_reason="stop")) as server:
+    with ChatServer(lambda req, n: answer(None, finish_reason="stop")) as server:
         model = ChatModel(ChatSettings(**{**_fields(settings), "base_url": server.base_url}),
                           rng=random.Random(0))
         with pytest.raises(RequestFailed, match="no message content"):
@@ -294,8 +295,10 @@ def test_cope_resume_is_keyed_on_mode_and_revisions(tmp_path, capsys):
         assert code == 0 and "moved to" in io.err
     from planning_core.validators.cope.evaluate import read_results as cope_rows
 
-    rows, _ = cope_rows(out)
-    assert len(rows) == 2 and all(r["max_revisions"] == 2 for r in rows)
+    rows, _ = cope_rows(out)     # the planner rows stay (test_review_issue20)
+    pddl = [r for r in rows if r["method"] == "pddl"]
+    assert len(pddl) == 2 and all(r["max_revisions"] == 2 for r in pddl)
+    assert sum(r["method"] == "planner" for r in rows) == 2
     assert len((tmp_path / "r.jsonl.1").read_text().splitlines()) == 4
 
 

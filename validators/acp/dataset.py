@@ -325,12 +325,15 @@ def read_results(path: str | Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            rows.append(safe_json.loads(line))
-        except (ValueError, RecursionError) as err:   # safe_json raises JSONDecodeError only; kept wide
+            row = safe_json.loads(line)
+        except json.JSONDecodeError as err:
             if number == len(lines):  # an interrupted write: the answer is scored again
                 break
-            msg = err.msg if isinstance(err, json.JSONDecodeError) else str(err) or type(err).__name__
-            raise DatasetError(f"not JSON: {msg}", file=str(file), line=number) from None
+            raise DatasetError(f"not JSON: {err.msg}", file=str(file), line=number) from None
+        if not isinstance(row, dict):
+            raise DatasetError(f"not a result row (a JSON {type(row).__name__}, not an "
+                               "object)", file=str(file), line=number)
+        rows.append(row)
     return rows
 
 

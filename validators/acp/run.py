@@ -5,7 +5,9 @@ to the model ``concurrency`` at a time (threads: the work is waiting on the netw
 every response is scored in the calling thread by the ordinary scorers the moment it
 arrives. :func:`run_questions` yields one row per question, in completion order:
 
-* a success row: ``id, task, domain, prompt_hash, shots, shot_source, response``, the
+* a success row: ``id, task, domain, prompt_hash, shots, shot_source`` (the examples in
+  front; ``asked`` holds the shots and source the run asked for when fewer were
+  available), ``response``, the
   :class:`~planning_core.validators.models.completion.Completion` fields (model, base URL,
   parameters, token usage, latency, cache hit, attempts) and the score (``score, reason,
   evidence``, as ``acp score`` writes them). ``finish_reason`` says why the answer ended;
@@ -62,6 +64,8 @@ class RunItem:
     shots: int
     messages: tuple = ()     # the conversation sent (examples as turns, then the prompt)
     shot_source: str | None = None
+    #: the shots and source the run asked for, when fewer examples were available
+    asked: tuple = ()
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -84,8 +88,10 @@ def plan_items(questions: Sequence[Question], shots: int = 0,
     for q in questions:
         messages = conversation(q, shots, source, pool, cache)
         n = (len(messages) - 1) // 2
+        asked = (("shots", shots), ("shot_source", source if shots else None))
         items.append(RunItem(q, messages[-1]["content"], conversation_hash(messages), n,
-                             tuple(messages), source if n else None))
+                             tuple(messages), source if n else None,
+                             asked if n != shots else ()))
     return items
 
 
@@ -111,9 +117,12 @@ def latest_rows(rows: Iterable[dict]) -> list[dict]:
 
 def _head(item: RunItem) -> dict:
     q = item.question
-    return {"id": q.id, "task": q.task, "domain": q.domain_name,
+    head = {"id": q.id, "task": q.task, "domain": q.domain_name,
             "prompt_hash": item.prompt_hash, "shots": item.shots,
             "shot_source": item.shot_source}
+    if item.asked:      # fewer examples than asked: the setting is what was asked
+        head["asked"] = dict(item.asked)
+    return head
 
 
 def _failed(item: RunItem, model, err: Exception | str) -> dict:
@@ -121,10 +130,18 @@ def _failed(item: RunItem, model, err: Exception | str) -> dict:
 
     setting = setting_of(model)
     return {**_head(item), "model": setting["model"], "base_url": setting["base_url"],
-            "params": setting["params"], "error": str(err)}
+            "params": setting["params"], **_system(model), "error": str(err)}
 
 
-def _scored(item: RunItem, completion: Completion, scorer: AnswerScorer) -> dict:
+def _system(model) -> dict:
+    """The system prompt sent in front of every conversation, when there is one (part of
+    the run's setting: a rerun with another is not resumed from these rows)."""
+    system = getattr(model, "system", None)
+    return {"system": system} if system else {}
+
+
+def _scored(item: RunItem, completion: Completion, scorer: AnswerScorer,
+            model=None) -> dict:
     try:
         s = scorer(item.question, completion.text)
     except PlanningError as err:
@@ -132,6 +149,7 @@ def _scored(item: RunItem, completion: Completion, scorer: AnswerScorer) -> dict
     row = _head(item)
     row["response"] = completion.text
     row.update(completion.to_json())
+    row.update(_system(model))
     scored = result_row(item.question, s)
     row.update({k: scored[k] for k in ("score", "reason", "evidence")})
     return row
@@ -162,7 +180,7 @@ def run_questions(model, items: Sequence[RunItem], *, scorer: AnswerScorer | Non
                 except ModelError as err:
                     yield _failed(item, model, err)
                     continue
-                yield _scored(item, completion, scorer)
+                yield _scored(item, completion, scorer, model)
         except BaseException:
             for other in futures:
                 other.cancel()
@@ -195,7 +213,7 @@ def run_item_task(settings: RunSettings, item: RunItem) -> dict:
         return {"unavailable": str(err)}
     except ModelError as err:
         return {"row": _failed(item, model, err)}
-    return {"row": _scored(item, completion, scorer)}
+    return {"row": _scored(item, completion, scorer, model)}
 
 
 def run_on_executor(executor: Executor, settings: RunSettings,

@@ -198,12 +198,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     if errors:
         print(f"{len(errors)} question(s) have no answer (request failed, see \"error\" in "
               f"{out}); run the same command again to ask them again", file=sys.stderr)
+    cut = _truncated_note(answered)
+    if cut:
+        print(f"note: {cut}", file=sys.stderr)
     if args.report:
         from planning_core.validators.models.options import describe
 
         text = markdown_report(summary, title=f"ACPBench Hard scores: {describe(model)['model']}")
         text += _setting_note(setting)
         text += _usage_note(answered)
+        text += f"\n{cut}\n" if cut else ""
         if errors:
             text += f"\n{len(errors)} question(s) failed to get an answer and are not counted.\n"
         try:
@@ -221,7 +225,9 @@ def _check_resume(rows: list[dict], setting: dict, items, out: Path) -> None:
     from planning_core.errors import InputError
     from planning_core.validators.models.run_setting import check_resume
 
-    check_resume(rows, setting, ("shots", "shot_source"), out)
+    # a row with fewer examples than its run asked for says what was asked
+    check_resume([{**row, **row["asked"]} if isinstance(row.get("asked"), dict) else row
+                  for row in rows], setting, ("shots", "shot_source"), out)
     wanted = {(i.question.task, i.question.id): i.prompt_hash for i in items}
     for row in rows:
         key = (str(row.get("task")), str(row.get("id")))
@@ -242,6 +248,27 @@ def _setting_note(setting: dict) -> str:
     return (f"\nSetting: model {setting['model']} at {where}; "
             f"{shots}-shot" + (f" ({setting.get('shot_source')} examples)" if shots else "")
             + f"; parameters {params}.\n")
+
+
+def _truncated_note(rows: list[dict]) -> str:
+    """How many answers the token limit cut off (a reasoning model that spent its budget
+    reasoning answers nothing) and how many others are empty, or "" when none."""
+    cut = empty = 0
+    for r in rows:
+        if r.get("truncated") or r.get("finish_reason") == "length":
+            cut += 1
+        elif isinstance(r.get("response"), str) and not r["response"].strip():
+            empty += 1
+    notes = []
+    if cut:
+        notes.append(f"{cut} of {len(rows)} answers were cut off by the token limit "
+                     "(finish_reason length) and are scored as they stand; a reasoning "
+                     "model may need a larger --max-tokens (or --max-completion-tokens)")
+    if empty:
+        notes.append(f"{empty} of {len(rows)} answers are empty: a stop sequence (the "
+                     "paper's blank line) may have ended them before the answer; --stop "
+                     "replaces the paper's stop sequences")
+    return "; ".join(notes)
 
 
 def _usage_note(rows: list[dict]) -> str:

@@ -16,9 +16,10 @@ each pair's whole loop -- requests and judgements, whose planner runs cost secon
 -- is one task on local worker processes or a Dask cluster, each worker building its own
 client from the same options. Pairs already in ``R.jsonl`` without an
 error are skipped; failed ones are asked again. A rerun whose setting differs from the rows
-already there for the method (model, base URL, sampling parameters, ``--mode``,
-``--revisions``) is refused, or with ``--force`` starts a new run (the old rows are moved to
-``R.jsonl.N``). ``--report`` writes
+already there for the method (model, base URL, system prompt, sampling parameters,
+``--mode``, ``--revisions``, or a pair's first prompt: the templates' wording or the pair's
+descriptions changed) is refused, or with ``--force`` starts a new run of the method (the
+file is copied to ``R.jsonl.N``; the other methods' rows stay). ``--report`` writes
 the paper's correctness table. Exit 0 done, 1 some requests failed (rerun to fill them in),
 2 bad input or an unusable endpoint.
 """
@@ -108,8 +109,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.limit:
         pairs = pairs[:args.limit]
     out = Path(args.out)
-    from planning_core.validators.models.run_setting import (check_resume, resume_or_supersede,
-                                                               setting_of, superseded_note)
+    from planning_core.validators.models.run_setting import check_resume, setting_of, supersede
 
     setting = setting_of(model, mode=args.mode if args.method == "pddl" else None,
                          max_revisions=args.revisions if args.method != "planner" else 0)
@@ -118,13 +118,27 @@ def cmd_run(args: argparse.Namespace) -> int:
         done_rows, warnings = read_results(out)
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)
-        moved = resume_or_supersede(
-            lambda: check_resume(done_rows, setting, ("mode", "max_revisions"), out,
-                                 select=lambda row: row.get("method") == args.method),
-            f, out, args.force)
-        if moved is not None:
-            print(superseded_note(moved, out), file=sys.stderr)
-            done_rows = []
+        try:
+            check_resume(done_rows, setting, ("mode", "max_revisions"), out,
+                         select=lambda row: row.get("method") == args.method)
+            _check_prompts(done_rows, pairs, args.method, out)
+        except InputError:
+            if not args.force:
+                raise
+            from planning_core.results_file import append_row
+
+            moved = supersede(f, out)
+            # the rows of other methods were not compared with this setting: they stay
+            done_rows = [r for r in done_rows if r.get("method") != args.method]
+            try:
+                for row in done_rows:
+                    append_row(f, row)
+            except OSError as err:
+                raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) \
+                    from None
+            print(f"--force: the {args.method} rows of the earlier run moved to {moved} "
+                  f"(a copy of the whole file); a new {args.method} run starts in {out}",
+                  file=sys.stderr)
         done = done_keys(done_rows)
         todo = [p for p in pairs if (*p.key, args.method) not in done]
         if len(pairs) > len(todo):
@@ -291,3 +305,33 @@ def _ask_all(args: argparse.Namespace, model, todo, handle) -> tuple[int, int, E
                 continue
             tally.keep(row)
     return tally.correct, tally.failed, fatal
+
+
+def _check_prompts(rows, pairs, method: str, out: Path) -> None:
+    """Refuse (``InputError``) to resume ``out`` when a pair of this run was asked there
+    with another first prompt than this run would send (the templates' wording or the
+    pair's descriptions changed): resuming would mix the two under one report. Rows that
+    do not say which template they rendered are not compared."""
+    from planning_core.validators.formalizations.live import row_key
+    from planning_core.validators.formalizations.prompts import render
+
+    by_key = {tuple(map(str, (*p.key, method))): p for p in pairs}
+    for row in rows:
+        if row.get("method") != method or "error" in row:
+            continue
+        pair = by_key.get(row_key(row))
+        turns = row.get("turns")
+        if pair is None or not isinstance(turns, list) or not turns \
+                or not isinstance(turns[0], dict):
+            continue
+        name, sent = turns[0].get("template"), turns[0].get("prompt")
+        try:
+            now = render(name, pair)
+        except (KeyError, TypeError, ValueError):   # not a template the pair alone fills
+            continue
+        if sent != now:
+            raise InputError(f"asked {' / '.join(pair.key)} with another prompt (the "
+                             "prompt templates or the pair's descriptions changed); "
+                             "resuming would mix them: give another --out, or --force to "
+                             "start a new run (the old rows are moved beside the file)",
+                             file=str(out))

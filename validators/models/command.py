@@ -7,7 +7,9 @@ conversation (few-shot examples as turns) is written as one text the way
 lm-evaluation-harness writes it for a text-only model
 (:func:`~.client.flatten_messages`). A
 non-zero exit or a timeout is a :class:`RequestFailed` (recorded, retried on rerun); a
-program that cannot be started is :class:`ModelUnavailable`.
+program that cannot be started is :class:`ModelUnavailable`. A program that prints the
+prompt before its continuation (llama.cpp's CLI does by default) is answered by the
+continuation alone.
 """
 from __future__ import annotations
 
@@ -51,5 +53,17 @@ class CommandModel(Client):
             tail = " | ".join(run.stderr.strip().splitlines()[-3:])[:300]
             raise RequestFailed(f"the model command exited with {run.returncode}"
                                 + (f": {tail}" if tail else ""))
-        return Completion(run.stdout, self.name, None, self.params, None,
+        return Completion(_continuation(run.stdout, stdin), self.name, None, self.params, None,
                           time.perf_counter() - started, False, 1)
+
+
+def _continuation(stdout: str, prompt: str) -> str:
+    """``stdout`` without the prompt, when the program printed it first (text-completion
+    programs such as llama.cpp's CLI do by default): the echo is not the model's answer,
+    and with few-shot examples it holds their answers, which would be read as the first."""
+    if prompt and stdout.startswith(prompt):
+        return stdout[len(prompt):]
+    stripped, core = stdout.lstrip(), prompt.strip()
+    if core and stripped.startswith(core):
+        return stripped[len(core):]
+    return stdout

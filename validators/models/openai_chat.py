@@ -23,7 +23,11 @@ Only the parameters that are set are sent (None is never sent): ``temperature``,
 ``reasoning_effort``, ``seed``, ``stop``, and ``extra_body`` (any further request fields,
 merged into the JSON body). A response whose ``content`` is null with ``finish_reason:
 length`` (a reasoning model that spent its budget reasoning) is a truncated, empty answer,
-not a malformed body: it is returned, recorded and cached, never retried.
+not a malformed body: it is returned, recorded and cached, never retried; so is a null
+``content`` beside reasoning whatever the finish reason (a stop sequence such as the
+paper's ``\n\n`` ended an open reasoning model inside its reasoning). A ``content``
+sent as a list of parts (Mistral's reasoning models) is read as its text parts; content
+that is neither is a malformed body.
 """
 from __future__ import annotations
 
@@ -44,7 +48,7 @@ from planning_core.validators.models.completion import (
 )
 from planning_core.validators.models.retry import RetryPolicy, parse_retry_after
 
-__all__ = ["ChatSettings", "ChatModel", "NO_KEY", "is_reasoning_model"]
+__all__ = ["ChatSettings", "ChatModel", "NO_KEY", "is_reasoning_model", "endpoint_url"]
 
 NO_KEY = "no-key"  # what local servers that check no key are sent
 
@@ -90,6 +94,15 @@ def is_reasoning_model(name: str) -> bool:
     return bool(_REASONING.search(name or ""))
 
 
+def endpoint_url(base_url: str | None) -> str | None:
+    """The base URL a client sends to, as rows and the cache name it: ``base_url``, else
+    ``OPENAI_BASE_URL`` (which the openai package honours), without trailing slashes (the
+    package adds its own, so ``.../v1`` and ``.../v1/`` are one endpoint); None for the
+    package's default (api.openai.com)."""
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    return url.rstrip("/") or url if url else None
+
+
 def _api_key(env: str | None) -> str:
     if env is not None:
         value = os.environ.get(env)
@@ -124,6 +137,38 @@ def _never_connected(err: Exception) -> bool:
     return False
 
 
+def _body_error(response) -> str | None:
+    """The error object some gateways (OpenRouter) send in a 200 body, one line."""
+    error = getattr(response, "error", None)
+    if error is None:
+        error = (getattr(response, "model_extra", None) or {}).get("error")
+    if isinstance(error, dict):
+        error = error.get("message") or error
+    if error is None:
+        return None
+    return "the server answered with an error: " + " ".join(str(error).split())[:200]
+
+
+def _content_text(content) -> str | None:
+    """The message content as text. Some servers (Mistral's reasoning models, proxies) send
+    a list of parts: the ``text`` parts are the answer, others (``thinking``) are dropped.
+    Anything else is a malformed body."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif (isinstance(part, dict) and part.get("type", "text") == "text"
+                  and isinstance(part.get("text"), str)):
+                parts.append(part["text"])
+            elif not (isinstance(part, dict) and isinstance(part.get("type"), str)):
+                raise ValueError("the message content has a part that is not text")
+        return "".join(parts)
+    raise ValueError(f"the message content is not text but {type(content).__name__}")
+
+
 def _reasoning_text(message) -> str | None:
     """A reasoning model's reasoning, sent beside the content (``reasoning_content`` by
     DeepSeek, vLLM and SGLang; ``reasoning`` by some other servers)."""
@@ -149,10 +194,10 @@ class ChatModel(Client):
         super().__init__(system=settings.system, params=settings.params(), cache=cache)
         self.settings = settings
         self.name = settings.model
-        self.base_url = settings.base_url
+        self.base_url = endpoint_url(settings.base_url)
         self._openai = openai
         self._client = openai.OpenAI(api_key=_api_key(settings.api_key_env),
-                                     base_url=settings.base_url, max_retries=0,
+                                     base_url=self.base_url, max_retries=0,
                                      timeout=settings.timeout_s)
         self._rng = rng or random.Random()
         self._rng_lock = threading.Lock()
@@ -185,15 +230,19 @@ class ChatModel(Client):
             try:
                 response = self._client.chat.completions.create(
                     model=self.settings.model, messages=list(messages), **self._request())
+                if not response.choices:
+                    raise ValueError(_body_error(response) or "the response has no choices")
                 choice = response.choices[0]
-                text = choice.message.content
+                text = _content_text(choice.message.content)
                 finish = getattr(choice, "finish_reason", None)
                 finish = str(finish) if finish is not None else None
-                if text is None:
-                    if finish not in ("length", "content_filter"):
-                        raise ValueError("the response has no message content")
-                    text = ""   # cut off before any answer: an empty answer, not an error
                 reasoning = _reasoning_text(choice.message)
+                if text is None:
+                    # cut off before any answer (the token limit, a filter, or a stop
+                    # sequence inside the reasoning): an empty answer, not an error
+                    if finish not in ("length", "content_filter") and reasoning is None:
+                        raise ValueError("the response has no message content")
+                    text = ""
                 usage = response.usage.model_dump(exclude_none=True) if response.usage else None
                 usage = {k: v for k, v in (usage or {}).items() if isinstance(v, int)} or None
                 return Completion(text, self.settings.model, self.base_url, self.params,

@@ -42,10 +42,26 @@ def _extra_body(text: str) -> tuple[tuple[str, object], ...]:
         raise argparse.ArgumentTypeError(f"not JSON: {err}") from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError("must be a JSON object, e.g. '{\"top_k\": 20}'")
-    reserved = {"model", "messages"} & set(value)
+    reserved = sorted({"model", "messages"} & set(value))
     if reserved:
-        raise argparse.ArgumentTypeError(f"may not set {', '.join(sorted(reserved))}")
+        raise argparse.ArgumentTypeError(f"may not set {', '.join(reserved)}")
+    # fields merged in here win over the options: one sent this way would not be what the
+    # rows record (nor what decides whether the cache keys on turns)
+    own = sorted(set(value) & set(_OWN_OPTION))
+    if own:
+        raise argparse.ArgumentTypeError("; ".join(f"{name} has its own option, "
+                                                   f"{_OWN_OPTION[name]}" for name in own))
+    unreadable = sorted({"stream", "n"} & set(value))
+    if unreadable:
+        raise argparse.ArgumentTypeError(f"may not set {', '.join(unreadable)} (one "
+                                         "non-streamed answer per request is read)")
     return tuple(sorted(value.items()))
+
+
+#: request fields that have an option of their own (not accepted in --extra-body)
+_OWN_OPTION = {"temperature": "--temperature", "top_p": "--top-p",
+               "max_tokens": "--max-tokens", "max_completion_tokens": "--max-completion-tokens",
+               "reasoning_effort": "--reasoning-effort", "seed": "--seed", "stop": "--stop"}
 
 
 def add_model_arguments(p: argparse.ArgumentParser, *, max_tokens: int | None = None,
@@ -83,7 +99,8 @@ def add_model_arguments(p: argparse.ArgumentParser, *, max_tokens: int | None = 
                    help="a reasoning model's effort (sent as reasoning_effort)")
     g.add_argument("--extra-body", type=_extra_body, metavar="JSON",
                    help="further request fields as a JSON object, merged into every "
-                        "request (e.g. '{\"top_k\": 20}')")
+                        "request (e.g. '{\"top_k\": 20}'); not those with an option of "
+                        "their own (temperature, stop, ...), nor stream or n")
     g.add_argument("--seed", type=int, metavar="N", help="sampling seed, where supported")
     g.add_argument("--system", metavar="TEXT", help="a system prompt")
     g.add_argument("--stop", action="append", default=[], metavar="TEXT",

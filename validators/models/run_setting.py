@@ -2,19 +2,20 @@
 
 A run (``acp run``, ``cope run``) appends rows to its ``--out`` file and, when run again,
 asks only what is missing. That is right only if the rows already there were produced by
-the same *setting*: the same model at the same base URL, with the same sampling parameters
-(temperature, top-p, token limits, stop sequences, seed, reasoning effort, extra request
-fields) and the same command options that shape the prompts (shots and their source for
-``acp run``; mode and revisions for ``cope run``). Otherwise the file would mix two models'
-answers under one report.
+the same *setting*: the same model at the same base URL, with the same system prompt and
+sampling parameters (temperature, top-p, token limits, stop sequences, seed, reasoning
+effort, extra request fields) and the same command options that shape the prompts (shots
+and their source for ``acp run``; mode and revisions for ``cope run``). Otherwise the file
+would mix two models' answers under one report.
 
 :func:`setting_of` describes the setting of a run; every row carries its fields (``model``,
-``base_url``, ``params`` and the command's own fields), so :func:`setting_of_row` reads the
-setting back from any row, also rows written before this module existed (their success
-rows have the same fields). :func:`mismatch` compares the two and says, in one line, what
-differs. A command refuses such a rerun with that line (exit 2) unless given ``--force``,
-which starts a new run: :func:`supersede` moves the old rows to a numbered copy beside the
-file (``OUT.1``, ``OUT.2``, ...) and empties the file, under the lock the run holds.
+``base_url``, ``params``, ``system`` where one is sent, and the command's own fields), so
+:func:`setting_of_row` reads the setting back from any row, also rows written before this
+module existed (their success rows have the same fields). :func:`mismatch` compares the two
+and says, in one line, what differs. A command refuses such a rerun with that line (exit 2)
+unless given ``--force``, which starts a new run: :func:`supersede` moves the old rows to a
+numbered copy beside the file (``OUT.1``, ``OUT.2``, ...) and empties the file, under the
+lock the run holds.
 """
 from __future__ import annotations
 
@@ -42,35 +43,58 @@ def setting_of(model, **fields: Any) -> dict:
     """The setting of a run with ``model`` and the command's own ``fields``."""
     params = _params(getattr(model, "params", None))
     return {"model": getattr(model, "name", type(model).__name__),
-            "base_url": getattr(model, "base_url", None), "params": params, **fields}
+            "base_url": _url(getattr(model, "base_url", None)), "params": params,
+            "system": getattr(model, "system", None) or None, **fields}
+
+
+#: a field a row does not have (written before it was recorded): not compared
+UNKNOWN = type("Unknown", (), {"__repr__": lambda self: "unknown"})()
 
 
 def setting_of_row(row: Mapping[str, Any], fields: Sequence[str]) -> dict | None:
     """The setting a row was produced with, or None when the row does not say (an error
-    row written before rows carried their parameters)."""
+    row written before rows carried their parameters). A ``cope run`` row written before
+    rows carried the setting says it through its first turn (each turn records the call's
+    model, base URL and parameters); a command field the row lacks is :data:`UNKNOWN`."""
+    source = row
     if not isinstance(row.get("params"), Mapping):
-        return None
-    params = _params(row["params"])
-    return {"model": row.get("model"), "base_url": row.get("base_url"), "params": params,
-            **{f: row.get(f) for f in fields}}
+        turns = row.get("turns")
+        first = turns[0] if isinstance(turns, list) and turns else None
+        if not isinstance(first, Mapping) or not isinstance(first.get("params"), Mapping):
+            return None
+        source = first
+    params = _params(source["params"])
+    return {"model": source.get("model"), "base_url": _url(source.get("base_url")),
+            "params": params, "system": row.get("system") or None,
+            **{f: row.get(f, UNKNOWN) for f in fields}}
+
+
+def _url(url):
+    """A base URL as rows compare it: ``.../v1/`` is ``.../v1`` (older rows kept the slash)."""
+    return url.rstrip("/") or url if isinstance(url, str) else url
 
 
 def _canon(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def mismatch(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
     """What differs between two settings, one line (None when they are the same)."""
     diffs = []
     for name in new:
-        if name == "params":
+        if name == "params" or old.get(name) is UNKNOWN:
             continue
         if _canon(old.get(name)) != _canon(new.get(name)):
-            diffs.append(f"{name} {old.get(name)!r} there, {new.get(name)!r} now")
+            diffs.append(f"{name} {_short(old.get(name))} there, {_short(new.get(name))} now")
     op, np_ = old.get("params") or {}, new.get("params") or {}
     for name in sorted(set(op) | set(np_)):
         if _canon(op.get(name)) != _canon(np_.get(name)):
-            diffs.append(f"{name} {op.get(name)!r} there, {np_.get(name)!r} now")
+            diffs.append(f"{name} {_short(op.get(name))} there, {_short(np_.get(name))} now")
     return "; ".join(diffs) or None
 
 
