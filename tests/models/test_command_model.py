@@ -71,3 +71,15 @@ def test_large_stdin_and_noisy_stderr_do_not_deadlock():
     with pytest.raises(RequestFailed, match="exited with 2: eee"):
         CommandModel([sys.executable, "-c",
                       "import sys; sys.stderr.write('e' * 100_000); sys.exit(2)"])("x")
+
+
+@pytest.mark.parametrize("cap", [1000, 1001, 1002, 1003])
+def test_an_answer_cut_inside_a_character_still_reads_as_over_the_cap(cap):
+    # 4-byte characters cut at every offset: the decoded text never shrinks below cap+1
+    # UTF-8 bytes, so a reader with the same cap (acp, cope) counts it as too large
+    from planning_core.validators.acp.scoring import oversize
+
+    script = "import sys; sys.stdout.buffer.write('\\U0001F600'.encode() * 2000)"
+    c = CommandModel([sys.executable, "-c", script], max_response_bytes=cap).complete("q")
+    assert c.finish_reason == OVERSIZED
+    assert len(c.text.encode("utf-8")) > cap and oversize(c.text, cap) is not None
