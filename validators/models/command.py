@@ -107,13 +107,15 @@ class CommandModel(Client):
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-            for t in threads:
+            # a reader still blocked means a grandchild holds the pipe open: closing the
+            # stream would wait for it (the buffer's lock), so that one is left to its thread
+            for t, stream in zip(threads[1:], (proc.stdout, proc.stderr)):
                 t.join(1.0)
-            for stream in (proc.stdout, proc.stderr):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
+                if not t.is_alive():
+                    try:
+                        stream.close()
+                    except OSError:
+                        pass
         text = out.decode("utf-8", errors="replace")
         if oversized:
             return Completion(text, self.name, None, self.params, None,
