@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from pathlib import Path
 
 import pytest
 
@@ -163,3 +164,25 @@ def test_generate_into_a_file_is_bad_input(tmp_path, capsys):
     blocker.write_text("x")
     assert main(["adaptive", "generate", "--out", str(blocker / "sub"), "--count", "1"]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_generate_again_with_a_smaller_count_removes_the_earlier_runs_extra_files(
+        tmp_path, capsys):
+    from planning_core.console import main
+    from planning_core.validators.adaptive.tasks import find_profiles
+
+    assert main(["adaptive", "generate", "--out", str(tmp_path), "--count", "4"]) == 0
+    tasks, profiles = tmp_path / "household-jobs", tmp_path / "profiles" / "household-jobs"
+    mine = [tasks / "notes.txt", tasks / "p004.txt", profiles / "README.md",
+            profiles / "p004-mine.json"]
+    for path in mine:
+        path.write_text("user's own")
+    capsys.readouterr()
+    assert main(["adaptive", "generate", "--out", str(tmp_path), "--count", "2"]) == 0
+    assert "4 stale generated file(s) of an earlier run removed" in capsys.readouterr().out
+    assert sorted(p.name for p in tasks.glob("p*.pddl")) == ["p001.pddl", "p002.pddl"]
+    assert sorted(p.name for p in profiles.glob("p*.json")) == ["p001.json", "p002.json",
+                                                                 "p004-mine.json"]
+    assert all(path.read_text() == "user's own" for path in mine)
+    found = find_profiles([str(tmp_path / "profiles")])
+    assert sorted(Path(p).name for p in found) == ["p001.json", "p002.json", "p004-mine.json"]

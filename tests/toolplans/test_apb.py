@@ -85,9 +85,9 @@ def test_format_violations_are_E3_with_the_grade_by_hand():
     assert rep.correct is False and rep.classes == {"E3": [None]}
     assert rep.grade == 0.8    # one non-critical component, every call correct
     chain = list(PERFECT)
-    chain[1] = entry("search", PERFECT[1]["parameter_description"], reason=None)
+    chain[1] = entry("search", PERFECT[1]["parameter_description"], reason=["not", "text"])
     rep = check_output(mini(), holistic(chain))
-    # the call lacking its reason is still a right step: one non-critical component
+    # a call with a malformed reason is still a right step: one non-critical component
     assert rep.classes == {"E3": [2]} and rep.grade == 0.8
     rep = check_output(mini(), '{"plan": "x", "tool_chain": "login"}')
     assert rep.classes == {"E3": [None]} and rep.primary.kind == "malformed_output"

@@ -177,15 +177,15 @@ def test_reject_beside_step_wise_tool_calls_is_a_hedge_too():
 
 
 def test_format_violations_are_one_non_critical_component_of_the_holistic_grade():
-    # lines 636-646: a logically sound chain is not "zero logical merit" for lacking the
-    # 'reason' of its entries (the paper's own Figure 51 answer has none and is correct)
+    # lines 636-646: a logically sound chain is not "zero logical merit" for a format
+    # violation of its entries
     from planning_core.validators.toolplans.faults import Fault
     from planning_core.validators.toolplans.grade import holistic_grade
     ctx = mini()
-    bare = [{k: v for k, v in c.items() if k != "reason"} for c in VALID_CHAIN]
-    rep = check_output(ctx, json.dumps({"plan": "p", "tool_chain": bare}))
+    odd = [dict(c, reason=7) for c in VALID_CHAIN]
+    rep = check_output(ctx, json.dumps({"plan": "p", "tool_chain": odd}))
     assert rep.classes == {"E3": [1, 2, 3, 4]} and rep.grade == 0.8
-    one = [bare[0]] + VALID_CHAIN[1:]
+    one = [odd[0]] + VALID_CHAIN[1:]
     assert check_output(ctx, json.dumps({"plan": "p", "tool_chain": one})).grade == 0.8
     fmt = [Fault("format_violation", k, "x") for k in (1, 2)] + [Fault("format_violation", None, "x")]
     assert holistic_grade(4, fmt, 0) == 0.8
@@ -271,3 +271,28 @@ def test_the_holistic_grade_counts_the_calls_a_chain_lacks_not_the_outputs():
     assert missing_calls(task, {"city", "date", "passenger", "username", "card"}, set()) == 4
     assert missing_calls(task, {"city", "date", "passenger", "username", "card", "auth_token",
                                 "offer"}, {"login", "search"}) == 2
+
+
+def test_entries_without_reason_are_no_format_violation_as_in_figure_51():
+    # line 927 (Figure 51): the "Normal Evaluation" prediction's tool_chain entries are
+    # {"name", "arguments"} only, no "reason", and it is graded "Score: 1.0 (Correct)",
+    # i.e. "All errors are 0" (Figure 35), E3 included, although Figure 34 (line 690) asks
+    # for 3 keys per entry
+    ctx = mini()
+    bare = [{k: v for k, v in c.items() if k != "reason"} for c in VALID_CHAIN]
+    rep = check_output(ctx, json.dumps({"plan": "p", "tool_chain": bare}))
+    assert (rep.correct, rep.grade, rep.classes) == (True, 1.0, {})
+    figure51 = [{"name": "login", "arguments": {"username": "ana.l"}},
+                {"name": "search", "arguments": {"origin": "Paris", "destination": "Rome",
+                                                 "date": "2025-05-01"}}]
+    rep = check_output(ctx, json.dumps({"plan": "p", "tool_chain": figure51}))
+    assert "E3" not in rep.classes
+    empty = [dict(c, reason="") for c in VALID_CHAIN[:1]] + [dict(c, reason=None)
+                                                             for c in VALID_CHAIN[1:]]
+    rep = check_output(ctx, json.dumps({"plan": "p", "tool_chain": empty}))
+    assert (rep.correct, rep.classes) == (True, {})
+    # still a violation: a 'reason' that is not text
+    rep = check_output(ctx, json.dumps({"plan": "p", "tool_chain":
+                                        [dict(VALID_CHAIN[0], reason={"x": 1})] + VALID_CHAIN[1:]}))
+    assert rep.classes == {"E3": [1]} and any("'reason' must be a string" in f.message
+                                              for f in rep.faults)

@@ -5,7 +5,8 @@
 * ``adaptive generate --out DIR [--count 307] [--seed 0]``: the household-jobs tasks at
   the paper's scale (``DIR/household-jobs/``) and their three-tier profiles
   (``DIR/profiles/household-jobs/``), built by the paper's pipeline with the paper's two
-  constraint kinds.
+  constraint kinds. Generated files of an earlier run that this one does not write
+  (``pNNN.pddl``/``pNNN.json`` beyond ``--count``) are removed; other files are kept.
 * ``adaptive play PROFILE [--tier T]``: an interactive session (tier ``mid`` by default,
   the paper's headline tier); type a plan, end it with an empty line; the environment
   answers with the feedback. End of input ends the session.
@@ -173,7 +174,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     try:
-        rows = generate(Path(args.out), count=args.count, seed=args.seed, on_done=show)
+        removed: list[Path] = []
+        rows = generate(Path(args.out), count=args.count, seed=args.seed, on_done=show,
+                        on_removed=removed.append)
     except OSError as err:
         raise InputError(f"cannot write: {err.strerror or err}", file=args.out) from None
     failed = sum("error" in r for r in rows)
@@ -186,7 +189,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
             w = sum(p[0] for p in pairs) / len(pairs)
             u = sum(p[1] for p in pairs) / len(pairs)
             print(f"tier {tier}: {w:.2f} world, {u:.2f} user constraints on average")
-        print(f"{len(rows) - failed} profile(s) written under {args.out}, {failed} failed")
+        print(f"{len(rows) - failed} profile(s) written under {args.out}, {failed} failed"
+              + (f"; {len(removed)} stale generated file(s) of an earlier run removed"
+                 if removed else ""))
     return ExitCode.FAILED if failed else ExitCode.OK
 
 

@@ -336,12 +336,20 @@ def build_household_profile(domain: pddl.Domain, prob: pddl.Problem,
 PAPER_N = 307        # the paper's household queries (L19)
 
 
-def generate(out, count: int = PAPER_N, seed: int = 0, on_done=None) -> list[dict]:
+def generate(out, count: int = PAPER_N, seed: int = 0, on_done=None,
+             on_removed=None) -> list[dict]:
     """Write ``count`` household problems and their profiles under ``out``:
     ``household-jobs/domain.pddl``, ``household-jobs/pNNN.pddl`` and
     ``profiles/household-jobs/pNNN.json`` (paths relative to the profile). One summary row
-    per problem (tier sizes, or ``error``); deterministic given ``count`` and ``seed``."""
+    per problem (tier sizes, or ``error``); deterministic given ``count`` and ``seed``.
+
+    The folder then holds exactly this run's problems: generated files (``p<digits>.pddl``
+    in ``household-jobs/``, ``p<digits>.json`` in ``profiles/household-jobs/``) this run
+    does not write, left by an earlier, larger run, are removed first, and so is the old
+    profile of a problem whose profile fails to build. Other files are left alone.
+    ``on_removed(path)`` is called per removed file."""
     import os
+    import re
     from pathlib import Path
 
     from planning_core.errors import PlanningError
@@ -352,6 +360,14 @@ def generate(out, count: int = PAPER_N, seed: int = 0, on_done=None) -> list[dic
     tasks, profiles = out / "household-jobs", out / "profiles" / "household-jobs"
     tasks.mkdir(parents=True, exist_ok=True)
     profiles.mkdir(parents=True, exist_ok=True)
+    wanted = {f"p{n:03d}" for n in range(1, count + 1)}
+    for folder, suffix in ((tasks, ".pddl"), (profiles, ".json")):
+        for old in sorted(folder.iterdir()):
+            if (old.suffix == suffix and re.fullmatch(r"p\d+", old.stem)
+                    and old.stem not in wanted and old.is_file()):
+                old.unlink()
+                if on_removed:
+                    on_removed(old)
     (tasks / "domain.pddl").write_text(DOMAIN, encoding="utf-8")
     domain = parse_domain(DOMAIN, "domain.pddl")
     rows = []
@@ -373,6 +389,10 @@ def generate(out, count: int = PAPER_N, seed: int = 0, on_done=None) -> list[dic
                                         for c in t.constraints) for t in profile.tiers}
         except PlanningError as err:
             row["error"] = str(err)
+            if target.is_file():    # an earlier run's profile would pass for this one's
+                target.unlink()
+                if on_removed:
+                    on_removed(target)
         rows.append(row)
         if on_done:
             on_done(row)

@@ -16,6 +16,10 @@ the sample index the caller names (:meth:`~.client.Client.complete_messages`), s
 prompt asked at another turn of a revision loop, or as another sample, is a new request,
 while a rerun of the same run still finds its answers. The ``extra`` column (added to older
 cache files on first use) keeps the finish reason and a reasoning model's reasoning text.
+
+A response marked :data:`OVERSIZED` (longer than its reader's cap, cut there) is never
+stored: a rerun asks again rather than serving a cut answer, and the file does not grow by
+whatever a runaway program wrote.
 """
 from __future__ import annotations
 
@@ -31,7 +35,10 @@ from typing import Any, Mapping, Sequence
 from planning_core.errors import InputError
 from planning_core.validators.models.completion import Completion
 
-__all__ = ["ResponseCache", "cache_key", "default_cache_path"]
+__all__ = ["OVERSIZED", "ResponseCache", "cache_key", "default_cache_path"]
+
+#: the ``finish_reason`` of a response longer than the reader's byte cap (cut there)
+OVERSIZED = "oversized"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -116,6 +123,9 @@ class ResponseCache:
                           reasoning=extra.get("reasoning"))
 
     def put(self, key: str, messages: Sequence[Mapping[str, Any]], c: Completion) -> None:
+        """Store ``c`` under ``key``, unless it is :data:`OVERSIZED` (then nothing)."""
+        if c.finish_reason == OVERSIZED:
+            return
         self._connect().execute(
             "INSERT OR IGNORE INTO responses (key, model, base_url, messages, params, text, "
             "usage, latency_s, created, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -27,10 +27,11 @@ calls would have left), the required outputs still missing at the end, and the f
 * a *component* is a call with a fault, a call the chain lacks for the required outputs it
   never makes (:func:`missing_calls`: a relaxed plan's size from what the chain holds), a
   chain-level fault (a must-call tool never called), or the answer's format: every format
-  violation together (no ``plan``, entries without ``reason``...) is one component;
-* a *correct step* is a call without any fault but format ones (an entry lacking its
-  ``reason`` is still a right step of the plan: a logically sound chain whose entries all
-  lack it is "very good", not "zero logical merit");
+  violation together (no ``plan``, entries without ``parameter_description``...) is one
+  component;
+* a *correct step* is a call without any fault but format ones (an entry whose format is
+  off is still a right step of the plan: a logically sound chain whose entries all are is
+  "very good", not "zero logical merit");
 * 1.0: no fault (line 636);
 * 0.8: one component, no required output missing, the component non-critical (a format
   violation, or an E5 of trivial impact), and at least 90% of the calls correct (line 638);
