@@ -126,17 +126,21 @@ def test_a_task_id_that_is_not_a_folder_name_is_refused_per_task(tmp_path, capsy
     assert "not a plain folder name" in rows[1]["bad_input"]
 
 
-def test_run_records_a_hostile_id_as_that_task_s_error(tmp_path, capsys):
+def test_run_records_a_hostile_id_as_that_task_s_failed_case(tmp_path, capsys):
+    # as in score: a refused id is a scored failed case (bad_input, counted in N), exit 2
     q, db, plans, entries = _two_travel_tasks(tmp_path)
     travel(0, 4)["db"].write(tmp_path / "id_x" / "etc")
     entries[1]["id"] = "x/../../etc"
     q.write_text(json.dumps(entries))
     out = tmp_path / "r.jsonl"
-    code, _, _ = run_cli(capsys, "deepplanning", "run", "--domain", "travel", "--agent",
-                         "oracle", "--queries", q, "--database", db, "--out", out)
+    code, _, err = run_cli(capsys, "deepplanning", "run", "--domain", "travel", "--agent",
+                           "oracle", "--queries", q, "--database", db, "--out", out)
+    assert code == 2 and "not a plain folder name" in err
     rows = {r["task"]: r for r in map(json.loads, out.read_text().splitlines())}
-    assert rows["x/../../etc"]["status"] == "error"
-    assert "not a plain folder name" in rows["x/../../etc"]["error"]
+    bad = rows["x/../../etc"]
+    assert bad["status"] == "bad_input" and "not a plain folder name" in bad["error"]
+    assert bad["score"]["case_acc"] == 0 and "not a plain folder name" in \
+        bad["score"]["bad_input"]
     assert rows[str(entries[0]["id"])]["score"]["case_acc"] == 1
 
 

@@ -279,6 +279,20 @@ def test_a_catalogue_line_that_is_no_product_is_bad_input(tmp_path, capsys, line
     f.write_bytes(f.read_bytes() + line + b"\n")
     code, _, err = _main(capsys, "deepplanning", "score", "shopping", "--tasks", str(d))
     assert code == 2 and str(f) in err and "internal error" not in err, err
+    # run agrees with score: the case cannot be loaded, so it is a scored failed case
+    # (bad_input, counted in N as the paper counts every case) and the exit is 2, not the
+    # 1 of a model error (a model error row has no score and a rerun retries it)
+    out = tmp_path / "r.jsonl"
+    code, text, err = _main(capsys, "deepplanning", "run", "--domain", "shopping", "--tasks",
+                            str(d), "--agent", "oracle", "--out", str(out))
+    assert code == 2 and str(f) in err and "internal error" not in err, err
+    row = json.loads(out.read_text())
+    assert row["status"] == "bad_input" and row["score"]["case_acc"] == 0
+    assert str(f) in row["score"]["bad_input"] and "bad_input" in text
+    code, text, _ = _main(capsys, "deepplanning", "report", str(out), "--json")
+    t = json.loads(text)
+    assert code == 0 and t["runs"]["0"]["shopping_cases"] == 1 and t["model_errors"] == 0
+    assert t["taxonomy"]["shopping"] == {"bad_input": 1}
 
 
 # ---- taxonomy: the paper's own B2 example (line 226) ---------------------------------------

@@ -16,9 +16,11 @@
 
 ``--scoring paper`` (default) or ``released`` everywhere a score is computed.
 Exit codes: 0 done; 1 some task failed (generate: none could be built; run/score: a model
-error or an unreadable answer file); 2 bad input (score: some task's database could not be
-read or its id is not a folder name; that task is a recorded failed case, the others are
-scored).
+error or an unreadable answer file); 2 bad input (run/score: some task's database could not
+be read or its id is not a folder name; that task is a recorded failed case with a
+``bad_input`` field, counted in N, and the others are run or scored).  In ``run`` a model
+error (no answer: the request failed, an unreadable turn) is an error row with no score,
+left out of N, and the next run with the same ``--out`` retries it.
 """
 from __future__ import annotations
 
@@ -195,12 +197,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         if modes - {args.scoring}:
             raise InputError(f"holds rows scored in {sorted(map(str, modes))} mode; use "
                              f"another --out for --scoring {args.scoring}", file=str(out))
-        done = {(r.get("key"), r.get("run")) for r in old}
+        # an error row (a model error: no answer, no score) is not done: a rerun retries it
+        done = {(r.get("key"), r.get("run")) for r in old if r.get("score") is not None}
     def one(run: int, task) -> dict:
         row = {"key": task.key, "run": run, "domain": task.domain, "task": task.task_id,
                "level": task.meta.get("level")}
         if task.lang:
             row["lang"] = task.lang
+        try:
+            # a task that cannot be loaded (its database missing or unreadable, its id
+            # refused) is a failed case, counted in N as ``score`` counts it; no agent runs
+            if task.domain == "travel":
+                task.travel_db()
+            else:
+                task.shopping_case()
+        except InputError as err:
+            row.update(status="bad_input", error=error_line(err),
+                       score=_bad_input_verdict(task.domain, args.scoring, task, str(err)))
+            return row
         try:
             if model is None:
                 policy = travel_oracle(task) if task.domain == "travel" else \
@@ -218,7 +232,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     todo = [(run, task) for run in range(args.runs) for task in tasks
             if (task.key, run) not in done]
-    failed = 0
+    failed = bad = 0
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
     # tasks run --concurrency at a time (each is one long conversation); rows are written
@@ -234,6 +248,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         for fut in as_completed(futures):
             row = fut.result()
             failed += row.get("status") == "error"
+            if row.get("status") == "bad_input":
+                bad += 1
+                print(f"{row['error']} (task {row['task'][:80]!r})", file=sys.stderr)
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
             f.flush()
             s = row.get("score") or {}
@@ -241,6 +258,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                   f"tool_calls={row.get('tool_calls', 0)} case_acc={s.get('case_acc')}"
                   + (f" error={row['error']}" if row.get("error") else ""))
             sys.stdout.flush()
+    if bad:
+        print(f"error: {bad} task(s) with bad input, recorded as failed cases",
+              file=sys.stderr)
+        return ExitCode.BAD_INPUT
     return ExitCode.FAILED if failed else ExitCode.OK
 
 
@@ -271,18 +292,18 @@ def _score_one(args: argparse.Namespace, task) -> tuple[dict, bool]:
                 level=task.meta.get("level")), False
 
 
-def _bad_input_verdict(args: argparse.Namespace, task, reason: str) -> dict:
+def _bad_input_verdict(domain: str, mode: str, task, reason: str) -> dict:
     """A task whose database cannot be read: a failed case (the paper counts every case),
     every checkpoint failed, marked ``bad_input`` with the reason."""
-    if args.domain == "travel":
+    if domain == "travel":
         from planning_core.validators.deepplanning.travel_db import TravelDB
         from planning_core.validators.deepplanning.travel_score import score_travel
 
         v = score_travel("", task.meta, TravelDB(), task_id=task.task_id,
-                         mode=args.scoring).to_json()
+                         mode=mode).to_json()
         v["parse_error"] = f"bad input: {reason}"
     else:
-        v = {"task": task.task_id, "domain": "shopping", "mode": args.scoring,
+        v = {"task": task.task_id, "domain": "shopping", "mode": mode,
              "parse_error": f"bad input: {reason}", "match": 0.0, "matched": 0,
              "expected": 0, "case_acc": 0, "completed": False, "cart_products": [],
              "truth_products": [], "unknown_products": [], "bad_quantities": [],
@@ -304,7 +325,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             failed += missing
         except InputError as err:
             bad += 1
-            v = _bad_input_verdict(args, task, str(err))
+            v = _bad_input_verdict(args.domain, args.scoring, task, str(err))
             print(f"{error_line(err)} (task {task.task_id[:80]!r})", file=sys.stderr)
         rows.append({"domain": args.domain, "task": task.task_id, "score": v, "run": 0})
         if args.json:

@@ -15,8 +15,8 @@ another price; B1: an explicit (personalized) constraint violated; B2: an implic
 hours, closing days, durations, a leg with fewer seats than travellers (line 226's example);
 C: a global one -- overlaps, transfers, cost
 arithmetic, diversity, route, or a cart meeting every request that is not the optimum).  A
-failed case none of these explains is ``undecided``; a case ``score`` could not read (its
-database missing, its id not a folder name) is ``bad_input``.
+failed case none of these explains is ``undecided``; a case ``run`` or ``score`` could not
+load (its database missing or unreadable, its id not a folder name) is ``bad_input``.
 """
 from __future__ import annotations
 
@@ -161,7 +161,13 @@ def table(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
         for cls in taxonomy(r):
             d = tax[r.get("domain", "travel")]
             d[cls] = d.get(cls, 0) + 1
-    errors = sum(1 for r in rows if r.get("score") is None)
+    # a model error (no score) stays out of N; a rerun retries it and appends its answer, so
+    # an error row whose task and run were later answered is no longer an error
+    answered = {(r.get("key"), r.get("run", 0)) for r in rows
+                if r.get("score") is not None and r.get("key") is not None}
+    pending = {(r.get("key"), r.get("run", 0)) if r.get("key") is not None else i
+               for i, r in enumerate(rows) if r.get("score") is None}
+    errors = len(pending - answered)
     return {"mode": mode, "runs": per_run, "average": avg, "taxonomy": tax,
             "model_errors": errors}
 
