@@ -7,7 +7,8 @@
   function calling, or ``--command CMD``); ``--queries FILE --database DIR`` for the
   official data; ``--runs K`` repeats (the paper averages four); ``--max-tool-calls``
   (default 400); ``--concurrency N`` tasks at a time.  One JSON line per task and run,
-  every turn kept; rows already in ``R.jsonl`` are skipped (resume).
+  every turn kept; scored rows already in ``R.jsonl`` are skipped (resume), error rows
+  are retried.
 * ``deepplanning score {travel,shopping}``: score answers already written (travel:
   ``--plans DIR`` of ``id_N.json``/``id_N_converted.json``; shopping: each case's
   ``cart.json``).
