@@ -201,3 +201,30 @@ def test_the_breaker_is_safe_under_concurrent_failures():
     for t in threads:
         t.join()
     assert len(raised) == 6 and b.tripped     # the third and every later one
+
+
+@pytest.mark.slow   # starts two worker processes
+def test_on_local_workers_each_worker_s_breaker_stops_the_run(dev, tmp_path, capsys):
+    folder, _ = dev
+    out = tmp_path / "r.jsonl"
+    with ChatServer(lambda req, n: drop()) as server:
+        code, io = _run(capsys, server, folder, out, "--workers", "2")
+        asked = len(server.requests)
+    assert code == 2 and "cannot be reached" in io.err and "Traceback" not in io.err, io.err
+    assert asked < 40 * 2 and len(read_results(out)) < 40
+
+
+def test_a_request_in_flight_when_the_breaker_trips_is_not_retried():
+    breaker = CircuitBreaker(1)
+
+    def script(req, n):    # another thread's request trips the breaker meanwhile
+        with pytest.raises(ModelUnavailable):
+            breaker.failure([{"role": "user", "content": "other"}], _failed())
+        return drop()
+
+    with ChatServer(script) as server:
+        model = ChatModel(ChatSettings("m", server.base_url, retry=RetryPolicy(5, 0.001)))
+        model.breaker = breaker
+        with pytest.raises(ModelUnavailable, match="cannot be reached"):
+            model.complete("p")
+    assert len(server.requests) == 1

@@ -231,6 +231,8 @@ class ChatModel(Client):
         unreachable = False
         transport = False     # the last failure got no answer a server meant
         for attempt in range(policy.retries + 1):
+            if attempt and self.breaker is not None:
+                self.breaker.check()   # the run stopped: no more retries of this request
             retry_after = None
             started = time.perf_counter()
             try:
