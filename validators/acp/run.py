@@ -30,7 +30,9 @@ run loses no completed response and a rerun duplicates none. :func:`latest_rows`
 results file to one row per question (a success beats a failure, a later row an earlier).
 
 A :class:`~planning_core.validators.models.completion.ModelUnavailable` error (bad key,
-unknown model, server unreachable) stops the run: pending requests are cancelled, the
+unknown model, server unreachable, or -- the run's circuit breaker,
+:mod:`planning_core.validators.models.breaker` -- the first requests all failing at the
+transport level with no answer before them) stops the run: pending requests are cancelled, the
 answers already received are still yielded, then the error is raised.
 """
 from __future__ import annotations
@@ -46,6 +48,7 @@ from planning_core.validators.acp.problem import ProblemCache
 from planning_core.validators.acp.prompts import conversation, conversation_hash
 from planning_core.validators.acp.records import Question, Score
 from planning_core.validators.acp.scoring import AnswerScorer
+from planning_core.validators.models.breaker import DEFAULT_THRESHOLD, arm
 from planning_core.validators.models.client import ask_messages
 from planning_core.validators.models.completion import (
     Completion,
@@ -159,6 +162,7 @@ def run_questions(model, items: Sequence[RunItem], *, scorer: AnswerScorer | Non
                   concurrency: int = 4) -> Iterator[dict]:
     """Ask and score every item; yield rows as they complete (see the module doc)."""
     scorer = scorer or AnswerScorer()
+    arm(model, len(items))
     fatal: ModelUnavailable | None = None
     with cf.ThreadPoolExecutor(max_workers=max(1, concurrency),
                                thread_name_prefix="acp-run") as pool:
@@ -200,7 +204,9 @@ class RunSettings:
     def setup(self):
         from planning_core.validators.models.options import model_from_options
 
-        return model_from_options(self.model_options), AnswerScorer(time_limit=self.time_limit)
+        model = model_from_options(self.model_options)
+        arm(model, DEFAULT_THRESHOLD)   # each worker's own breaker
+        return model, AnswerScorer(time_limit=self.time_limit)
 
 
 def run_item_task(settings: RunSettings, item: RunItem) -> dict:

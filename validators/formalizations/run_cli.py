@@ -201,9 +201,12 @@ class RunSettings:
     def setup(self):
         """The worker's model client and evaluation context, built once per process."""
         from planning_core.validators.cope.results import EvalContext
+        from planning_core.validators.models.breaker import DEFAULT_THRESHOLD, arm
         from planning_core.validators.models.options import model_from_options
 
-        return model_from_options(self.model_options), EvalContext(time_limit=self.time_limit)
+        model = model_from_options(self.model_options)
+        arm(model, DEFAULT_THRESHOLD)   # each worker's own breaker
+        return model, EvalContext(time_limit=self.time_limit)
 
 
 def run_pair_task(settings: RunSettings, pair) -> dict:
@@ -284,9 +287,11 @@ def _ask_all(args: argparse.Namespace, model, todo, handle) -> tuple[int, int, E
     from planning_core.validators.cope.cli import _bar
     from planning_core.validators.cope.results import EvalContext
     from planning_core.validators.formalizations.live import run_pair
+    from planning_core.validators.models.breaker import arm
     from planning_core.validators.models.completion import ModelUnavailable
 
     context = EvalContext(time_limit=args.time_limit)
+    arm(model, len(todo))   # a server that answers none of the first requests stops the run
     fatal = None
     with _bar(len(todo), args.no_progress, "pair") as bar, \
             cf.ThreadPoolExecutor(max_workers=args.concurrency) as pool:

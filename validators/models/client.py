@@ -10,6 +10,10 @@ result rows. Clients are thread-safe: a run calls one client from many threads.
 user/assistant turns); ``turn`` and ``sample`` name the call within a loop and the sample
 index, and enter the cache key when the client samples (:attr:`Client.sampling`), so a
 repeated prompt at temperature > 0 is asked again instead of served from the cache.
+
+A run may arm a client with a :class:`~.breaker.CircuitBreaker` (:func:`~.breaker.arm`):
+every request that reaches the backend reports its success or its failure to it, and a
+server that has answered nothing trips it (:class:`ModelUnavailable`).
 """
 from __future__ import annotations
 
@@ -17,7 +21,8 @@ import time
 from typing import Any, Mapping, Sequence
 
 from planning_core.validators.models.cache import ResponseCache, cache_key
-from planning_core.validators.models.completion import Completion
+from planning_core.validators.models.breaker import CircuitBreaker
+from planning_core.validators.models.completion import Completion, RequestFailed
 
 __all__ = ["Client", "messages_for", "ask", "ask_messages", "flatten_messages"]
 
@@ -33,6 +38,8 @@ class Client:
 
     name: str = ""
     base_url: str | None = None
+    #: set by a run (:func:`~.breaker.arm`): stops it when the server answers nothing
+    breaker: CircuitBreaker | None = None
 
     def __init__(self, *, system: str | None = None, params: Mapping[str, Any] | None = None,
                  cache: ResponseCache | None = None) -> None:
@@ -71,7 +78,17 @@ class Client:
             hit = self.cache.get(key)
             if hit is not None:
                 return hit
-        completion = self._ask(messages)
+        breaker = self.breaker
+        if breaker is not None:
+            breaker.check()
+        try:
+            completion = self._ask(messages)
+        except RequestFailed as err:
+            if breaker is not None:
+                breaker.failure(messages, err)   # raises ModelUnavailable when it trips
+            raise
+        if breaker is not None:
+            breaker.success()
         if self.cache is not None:
             self.cache.put(key, messages, completion)
         return completion

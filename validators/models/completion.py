@@ -38,7 +38,13 @@ class ModelUnavailable(ModelError):
 
 
 class RequestFailed(ModelError):
-    """One request failed after all retries: record it and go on."""
+    """One request failed after all retries: record it and go on. ``transport`` says it
+    never got an HTTP answer a server could have meant (a dropped connection, a timeout, a
+    gateway's 502/503/504): what a run's :class:`~.breaker.CircuitBreaker` counts."""
+
+    def __init__(self, message: str, *, transport: bool = False, **where) -> None:
+        super().__init__(message, **where)
+        self.transport = transport
 
 
 @dataclass(frozen=True, slots=True)

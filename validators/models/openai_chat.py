@@ -16,7 +16,9 @@ failing is :class:`RequestFailed` (the run records it and goes on).
 A server that cannot be reached at all (connection refused, unknown host: the request never
 got in) is :class:`ModelUnavailable`; a connection that is made and then dropped by the
 server, every time, fails only that request (:class:`RequestFailed`): one poisoned request
-becomes its question's error row and the run goes on.
+becomes its question's error row and the run goes on -- unless the run has had no answer
+at all: the run's :class:`~.breaker.CircuitBreaker` tells a server that drops every
+connection from one poisoned request.
 
 Only the parameters that are set are sent (None is never sent): ``temperature``, ``top_p``,
 ``max_tokens`` or ``max_completion_tokens`` (what OpenAI's reasoning models take instead),
@@ -51,6 +53,9 @@ from planning_core.validators.models.retry import RetryPolicy, parse_retry_after
 __all__ = ["ChatSettings", "ChatModel", "NO_KEY", "is_reasoning_model", "endpoint_url"]
 
 NO_KEY = "no-key"  # what local servers that check no key are sent
+#: a gateway that could not reach its backend: counted with dropped connections by a run's
+#: circuit breaker (:mod:`.breaker`)
+_GATEWAY = frozenset({502, 503, 504})
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +229,10 @@ class ChatModel(Client):
         policy = self.settings.retry
         last = ""
         unreachable = False
+        transport = False     # the last failure got no answer a server meant
         for attempt in range(policy.retries + 1):
+            if attempt and self.breaker is not None:
+                self.breaker.check()   # the run stopped: no more retries of this request
             retry_after = None
             started = time.perf_counter()
             try:
@@ -260,9 +268,11 @@ class ChatModel(Client):
                 last = f"HTTP {err.status_code}: {_server_message(err)}"
                 retry_after = parse_retry_after(err.response.headers.get("retry-after"))
                 unreachable = False
+                transport = err.status_code in _GATEWAY
             except openai.APITimeoutError:
                 last = f"no answer within {self.settings.timeout_s:g} s"
                 unreachable = False
+                transport = True
             except openai.APIConnectionError as err:
                 if _never_connected(err):
                     last = f"cannot connect: {_server_message(err.__cause__ or err)}"
@@ -271,20 +281,24 @@ class ChatModel(Client):
                     last = ("the server closed the connection: "
                             f"{_server_message(err.__cause__ or err)}")
                     unreachable = False
+                transport = True
             except openai.APIStatusError as err:
                 if err.status_code in (408, 409) or err.status_code >= 500:
                     last = f"HTTP {err.status_code}: {_server_message(err)}"
                     unreachable = False
+                    transport = err.status_code in _GATEWAY
                 else:  # 400, 413, 422: this request cannot succeed as sent
                     raise RequestFailed(f"HTTP {err.status_code}: {_server_message(err)}",
                                         file=self.where) from None
             except (openai.APIError, ValueError, TypeError, AttributeError, IndexError) as err:
                 last = f"malformed response: {' '.join(str(err).split())[:200]}"
                 unreachable = False
+                transport = False
             if attempt < policy.retries:
                 time.sleep(self._delay(attempt, retry_after))
         tries = policy.retries + 1
         if unreachable:
             raise ModelUnavailable(f"the server cannot be reached ({last}; {tries} "
                                    "attempt(s))", file=self.where)
-        raise RequestFailed(f"{last} (gave up after {tries} attempt(s))", file=self.where)
+        raise RequestFailed(f"{last} (gave up after {tries} attempt(s))", file=self.where,
+                            transport=transport)
