@@ -199,8 +199,8 @@ def bench_paired(rounds: int, val: str | None, before: str | None = None) -> dic
     tasks = _paired_tasks()
     rows = []
     with tempfile.TemporaryDirectory() as cache:
-        envs = {"ours": dict(base, PLANNING_CORE_CACHE="1", PLANNING_CORE_CACHE_DIR=cache),
-                "nocache": dict(base, PLANNING_CORE_CACHE="0"), "bare": base, "val": base,
+        envs = {"ours": dict(base, PLANNING_CORE_PARSE_CACHE="1", PLANNING_CORE_PARSE_CACHE_DIR=cache),
+                "nocache": dict(base, PLANNING_CORE_PARSE_CACHE="0"), "bare": base, "val": base,
                 "before": dict(base, PYTHONPATH=before or "")}
         for name, plan, domain, problem in tasks:
             ours = [ours_cmd, str(plan), str(domain), str(problem)]
@@ -249,8 +249,8 @@ def bench_floor(rounds: int) -> list[str]:
     base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     times: dict[str, list[tuple[float, float]]] = {k: [] for k in steps}
     with tempfile.TemporaryDirectory() as cache:
-        warm = dict(base, PLANNING_CORE_CACHE="1", PLANNING_CORE_CACHE_DIR=cache)
-        envs = {k: dict(base, PLANNING_CORE_CACHE="0") if k.endswith("off") else warm
+        warm = dict(base, PLANNING_CORE_PARSE_CACHE="1", PLANNING_CORE_PARSE_CACHE_DIR=cache)
+        envs = {k: dict(base, PLANNING_CORE_PARSE_CACHE="0") if k.endswith("off") else warm
                 for k in steps}
         for k in steps:
             _timed(steps[k], envs[k])  # warm-up

@@ -14,7 +14,7 @@ import pytest
 # validate's parse cache (planning_core.pddl.parse_cache) is off in tests unless a test
 # turns it on: a cache hit skips the parser, which tests of the parser's limits and errors
 # must not depend on, and the tests must not write to the user's ~/.cache
-os.environ.setdefault("PLANNING_CORE_CACHE", "0")
+os.environ.setdefault("PLANNING_CORE_PARSE_CACHE", "0")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("PLANNING_CORE_SHARED_DATA", ROOT.parent / "shared" / "data"))

@@ -10,8 +10,8 @@ stamp, so a changed parser never reads an old entry); the next call with
 the same file reads the pickle and never imports lark. Failed parses are not stored: a
 syntax error is always found, and reported, by the parser itself.
 
-Where: ``$PLANNING_CORE_CACHE_DIR``, else ``$XDG_CACHE_HOME/planning_core``, else
-``~/.cache/planning_core``; ``PLANNING_CORE_CACHE=0`` turns the cache off. A pickle runs
+Where: ``$PLANNING_CORE_PARSE_CACHE_DIR``, else ``$XDG_CACHE_HOME/planning_core``, else
+``~/.cache/planning_core``; ``PLANNING_CORE_PARSE_CACHE=0`` turns the cache off. A pickle runs
 code when it is read, so the folder is used only when it belongs to the user and no one
 else may write to it (mode 0700 when created here), and every entry file must belong to the
 user too; anything unreadable, foreign or stale is ignored and the file parsed as usual.
@@ -39,9 +39,9 @@ _salt: list[bytes] = []
 
 def cache_dir() -> Path | None:
     """The cache folder, or None when the cache is off or the folder is not safe to use."""
-    if os.environ.get("PLANNING_CORE_CACHE", "1") == "0" or not hasattr(os, "getuid"):
+    if os.environ.get("PLANNING_CORE_PARSE_CACHE", "1") == "0" or not hasattr(os, "getuid"):
         return None  # off, or no owner to check (not a POSIX system): never read a pickle
-    root = os.environ.get("PLANNING_CORE_CACHE_DIR")
+    root = os.environ.get("PLANNING_CORE_PARSE_CACHE_DIR")
     if not root:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
                                                                  ".cache")

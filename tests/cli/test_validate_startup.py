@@ -50,7 +50,7 @@ def test_a_single_plan_call_imports_no_batch_machinery():
 
 
 def test_a_call_with_a_cached_domain_and_problem_imports_no_parser(tmp_path):
-    env = {"PLANNING_CORE_CACHE": "1", "PLANNING_CORE_CACHE_DIR": str(tmp_path / "cache")}
+    env = {"PLANNING_CORE_PARSE_CACHE": "1", "PLANNING_CORE_PARSE_CACHE_DIR": str(tmp_path / "cache")}
     code, first = _modules_of(*_blocksworld(), env=env)
     assert code == 0 and "lark" in first  # the first call parses, and fills the cache
     code, modules = _modules_of(*_blocksworld(), env=env)
@@ -63,9 +63,9 @@ def test_a_call_with_a_cached_domain_and_problem_imports_no_parser(tmp_path):
 def test_a_cached_call_reports_what_a_parsing_call_reports(tmp_path):
     bw = DOMAINS / "blocksworld"
     argv = [str(bw / "p01.bad.plan"), str(bw / "domain.pddl"), str(bw / "p01.pddl"), "-v"]
-    cached = dict(os.environ, PLANNING_CORE_CACHE="1",
-                  PLANNING_CORE_CACHE_DIR=str(tmp_path / "cache"))
-    off = dict(os.environ, PLANNING_CORE_CACHE="0")
+    cached = dict(os.environ, PLANNING_CORE_PARSE_CACHE="1",
+                  PLANNING_CORE_PARSE_CACHE_DIR=str(tmp_path / "cache"))
+    off = dict(os.environ, PLANNING_CORE_PARSE_CACHE="0")
     probe = "from planning_core.cli.validate import validate_main; raise SystemExit(validate_main())"
     runs = [subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True,
                            env=env, timeout=120) for env in (off, cached, cached)]

@@ -18,8 +18,8 @@ DOMAIN = (DOMAINS / "blocksworld" / "domain.pddl").read_text()
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     folder = tmp_path / "cache"
-    monkeypatch.setenv("PLANNING_CORE_CACHE", "1")
-    monkeypatch.setenv("PLANNING_CORE_CACHE_DIR", str(folder))
+    monkeypatch.setenv("PLANNING_CORE_PARSE_CACHE", "1")
+    monkeypatch.setenv("PLANNING_CORE_PARSE_CACHE_DIR", str(folder))
     return folder
 
 
@@ -90,9 +90,9 @@ def test_a_syntax_error_propagates_and_nothing_is_stored(cache):
 
 
 def test_the_cache_is_off_when_asked_or_when_others_may_write_to_it(cache, monkeypatch):
-    monkeypatch.setenv("PLANNING_CORE_CACHE", "0")
+    monkeypatch.setenv("PLANNING_CORE_PARSE_CACHE", "0")
     assert parse_cache.cache_dir() is None
-    monkeypatch.setenv("PLANNING_CORE_CACHE", "1")
+    monkeypatch.setenv("PLANNING_CORE_PARSE_CACHE", "1")
     assert parse_cache.cache_dir() == cache
     os.chmod(cache, 0o777)
     assert parse_cache.cache_dir() is None
@@ -102,7 +102,7 @@ def test_the_cache_is_off_when_asked_or_when_others_may_write_to_it(cache, monke
     assert parse.calls == 2 and not list(cache.iterdir())
     os.chmod(cache, 0o700)
     (cache.parent / "file").write_text("x")
-    monkeypatch.setenv("PLANNING_CORE_CACHE_DIR", str(cache.parent / "file"))
+    monkeypatch.setenv("PLANNING_CORE_PARSE_CACHE_DIR", str(cache.parent / "file"))
     assert parse_cache.cache_dir() is None  # not a folder: parse as usual
     assert _get(parse) == parse_domain(DOMAIN, DOMAIN_PATH)
 
@@ -138,3 +138,18 @@ def test_concurrent_writers_leave_one_whole_entry(cache):
     files = list(cache.iterdir())
     assert len(files) == 1 and not files[0].name.startswith(".tmp-")
     assert _get(parse) == results[0]
+
+
+def test_the_parse_cache_switch_is_not_the_response_cache_path(tmp_path, monkeypatch):
+    """Regression: the switch was once PLANNING_CORE_CACHE, which the model clients read as
+    the response cache's *path*, so the test suite's "0" made a SQLite file named 0."""
+    from planning_core.validators.models.cache import default_cache_path
+
+    monkeypatch.setenv("PLANNING_CORE_PARSE_CACHE", "0")
+    monkeypatch.delenv("PLANNING_CORE_CACHE", raising=False)
+    assert parse_cache.cache_dir() is None
+    assert default_cache_path().name == "responses.sqlite"
+    monkeypatch.setenv("PLANNING_CORE_PARSE_CACHE", "1")
+    monkeypatch.setenv("PLANNING_CORE_PARSE_CACHE_DIR", str(tmp_path / "parse"))
+    monkeypatch.setenv("PLANNING_CORE_CACHE", str(tmp_path / "responses.sqlite"))
+    assert parse_cache.cache_dir() == tmp_path / "parse"
