@@ -54,13 +54,13 @@ def _kstar(domain: pddl.Domain, problem: pddl.Problem, k: int, timeout: int) -> 
 
 def _iterated(domain: pddl.Domain, problem: pddl.Problem, profile: Profile,
               constraints: tuple[Constraint, ...], k: int, rng: random.Random,
-              node_limit: int) -> list[tuple[str, ...]]:
+              node_limit: int, cache=None) -> list[tuple[str, ...]]:
     plans: list[tuple[str, ...]] = []
     extra: list[Constraint] = []
     goal_objects = {t for a in _atoms(problem.goal) for t in a.args}
     for _ in range(k):
         result = solve_under(domain, problem, profile, constraints + tuple(extra),
-                             node_limit=node_limit)
+                             node_limit=node_limit, cache=cache)
         if result.status is not Status.SOLVED:
             break
         plans.append(result.plan)
@@ -90,8 +90,9 @@ def _atoms(f) -> list[pddl.Atom]:
 def diverse_plans(domain: pddl.Domain, problem: pddl.Problem, profile: Profile,
                   constraints: tuple[Constraint, ...], *, k: int = 5, method: str = "auto",
                   rng: random.Random | None = None, node_limit: int = 200_000,
-                  timeout: int = 60) -> tuple[tuple[str, ...], ...]:
-    """Up to ``k`` distinct plans satisfying ``constraints`` (deterministic order)."""
+                  timeout: int = 60, cache=None) -> tuple[tuple[str, ...], ...]:
+    """Up to ``k`` distinct plans satisfying ``constraints`` (deterministic order);
+    ``cache`` (:class:`.compile.GroundCache`) shares ground tasks with the caller."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, not {method!r}")
     rng = rng or random.Random(0)
@@ -101,9 +102,9 @@ def diverse_plans(domain: pddl.Domain, problem: pddl.Problem, profile: Profile,
                                      tuple(c for c in constraints if c.on_steps))
         plans = _kstar(dom, prob, k, timeout)
         if not plans:  # K* found nothing (or failed on this PDDL): fall back
-            plans = _iterated(domain, problem, profile, constraints, k, rng, node_limit)
+            plans = _iterated(domain, problem, profile, constraints, k, rng, node_limit, cache)
     else:
-        plans = _iterated(domain, problem, profile, constraints, k, rng, node_limit)
+        plans = _iterated(domain, problem, profile, constraints, k, rng, node_limit, cache)
     checker = ConstraintChecker(domain, problem, profile, constraints)
     kept = []
     for plan in plans:
