@@ -227,6 +227,7 @@ def build_profile(domain: pddl.Domain, problem: pddl.Problem, *, domain_path: st
     rng = random.Random(f"{seed}:{problem.name}")
     profile = Profile(domain_path, problem_path, (), (), seed=seed)
     cache = GroundCache()   # user candidates of a round share one ground task
+    kstar_memo: dict = {}   # a round that kept nothing gives the next one the same K* task
     base = solve_under(domain, problem, profile, (), node_limit=node_limit, cache=cache)
     if base.status is not Status.SOLVED:
         raise ProfileUnsolvable(f"the task has no plan to build a profile on: {base.reason}",
@@ -240,7 +241,7 @@ def build_profile(domain: pddl.Domain, problem: pddl.Problem, *, domain_path: st
         prof = state.profile()
         sampled = [p_ for p_ in diverse_plans(domain, problem, prof, tuple(state.kept), k=k,
                                               method=method, rng=rng, node_limit=node_limit,
-                                              cache=cache)
+                                              cache=cache, memo=kstar_memo)
                    if p_ != state.current.plan]
         before = len(state.kept)
         tally: Counter = Counter()
