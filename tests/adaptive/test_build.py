@@ -260,3 +260,31 @@ def test_a_bad_formal_string_is_reported_on_every_call_despite_the_parse_cache()
             parse_formal(d, "(always (not (holding cloth))", "constraints[4]")
     assert parse_formal(d, "(always (not (holding cloth)))") is parse_formal(
         d, "(always (not (holding cloth)))")
+
+
+def test_kstar_is_asked_once_per_distinct_task_within_a_build(monkeypatch):
+    from planning_core.validators.adaptive import diverse
+    from planning_core.validators.adaptive.profile import Profile
+
+    planners = pytest.importorskip("kstar_planner.planners")
+    calls = []
+
+    def fake_topk(*, domain_file, problem_file, number_of_plans_bound, timeout):
+        calls.append(Path(problem_file).read_text())
+        return {"plans": [{"actions": ["pick-up sponge kitchen",
+                                       "clean sponge window kitchen"]}]}
+
+    monkeypatch.setattr(planners, "plan_topk", fake_topk)
+    d, p = _task("household", "p01")
+    prof = Profile("d", "p", (), ())
+    memo: dict = {}
+    first = diverse.diverse_plans(d, p, prof, (), k=2, method="kstar", memo=memo)
+    again = diverse.diverse_plans(d, p, prof, (), k=2, method="kstar", memo=memo)
+    assert first == again and len(calls) == 1
+    world = (Constraint("w1", "object_unavailable", object="vacuum"),)
+    diverse.diverse_plans(d, p, prof, world, k=2, method="kstar", memo=memo)
+    assert len(calls) == 2 and "adaptive-unavailable" in calls[1]   # a new task: asked
+    diverse.diverse_plans(d, p, prof, (), k=3, method="kstar", memo=memo)
+    assert len(calls) == 3                                          # another k: asked
+    diverse.diverse_plans(d, p, prof, (), k=2, method="kstar")      # no memo: asked
+    assert len(calls) == 4
