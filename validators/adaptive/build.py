@@ -49,7 +49,7 @@ from planning_core.pddl.types import object_types
 from planning_core.result import Status
 from planning_core.validate import Validator
 from planning_core.validators.adaptive.check import ConstraintChecker
-from planning_core.validators.adaptive.compile import proof_of, solve_under
+from planning_core.validators.adaptive.compile import GroundCache, proof_of, solve_under
 from planning_core.validators.adaptive.diverse import _atoms, diverse_plans
 from planning_core.validators.adaptive.profile import PAPER_KINDS, Constraint, Profile, \
     ProfileUnsolvable, Tier, render_text, world_formal
@@ -226,11 +226,13 @@ def build_profile(domain: pddl.Domain, problem: pddl.Problem, *, domain_path: st
     :class:`ProfileUnsolvable` with the proof when the task itself has no plan."""
     rng = random.Random(f"{seed}:{problem.name}")
     profile = Profile(domain_path, problem_path, (), (), seed=seed)
-    base = solve_under(domain, problem, profile, (), node_limit=node_limit)
+    cache = GroundCache()   # user candidates of a round share one ground task
+    kstar_memo: dict = {}   # a round that kept nothing gives the next one the same K* task
+    base = solve_under(domain, problem, profile, (), node_limit=node_limit, cache=cache)
     if base.status is not Status.SOLVED:
         raise ProfileUnsolvable(f"the task has no plan to build a profile on: {base.reason}",
                                 proof=proof_of(base), file=problem.filename)
-    state = _State(domain, problem, profile, node_limit, base)
+    state = _State(domain, problem, profile, node_limit, base, cache)
     state.kinds = frozenset(kinds)
     reachable = _reachable_facts(domain, problem)
     tiers: list[Tier] = []
@@ -238,7 +240,8 @@ def build_profile(domain: pddl.Domain, problem: pddl.Problem, *, domain_path: st
         name = TIER_NAMES[r] if r < len(TIER_NAMES) else f"round{r + 1}"
         prof = state.profile()
         sampled = [p_ for p_ in diverse_plans(domain, problem, prof, tuple(state.kept), k=k,
-                                              method=method, rng=rng, node_limit=node_limit)
+                                              method=method, rng=rng, node_limit=node_limit,
+                                              cache=cache, memo=kstar_memo)
                    if p_ != state.current.plan]
         before = len(state.kept)
         tally: Counter = Counter()
@@ -262,8 +265,10 @@ def build_profile(domain: pddl.Domain, problem: pddl.Problem, *, domain_path: st
 class _State:
     """What construction has kept so far, and the acceptance test for one candidate."""
 
-    def __init__(self, domain, problem, profile: Profile, node_limit: int, base) -> None:
+    def __init__(self, domain, problem, profile: Profile, node_limit: int, base,
+                 cache: GroundCache | None = None) -> None:
         self.domain, self.problem, self.base = domain, problem, profile
+        self.cache = cache
         self.node_limit = node_limit
         self.kept: list[Constraint] = []
         self.attributes: dict[str, tuple[str, ...]] = {}
@@ -299,7 +304,7 @@ class _State:
         cand = replace(cand, id=f"{'w' if cand.type == 'world' else 'u'}{len(self.kept) + 1}")
         trial = self.profile(self.kept + [cand], attrs)
         result = solve_under(self.domain, self.problem, trial, tuple(self.kept) + (cand,),
-                             node_limit=self.node_limit)
+                             node_limit=self.node_limit, cache=self.cache)
         if result.status is Status.UNSOLVABLE:
             return "unsolvable"
         if result.status is not Status.SOLVED:

@@ -26,7 +26,9 @@ one, so that which constraints construction keeps does not depend on machine loa
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from dataclasses import replace
+from functools import lru_cache
 
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.checker import check
@@ -37,7 +39,7 @@ from planning_core.validators.adaptive.profile import Constraint, Profile, Profi
     ProfileUnsolvable, USER_OPERATOR
 
 __all__ = ["UNAVAILABLE", "parse_formal", "check_profile", "constrained_task", "solve_under",
-           "prove_solvable", "DEFAULT_NODE_LIMIT"]
+           "prove_solvable", "DEFAULT_NODE_LIMIT", "GroundCache"]
 
 UNAVAILABLE = "adaptive-unavailable"
 PAIR = "adaptive-pair"
@@ -49,8 +51,7 @@ _PREFIX = "(define (problem adaptive-formal) (:domain {}) (:constraints "
 
 
 def _wrapper(domain: pddl.Domain, formal: str) -> tuple[str, int]:
-    prefix = _PREFIX.format(domain.name)
-    return prefix + formal + "))", len(prefix)
+    return _wrapper_text(domain.name, formal), len(_PREFIX.format(domain.name))
 
 
 def _located(err: PlanningError | pddl.Diagnostic, path: str, file: str | None,
@@ -66,14 +67,25 @@ def _located(err: PlanningError | pddl.Diagnostic, path: str, file: str | None,
 def parse_formal(domain: pddl.Domain, formal: str, path: str = "formal",
                  file: str | None = None) -> pddl.Constraint:
     """A PDDL3 constraint from its text; errors name the JSON path and the column."""
-    text, prefix_len = _wrapper(domain, formal)
     try:
-        problem = parse_problem(text)
+        parsed = _parse_wrapped(domain.name, formal)
     except PlanningError as err:
-        raise _located(err, path, file, prefix_len) from None
-    if problem.constraints is None:
+        raise _located(err, path, file, len(_PREFIX.format(domain.name))) from None
+    if parsed is None:
         raise ProfileError(f"{path}.formal: no constraint in {formal!r}", file=file)
-    return problem.constraints
+    return parsed
+
+
+@lru_cache(maxsize=4096)
+def _parse_wrapped(domain_name: str, formal: str) -> pddl.Constraint | None:
+    # the wrapper depends on the domain's name only, and the AST is immutable: profile
+    # construction parses the same few hundred formal strings once per solver call, so
+    # each is parsed once (errors are raised again on every call: lru_cache keeps none)
+    return parse_problem(_wrapper_text(domain_name, formal)).constraints
+
+
+def _wrapper_text(domain_name: str, formal: str) -> str:
+    return _PREFIX.format(domain_name) + formal + "))"
 
 
 def _attribute_predicates(domain: pddl.Domain, profile: Profile) -> tuple[pddl.PredicateDef, ...]:
@@ -210,16 +222,51 @@ def constrained_task(domain: pddl.Domain, problem: pddl.Problem, profile: Profil
     return replace(domain, requirements=domain.requirements + extra), problem
 
 
+class GroundCache:
+    """The ground tasks of recent constrained tasks, by what grounding reads (LRU).
+
+    Grounding ignores the PDDL3 ``:constraints`` and the requirements, so every user
+    candidate of a construction round (the same world constraints, new ``:constraints``)
+    grounds to the same Task: the key is the compiled domain without its requirements and
+    the problem without its constraints, compared field by field (frozen ASTs). A Task is
+    not changed by a search (it only memoises its successor generator), so sharing it gives
+    the same plans and the same search statistics.
+    """
+
+    def __init__(self, max_tasks: int = 16) -> None:
+        self.max_tasks = max_tasks
+        self._tasks: OrderedDict = OrderedDict()
+        self.hits = self.misses = 0
+
+    def task(self, domain: pddl.Domain, problem: pddl.Problem):
+        from planning_core.ground.grounder import ground
+
+        key = (replace(domain, requirements=()), replace(problem, constraints=None))
+        found = self._tasks.get(key)
+        if found is not None:
+            self.hits += 1
+            self._tasks.move_to_end(key)
+            return found
+        self.misses += 1
+        task = self._tasks[key] = ground(domain, problem, ignore_constraints=True)
+        if len(self._tasks) > self.max_tasks:
+            self._tasks.popitem(last=False)
+        return task
+
+
 def solve_under(domain: pddl.Domain, problem: pddl.Problem, profile: Profile, constraints, *,
-                node_limit: int = DEFAULT_NODE_LIMIT, time_limit: float = 300.0) -> SolveResult:
+                node_limit: int = DEFAULT_NODE_LIMIT, time_limit: float = 300.0,
+                cache: GroundCache | None = None) -> SolveResult:
     """Solve the task under ``constraints``: SOLVED with a plan, UNSOLVABLE with a proof,
-    UNKNOWN at the expansion budget (or the wall-clock guard that only protects the user)."""
+    UNKNOWN at the expansion budget (or the wall-clock guard that only protects the user).
+    ``cache`` shares ground tasks between calls on one task (:class:`GroundCache`)."""
     from planning_core.ground.grounder import ground
     from planning_core.temporal.pddl3 import constraint_formula
     from planning_core.temporal.product import plan_ltl
 
     dom, prob = constrained_task(domain, problem, profile, constraints)
-    task = ground(dom, prob, ignore_constraints=True)
+    task = (cache.task(dom, prob) if cache is not None
+            else ground(dom, prob, ignore_constraints=True))
     formula = constraint_formula(dom, prob)
     return plan_ltl(task, formula, search="greedy", node_limit=node_limit,
                     time_limit=time_limit)
