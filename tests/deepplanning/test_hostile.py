@@ -132,3 +132,23 @@ def test_regressions_found_by_fuzzing(mode):
         json.dumps(v.to_json())
     v = score_cart({"items": [], "used_coupons": 3}, {"ground_truth_products": 5}, set())
     assert v.parse_error
+
+
+HOSTILE_JSON = ['{"a": ' + "9" * 5000 + "}",          # ValueError from json.loads
+                "[" * 100_000 + "]" * 100_000]      # RecursionError from json.loads
+
+
+@pytest.mark.parametrize("text", HOSTILE_JSON, ids=("long-int", "deep"))
+def test_hostile_json_is_a_verdict_or_an_error_answer(text):
+    """A 5,000-digit integer or 100,000 brackets in an answer, a cart or tool arguments is
+    an unparseable answer or an error answer, never an exception out of the scorer."""
+    tt = travel(0, 2)
+    st = shopping(0, 3, 0)
+    v = score_travel(text, tt["entry"]["meta_info"], tt["db"])
+    assert v.parse_error
+    v = score_cart(text, st["case"].truth, set(st["case"].by_id))
+    assert v.to_json()["failed"] or v.to_json().get("error")
+    for tools, schemas in ((TravelTools(tt["db"]), TRAVEL_TOOLS),
+                           (ShoppingTools(Cart(st["case"])), SHOPPING_TOOLS)):
+        out = json.loads(tools.call(schemas[0]["function"]["name"], text))
+        assert "error" in out

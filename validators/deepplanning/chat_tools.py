@@ -25,6 +25,7 @@ from planning_core.validators.models.cache import ResponseCache, cache_key
 from planning_core.validators.models.completion import (Completion, ModelUnavailable,
                                                         RequestFailed)
 from planning_core.validators.models.retry import RetryPolicy, parse_retry_after
+from planning_core import safe_json
 
 __all__ = ["ToolModel", "OpenAIToolModel", "CommandToolModel", "ScriptedToolModel",
            "normalise_turn"]
@@ -154,7 +155,7 @@ class CommandToolModel:
         if run.returncode != 0:
             raise RequestFailed(f"the model command exited with {run.returncode}")
         try:
-            return normalise_turn(json.loads(run.stdout))
+            return normalise_turn(safe_json.loads(run.stdout))
         except (json.JSONDecodeError, ValueError) as err:
             # not a turn object: the text itself is the final answer
             return {"content": run.stdout, "tool_calls": [], "usage": None,

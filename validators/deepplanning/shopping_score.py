@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+from planning_core import safe_json
 
 __all__ = ["ShoppingVerdict", "score_cart", "read_cart"]
 
@@ -27,7 +28,7 @@ def read_cart(obj: Any) -> tuple[list[str], dict[str, int]]:
     not one."""
     if isinstance(obj, str):
         try:
-            obj = json.loads(obj)
+            obj = safe_json.loads(obj)
         except json.JSONDecodeError as err:
             raise ValueError(f"the cart is not JSON: {err.msg}") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("items", []), list):

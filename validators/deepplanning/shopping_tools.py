@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from planning_core.validators.deepplanning.shopping_db import Cart, CartError
 from planning_core.validators.deepplanning.units import cents
+from planning_core import safe_json
 
 __all__ = ["SHOPPING_TOOLS", "shopping_schemas", "ShoppingTools", "delivery_days",
            "feature", "RANGE_KEYS"]
@@ -170,7 +171,7 @@ class ShoppingTools:
             return json.dumps({"error": f"unknown tool {name!r}"})
         if isinstance(arguments, str):
             try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
+                arguments = safe_json.loads(arguments) if arguments.strip() else {}
             except json.JSONDecodeError as err:
                 return json.dumps({"error": f"arguments are not JSON: {err}"})
         if not isinstance(arguments, dict):

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planning_core.validators.deepplanning.units import cents, slot
+from planning_core import safe_json
 
 __all__ = ["Activity", "Day", "Plan", "read_plan", "extract_json", "from_to"]
 
@@ -90,7 +91,7 @@ def extract_json(text: str) -> Any:
         candidates.append(text[first:last + 1])
     for c in candidates:
         try:
-            return json.loads(c)
+            return safe_json.loads(c)
         except (json.JSONDecodeError, TypeError):
             continue
     raise ValueError("no JSON object in the answer")

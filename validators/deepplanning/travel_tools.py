@@ -12,6 +12,7 @@ import json
 from typing import Any, Callable
 
 from planning_core.validators.deepplanning.travel_db import TravelDB
+from planning_core import safe_json
 
 __all__ = ["TRAVEL_TOOLS", "travel_schemas", "TravelTools"]
 
@@ -125,7 +126,7 @@ class TravelTools:
             return json.dumps({"error": f"unknown tool {name!r}"})
         if isinstance(arguments, str):
             try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
+                arguments = safe_json.loads(arguments) if arguments.strip() else {}
             except json.JSONDecodeError as err:
                 return json.dumps({"error": f"arguments are not JSON: {err}"})
         if not isinstance(arguments, dict):
