@@ -22,6 +22,8 @@ import json
 from statistics import mean
 from typing import Any, Iterable
 
+from planning_core import safe_json
+
 __all__ = ["table", "taxonomy", "render_markdown"]
 
 TRAVEL_NEEDS = {"meal": ("recommend_restaurants", "query_restaurant_details"),
@@ -174,14 +176,23 @@ def load_rows(path) -> list[dict]:
 
     rows = []
     try:
-        with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if line.strip():
-                    try:
-                        rows.append(json.loads(line))
-                    except json.JSONDecodeError as err:
-                        raise InputError(f"not JSON: {err.msg}", file=str(path), line=n,
-                                         column=err.colno) from None
+        with open(path, "rb") as f:                  # bytes: a bad UTF-8 byte is located
+            for n, raw in enumerate(f, 1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as err:
+                    raise InputError(f"not UTF-8 text (byte 0x{raw[err.start]:02x})",
+                                     file=str(path), line=n, column=err.start + 1) from None
+                if not line.strip():
+                    continue
+                try:
+                    row = safe_json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise InputError(f"not JSON: {err.msg}", file=str(path), line=n,
+                                     column=err.colno) from None
+                if not isinstance(row, dict):
+                    raise InputError("not a JSON object", file=str(path), line=n, column=1)
+                rows.append(row)
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
     return rows
