@@ -152,3 +152,25 @@ def test_hostile_json_is_a_verdict_or_an_error_answer(text):
                            (ShoppingTools(Cart(st["case"])), SHOPPING_TOOLS)):
         out = json.loads(tools.call(schemas[0]["function"]["name"], text))
         assert "error" in out
+
+
+@pytest.mark.timeout(60, method="thread")
+def test_itinerary_text_readers_are_linear():
+    """Unclosed ``<JSON>`` tags, runs of ``from`` and unclosed brackets in an answer took
+    time quadratic (or worse) in their length: ``"from " * 20_000`` in a current_city was
+    20 s of CPU, ``"<JSON>" * 20_000`` 20 s, ``"(" * 20_000`` 3 s."""
+    from planning_core.validators.deepplanning.travel_plan import city, extract_json, from_to
+
+    with pytest.raises(ValueError):
+        extract_json("<JSON>" * 200_000)
+    assert extract_json('<JSON>{"a": 1}</JSON> <JSON>x') == {"a": 1}
+    assert extract_json("x <JSON>y</JSON> <JSON>[1]</JSON>") == [1]
+    assert from_to("from " * 200_000) is None
+    assert from_to("from a to b" + " " * 200_000 + "x") is None
+    assert from_to("From Beijing (PEK) to Shanghai, by train") == ("Beijing", "Shanghai")
+    assert city("(" * 200_000 + "\n(a)b") == "(" * 200_000 + "\nb"
+    assert city("Beijing（北京） (x) y (") == "Beijing  y ("
+    t = travel(0, 2)
+    v = score_travel({"daily_plans": [{"current_city": "from " * 200_000}]},
+                     t["entry"]["meta_info"], t["db"])
+    json.dumps(v.to_json())
