@@ -325,11 +325,14 @@ def read_results(path: str | Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            rows.append(safe_json.loads(line))
+            row = safe_json.loads(line)
         except json.JSONDecodeError as err:
             if number == len(lines):  # an interrupted write: the answer is scored again
                 break
             raise DatasetError(f"not JSON: {err.msg}", file=str(file), line=number) from None
+        if not isinstance(row, dict):
+            raise DatasetError("not a JSON object", file=str(file), line=number)
+        rows.append(row)
     return rows
 
 
