@@ -119,12 +119,29 @@ def _tagged(text: str) -> list[str]:
     return found
 
 
+def _fenced(text: str) -> list[str]:
+    """``re.findall(r"```(?:json)?\\s*([\\s\\S]*?)```", text)`` in one pass: there the
+    blank run and the lazy body overlapped, so an unclosed fence before blank lines was
+    quadratic in them. A later opening cannot close where an earlier one did not."""
+    found, i = [], 0
+    while (i := text.find("```", i)) >= 0:
+        k = i + 3 + 4 * text.startswith("json", i + 3)
+        while k < len(text) and text[k].isspace():
+            k += 1
+        end = text.find("```", k)
+        if end < 0:
+            break
+        found.append(text[k:end])
+        i = end + 3
+    return found
+
+
 def extract_json(text: str) -> Any:
     """The JSON object in a model's answer: the whole text, a fenced block, or a
     ``<JSON>...</JSON>`` block.  Raises ``ValueError`` if there is none."""
     candidates = [text]
     candidates += _tagged(text)
-    candidates += re.findall(r"```(?:json)?\s*([\s\S]*?)```", text)
+    candidates += _fenced(text)
     first, last = text.find("{"), text.rfind("}")
     if 0 <= first < last:
         candidates.append(text[first:last + 1])
