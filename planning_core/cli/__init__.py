@@ -137,6 +137,11 @@ def run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> 
         return ExitCode.INTERRUPTED
     except BrokenPipeError:
         return ExitCode.OK
+    except MemoryError:   # ulimit -v (or RLIMIT_AS) ran out: a limit, not a bug
+        print("unknown: memory limit: out of memory (an input too large for this machine's "
+              "or the shell's memory limit; rows written so far stay, a rerun resumes)",
+              file=sys.stderr)
+        return ExitCode.UNKNOWN
     except OSError as err:
         if err.errno not in _WRITE_ERRNOS:
             if os.environ.get("PLANNING_CORE_DEBUG") == "1":

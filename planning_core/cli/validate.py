@@ -85,12 +85,14 @@ class _Inputs:
     plans: list[tuple[str, str]] | None = None
 
 
-def _sort_roles(paths: list[str]) -> tuple[_Inputs, list[PlanningError]]:
+def _sort_roles(paths: list[str], max_bytes: int | None = None
+                ) -> tuple[_Inputs, list[PlanningError]]:
     inputs = _Inputs(plans=[])
     problems: list[PlanningError] = []
     for path in paths:
         try:
-            text = read_text(path, expected="text (a PDDL domain, problem or plan)")
+            text = read_text(path, expected="text (a PDDL domain, problem or plan)",
+                             max_bytes=max_bytes)
         except PlanningError as err:
             problems.append(err)
             continue
@@ -184,7 +186,19 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
     from planning_core.validate.report import ValidationReport, Verdict
     from planning_core.validate.simulator import validate_plan
 
-    inputs, problems = _sort_roles(paths)
+    from planning_core.pddl.files import FileTooLarge
+
+    memory_mb = Limits(memory_mb=memory_limit).budget().memory_mb
+    try:   # a file over the memory limit is not read whole (the budget starts after this)
+        inputs, problems = _sort_roles(paths, int(memory_mb * 2**20) if memory_mb else None)
+    except MemoryError:   # RLIMIT_AS (a cluster's ulimit -v) ran out while reading
+        print("unknown: memory limit: out of memory reading the files", file=err)
+        return ExitCode.UNKNOWN
+    too_large = [p for p in problems if isinstance(p, FileTooLarge)]
+    if too_large:
+        for p in too_large:
+            print(f"{p.file}: unknown: memory limit: {p.message}", file=err)
+        return ExitCode.UNKNOWN
     plan_paths = [p for p, _ in inputs.plans or []]
     if problems:
         if as_json:

@@ -81,6 +81,34 @@ CHECK_EVERY_S = 1.0
 _PROBE = "__import__('planning_core.executor.base').__name__"
 
 
+def _check_scheduler_file(path: str, tries: int = 10, pause_s: float = 0.05) -> None:
+    """Raise ExecutorUnavailable unless ``path`` holds a JSON object with a string
+    ``address``.  distributed raised AssertionError or TypeError for such a file (exit 4,
+    "internal error"); a scheduler still writing it gets a few retries, as distributed
+    gives it."""
+    import json
+
+    from planning_core import safe_json
+
+    problem = ""
+    for attempt in range(tries):
+        if attempt:
+            time.sleep(pause_s)
+        try:
+            with open(path, "rb") as f:
+                info = safe_json.loads(f.read())
+        except OSError as err:
+            raise ExecutorUnavailable(f"cannot read: {err.strerror}", file=path) from None
+        except json.JSONDecodeError as err:
+            problem = f"not JSON ({err.msg})"
+            continue
+        if isinstance(info, dict) and isinstance(info.get("address"), str):
+            return
+        problem = "no \"address\" string in it"
+    raise ExecutorUnavailable(f"not a Dask scheduler file: {problem} (dask scheduler "
+                              "--scheduler-file writes one)", file=path)
+
+
 def _import_distributed():
     try:
         import distributed
@@ -204,6 +232,7 @@ class DaskExecutor(Executor):
             elif self.scheduler.endswith(".json"):
                 if not os.path.exists(self.scheduler):
                     raise ExecutorUnavailable("no such scheduler file", file=self.scheduler)
+                _check_scheduler_file(self.scheduler)
                 self.client = distributed.Client(scheduler_file=self.scheduler,
                                                  timeout=connect_timeout,
                                                  direct_to_workers=direct)

@@ -6,21 +6,39 @@ from pathlib import Path
 
 from planning_core.errors import InputError
 
-__all__ = ["read_text"]
+__all__ = ["FileTooLarge", "read_text"]
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
-def read_text(path: str | Path, *, expected: str = "PDDL text") -> str:
+class FileTooLarge(InputError):
+    """The file holds more than ``read_text``'s ``max_bytes`` (a memory limit): only that
+    much was read."""
+
+    def __init__(self, max_bytes: int, file: str) -> None:
+        super().__init__(f"larger than the memory limit ({max_bytes / 2**20:g} MB); "
+                         "read that much and stopped", file=file)
+        self.max_bytes = max_bytes
+
+
+def read_text(path: str | Path, *, expected: str = "PDDL text",
+              max_bytes: int | None = None) -> str:
     """The file's text; OS and encoding failures become :class:`InputError`.
 
     A UTF-8 byte-order mark (Windows editors write one) is dropped, and a lone carriage
     return (classic Mac OS) ends a line as in every editor; otherwise the first ``;``
     comment would run to the end of the file. A byte that is not UTF-8 is reported at its
-    line and column, with ``expected`` saying what the file should have held.
+    line and column, with ``expected`` saying what the file should have held. With
+    ``max_bytes``, a longer file raises :class:`FileTooLarge` after reading that much.
     """
     try:
-        data = Path(path).read_bytes()
+        if max_bytes is None:
+            data = Path(path).read_bytes()
+        else:   # /dev/zero, a FIFO or a huge file: never more than the limit in memory
+            with open(path, "rb") as f:
+                data = f.read(max_bytes + 1)
+            if len(data) > max_bytes:
+                raise FileTooLarge(max_bytes, str(path))
     except FileNotFoundError:
         raise InputError("no such file", file=str(path)) from None
     except IsADirectoryError:

@@ -135,6 +135,21 @@ def test_results_file_resume_keys_and_torn_line(tmp_path):
         read_results(path)
 
 
+
+@pytest.mark.parametrize("line", ["7", "[]", '"row"', "null"])
+def test_a_results_row_that_is_not_an_object_is_a_located_error(tmp_path, capsys, line):
+    """acp report (and acp score's resume) crashed with TypeError/AttributeError on it:
+    "internal error", exit 4."""
+    from planning_core.console import main
+
+    path = tmp_path / "r.jsonl"
+    path.write_text(f'{{"id": "1", "task": "app", "score": 1}}\n{line}\n')
+    with pytest.raises(DatasetError, match="not a (JSON object|result row)"):
+        read_results(path)
+    assert main(["acp", "report", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "r.jsonl:2:" in err and "internal error" not in err
+
 def test_rows_keep_input_order_with_workers():
     questions = [Question.from_record(record(t, qid=str(k)))
                  for k, t in enumerate(["app", "reach", "val", "land", "nexta", "just"])]

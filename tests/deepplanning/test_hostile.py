@@ -132,3 +132,48 @@ def test_regressions_found_by_fuzzing(mode):
         json.dumps(v.to_json())
     v = score_cart({"items": [], "used_coupons": 3}, {"ground_truth_products": 5}, set())
     assert v.parse_error
+
+
+HOSTILE_JSON = ['{"a": ' + "9" * 5000 + "}",          # ValueError from json.loads
+                "[" * 100_000 + "]" * 100_000]      # RecursionError from json.loads
+
+
+@pytest.mark.parametrize("text", HOSTILE_JSON, ids=("long-int", "deep"))
+def test_hostile_json_is_a_verdict_or_an_error_answer(text):
+    """A 5,000-digit integer or 100,000 brackets in an answer, a cart or tool arguments is
+    an unparseable answer or an error answer, never an exception out of the scorer."""
+    tt = travel(0, 2)
+    st = shopping(0, 3, 0)
+    v = score_travel(text, tt["entry"]["meta_info"], tt["db"])
+    assert v.parse_error
+    v = score_cart(text, st["case"].truth, set(st["case"].by_id))
+    assert v.to_json()["failed"] or v.to_json().get("error")
+    for tools, schemas in ((TravelTools(tt["db"]), TRAVEL_TOOLS),
+                           (ShoppingTools(Cart(st["case"])), SHOPPING_TOOLS)):
+        out = json.loads(tools.call(schemas[0]["function"]["name"], text))
+        assert "error" in out
+
+
+@pytest.mark.timeout(60, method="thread")
+def test_itinerary_text_readers_are_linear():
+    """Unclosed ``<JSON>`` tags, runs of ``from`` and unclosed brackets in an answer took
+    time quadratic (or worse) in their length: ``"from " * 20_000`` in a current_city was
+    20 s of CPU, ``"<JSON>" * 20_000`` 20 s, ``"(" * 20_000`` 3 s."""
+    from planning_core.validators.deepplanning.travel_plan import city, extract_json, from_to
+
+    with pytest.raises(ValueError):
+        extract_json("<JSON>" * 200_000)
+    assert extract_json('<JSON>{"a": 1}</JSON> <JSON>x') == {"a": 1}
+    with pytest.raises(ValueError):
+        extract_json("```" + "\n" * 200_000)                  # was 2.7 s at 20,000
+    assert extract_json('```json\n{"a": 2}\n``` ```x') == {"a": 2}
+    assert extract_json("x <JSON>y</JSON> <JSON>[1]</JSON>") == [1]
+    assert from_to("from " * 200_000) is None
+    assert from_to("from a to b" + " " * 200_000 + "x") is None
+    assert from_to("From Beijing (PEK) to Shanghai, by train") == ("Beijing", "Shanghai")
+    assert city("(" * 200_000 + "\n(a)b") == "(" * 200_000 + "\nb"
+    assert city("Beijing（北京） (x) y (") == "Beijing  y ("
+    t = travel(0, 2)
+    v = score_travel({"daily_plans": [{"current_city": "from " * 200_000}]},
+                     t["entry"]["meta_info"], t["db"])
+    json.dumps(v.to_json())

@@ -87,3 +87,24 @@ def test_a_valid_but_not_optimal_cart_is_a_global_failure(tmp_path):
     s = score_episode(task, ep)
     assert s["case_acc"] == 0 and s["cart_valid"] is True
     assert "C" in taxonomy({"domain": "shopping", "score": s, "messages": ep["messages"]})
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("content, where", [
+    (b'{"run": 0}\n{"final": "caf\xc3', "rows.jsonl:2:"),           # a cut UTF-8 character
+    (b'{"run": 0}\n{"a": ' + b"9" * 5000 + b"}\n", "rows.jsonl:2:"),  # ValueError in json
+    (b"[" * 100_000 + b"\n", "rows.jsonl:1:"),                       # RecursionError in json
+    (b'{"run": 0}\n7\n', "rows.jsonl:2:"),                           # not an object
+], ids=("cut-utf8", "long-int", "deep", "not-object"))
+def test_a_bad_results_line_is_a_located_error_exit_2(tmp_path, capsys, content, where):
+    """deepplanning report (and run's resume, which reads the same file) said "internal
+    error ... a bug", exit 4, for these lines."""
+    from planning_core.console import main
+
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(content)
+    code = main(["deepplanning", "report", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "internal error" not in err and where in err

@@ -80,3 +80,34 @@ def test_a_model_error_stays_out_of_n_and_a_rerun_retries_it(tmp_path, capsys):
     # an answered row is done: a third run adds nothing
     code, _, _ = cli(capsys, *argv, f"{sys.executable} {failing}")
     assert code == 0 and len(out.read_text().splitlines()) == 2
+
+
+
+def test_a_row_torn_by_a_kill_is_run_again_and_a_second_run_on_the_file_is_refused(
+        tmp_path, capsys):
+    """``run`` writes through the shared results opener: a torn last line (a kill during a
+    write) is cut off and its task run again, instead of blocking every resume; and a
+    second run on an --out another run holds is refused."""
+    import fcntl
+
+    entries, db = [], tmp_path / "db"
+    for i in (3, 4):
+        t = travel(0, i)
+        entries.append(t["entry"])
+        t["db"].write(db / f"id_{t['entry']['id']}")
+    q = tmp_path / "q.json"
+    q.write_text(json.dumps(entries))
+    out = tmp_path / "r.jsonl"
+    argv = ("deepplanning", "run", "--domain", "travel", "--agent", "oracle", "--queries", q,
+            "--database", db, "--out", out)
+    assert cli(capsys, *argv)[0] == 0
+    rows = out.read_text().splitlines()
+    out.write_text(rows[0] + "\n" + rows[1][: len(rows[1]) // 2])      # killed mid-write
+    code, _, err = cli(capsys, *argv)
+    assert code == 0, err
+    again = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["task"] for r in again) == sorted(json.loads(r)["task"] for r in rows)
+    with open(out, "a") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        code, _, err = cli(capsys, *argv)
+    assert code == 2 and "Traceback" not in err and err.strip()

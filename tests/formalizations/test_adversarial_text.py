@@ -94,3 +94,22 @@ def test_pddl_unclosed_forms_are_cut_at_the_next_define():
     assert files.domain == "(define (domain d)\n  (:action a"
     assert files.problem == "(define (problem p) (:domain d))"
     assert "not balanced" in " ".join(files.notes)
+
+
+# Blank runs that span lines: ``^\s*`` under MULTILINE ran from every line start to the end
+# of the blank run and back, quadratic in it (a 1 MB response of blank lines: hours).
+BLANK_LINES = "x\n" + "\t\n" * 200_000 + "x"
+
+
+def test_cope_empty_plan_check_is_linear_in_blank_lines():
+    from planning_core.validators.cope.extract import is_empty_plan
+
+    assert not is_empty_plan(BLANK_LINES)
+    assert is_empty_plan("```json\r\n" + " \n" * 200_000 + '{"plan": []}\r\n```\r\n')
+
+
+def test_smt_z3_import_search_is_linear_in_blank_lines():
+    program, found = extract_program("```\n" + BLANK_LINES + "\n```\n")
+    assert found == "whole response"
+    program, found = extract_program("```\n" + "\t\n" * 200_000 + "from  z3 import *\n```\n")
+    assert found == "fenced block 1 of 1"

@@ -189,3 +189,27 @@ def test_solve_counts_parsing(tmp_path, capsys):
     code = main(["solve", str(domain), str(problem), "--time-limit", "0.2", "--no-warnings"])
     captured = capsys.readouterr()
     assert code == 3 and "status = unknown" in captured.out
+
+
+def test_validate_reads_no_more_than_the_memory_limit(quantified, tmp_path):
+    """``validate`` read each FILE whole before its budget started: ``/dev/zero`` (or any
+    file larger than memory) as the plan grew without bound past --memory-limit, and the
+    MemoryError was "internal error ... a bug", exit 4. Now a file is read up to the limit
+    and a larger one is unknown (memory limit), exit 3. The child runs under RLIMIT_AS so
+    that the old behaviour fails instead of filling the machine."""
+    import resource
+    import subprocess
+    import sys
+
+    domain, guarded, _, _ = quantified
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, resource.RLIM_INFINITY))
+
+    run = subprocess.run([sys.executable, "-c", "import sys; from planning_core.console "
+                          "import main; sys.exit(main(sys.argv[1:]))", "validate",
+                          str(domain), str(guarded), "/dev/zero", "--memory-limit", "64"],
+                         capture_output=True, text=True, timeout=120, preexec_fn=cap)
+    assert run.returncode == 3, run.stderr
+    assert "/dev/zero" in run.stderr and "memory limit" in run.stderr
+    assert "internal error" not in run.stderr

@@ -184,7 +184,8 @@ def find_plan_lists(text: str, starts_with_action: Callable[[ListItem], bool]
             position = start + 1
 
 
-_FENCE_LINE = re.compile(r"^\s*(```|~~~)[\w-]*\s*$", re.MULTILINE)
+# [^\S\n]: blanks within the line; ``\s*`` crossed lines and was quadratic in blank lines
+_FENCE_LINE = re.compile(r"^[^\S\n]*(```|~~~)[\w-]*[^\S\n]*$", re.MULTILINE)
 
 
 def is_empty_plan(text: str) -> bool:

@@ -193,7 +193,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if out.is_file():
         from planning_core.validators.deepplanning.report import load_rows
 
-        old = load_rows(out)
+        old = load_rows(out, torn_tail=True)
         modes = {r["score"].get("mode", "paper") for r in old if r.get("score")}
         if modes - {args.scoring}:
             raise InputError(f"holds rows scored in {sorted(map(str, modes))} mode; use "
@@ -238,12 +238,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     # tasks run --concurrency at a time (each is one long conversation); rows are written
     # by this thread only, as each task finishes
-    try:
-        # a model's text may hold a lone surrogate ("\\ud800" in its JSON): written
-        # back as that escape, which is what it is inside a JSON string
-        f = out.open("a", encoding="utf-8", errors="backslashreplace")
-    except OSError as err:
-        raise InputError(f"cannot write: {err.strerror}", file=str(out)) from None
+    # locked against a second run on the same file, its torn tail (a write cut off by a
+    # kill) cut off; rows are ASCII JSON, so a lone surrogate in a model's text ("\\ud800")
+    # is written as the escape it is inside a JSON string
+    from planning_core.results_file import append_row, open_results
+
+    f, _ = open_results(out)
     with f, ThreadPoolExecutor(max_workers=args.concurrency) as pool:
         futures = [pool.submit(one, run, task) for run, task in todo]
         for fut in as_completed(futures):
@@ -252,8 +252,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             if row.get("status") == "bad_input":
                 bad += 1
                 print(f"{row['error']} (task {row['task'][:80]!r})", file=sys.stderr)
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
-            f.flush()
+            try:
+                append_row(f, row)
+            except OSError as err:
+                raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) \
+                    from None
             s = row.get("score") or {}
             print(f"run {row['run']} {row['key']}: {row.get('status')} "
                   f"tool_calls={row.get('tool_calls', 0)} case_acc={s.get('case_acc')}"

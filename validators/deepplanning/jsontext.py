@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from planning_core import safe_json
+
 __all__ = ["loads", "MAX_DEPTH"]
 
 MAX_DEPTH = 100
@@ -32,14 +34,7 @@ def _too_deep(obj: Any, limit: int) -> bool:
 def loads(text: str | bytes) -> Any:
     """``json.loads(text)``; ``json.JSONDecodeError`` for anything it cannot return safely."""
     doc = text if isinstance(text, str) else text.decode("utf-8", errors="replace")
-    try:
-        obj = json.loads(doc)
-    except json.JSONDecodeError:
-        raise
-    except RecursionError:
-        raise json.JSONDecodeError(f"nested more than {MAX_DEPTH} deep", doc, 0) from None
-    except ValueError as err:   # e.g. an integer beyond Python's int-to-text limit
-        raise json.JSONDecodeError(str(err).split(";")[0], doc, 0) from None
+    obj = safe_json.loads(doc)      # long integers and deep nesting: JSONDecodeError too
     if _too_deep(obj, MAX_DEPTH):
         raise json.JSONDecodeError(f"nested more than {MAX_DEPTH} deep", doc, 0)
     return obj

@@ -239,24 +239,35 @@ def _row_problem(row: Any) -> str | None:
     return None
 
 
-def load_rows(path) -> list[dict]:
-    """The rows of a results file; a line that is not one is bad input (file:line)."""
+def load_rows(path, *, torn_tail: bool = False) -> list[dict]:
+    """The rows of a results file; a line that is not one is bad input (file:line). With
+    ``torn_tail`` (a run resuming its own file) an unreadable last line with no newline
+    after it is a write cut off by a kill: left out, so its task runs again."""
     from planning_core.errors import InputError
 
     rows = []
     try:
-        with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if line.strip():
-                    try:
-                        row = loads(line)
-                    except json.JSONDecodeError as err:
-                        raise InputError(f"not JSON: {err.msg}", file=str(path), line=n,
-                                         column=err.colno) from None
-                    why = _row_problem(row)
-                    if why:
-                        raise InputError(why, file=str(path), line=n, column=1)
-                    rows.append(row)
+        with open(path, "rb") as f:                  # bytes: a bad UTF-8 byte is located
+            raws = f.read().split(b"\n")
+        for n, raw in enumerate(raws, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise InputError(f"not UTF-8 text (byte 0x{raw[err.start]:02x})",
+                                 file=str(path), line=n, column=err.start + 1) from None
+            if not line.strip():
+                continue
+            try:
+                row = loads(line)
+            except json.JSONDecodeError as err:
+                if torn_tail and n == len(raws):   # no newline after it: cut off by a kill
+                    break
+                raise InputError(f"not JSON: {err.msg}", file=str(path), line=n,
+                                 column=err.colno) from None
+            why = _row_problem(row)
+            if why:
+                raise InputError(why, file=str(path), line=n, column=1)
+            rows.append(row)
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
     except UnicodeDecodeError as err:

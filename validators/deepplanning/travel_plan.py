@@ -24,22 +24,48 @@ __all__ = ["Activity", "Day", "Plan", "read_plan", "extract_json", "from_to"]
 
 _FROM_TO = re.compile(r"from\s+(.+?)\s+to\s+([^,]+?)\s*(?:,|$)", re.IGNORECASE)
 _FROM_TO_CASED = re.compile(r"from\s+(.+?)\s+to\s+([^,]+?)\s*(?:,|$)")
-_PAREN = re.compile(r"[（(].*?[)）]")
+_OPEN = re.compile(r"[（(]")
+_CLOSE_OR_NEWLINE = re.compile(r"[)）\n]")
+#: Longest ``current_city`` read as "from A to B": the pattern backtracks through every
+#: ``from`` and blank run (``"from " * 20_000`` took 20 s); a real one is a few words.
+MAX_FROM_TO_CHARS = 1000
+
+
+def _drop_parens(text: str) -> str:
+    """``re.sub(r"[（(].*?[)）]", "", text)`` in one pass: that pattern rescanned the rest
+    of the line from every unclosed bracket (``"(" * 20_000`` took 3 s)."""
+    out, i = [], 0
+    while True:
+        opening = _OPEN.search(text, i)
+        if opening is None:
+            out.append(text[i:])
+            return "".join(out)
+        end = _CLOSE_OR_NEWLINE.search(text, opening.end())
+        if end is not None and end.group() != "\n":
+            out.append(text[i:opening.start()])
+            i = end.end()
+        else:   # no bracket closes on this line: every opening up to the newline is text
+            stop = end.start() if end is not None else len(text)
+            out.append(text[i:stop])
+            i = stop
+            if end is None:
+                return "".join(out)
 
 
 def from_to(text: object, ignore_case: bool = True) -> tuple[str, str] | None:
-    """``'from A to B'`` -> ``('A', 'B')`` (parenthesised parts dropped), else ``None``.
-    The released parser is case-sensitive (``ignore_case=False``)."""
-    if not isinstance(text, str):
+    """``'from A to B'`` -> ``('A', 'B')`` (parenthesised parts dropped), else ``None``
+    (also for a text over ``MAX_FROM_TO_CHARS``). The released parser is case-sensitive
+    (``ignore_case=False``)."""
+    if not isinstance(text, str) or len(text) > MAX_FROM_TO_CHARS:
         return None
     m = (_FROM_TO if ignore_case else _FROM_TO_CASED).search(text)
     if not m:
         return None
-    return _PAREN.sub("", m.group(1)).strip(), _PAREN.sub("", m.group(2)).strip()
+    return _drop_parens(m.group(1)).strip(), _drop_parens(m.group(2)).strip()
 
 
 def city(text: object) -> str:
-    return _PAREN.sub("", text).strip() if isinstance(text, str) else ""
+    return _drop_parens(text).strip() if isinstance(text, str) else ""
 
 
 @dataclass(frozen=True)
@@ -80,12 +106,42 @@ class Plan:
         return [a for d in self.days for a in d.of(kind)]
 
 
+def _tagged(text: str) -> list[str]:
+    """The bodies of ``<JSON>...</JSON>`` blocks, as ``re.findall`` with a lazy body found
+    them, in one pass (that pattern rescanned the rest from every unclosed tag)."""
+    found, i = [], 0
+    while (start := text.find("<JSON>", i)) >= 0:
+        end = text.find("</JSON>", start + 6)
+        if end < 0:
+            break
+        found.append(text[start + 6:end])
+        i = end + 7
+    return found
+
+
+def _fenced(text: str) -> list[str]:
+    """``re.findall(r"```(?:json)?\\s*([\\s\\S]*?)```", text)`` in one pass: there the
+    blank run and the lazy body overlapped, so an unclosed fence before blank lines was
+    quadratic in them. A later opening cannot close where an earlier one did not."""
+    found, i = [], 0
+    while (i := text.find("```", i)) >= 0:
+        k = i + 3 + 4 * text.startswith("json", i + 3)
+        while k < len(text) and text[k].isspace():
+            k += 1
+        end = text.find("```", k)
+        if end < 0:
+            break
+        found.append(text[k:end])
+        i = end + 3
+    return found
+
+
 def extract_json(text: str) -> Any:
     """The JSON object in a model's answer: the whole text, a fenced block, or a
     ``<JSON>...</JSON>`` block.  Raises ``ValueError`` if there is none."""
     candidates = [text]
-    candidates += re.findall(r"<JSON>([\s\S]*?)</JSON>", text)
-    candidates += re.findall(r"```(?:json)?\s*([\s\S]*?)```", text)
+    candidates += _tagged(text)
+    candidates += _fenced(text)
     first, last = text.find("{"), text.rfind("}")
     if 0 <= first < last:
         candidates.append(text[first:last + 1])

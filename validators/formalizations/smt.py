@@ -81,7 +81,9 @@ SMT_OUTCOMES = ("correct", "plan_invalid", "plan_given", "no_plan", "crashed", "
 SMT_LIMITS = SandboxLimits(cpu_s=60, wall_s=90.0, memory_mb=2048, processes=16)
 STDERR_LINES = 15
 
-_Z3 = re.compile(r"^\s*(?:from\s+z3\b|import\s+(?:[\w.]+\s*,\s*)*z3\b)", re.MULTILINE)
+# [^\S\n]: blanks within the line; ``\s*`` crossed lines and was quadratic in blank lines
+_Z3 = re.compile(r"^[^\S\n]*(?:from[^\S\n]+z3\b|import[^\S\n]+(?:[\w.]+[^\S\n]*,[^\S\n]*)*z3\b)",
+                 re.MULTILINE)
 _UNSAT = re.compile(r"\bunsat(?:isfiable)?\b|\bno (?:valid )?(?:plan|solution)\b",
                     re.IGNORECASE)
 _INDEXED = re.compile(r"^\s*\d+\s+(?=[A-Za-z])")

@@ -1,0 +1,34 @@
+"""A command that runs out of memory (an input that is one endless line, such as /dev/zero,
+under a cluster's ``ulimit -v``) says so, exit 3 (a limit ran out), not "internal error
+... a bug", exit 4. The child runs under RLIMIT_AS so that nothing fills the machine."""
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+
+import pytest
+
+from cope.minicope import write_minicope
+
+pytestmark = pytest.mark.slow      # ~3 s each: the child reads up to its 1 GB cap
+
+CLI = "import sys; from planning_core.console import main; sys.exit(main(sys.argv[1:]))"
+
+
+def _capped():
+    resource.setrlimit(resource.RLIMIT_AS, (2**30, resource.RLIM_INFINITY))
+
+
+@pytest.mark.parametrize("command", ["cope", "deepplanning"])
+def test_an_endless_input_line_is_out_of_memory_exit_3(tmp_path, command):
+    if command == "cope":
+        argv = ["cope", "eval", "--dataset", str(write_minicope(tmp_path)), "--method",
+                "planner", "--outputs", "/dev/zero", "--out", str(tmp_path / "out.jsonl"),
+                "--no-progress", "--no-label-check"]
+    else:
+        argv = ["deepplanning", "report", "/dev/zero"]
+    run = subprocess.run([sys.executable, "-c", CLI, *argv], capture_output=True, text=True,
+                         timeout=120, preexec_fn=_capped)
+    assert run.returncode == 3, run.stderr
+    assert "out of memory" in run.stderr and "internal error" not in run.stderr
