@@ -299,7 +299,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise InputError(f"--scale must be in (0, 10], not {args.scale:g}")
     domains = load_domains(args.root)
     if not domains:
-        raise InputError("no tool domains (tools/*.json) here", file=args.root)
+        raise InputError("no tool domains (tools/*.json) here: run from the repository root, or "
+                         "give --root DIR (the checkout's domains/toolplans)", file=args.root)
     cases = build_sets(domains, seed=args.seed, scale=args.scale)
     _write(Path(args.out), "".join(json.dumps(c) + "\n" for c in cases))
     counts = Counter(c["setting"] for c in cases)
