@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from planning_core import safe_json
+from planning_core.limits import tick_active
 
 _STRONG = tuple(re.compile(p, re.IGNORECASE | re.MULTILINE) for p in (
     r"\bno\s+(?:valid\s+|feasible\s+|possible\s+|legal\s+|such\s+|working\s+|correct\s+)?"
@@ -175,6 +176,7 @@ def find_plan_lists(text: str, starts_with_action: Callable[[ListItem], bool]
         if opening is None:
             return tuple(found)
         start = opening.start()
+        tick_active()
         value, end = _decode(text, start, decoder)
         items = _items(value)
         if items is not None and any(starts_with_action(item) for item in items):

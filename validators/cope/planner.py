@@ -16,6 +16,9 @@ Outcomes (``PLANNER_OUTCOMES``):
 ``no_plan_claimed``    the answer says no plan exists, but the pair is labelled solvable
 ``plan_given``         the answer gives a plan, but the pair is labelled unsolvable
 ``unreadable``         no step could be read and no verdict was given
+``unknown``            the time or memory limit ran out while reading or validating the
+                       answer (``detail.limit`` names it, ``detail.phase`` says where);
+                       no verdict, never a guess
 ``ground_truth_error`` the ground truth does not parse; nothing can be judged
 
 "Says no plan exists" means the normaliser found a no-plan claim, or the answer is empty
@@ -28,9 +31,17 @@ and otherwise as a no-plan claim (an empty answer) or as ``unreadable`` (prose).
 Ground truth that parses but has semantic errors (the CoinCollector typos) is still used:
 the validator treats an undeclared predicate as false, which is what the files literally
 say. The result records the issues so that a reader can discount such rows.
+
+Limits: normalising the answer and validating its plan run under one budget per row
+(``EvalContext.time_limit`` CPU seconds and ``memory_limit``), ticked inside every loop
+that is linear in the response (lines, tokens, steps, rewrites) and by the plan reader and
+the validator. A 1 MB answer of 86,000 short steps, or one call with 450,000 arguments,
+used to take seconds past ``--time-limit 1``; it is now ``unknown`` (docs/limits.md).
 """
 from __future__ import annotations
 
+from planning_core.limits import Budget, LimitReached, Limits, metering, tick_active
+from planning_core.validate.report import Verdict
 from planning_core.validate.simulator import validate_plan
 from planning_core.validators.cope.dataset import ActionHead, Pair, pair_objects
 from planning_core.validators.cope.extract import is_empty_plan
@@ -51,7 +62,7 @@ from planning_core.validators.cope.results import (
 __all__ = ["PLANNER_OUTCOMES", "evaluate_planner", "is_empty_answer"]
 
 PLANNER_OUTCOMES = ("correct", "plan_invalid", "no_plan_claimed", "plan_given", "unreadable",
-                    GROUND_TRUTH_ERROR)
+                    "unknown", GROUND_TRUTH_ERROR)
 
 
 def is_empty_answer(output: str, plan: NormalizedPlan) -> bool:
@@ -93,6 +104,7 @@ def _plan_json(plan: NormalizedPlan) -> dict:
     hold thousands of steps: whole lines made a 56 KB response a 225 MB row), and at most
     ``MAX_REWRITES`` rewrites are listed."""
     rewrites = plan.rewrites[:MAX_REWRITES]
+    tick_active(len(plan.steps) + len(rewrites) + len(plan.unparsed_lines))
     return {
         "steps": list(plan.steps),
         "no_plan_claim": plan.no_plan_claim,
@@ -114,14 +126,29 @@ def evaluate_planner(pair: Pair, output: str, context: EvalContext | None = None
         return EvalResult.for_pair(pair, False, GROUND_TRUTH_ERROR, detail)
     output = output or ""
     extra = missing_heads(pair, truth)
-    plan = normalize_plan(output, pair.action_heads + extra, dict(pair_objects(pair)) or None,
-                          pair.problem_description)
-    detail.update(_plan_json(plan))
     detail["heads_added"] = ["(" + " ".join((h.name,) + h.params) + ")" for h in extra]
-    empty = is_empty_answer(output, plan)
-    report = None
-    if plan.steps or (not plan.no_plan_claim and pair.plan_exists is not False):
-        report = validate_plan(truth.domain, truth.problem, plan.text)
+    # one budget for the row: reading a 1 MB answer and validating its plan are linear,
+    # but take seconds (issue 19); a limit is ``unknown``, never a verdict
+    budget = Budget(Limits(time_s=context.time_limit, memory_mb=context.memory_limit))
+    phase = "normalise"
+    try:
+        with metering(budget):
+            plan = normalize_plan(output, pair.action_heads + extra,
+                                  dict(pair_objects(pair)) or None, pair.problem_description)
+            phase = "row"
+            detail.update(_plan_json(plan))
+            phase = "validation"
+            empty = is_empty_answer(output, plan)
+            report = None
+            if plan.steps or (not plan.no_plan_claim and pair.plan_exists is not False):
+                report = validate_plan(truth.domain, truth.problem, plan.text, budget=budget)
+    except LimitReached as stop:
+        return _unknown(pair, detail, phase, stop.limit, stop.detail, budget)
+    if report is not None and report.verdict is Verdict.UNKNOWN:
+        # the validator caught its own LimitReached; its message names the limit
+        limit = "memory limit" if "memory limit" in report.message else "time limit"
+        detail["validation"] = report_json(report)
+        return _unknown(pair, detail, phase, limit, report.message, budget)
     valid = report.valid if report is not None else None
     no_plan = plan.no_plan_claim or (empty and not valid)
     detail["validation"] = report_json(report)
@@ -133,3 +160,14 @@ def evaluate_planner(pair: Pair, output: str, context: EvalContext | None = None
         return EvalResult.for_pair(pair, False, "unreadable", detail)
     outcome, correct = plan_outcome(pair, bool(valid))
     return EvalResult.for_pair(pair, correct, outcome, detail)
+
+
+def _unknown(pair: Pair, detail: dict, phase: str, limit: str, why: str,
+             budget: Budget) -> EvalResult:
+    """The row of an answer whose reading or validation ran out of budget: ``unknown``,
+    naming the limit and the phase; the partial plan is not kept (it may be what ran out)."""
+    for key in ("steps", "rewrites", "rewrites_omitted", "unparsed_lines", "no_plan_claim"):
+        detail.pop(key, None)
+    detail.update(limit=limit, limit_detail=why, phase=phase,
+                  cpu_s=round(budget.cpu_s(), 3))
+    return EvalResult.for_pair(pair, False, "unknown", detail)

@@ -35,6 +35,12 @@ that no plan exists, and either no step was extracted, or a *strong* claim ("no 
 last step, as the verdict of an answer that first tried a plan. Weak words ("impossible",
 "cannot be achieved") around real steps are commentary, not a claim: "stacking block 3 first
 is impossible, so: 1. ..." is a plan.
+
+Limits: every loop here is linear in the answer, and each ticks the active budget
+(:func:`planning_core.limits.tick_active`, a no-op without one): one tick per line, per
+token of a step, per S-expression or call, per action-name lookup and per step and rewrite
+collected. ``cope eval --method planner`` runs :func:`normalize_plan` under the row's budget,
+so a 1 MB answer that takes seconds to read ends as ``unknown`` at the limit.
 """
 from __future__ import annotations
 
@@ -42,6 +48,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from planning_core.limits import tick_active
 from planning_core.validators.cope.dataset import ActionHead, Pair, pair_objects
 from planning_core.validators.cope.extract import ListItem, find_plan_lists, no_plan_phrases
 from planning_core.validators.cope.naming import ObjectIndex, squash, type_hint
@@ -112,6 +119,7 @@ class _Context:
         self.objects = objects
 
     def match_action(self, words: list[str]) -> tuple[ActionHead, int] | None:
+        tick_active()
         for width in (3, 2, 1):
             if len(words) >= width:
                 head = self.heads.get(squash("".join(words[:width])))
@@ -149,6 +157,7 @@ def _structured(ctx: _Context, raw_name: str, raw_args: list[str]) -> _Step:
     args: list[str] = []
     index = 0
     while index < len(tokens):
+        tick_active()
         found = None
         if ctx.objects is not None:
             found = ctx.objects.resolve(tokens, index, ctx.hint(head, len(args)))
@@ -237,6 +246,7 @@ def _worded(ctx: _Context, text: str, strict: bool, pronoun: str | None = None) 
     unresolved = 0
     index = 0
     while index < len(rest):
+        tick_active()
         found_obj = None
         if ctx.objects is not None:
             found_obj = ctx.objects.resolve(rest, index, ctx.hint(head, len(args)))
@@ -311,6 +321,7 @@ def _from_line(ctx: _Context, line: str, marked: bool = False
     if _ONLY_SEXPRS.fullmatch(body):
         steps = []
         for inner in _SEXPR.findall(body):
+            tick_active()
             parts = inner.replace(",", " ").split()
             if parts:
                 found = ctx.match_action(parts)
@@ -324,6 +335,7 @@ def _from_line(ctx: _Context, line: str, marked: bool = False
     if calls:
         steps = []
         for call in calls:
+            tick_active()
             step = _structured(ctx, call.group(1),
                                [a.strip() for a in call.group(2).split(",") if a.strip()])
             steps.append(_Step(step.name, step.args,
@@ -338,6 +350,7 @@ def _from_line(ctx: _Context, line: str, marked: bool = False
     if embedded:
         steps = []
         for raw, parts in embedded:
+            tick_active()
             width = ctx.match_action(parts)[1]
             step = _structured(ctx, " ".join(parts[:width]), parts[width:])
             change = (whole_line, raw, "embedded-step")
@@ -350,6 +363,7 @@ def _from_line(ctx: _Context, line: str, marked: bool = False
     if len(pieces) > 1:
         split: list[_Step | None] = []
         for piece in pieces:
+            tick_active()
             before = split[-1] if split else None
             split.append(_worded(ctx, piece, strict,
                                  before.args[0] if before is not None and before.args else None))
@@ -414,8 +428,10 @@ def normalize_plan(text: str, pair_or_heads: Pair | Iterable[ActionHead],
         line += text.count("\n", counted, span.start)
         counted = span.start
         for item in span.items:
+            tick_active()
             for step, pre in _from_item(ctx, item):
                 entries.append((line, step, pre))
+        tick_active(span.end - span.start)
         for index in range(span.start, span.end):
             if blanked[index] != "\n":
                 blanked[index] = " "
@@ -423,6 +439,7 @@ def normalize_plan(text: str, pair_or_heads: Pair | Iterable[ActionHead],
     unparsed: list[tuple[int, str]] = []
     prose: list[tuple[int, str]] = []
     for number, line in enumerate("".join(blanked).splitlines(), start=1):
+        tick_active()
         if not line.strip() or _FENCE.match(line) or line.lstrip().startswith(";"):
             continue
         found, pre = _from_line(ctx, line)
@@ -438,8 +455,10 @@ def normalize_plan(text: str, pair_or_heads: Pair | Iterable[ActionHead],
     steps: list[str] = []
     rewrites: list[Rewrite] = []
     for index, (_, step, pre) in enumerate(entries):
+        tick_active(1 + len(step.args))
         steps.append(step.canonical())
         for original, result, rule in list(pre) + list(step.changes):
+            tick_active()
             rewrites.append(Rewrite(index, original, result, rule))
 
     if steps:
