@@ -32,6 +32,10 @@ Outcomes (``SmtEvaluation.outcome``):
 ``timed_out``        the CPU or wall-clock limit (``detail["limit"]``) ended the program
 ``memory_exceeded``  allocation failed under the memory limit
 ``output_exceeded``  the program printed more than the output cap
+``unknown``            the program ran, but reading or validating its printed plan (up to the
+                     output cap, 1 MB) ran out of the row's time or memory limit:
+                     ``detail.limit`` names it, ``detail.phase`` (``read`` or ``validation``)
+                     says where, ``detail.cpu_s`` is the CPU time it took; no verdict
 ``sandbox_unavailable`` the sandbox could not be set up (no bubblewrap, no namespaces):
                      the program was not run; ``detail["error"]`` says why
 ``ground_truth_error`` the pair's ground truth cannot be parsed: nothing can be judged
@@ -45,6 +49,13 @@ call and result of :func:`planning_core.validators.cope.planner.evaluate_planner
 context) -> EvalResult``); :func:`evaluate_smt_row` gives the plain row ``{"correct",
 "outcome", "detail"}``. As in the planner method, a "no plan" verdict is checked against
 our own solver through the context's label oracle (``detail["label_doubt"]``).
+
+Limits: the program runs under :class:`SandboxLimits`; what it prints is then read
+(:func:`plan_from_output`, :func:`~planning_core.validators.cope.plans.normalize_plan`) and
+validated in this process under one budget per row made from ``context.time_limit`` (CPU
+seconds) and ``context.memory_limit``, the mechanism of the planner method
+(docs/limits.md): 86,000 printed steps took 1.55 CPU-s at ``--time-limit 1``; a limit is
+now ``unknown``, never a verdict.
 """
 from __future__ import annotations
 
@@ -52,6 +63,8 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from planning_core.limits import Budget, LimitReached, Limits, metering, tick_active
+from planning_core.validate.report import Verdict
 from planning_core.validate.simulator import validate_plan
 from planning_core.validators.cope.dataset import Pair
 from planning_core.validators.cope.plans import normalize_plan
@@ -77,7 +90,8 @@ __all__ = ["SANDBOX_UNAVAILABLE", "SMT_LIMITS", "SMT_OUTCOMES", "SmtEvaluation",
 
 SANDBOX_UNAVAILABLE = "sandbox_unavailable"
 SMT_OUTCOMES = ("correct", "plan_invalid", "plan_given", "no_plan", "crashed", "timed_out",
-                "memory_exceeded", "output_exceeded", SANDBOX_UNAVAILABLE, GROUND_TRUTH_ERROR)
+                "memory_exceeded", "output_exceeded", "unknown", SANDBOX_UNAVAILABLE,
+                GROUND_TRUTH_ERROR)
 SMT_LIMITS = SandboxLimits(cpu_s=60, wall_s=90.0, memory_mb=2048, processes=16)
 STDERR_LINES = 15
 
@@ -140,6 +154,7 @@ def _literal_lines(line: str, arity: dict[str, int]) -> list[str] | None:
     text = line.strip()
     if not text or text[0] not in "[(\"'":
         return None
+    tick_active(1 + len(text) // 64)      # literal_eval is linear in the line, not ticked
     try:
         value = ast.literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -159,10 +174,14 @@ def _literal_lines(line: str, arity: dict[str, int]) -> list[str] | None:
 
 
 def plan_from_output(stdout: str, pair: Pair):
-    """The program's printed plan, normalised onto the pair's heads and objects."""
+    """The program's printed plan, normalised onto the pair's heads and objects.
+
+    Every loop ticks the active budget (:func:`planning_core.limits.tick_active`), so under
+    ``metering(budget)`` a huge output raises ``LimitReached``; without one nothing changes."""
     arity = {head.name: len(head.params) for head in pair.action_heads}
     lines = []
     for line in stdout.splitlines():
+        tick_active()
         literal = _literal_lines(line, arity)
         if literal is not None:
             lines.extend(literal)
@@ -226,23 +245,58 @@ def evaluate_smt(response_text: str, pair: Pair, *, limits: SandboxLimits | None
         outcome, detail = failure
         detail["program"] = found
         return SmtEvaluation(outcome, False, detail, program=program, run=run)
-    normalized = plan_from_output(run.stdout, pair)
+    # one budget for reading and validating the printed plan (up to 1 MB: seconds of work
+    # past the row's limit, issue 19); a limit is ``unknown``, never a verdict
+    budget = Budget(Limits(time_s=context.time_limit, memory_mb=context.memory_limit))
+    try:
+        with metering(budget):
+            return _judge_output(run, pair, truth, issues, found, program, isolation,
+                                 context, budget)
+    except _Stopped as stop:
+        return _unknown(run, found, program, isolation, stop.phase, stop.limit, stop.why,
+                        budget)
+
+
+class _Stopped(Exception):
+    def __init__(self, phase: str, limit: str, why: str) -> None:
+        super().__init__(limit)
+        self.phase, self.limit, self.why = phase, limit, why
+
+
+def _unknown(run: SandboxResult, found: str, program: str, isolation: str, phase: str,
+             limit: str, why: str, budget: Budget) -> SmtEvaluation:
+    """The row of a program whose printed plan could not be read or validated within the
+    budget: ``unknown``, naming the limit and the phase; no partial plan is kept."""
+    detail = {"program": found, "limit": limit, "limit_detail": why, "phase": phase,
+              "cpu_s": round(budget.cpu_s(), 3), "program_cpu_s": round(run.cpu_s, 3),
+              "wall_s": round(run.wall_s, 3), "output_bytes": len(run.stdout),
+              **_sandbox_detail(run, isolation)}
+    return SmtEvaluation("unknown", False, detail, program=program, run=run)
+
+
+def _judge_output(run: SandboxResult, pair: Pair, truth, issues, found: str, program: str,
+                  isolation: str, context: EvalContext, budget: Budget) -> SmtEvaluation:
+    """Read the program's printed plan and judge it, under ``budget`` (active); a limit
+    raises :class:`_Stopped` with the phase it hit."""
+    try:
+        normalized = plan_from_output(run.stdout, pair)
+    except LimitReached as stop:
+        raise _Stopped("read", stop.limit, stop.detail) from None
     base = {"program": found, "cpu_s": round(run.cpu_s, 3), "wall_s": round(run.wall_s, 3),
             "plan_exists": pair.plan_exists, "ground_truth_issues": issues,
             **_sandbox_detail(run, isolation)}
     steps = normalized.steps
     claim = normalized.no_plan_claim or (not steps and bool(_UNSAT.search(run.stdout)))
-    if not steps and (claim or not validate_plan(truth.domain, truth.problem, "").valid):
+    if not steps and (claim or not _validate(truth, "", budget).valid):
         detail = dict(base, no_plan_claim=claim, stdout_tail=_tail(run.stdout, 5),
-                      label_doubt=label_doubt(pair, context, claim) if claim else None)
+                      label_doubt=_doubt(pair, context, claim) if claim else None)
         correct = claim and pair.plan_exists is False
         return SmtEvaluation("correct" if correct else "no_plan", correct, detail,
                              program=program, run=run)
     # a plan; with no step printed and nothing claimed, the empty plan (goal holds at once)
-    report = validate_plan(truth.domain, truth.problem, normalized.text)
+    report = _validate(truth, normalized.text, budget)
     detail = dict(base, plan=list(steps), length=len(steps), rewrites=len(normalized.rewrites),
-                  valid=report.valid, label_doubt=label_doubt(pair, context, False,
-                                                              report.valid))
+                  valid=report.valid, label_doubt=_doubt(pair, context, False, report.valid))
     if not report.valid:
         detail.update(verdict=report.verdict.value, step=report.step, action=report.action,
                       unsatisfied=list(report.unsatisfied),
@@ -250,6 +304,27 @@ def evaluate_smt(response_text: str, pair: Pair, *, limits: SandboxLimits | None
                       message=report.message)
     outcome, correct = plan_outcome(pair, report.valid)
     return SmtEvaluation(outcome, correct, detail, steps, program, run)
+
+
+def _doubt(pair: Pair, context: EvalContext, says_no_plan: bool,
+           plan_valid: bool | None = None) -> str | None:
+    """:func:`label_doubt` outside the row's budget: the label oracle runs our own solver
+    under its own limits, as in the planner method."""
+    with metering(None):
+        return label_doubt(pair, context, says_no_plan, plan_valid)
+
+
+def _validate(truth, text: str, budget: Budget):
+    """The validator's report on ``text`` under ``budget``; a limit raises :class:`_Stopped`
+    (the validator answers UNKNOWN, its message naming the limit)."""
+    try:
+        report = validate_plan(truth.domain, truth.problem, text, budget=budget)
+    except LimitReached as stop:
+        raise _Stopped("validation", stop.limit, stop.detail) from None
+    if report.verdict is Verdict.UNKNOWN:
+        limit = "memory limit" if "memory limit" in report.message else "time limit"
+        raise _Stopped("validation", limit, report.message)
+    return report
 
 
 _context: EvalContext | None = None
