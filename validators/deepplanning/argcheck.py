@@ -9,9 +9,12 @@ parameter, as the released tools refuse a bad call -- never turned into text and
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
-__all__ = ["check_arguments"]
+from planning_core.validators.deepplanning.jsontext import loads
+
+__all__ = ["call_arguments", "check_arguments"]
 
 _NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
           list: "an array", dict: "an object", type(None): "null"}
@@ -79,3 +82,18 @@ def check_arguments(arguments: dict[str, Any], parameters: dict) -> str | None:
         if schema.get("type") == "integer" and isinstance(value, float):
             arguments[name] = int(value)
     return None
+
+
+def call_arguments(arguments: str | dict, parameters: dict) -> tuple[dict | None, str | None]:
+    """A tool call's arguments as the model sent them (a JSON text or an object), read and
+    checked against the tool's ``parameters``: ``(arguments, None)``, or ``(None, why)``
+    for the error the tool answers with. Both sandboxes' tools start every call here."""
+    if isinstance(arguments, str):
+        try:
+            arguments = loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError as err:
+            return None, f"arguments are not JSON: {err}"
+    if not isinstance(arguments, dict):
+        return None, "arguments must be a JSON object"
+    bad = check_arguments(arguments, parameters)
+    return (None, bad) if bad else (arguments, None)

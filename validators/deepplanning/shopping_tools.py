@@ -20,8 +20,7 @@ import re
 from functools import reduce
 from typing import Any, Callable
 
-from planning_core.validators.deepplanning.argcheck import check_arguments
-from planning_core.validators.deepplanning.jsontext import loads
+from planning_core.validators.deepplanning.argcheck import call_arguments
 from planning_core.validators.deepplanning.shopping_db import Cart, CartError
 from planning_core.validators.deepplanning.units import cents
 
@@ -103,6 +102,9 @@ SHOPPING_TOOLS: tuple[dict, ...] = (
         ["coupon_name"]),
 )
 
+#: each tool's parameter schema, by name: what a call's arguments are checked against
+_PARAMETERS = {t["function"]["name"]: t["function"]["parameters"] for t in SHOPPING_TOOLS}
+
 
 def shopping_schemas() -> list[dict]:
     return [json.loads(json.dumps(t)) for t in SHOPPING_TOOLS]
@@ -170,15 +172,7 @@ class ShoppingTools:
         impl = self._impl.get(name)
         if impl is None:
             return json.dumps({"error": f"unknown tool {name!r}"})
-        if isinstance(arguments, str):
-            try:
-                arguments = loads(arguments) if arguments.strip() else {}
-            except json.JSONDecodeError as err:
-                return json.dumps({"error": f"arguments are not JSON: {err}"})
-        if not isinstance(arguments, dict):
-            return json.dumps({"error": "arguments must be a JSON object"})
-        schema = next(t["function"] for t in SHOPPING_TOOLS if t["function"]["name"] == name)
-        bad = check_arguments(arguments, schema["parameters"])
+        arguments, bad = call_arguments(arguments, _PARAMETERS[name])
         if bad:
             return json.dumps({"error": bad}, ensure_ascii=False)
         try:

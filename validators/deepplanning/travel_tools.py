@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from planning_core.validators.deepplanning.argcheck import check_arguments
-from planning_core.validators.deepplanning.jsontext import loads
+from planning_core.validators.deepplanning.argcheck import call_arguments
 from planning_core.validators.deepplanning.travel_db import TravelDB
 
 __all__ = ["TRAVEL_TOOLS", "travel_schemas", "TravelTools"]
@@ -78,6 +77,9 @@ TRAVEL_TOOLS: tuple[dict, ...] = (
         {"restaurant_name": "exact restaurant name"}, ["restaurant_name"]),
 )
 
+#: each tool's parameter schema, by name: what a call's arguments are checked against
+_PARAMETERS = {t["function"]["name"]: t["function"]["parameters"] for t in TRAVEL_TOOLS}
+
 
 def travel_schemas() -> list[dict]:
     return [json.loads(json.dumps(t)) for t in TRAVEL_TOOLS]
@@ -125,15 +127,7 @@ class TravelTools:
         impl = self._impl.get(name)
         if impl is None:
             return json.dumps({"error": f"unknown tool {name!r}"})
-        if isinstance(arguments, str):
-            try:
-                arguments = loads(arguments) if arguments.strip() else {}
-            except json.JSONDecodeError as err:
-                return json.dumps({"error": f"arguments are not JSON: {err}"})
-        if not isinstance(arguments, dict):
-            return json.dumps({"error": "arguments must be a JSON object"})
-        schema = next(t["function"] for t in TRAVEL_TOOLS if t["function"]["name"] == name)
-        bad = check_arguments(arguments, schema["parameters"])
+        arguments, bad = call_arguments(arguments, _PARAMETERS[name])
         if bad:
             return json.dumps({"error": bad}, ensure_ascii=False)
         # every parameter is a string (checked above); others, unknown to the schema, ignored
