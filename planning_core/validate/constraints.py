@@ -38,6 +38,19 @@ class Violation:
     state: int | None
     reason: str
 
+    def where(self, steps) -> str:
+        """Where it shows, in words (``steps``: the plan's steps, to name the one after
+        which the state comes)."""
+        if self.state is None:
+            return "along the plan"
+        if self.state == 0:
+            return "in the initial state"
+        return f"in the state after step {self.state} {steps[self.state - 1]}"
+
+    def describe(self, steps) -> str:
+        """The one sentence a report gives: which constraint, where, and why."""
+        return f"The constraint {self.constraint} is violated {self.where(steps)}: {self.reason}"
+
 
 Check = Callable[[list, dict, object], "Violation | None"]
 

@@ -181,13 +181,7 @@ class Validator:
             if found is None:
                 continue
             step = plan.steps[found.state - 1] if found.state else None
-            if found.state is None:
-                where = "along the plan"
-            elif found.state == 0:
-                where = "in the initial state"
-            else:
-                where = f"in the state after step {found.state} {step}"
-            advice = f"The constraint {found.constraint} is violated {where}: {found.reason}"
+            advice = found.describe(plan.steps)
             return ValidationReport(
                 Verdict.CONSTRAINT_VIOLATED, step=found.state or None,
                 action=str(step) if step else None, unsatisfied=(found.constraint,),
@@ -195,7 +189,7 @@ class Validator:
                 column=step.column if step else None,
                 time=self._time(found.state, step) if step else None,
                 message=f"the plan reaches the goal but breaks the trajectory constraint "
-                        f"{found.constraint} {where}: {found.reason}")
+                        f"{found.constraint} {found.where(plan.steps)}: {found.reason}")
         return None
 
     @staticmethod

@@ -185,15 +185,7 @@ class ConstraintChecker:
         found = check(states, {}, self._free.universe)
         if found is None:
             return None
-        step = found.state or None
-        if found.state is None:
-            where = "along the plan"
-        elif found.state == 0:
-            where = "in the initial state"
-        else:
-            where = f"in the state after step {found.state} {plan.steps[found.state - 1]}"
-        return Violation(c.id, step, f"The constraint {found.constraint} is violated "
-                                     f"{where}: {found.reason}")
+        return Violation(c.id, found.state or None, found.describe(plan.steps))
 
 
 def _ordinal(n: int) -> str:
