@@ -213,7 +213,7 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
             domain, problem, diags = load_task(*inputs.domain, *inputs.problem, cache=True)
     except LimitReached as stop:
         domain = problem = None
-        diags, stopped = (), ValidationReport(Verdict.UNKNOWN, message=(
+        diags, stopped = (), ValidationReport(Verdict.UNKNOWN, limit=stop.limit, message=(
             f"validation stopped at the {stop.limit} ({stop.detail}) while reading the "
             "domain and problem; no verdict"))
     except PlanningError as e:
@@ -236,7 +236,7 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
             with metering(budget):              # reading a 300,000-step plan counts too
                 plan = parse_plan(text, path)
         except LimitReached as stop:
-            stopped_here = ValidationReport(Verdict.UNKNOWN, message=(
+            stopped_here = ValidationReport(Verdict.UNKNOWN, limit=stop.limit, message=(
                 f"validation stopped at the {stop.limit} ({stop.detail}) while reading the "
                 "plan; no verdict"))
         else:

@@ -60,7 +60,8 @@ class ValidationReport:
     ``line``/``column`` locate the failing step or bad line in the plan file, ``time`` is
     the failing step's time (its ``t:`` stamp, else its 1-based index), and ``warnings`` hold
     things worth knowing that do not change the verdict (a cost taken as 0, say);
-    ``plan_errors`` every unreadable line of the plan file.
+    ``plan_errors`` every unreadable line of the plan file. For an ``UNKNOWN`` verdict
+    ``limit`` names the limit that stopped it (``"time limit"`` or ``"memory limit"``).
     """
 
     verdict: Verdict
@@ -77,6 +78,7 @@ class ValidationReport:
     time: float | None = None
     warnings: tuple[str, ...] = ()
     plan_errors: tuple[PlanLineError, ...] = ()
+    limit: str | None = None
 
     @property
     def valid(self) -> bool:

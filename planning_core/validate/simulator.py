@@ -108,8 +108,9 @@ class Validator:
         try:
             return metered._validate(plan, trace)
         except LimitReached as err:
-            return ValidationReport(Verdict.UNKNOWN, message=f"validation stopped at the "
-                                    f"{err.limit} ({err.detail}); no verdict")
+            return ValidationReport(Verdict.UNKNOWN, limit=err.limit,
+                                    message=f"validation stopped at the {err.limit} "
+                                            f"({err.detail}); no verdict")
 
     def _validate(self, plan: Plan | str, trace: bool) -> ValidationReport:
         if isinstance(plan, str):

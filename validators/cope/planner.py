@@ -145,10 +145,9 @@ def evaluate_planner(pair: Pair, output: str, context: EvalContext | None = None
     except LimitReached as stop:
         return _unknown(pair, detail, phase, stop.limit, stop.detail, budget)
     if report is not None and report.verdict is Verdict.UNKNOWN:
-        # the validator caught its own LimitReached; its message names the limit
-        limit = "memory limit" if "memory limit" in report.message else "time limit"
+        # the validator caught its own LimitReached: report.limit names it
         detail["validation"] = report_json(report)
-        return _unknown(pair, detail, phase, limit, report.message, budget)
+        return _unknown(pair, detail, phase, report.limit, report.message, budget)
     valid = report.valid if report is not None else None
     no_plan = plan.no_plan_claim or (empty and not valid)
     detail["validation"] = report_json(report)

@@ -322,8 +322,7 @@ def _validate(truth, text: str, budget: Budget):
     except LimitReached as stop:
         raise _Stopped("validation", stop.limit, stop.detail) from None
     if report.verdict is Verdict.UNKNOWN:
-        limit = "memory limit" if "memory limit" in report.message else "time limit"
-        raise _Stopped("validation", limit, report.message)
+        raise _Stopped("validation", report.limit, report.message)
     return report
 
 
