@@ -254,15 +254,29 @@ def _engine_error(component: str, run: ProcessRun, user_file: str | None = None)
                        file=user_file)
 
 
-def _limit_reason(run: ProcessRun, time_limit: float) -> str | None:
+#: A run stopped by its CPU limit whose peak resident set reached this share of its
+#: address-space limit was held at the memory limit too: just under ``RLIMIT_AS`` the
+#: translator can spin on failing allocations until the CPU limit kills it (measured: at
+#: 80 MB it burnt its whole 30 s at 78.5 MB resident), so "time limit" alone would hide
+#: the cause, and which of the two limits strikes first varies between machines.
+AT_MEMORY_LIMIT_SHARE = 0.9
+
+
+def _limit_reason(run: ProcessRun, time_limit: float,
+                  memory_limit_mb: int | None = None) -> str | None:
     """Why a run ended at a limit, or None if it did not."""
     if run.returncode in _LIMIT_REASONS:
-        return _LIMIT_REASONS[run.returncode]
-    if run.killed_at_wall_limit:
-        return "time limit"
-    if run.signal_name in ("SIGXCPU", "SIGKILL") and run.cpu_s >= max(1.0, int(time_limit)):
-        return "time limit"  # the hard CPU limit struck before FD's handler finished
-    return None
+        reason = _LIMIT_REASONS[run.returncode]
+    elif run.killed_at_wall_limit:
+        reason = "time limit"
+    elif run.signal_name in ("SIGXCPU", "SIGKILL") and run.cpu_s >= max(1.0, int(time_limit)):
+        reason = "time limit"  # the hard CPU limit struck before FD's handler finished
+    else:
+        return None
+    if (reason == "time limit" and memory_limit_mb is not None
+            and run.peak_rss_kb >= AT_MEMORY_LIMIT_SHARE * memory_limit_mb * 1024):
+        return "time and memory limit"
+    return reason
 
 
 def _translator_env(paths: FastDownwardPaths) -> dict[str, str]:
@@ -321,7 +335,7 @@ def run_fast_downward(domain: TextOrPath, problem: TextOrPath, *, search: str | 
                                time_limit, memory_limit_mb, wall)
         stats.update(_parse_stats(translate.stdout), translate_wall_s=round(translate.wall_s, 4),
                      translate_peak_rss_kb=translate.peak_rss_kb)
-        if (reason := _limit_reason(translate, time_limit)) is not None:
+        if (reason := _limit_reason(translate, time_limit, memory_limit_mb)) is not None:
             return result(Status.UNKNOWN, reason)
         if translate.returncode != 0:
             raise _engine_error("translator", translate, domain_file or problem_file)
@@ -367,7 +381,7 @@ def run_fast_downward(domain: TextOrPath, problem: TextOrPath, *, search: str | 
             return result(Status.UNKNOWN, "incomplete search failed")
         if run.returncode == 13:
             return result(Status.UNKNOWN, "no plan within the cost bound")
-        if (reason := _limit_reason(run, remaining)) is not None:
+        if (reason := _limit_reason(run, remaining, memory_limit_mb)) is not None:
             return result(Status.UNKNOWN, reason)
         raise _engine_error(f"search '{config}'", run)
 

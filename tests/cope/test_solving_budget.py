@@ -60,14 +60,31 @@ def test_lazy_ff_and_lama_first_each_get_the_whole_limit(monkeypatch):
 
     def fake(domain, problem, *, search, optimal, time_limit, cpu_budget):
         seen.append((search, time_limit, cpu_budget))
-        if search == "lazy-ff":
-            return fd.SolveResult(Status.UNKNOWN, None, None, fd.ENGINE, 0.0, (), "time limit")
+        if search == "lazy-ff":    # the search (not the translator) ran out
+            return fd.SolveResult(Status.UNKNOWN, None, None, fd.ENGINE, 0.0,
+                                  (("search", search),), "time limit")
         return fd.SolveResult(Status.SOLVED, ("(pickup b0)",), 1.0, fd.ENGINE, 0.0, (), "")
 
     monkeypatch.setattr(fd, "run_fast_downward", fake)
     result = solving.solve_task(*tower(50), time_limit=30)
     assert result.status is Status.SOLVED
     assert seen == [("lazy-ff", 30.0, True), ("lama-first", 30.0, True)]
+
+
+def test_a_translator_stopped_at_a_limit_is_not_run_again(monkeypatch):
+    """Both configurations share the translator: when it stops at a limit (no search was
+    chosen), the second entry would only spend the same budget again."""
+    seen = []
+
+    def fake(domain, problem, *, search, optimal, time_limit, cpu_budget):
+        seen.append(search)
+        return fd.SolveResult(Status.UNKNOWN, None, None, fd.ENGINE, 0.0,
+                              (("translate_wall_s", 1.0),), "memory limit")
+
+    monkeypatch.setattr(fd, "run_fast_downward", fake)
+    result = solving.solve_task(*tower(50), time_limit=30)
+    assert result.status is Status.UNKNOWN and result.reason == "memory limit"
+    assert seen == ["lazy-ff"]
 
 
 @pytest.mark.parametrize("search", ["lama-first"])

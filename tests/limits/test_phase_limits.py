@@ -129,12 +129,14 @@ def test_cope_eval_pddl_honours_the_memory_limit(tmp_path, capsys):
                                    "constraint": "constraint1", "output": answer}) + "\n")
     results = tmp_path / "results.jsonl"
     code = main(["cope", "eval", "--dataset", str(dataset), "--method", "pddl", "--outputs",
-                 str(outputs), "--out", str(results), "--no-progress", "--time-limit", "30",
+                 str(outputs), "--out", str(results), "--no-progress", "--time-limit", "10",
                  "--memory-limit", "50", "--no-label-check", "--workers", "1"])
     capsys.readouterr()
     (row,) = [json.loads(line) for line in results.read_text().splitlines()]
     assert code == 0 and row["outcome"] == "unknown"
-    assert row["detail"]["solver"]["reason"] == "memory limit"
+    # "memory limit" where the translator's allocation fails first, "time and memory limit"
+    # where it spins at its address-space cap until the CPU limit (machine-dependent)
+    assert row["detail"]["solver"]["reason"] in ("memory limit", "time and memory limit")
 
 
 # ------------------------------------------------------------ item 3: parse and check

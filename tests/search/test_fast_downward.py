@@ -416,3 +416,25 @@ def test_ipc_optimal_costs(shared_data: Path, domain_dir, problem):
     result = run_fast_downward(folder / row["domain_file"], folder / problem, time_limit=60)
     assert result.status is Status.SOLVED
     assert result.cost == float(row["optimal_cost"])
+
+
+# --------------------------------------------------- why a run stopped at a limit
+def _run(returncode, cpu_s=0.1, peak_rss_kb=10_000, killed=False):
+    from planning_core.search.limited_process import ProcessRun
+    return ProcessRun(returncode=returncode, wall_s=cpu_s, cpu_s=cpu_s, peak_rss_kb=peak_rss_kb,
+                      killed_at_wall_limit=killed, stdout="", stderr="")
+
+
+@pytest.mark.parametrize("run, memory_mb, reason", [
+    (_run(20), 64, "memory limit"),                           # the translator said so
+    (_run(23, peak_rss_kb=20_000), 64, "time limit"),         # far below its cap
+    (_run(23, peak_rss_kb=62_000), 64, "time and memory limit"),
+    (_run(-9, cpu_s=31.0, peak_rss_kb=78_548), 80, "time and memory limit"),  # measured spin
+    (_run(-9, cpu_s=31.0, peak_rss_kb=78_548), None, "time limit"),
+    (_run(-9, cpu_s=2.0, peak_rss_kb=78_548), 80, None),      # killed early: not a limit
+    (_run(0, peak_rss_kb=79_000), 80, None),
+    (_run(1, killed=True, peak_rss_kb=1_000), 80, "time limit"),
+])
+def test_a_run_spinning_at_its_memory_cap_names_the_memory_limit(run, memory_mb, reason):
+    from planning_core.search.fast_downward import _limit_reason
+    assert _limit_reason(run, 30, memory_mb) == reason

@@ -146,6 +146,8 @@ def solve_task(domain: pddl.Domain, problem: pddl.Problem, *,
                                        cpu_budget=True, **fd_memory)
             if result.status is not Status.UNKNOWN:
                 return result
+            if "search" not in dict(result.stats):
+                break   # the translator stopped at a limit: the next entry would redo it
     except PlanningError:
         if unsupported is not None:   # neither engine takes it: name the feature
             raise unsupported from None
