@@ -132,7 +132,7 @@ def score_episode(task: Task, episode: dict[str, Any], mode: str = "paper") -> d
     case = task.shopping_case()
     v = score_cart(episode.get("cart") or {}, case.truth, set(case.by_id),
                    stock={i: p.get("stock_quantity") for i, p in case.by_id.items()},
-                   task_id=task.task_id, mode=mode,
+                   task_id=task.task_id, mode=mode, case=case,
                    completed=episode.get("status") == "answered")
     return dict(v.to_json(), level=task.meta.get("level"),
                 cart_valid=cart_valid(task, v.cart_products))

@@ -292,7 +292,7 @@ def _score_one(args: argparse.Namespace, task) -> tuple[dict, bool]:
         if cart_path.is_file() else "{}"
     stock = {i: p.get("stock_quantity") for i, p in case.by_id.items()}
     return dict(score_cart(cart, case.truth, set(case.by_id), task_id=task.task_id,
-                           mode=args.scoring, stock=stock).to_json(),
+                           mode=args.scoring, stock=stock, case=case).to_json(),
                 level=task.meta.get("level")), False
 
 

@@ -14,6 +14,14 @@ beyond "coupon-stacking rules" (line 97): a coupon must be on the valid list, ow
 quantity used, VIP coupons need a VIP user, and the cart's undiscounted total must reach the
 sum of ``T x quantity`` over every coupon in use.  The final price is the total minus the
 sum of ``D x quantity``, never below 0.  All money is integer cents.
+
+Coupon timing (paper line 211; what the release shows, ``docs/deepplanning.md``): a coupon
+is judged when it is added, against the products in the cart at that moment -- added
+before the products that reach its threshold it is refused -- and removing products later
+neither removes nor re-checks it (the released ``delete_product_from_cart.py``).  The cart
+keeps that behaviour; :func:`coupon_breaks` judges a final cart, which is how paper-mode
+scoring catches a coupon applied and then left standing on a cart that no longer meets
+its threshold (:meth:`Cart.stale`).
 """
 from __future__ import annotations
 
@@ -27,7 +35,8 @@ from planning_core.errors import InputError
 from planning_core.validators.deepplanning.jsontext import loads
 from planning_core.validators.deepplanning.units import cents, fmt_cents
 
-__all__ = ["VALID_COUPONS", "parse_coupon", "ShoppingCase", "Cart", "CartError", "case_dir"]
+__all__ = ["VALID_COUPONS", "parse_coupon", "ShoppingCase", "Cart", "CartError", "case_dir",
+           "coupon_breaks"]
 
 VALID_COUPONS = (
     "Cross-store: ¥30 off every ¥300", "Cross-store: ¥60 off every ¥500",
@@ -150,6 +159,11 @@ class Cart:
     def final_total(self) -> int:
         return max(0, self.base_total() - self.discount())
 
+    def stale(self) -> bool:
+        """Do the coupons in use need more than the products now in the cart (a coupon
+        applied, then products removed)?"""
+        return bool(self.coupons) and not self._coupons_fit(self.coupons)
+
     def _coupons_fit(self, coupons: dict[str, int]) -> bool:
         need = sum(parse_coupon(n)[1] * q for n, q in coupons.items())
         return self.base_total() >= need
@@ -222,6 +236,47 @@ class Cart:
                                  for n, q in sorted(self.coupons.items())],
                 "summary": {"total_items_count": sum(self.items.values()),
                             "total_price": float(fmt_cents(self.final_total()))}}
+
+
+def coupon_breaks(case: ShoppingCase, items: dict[str, int],
+                  coupons: dict[str, int]) -> list[str]:
+    """The cart rules a final cart's coupons break, one failed check each (empty: none).
+
+    ``coupon:<name>`` -- not a valid coupon, a quantity that is not a positive integer,
+    more than the user owns, or a VIP coupon for a user who is not one;
+    ``coupon_threshold`` -- the products' undiscounted total is below the sum of
+    ``threshold x quantity`` over the coupons: the state only timing reaches (a coupon
+    applied while the cart met it, products removed after).  ``items`` holds readable
+    product ids and positive quantities only; a product whose price cannot be read makes
+    the total unknown, which fails ``coupon_threshold`` when coupons are used.  Never
+    raises on hostile input (counts that are text, booleans, negative; a non-object
+    ``coupons`` or ``is_vip`` that is not ``true``)."""
+    out: list[str] = []
+    owned = case.user.get("coupons") if isinstance(case.user, dict) else None
+    owned = owned if isinstance(owned, dict) else {}
+    vip = case.user.get("is_vip") is True if isinstance(case.user, dict) else False
+    need = 0
+    for name, q in sorted(coupons.items()):
+        have = owned.get(name, 0)
+        parsed = parse_coupon(name) if name in VALID_COUPONS else None
+        if parsed is None or isinstance(q, bool) or not isinstance(q, int) or q <= 0 or \
+                isinstance(have, bool) or not isinstance(have, int) or q > have or \
+                (name.startswith("VIP:") and not vip):
+            out.append(f"coupon:{name}"[:200])
+            continue
+        need += parsed[1] * q
+    if need:
+        by_id = case.by_id
+        total = 0
+        for pid, q in items.items():
+            price = cents(by_id[pid].get("price")) if pid in by_id else None
+            if price is None or price < 0:
+                total = None
+                break
+            total += price * q
+        if total is None or total < need:
+            out.append("coupon_threshold")
+    return out
 
 
 def _positive(quantity: object) -> None:

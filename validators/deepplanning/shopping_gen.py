@@ -5,7 +5,11 @@ catalogue holding for each item several variants under the same name (brands, co
 sizes, prices, ratings, stock, sales, shipping) plus unrelated products.  An item's filters
 (name, the user's size -- found only through ``get_user_info``, paper line 71 -- and one or
 two thresholds) leave one candidate at level 1 and two or three at levels 2 and 3, where
-the cart-level objective (:mod:`.shopping_problem`) must pick them.  The draw is kept only
+the cart-level objective (:mod:`.shopping_problem`) must pick them.  Level 3 also
+records the optimum's coupon timing (:func:`~.shopping_problem.prove_timing`): whether
+its coupons fit only the whole cart, and the cheapest "stale" cart (coupons applied on
+costlier candidates, products switched after) when it undercuts the optimum; odd-indexed
+level-3 cases are drawn until one does, so their optimum depends on the timing rule.  The draw is kept only
 if z3 proves the optimum unique; ``attempts`` records the draws used.  The layout is the
 release's: ``database_level{L}/case_{i}/{products.jsonl, user_info.json, cart.json,
 validation_cases.json}`` and ``level_{L}_query_meta.json`` (``id``, ``query``), plus our
@@ -21,7 +25,8 @@ from typing import Any
 from planning_core.validators.deepplanning.shopping_db import (VALID_COUPONS, Cart,
                                                                ShoppingCase, case_dir,
                                                                parse_coupon)
-from planning_core.validators.deepplanning.shopping_problem import CartProblem, prove_cart
+from planning_core.validators.deepplanning.shopping_problem import (CartProblem, prove_cart,
+                                                                    prove_timing)
 from planning_core.validators.deepplanning.shopping_tools import (REGIONS, delivery_days,
                                                                   feature)
 from planning_core.validators.deepplanning.units import cents, fmt_cents
@@ -113,7 +118,9 @@ def _query(spec: dict) -> str:
                      "as possible.")
     if spec["level"] == 3:
         parts.append("Use my coupons so that the final price after discounts is as low as "
-                     "possible.")
+                     "possible. A coupon is checked when you apply it, against the products "
+                     "then in the cart, and the final cart must still meet the thresholds of "
+                     "every coupon applied.")
     return "\n".join(parts)
 
 
@@ -176,6 +183,11 @@ def generate_case(seed: int, level: int, index: int, max_attempts: int = 400) ->
                 continue
             if level == 3 and not proof.optimum["coupons"]:
                 continue   # a level-3 case whose optimum uses no coupon teaches nothing
+            timing = prove_timing(problem, proof.optimum, proof.objective[0]) \
+                if level == 3 else None
+            if timing is not None and (timing.stale_proof == "unknown" or
+                                       (index % 2 == 1 and timing.stale is None)):
+                continue   # odd level-3 cases: the optimum depends on coupon timing
             by_id = case.by_id
             case.truth = {
                 "query": _query(spec),
@@ -189,7 +201,8 @@ def generate_case(seed: int, level: int, index: int, max_attempts: int = 400) ->
                 cart.add_coupon(c, q)
             return {"entry": {"id": str(index), "query": case.truth["query"]},
                     "spec": spec, "case": case,
-                    "proof": dict(proof.to_json(), attempts=attempt + 1),
+                    "proof": dict(proof.to_json(), attempts=attempt + 1,
+                                  **({"timing": timing.to_json()} if timing else {})),
                     "oracle_cart": cart.to_json()}
     raise RuntimeError(f"no unique shopping case for seed {seed} level {level} index {index}")
 

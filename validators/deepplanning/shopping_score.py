@@ -9,6 +9,14 @@
   pools matched and expected counts over cases (a micro average); a run is valid only if at
   most 10% of cases are incomplete.
 
+Paper mode, given the case, also judges the final cart's coupons under the cart rules
+(:func:`~.shopping_db.coupon_breaks`): a coupon the user does not own in that quantity, a
+VIP coupon for a non-VIP, or coupons whose thresholds the final products no longer reach
+(coupon timing: applied, then products removed -- the released sandbox allows it) make
+the cart one the rules do not allow, so not the ground truth's (``coupon:<name>``,
+``coupon_threshold``; Match unchanged).  Released mode re-checks nothing (the release's
+evaluation compares coupon names and quantities only).
+
 A cart that is not an object with an ``items`` list, or names a product the case does not
 have, is a recorded verdict (``parse_error`` / ``unknown_products``), never a crash.
 """
@@ -21,6 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from planning_core.validators.deepplanning.jsontext import loads
+from planning_core.validators.deepplanning.shopping_db import ShoppingCase, coupon_breaks
 
 __all__ = ["ShoppingVerdict", "score_cart", "read_cart"]
 
@@ -68,6 +77,8 @@ class ShoppingVerdict:
     # paper mode: products whose quantity the cart could not hold (not a positive integer,
     # or more than the stock) -- such a cart is not the ground truth's, whatever its ids
     bad_quantities: list[str] = field(default_factory=list)
+    # paper mode: the final cart's coupon rule breaks (coupon:<name>, coupon_threshold)
+    coupon_breaks: list[str] = field(default_factory=list)
 
     @property
     def matched(self) -> int:
@@ -90,7 +101,8 @@ class ShoppingVerdict:
         if self.mode == "released":
             return int(self.expected > 0 and self.matched == self.expected)
         return int(set(self.cart_products) == set(self.truth_products) and
-                   not self.unknown_products and not self.bad_quantities)
+                   not self.unknown_products and not self.bad_quantities and
+                   not self.coupon_breaks)
 
     @property
     def failed(self) -> list[str]:
@@ -101,6 +113,8 @@ class ShoppingVerdict:
             out.append("unknown_products")
         if self.bad_quantities and self.mode == "paper":
             out += [f"quantity:{p}" for p in self.bad_quantities]
+        if self.mode == "paper":
+            out += self.coupon_breaks
         missing = set(self.truth_products) - set(self.cart_products)
         extra = set(self.cart_products) - set(self.truth_products)
         out += [f"missing:{p}" for p in sorted(missing)]
@@ -118,7 +132,8 @@ class ShoppingVerdict:
                 "cart_products": sorted(self.cart_products),
                 "truth_products": sorted(self.truth_products),
                 "unknown_products": self.unknown_products,
-                "bad_quantities": self.bad_quantities, "failed": self.failed}
+                "bad_quantities": self.bad_quantities,
+                "coupon_breaks": self.coupon_breaks, "failed": self.failed}
 
 
 def _bad_quantities(obj: Any, stock: dict[str, object] | None) -> list[str]:
@@ -140,9 +155,11 @@ def _bad_quantities(obj: Any, stock: dict[str, object] | None) -> list[str]:
 
 def score_cart(cart: Any, truth: dict, known_ids: set[str] | None = None, *,
                task_id: str = "", mode: str = "paper", completed: bool = True,
-               stock: dict[str, object] | None = None) -> ShoppingVerdict:
+               stock: dict[str, object] | None = None,
+               case: ShoppingCase | None = None) -> ShoppingVerdict:
     """Score a cart (cart.json object or text) against ``validation_cases.json``.
-    ``stock`` (product id -> stock_quantity) lets paper mode refuse quantities beyond it."""
+    ``stock`` (product id -> stock_quantity) lets paper mode refuse quantities beyond it;
+    ``case`` (prices, the user's coupons and VIP status) lets it judge the coupons."""
     gt_raw = truth.get("ground_truth_products", [])
     gt = [str(p.get("product_id")) for p in (gt_raw if isinstance(gt_raw, list) else [])
           if isinstance(p, dict)]
@@ -162,5 +179,17 @@ def score_cart(cart: Any, truth: dict, known_ids: set[str] | None = None, *,
     unknown = sorted(set(ids) - known_ids) if known_ids is not None else []
     matched_c = sum(1 for n, q in coupons.items() if gt_coupons.get(n) == q)
     bad_q = _bad_quantities(cart, stock) if mode == "paper" else []
+    breaks = _coupon_breaks(cart, coupons, case) if mode == "paper" and case else []
     return ShoppingVerdict(task_id, mode, None, ids, gt, unknown, matched_c,
-                           len(gt_coupons), completed, bad_q)
+                           len(gt_coupons), completed, bad_q, breaks)
+
+
+def _coupon_breaks(obj: Any, coupons: dict[str, int], case: ShoppingCase) -> list[str]:
+    if not coupons:
+        return []
+    items: dict[str, int] = {}
+    for item in obj.get("items", []):
+        q = item.get("quantity", 1)
+        if not isinstance(q, bool) and isinstance(q, int) and q > 0:
+            items[item["product_id"]] = items.get(item["product_id"], 0) + q
+    return coupon_breaks(case, items, coupons)
