@@ -14,6 +14,14 @@ accommodation removed; carts with items dropped, added or swapped and coupons ch
 Each itinerary is scored by their ``eval_commonsense`` + ``eval_hard`` (with their
 ``calculate_weighted_score`` / ``calculate_hard_score``) and by ours; each cart by their
 ``evaluate_single_case`` and ours.  Every disagreement is listed with both verdicts.
+Coupon timing (paper line 211): the released evaluation never judges it, the released cart
+tools do (a coupon is checked when added, against the products then in the cart; removing
+products leaves it).  ``--timing K`` drives their ``add/delete_product_to/from_cart`` and
+``add/delete_coupon_to/from_cart`` (``RELEASED/shopping/tools/``, run standalone) and our
+``Cart`` through K random operation sequences per level-3 case (plus the case's stale
+witness: coupons applied on costlier candidates, products switched after) and compares
+every step's accept/refuse and the final items and coupons; it counts the final carts our
+paper mode fails for ``coupon_threshold``.  ``--timing-only`` skips the rest.
 Results go to ``benchmarks/results/deepplanning_differential.md``.  Usage::
 
     python benchmarks/deepplanning_differential.py --released /tmp/dp_released [--n 30]
@@ -118,6 +126,109 @@ def travel_edits(rng: random.Random, plan: dict) -> tuple[str, dict]:
     return kind, p
 
 
+def timing_differential(rel: Path, seed: int, n: int, k: int, tmp: Path,
+                        rng: random.Random) -> list[str]:
+    """Released cart tools vs our ``Cart`` on operation sequences (see the docstring)."""
+    from planning_core.validators.deepplanning.shopping_db import Cart, CartError
+    from planning_core.validators.deepplanning.shopping_gen import generate_case
+    from planning_core.validators.deepplanning.shopping_score import score_cart
+
+    sys.path.insert(0, str(rel / "shopping" / "tools"))
+    import add_coupon_to_cart as rac  # type: ignore
+    import add_product_to_cart as rap  # type: ignore
+    import delete_coupon_from_cart as rdc  # type: ignore
+    import delete_product_from_cart as rdp  # type: ignore
+
+    steps = steps_agree = seqs = seqs_agree = stale_final = witness_ok = witnesses = 0
+    over_removals = 0
+    dis: list[str] = []
+    for i in range(n):
+        t = generate_case(seed, 3, i)
+        case = t["case"]
+        folder = tmp / "timing" / f"case_{i}"
+        case.write(folder)
+        cfg = {"database_path": str(folder)}
+        tools = {"add_product": rap.AddProductToCartTool(cfg),
+                 "delete_product": rdp.DeleteProductFromCartTool(cfg),
+                 "add_coupon": rac.AddCouponToCartTool(cfg),
+                 "delete_coupon": rdc.DeleteCouponFromCartTool(cfg)}
+        spec_ids = [pid for item in t["spec"]["items"] for pid in
+                    [p["product_id"] for p in case.products if p["name"] == item["name"]]]
+        coupons = sorted(case.user.get("coupons") or {})
+        sequences = []
+        stale = t["proof"]["timing"]["stale"]
+        if stale:
+            seq = [("add_product", pid, 1) for pid in stale["applied_on"]]
+            seq += [("add_coupon", c, q) for c, q in stale["coupons"].items()]
+            for old, new in zip(stale["applied_on"], stale["products"]):
+                if old != new:
+                    seq += [("delete_product", old, 1), ("add_product", new, 1)]
+            sequences.append(("witness", seq))
+        for _ in range(k // 2):      # products, every owned coupon, then removals
+            seq = [("add_product", pid, 1) for pid in spec_ids]
+            seq += [("add_coupon", c, 1) for c in coupons
+                    for _ in range((case.user.get("coupons") or {})[c])]
+            seq += [("delete_product", pid, 1) for pid in rng.sample(spec_ids,
+                                                                      len(spec_ids) // 2)]
+            sequences.append(("apply-then-remove", seq))
+        for _ in range(k - k // 2):
+            seq = []
+            for _ in range(rng.randint(3, 12)):
+                op = rng.choice(("add_product", "add_product", "delete_product",
+                                 "add_coupon", "add_coupon", "delete_coupon"))
+                arg = rng.choice(spec_ids if op.endswith("product") else coupons)
+                seq.append((op, arg, rng.choice((1, 1, 1, 2))))
+            sequences.append(("random", seq))
+        for kind, seq in sequences:
+            (folder / "cart.json").write_text("", encoding="utf-8")
+            ours = Cart(case)
+            same_seq = True
+            for op, arg, q in seq:
+                key = "coupon_name" if op.endswith("coupon") else "product_id"
+                if op == "delete_coupon" and ours.coupons.get(arg, 0) < q:
+                    over_removals += 1     # schema: removes all; code: refuses (see doc)
+                    continue
+                theirs = json.loads(tools[op].call(json.dumps({key: arg, "quantity": q})))
+                try:
+                    getattr(ours, op)(arg, q)
+                    ok = True
+                except CartError:
+                    ok = False
+                steps += 1
+                agree = ok == ("error" not in theirs)
+                steps_agree += agree
+                if not agree:
+                    same_seq = False
+                    dis.append(f"timing {i} {kind}: {op}({arg!r}, {q}) ours "
+                               f"{'ok' if ok else 'refused'}, theirs {theirs}"[:300])
+            final = json.loads((folder / "cart.json").read_text(encoding="utf-8") or "{}")
+            their_items = {x["product_id"]: x["quantity"] for x in final.get("items", [])}
+            their_coupons = {c["coupon_name"]: c["quantity"]
+                             for c in final.get("used_coupons", [])}
+            if their_items != ours.items or their_coupons != ours.coupons:
+                same_seq = False
+                dis.append(f"timing {i} {kind}: final carts differ: ours {ours.items} "
+                           f"{ours.coupons}, theirs {their_items} {their_coupons}"[:300])
+            seqs += 1
+            seqs_agree += same_seq
+            v = score_cart(ours.to_json(), case.truth, set(case.by_id), case=case)
+            stale_final += "coupon_threshold" in v.failed
+            if kind == "witness":
+                witnesses += 1
+                witness_ok += ours.stale() and ours.final_total() == stale["final"] and \
+                    "coupon_threshold" in v.failed
+    lines = [f"- coupon timing (released cart tools vs our `Cart`, {n} level-3 cases, "
+             f"{k} sequences each (half random, half: products, every owned coupon, then half "
+             f"the products removed) plus the stale witness): steps agreeing "
+             f"{steps_agree}/{steps}, sequences agreeing (every step and the final cart) "
+             f"{seqs_agree}/{seqs}; stale witnesses reproduced by the released tools and "
+             f"failed by our paper mode for coupon_threshold {witness_ok}/{witnesses}; "
+             f"final carts paper mode fails for coupon_threshold: {stale_final}/{seqs}; "
+             f"coupon over-removals skipped (released schema and code disagree): "
+             f"{over_removals}"]
+    return lines + [f"  - {d}" for d in dis[:40]]
+
+
 def main() -> int:
     from planning_core.validators.deepplanning.shopping_gen import generate_case
     from planning_core.validators.deepplanning.shopping_score import score_cart
@@ -130,8 +241,17 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=30)
     ap.add_argument("--edits", type=int, default=8)
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--timing", type=int, default=10)
+    ap.add_argument("--timing-only", action="store_true")
     args = ap.parse_args()
     rel = Path(args.released)
+    if args.timing_only:
+        tmp = Path(tempfile.mkdtemp(prefix="dp_diff_"))
+        lines = timing_differential(rel, args.seed, args.n, args.timing, tmp,
+                                    random.Random(args.seed))
+        shutil.rmtree(tmp, ignore_errors=True)
+        print("\n".join(lines))
+        return 0
     sys.path.insert(0, str(rel / "travel"))
     from evaluation.constraints_commonsense import eval_commonsense  # type: ignore
     from evaluation.constraints_hard import eval_hard  # type: ignore
@@ -230,6 +350,8 @@ def main() -> int:
                     disagreements.append(
                         f"shopping {level}/{i} `{kind}`: ours match {float(ours.match)} case "
                         f"{ours.case_acc} vs theirs {r['score']} case {r['case_score']}")
+    timing_lines = timing_differential(rel, args.seed, args.n, args.timing, tmp,
+                                       random.Random(args.seed)) if args.timing else []
     shutil.rmtree(tmp, ignore_errors=True)
     lines = ["# DeepPlanning differential: `--scoring released` vs the released evaluation "
              "code", "",
@@ -241,7 +363,8 @@ def main() -> int:
              + ", ".join(f"{k} {v}" for k, v in sorted(by_kind.items())) + ")",
              f"- travel checkpoint verdicts agreeing: {cp_agree}/{cp_total}; whole verdicts "
              f"(CS, PS, case) agreeing: {case_agree}/{cases}",
-             f"- shopping carts: {s_agree}/{s_total} agree (match, case, counts)", ""]
+             f"- shopping carts: {s_agree}/{s_total} agree (match, case, counts)"]
+    lines += timing_lines + [""]
     lines += ["Where our two modes differ on the same itineraries (paper vs released, "
               "checkpoint verdicts): " + (", ".join(f"{k} {v}" for k, v in
                                                    mode_diff.most_common()) or "nowhere"),

@@ -203,7 +203,7 @@ class Cart:
         if not isinstance(owned, int) or used + quantity > owned:
             raise CartError(f"Insufficient coupon quantity: user owns {owned} of {name!r}, "
                             f"cart already uses {used}, cannot add {quantity} more")
-        if name.startswith("VIP:") and not self.case.user.get("is_vip", False):
+        if name.startswith("VIP:") and self.case.user.get("is_vip") is not True:
             raise CartError(f"VIP coupon {name!r} requires VIP status")
         trial = dict(self.coupons)
         trial[name] = used + quantity

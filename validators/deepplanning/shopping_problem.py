@@ -240,7 +240,7 @@ def _prove_timing(p: CartProblem, optimum: dict, value: int) -> Timing:
     thr = z3.Sum([parse_coupon(c)[1] * v for c, v in q.items()]) if q else z3.IntVal(0)
     disc = z3.Sum([parse_coupon(c)[0] * v for c, v in q.items()]) if q else z3.IntVal(0)
     final = z3.If(base_x - disc > 0, base_x - disc, 0)
-    cons += [thr <= base_y, thr > base_x, final < value]
+    cons += [thr <= base_y, thr > base_x, final < value]     # final < value stays last
     s = z3.Solver()
     s.set("rlimit", RLIMIT)
     s.add(*cons)
@@ -261,6 +261,29 @@ def _prove_timing(p: CartProblem, optimum: dict, value: int) -> Timing:
                              for c, v in q.items()}, got)
         stale_proof = "min"
         s.add(final < got)
+    if stale is not None:     # the canonical witness: each variable at its least value
+        s = z3.Solver()
+        s.set("rlimit", RLIMIT)
+        s.add(*cons[:-1], final == stale["final"])
+        fixed = {}
+        for var in y + x + [q[c] for c in names]:
+            lo = 0
+            while True:
+                s.push()
+                s.add(var == lo)
+                res = s.check()
+                s.pop()
+                if res == z3.sat:
+                    break
+                if res != z3.unsat or lo > 10 ** 6:
+                    return Timing(last, None, last_proof, "unknown",
+                                  time.process_time() - started)
+                lo += 1
+            s.add(var == lo)
+            fixed[str(var)] = lo
+        stale = _stale_json(p, [ids[i][fixed[f"y{i}"]] for i in range(len(ids))],
+                            [ids[i][fixed[f"x{i}"]] for i in range(len(ids))],
+                            {c: fixed[str(q[c])] for c in names}, stale["final"])
     return Timing(last, stale, last_proof, stale_proof, time.process_time() - started)
 
 
