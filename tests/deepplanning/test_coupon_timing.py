@@ -238,3 +238,19 @@ def test_the_sandbox_and_the_judge_read_vip_status_alike():
             with pytest.raises(CartError, match="VIP status"):
                 cart.add_coupon(VIP)
         assert (coupon_breaks(case, {"p2": 2}, {VIP: 1}) == []) is ok
+
+
+@pytest.mark.parametrize("stamp", ["2025-13-45T99:99", "yesterday", "1e999", -1, 10 ** 4000,
+                                   "9999-12-31T23:59:59Z", "2025/01/01 10:00", None, [1]])
+def test_time_stamps_carry_no_meaning_and_never_crash(stamp):
+    # the release has no coupon time (docs: "Coupon timing"): a time written into a cart
+    # or a user's coupon record changes no verdict
+    case = _case()
+    case.user["coupon_valid_until"] = stamp
+    truth = _truth("p2", coupons={C300: 1})
+    cart = {"items": [{"product_id": "p2", "quantity": 1, "added_at": stamp}],
+            "used_coupons": [{"coupon_name": C300, "quantity": 1, "applied_at": stamp,
+                              "valid_until": stamp}], "current_time": stamp}
+    for mode in ("paper", "released"):
+        v = score_cart(cart, truth, set(case.by_id), mode=mode, case=case)
+        assert v.case_acc == 1 and v.failed == [], (mode, v.failed)
