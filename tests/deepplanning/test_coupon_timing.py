@@ -254,3 +254,38 @@ def test_time_stamps_carry_no_meaning_and_never_crash(stamp):
     for mode in ("paper", "released"):
         v = score_cart(cart, truth, set(case.by_id), mode=mode, case=case)
         assert v.case_acc == 1 and v.failed == [], (mode, v.failed)
+
+
+def test_a_stale_coupon_is_taxonomy_b2():
+    from planning_core.validators.deepplanning.report import taxonomy
+
+    case = _case()
+    v = _paper({"items": [{"product_id": "p1", "quantity": 1}],
+                "used_coupons": [{"coupon_name": C500, "quantity": 1}]}, case, _truth("p1"))
+    row = {"domain": "shopping", "score": v.to_json(),
+           "messages": [{"role": "assistant", "tool_calls": [
+               {"function": {"name": "get_user_info", "arguments": "{}"}}]}]}
+    assert "B2" in taxonomy(row)
+
+
+def test_a_hand_made_stale_trap_is_found_and_its_absence_proved():
+    from planning_core.validators.deepplanning.shopping_problem import CartProblem, prove_cart
+
+    p = CartProblem([{"a": 20000, "b": 40000}], {C300: 1}, None, "final")
+    proof = prove_cart(p)     # 200 alone, no coupon fits: 200 is the optimum
+    assert proof.optimum == {"products": ["a"], "coupons": {}} and proof.objective == [20000]
+    z = prove_timing(p, proof.optimum, 20000)
+    assert z.stale == {"applied_on": ["b"], "products": ["a"], "coupons": {C300: 1},
+                       "final": 17000} and z.coupons_last is None
+    assert brute_force_timing(p, proof.optimum, 20000).stale["final"] == 17000
+    q = CartProblem([{"a": 20000, "b": 25000}], {C300: 1}, None, "final")
+    assert prove_timing(q, {"products": ["a"], "coupons": {}}, 20000).stale_proof == "unsat"
+    assert brute_force_timing(q, {"products": ["a"], "coupons": {}}, 20000).stale is None
+    r = CartProblem([{"a": 20000}, {"b": 15000}], {C300: 1}, None, "final")
+    opt = prove_cart(r).optimum
+    assert opt == {"products": ["a", "b"], "coupons": {C300: 1}}
+    assert prove_timing(r, opt, 32000).coupons_last is True
+    assert brute_force_timing(r, opt, 32000).coupons_last is True
+    empty = CartProblem([{}], {C300: 1}, None, "final")     # an item nothing passes
+    assert brute_force_timing(empty, {"products": [], "coupons": {}}, 0).stale is None
+    assert prove_timing(empty, {"products": [], "coupons": {}}, 0).stale is None

@@ -107,6 +107,8 @@ def taxonomy(row: dict[str, Any]) -> list[str]:
                 out.append("B1")     # a request (filter, size, floor) not met
             elif s.get("matched", 0):
                 out.append("C")
+        if any(f == "coupon_threshold" or f.startswith("coupon:") for f in failed):
+            out.append("B2")         # a cart rule: a coupon the final cart does not allow
     return out or ["undecided"]
 
 

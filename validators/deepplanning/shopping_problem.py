@@ -300,7 +300,7 @@ def brute_force_timing(p: CartProblem, optimum: dict, value: int) -> Timing:
     ids = [sorted(item) for item in p.items]
     names = sorted(p.coupons)
     bases = sorted({sum(p.items[i][pid] for i, pid in enumerate(c))
-                    for c in itertools.product(*ids)})
+                    for c in itertools.product(*ids)}) or [-1]     # [-1]: no choice at all
     best: tuple[int, list[str], dict[str, int]] | None = None
     for combo in itertools.product(*ids):
         base_x = sum(p.items[i][pid] for i, pid in enumerate(combo))
