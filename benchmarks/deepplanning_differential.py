@@ -138,9 +138,11 @@ def timing_differential(rel: Path, seed: int, n: int, k: int, tmp: Path,
     import add_product_to_cart as rap  # type: ignore
     import delete_coupon_from_cart as rdc  # type: ignore
     import delete_product_from_cart as rdp  # type: ignore
+    sys.path.insert(0, str(rel / "shopping" / "evaluation"))
+    import evaluation_pipeline as shop_eval  # type: ignore
 
     steps = steps_agree = seqs = seqs_agree = stale_final = witness_ok = witnesses = 0
-    over_removals = 0
+    over_removals = scored = scored_agree = 0
     dis: list[str] = []
     for i in range(n):
         t = generate_case(seed, 3, i)
@@ -209,6 +211,20 @@ def timing_differential(rel: Path, seed: int, n: int, k: int, tmp: Path,
                 same_seq = False
                 dis.append(f"timing {i} {kind}: final carts differ: ours {ours.items} "
                            f"{ours.coupons}, theirs {their_items} {their_coupons}"[:300])
+            (folder / "messages.json").write_text(json.dumps(
+                {"messages": [{"role": "assistant", "content": "done"}]}))
+            with contextlib.redirect_stdout(io.StringIO()):
+                r = shop_eval.evaluate_single_case(folder)
+            rel_v = score_cart(final, case.truth, set(case.by_id), mode="released")
+            scored += 1
+            # (an empty cart.json is "Missing required files" there: score 0, no case score)
+            if abs(float(rel_v.match) - r["score"]) < 1e-9 and \
+                    rel_v.case_acc == r.get("case_score", 0.0):
+                scored_agree += 1
+            else:
+                same_seq = False
+                dis.append(f"timing {i} {kind}: released score ours {float(rel_v.match)} "
+                           f"case {rel_v.case_acc}, theirs {r['score']} {r.get('case_score')}")
             seqs += 1
             seqs_agree += same_seq
             v = score_cart(ours.to_json(), case.truth, set(case.by_id), case=case)
@@ -220,8 +236,9 @@ def timing_differential(rel: Path, seed: int, n: int, k: int, tmp: Path,
     lines = [f"- coupon timing (released cart tools vs our `Cart`, {n} level-3 cases, "
              f"{k} sequences each (half random, half: products, every owned coupon, then half "
              f"the products removed) plus the stale witness): steps agreeing "
-             f"{steps_agree}/{steps}, sequences agreeing (every step and the final cart) "
-             f"{seqs_agree}/{seqs}; stale witnesses reproduced by the released tools and "
+             f"{steps_agree}/{steps}, sequences agreeing (every step, the final cart and "
+             f"its released score) {seqs_agree}/{seqs}; final carts scored alike by their "
+             f"evaluation and our released mode {scored_agree}/{scored}; stale witnesses reproduced by the released tools and "
              f"failed by our paper mode for coupon_threshold {witness_ok}/{witnesses}; "
              f"final carts paper mode fails for coupon_threshold: {stale_final}/{seqs}; "
              f"coupon over-removals skipped (released schema and code disagree): "

@@ -289,3 +289,19 @@ def test_a_hand_made_stale_trap_is_found_and_its_absence_proved():
     empty = CartProblem([{}], {C300: 1}, None, "final")     # an item nothing passes
     assert brute_force_timing(empty, {"products": [], "coupons": {}}, 0).stale is None
     assert prove_timing(empty, {"products": [], "coupons": {}}, 0).stale is None
+
+
+def test_the_exact_products_with_a_stale_extra_coupon_pass_released_fail_paper():
+    case = _case()
+    cart = Cart(case)
+    cart.add_product("p1")
+    cart.add_product("p2", 2)                  # 1850.50: room for every coupon
+    for c in (C300, C500, VIP):
+        cart.add_coupon(c)                      # 1800 <= 1850.50
+    cart.delete_product("p2")                   # 1050.50 left: stale, the release allows it
+    assert cart.stale() and cart.items == {"p1": 1, "p2": 1}
+    truth = _truth("p1", "p2", coupons={C300: 1})
+    released = score_cart(cart.to_json(), truth, set(case.by_id), mode="released", case=case)
+    assert released.case_acc == 1               # extra coupons are not penalised there
+    paper = _paper(cart.to_json(), case, truth)
+    assert paper.failed == ["coupon_threshold"] and paper.case_acc == 0 and paper.match == 1
