@@ -291,10 +291,35 @@ def test_a_time_window_holds_a_leg_and_excludes_the_cheapest():
 
 def test_a_malformed_window_allows_no_leg():
     db = _db([_leg("CA1", 200), _leg("CA2", 300)])
-    for bad in (["7am", "9am"], ["25:00", "26:00"], ["", ""]):
+    for bad in (["7am", "9am"], ["25:00", "26:00"], ["", ""], "06:00", None, 7,
+                ["06:00"], ["06:00", "08:00", "09:00"], [600, 700]):
         _, legs = leg_options({"flight_departure_time_range": {"dep_time_range": bad}}, db,
                               "outbound", "A", "B", "2025-10-01", 1)
         assert legs == {}
+
+
+@pytest.mark.parametrize("kind", ("train_seat_class", "flight_cheapest_airline_direct"))
+def test_the_oracle_agent_plans_the_written_task(kind, tmp_path):
+    """Written to the released layout and read back (as ``run --agent oracle`` does), the
+    task proves the same optimum and the oracle lays out the same itinerary."""
+    from planning_core.validators.deepplanning.solver import prove_unique
+
+    t = task(kind)
+    t["db"].write(tmp_path)
+    db = TravelDB.load(tmp_path)
+    meta = t["entry"]["meta_info"]
+    proof = prove_unique(travel_problem(meta, db))
+    assert proof.status == "unique" and proof.optimum == t["proof"]["optimum"]
+    assert build_plan(meta, db, proof.optimum) == t["plan"]
+
+
+def test_a_constraint_without_its_parameters_allows_no_leg():
+    """An official query's kinds carry their parameters only in words: the choice problem
+    has no leg for them (the oracle then cannot plan), never a guessed one."""
+    t = task("flight_cheapest_manufacturer_direct")
+    meta, db = t["entry"]["meta_info"], t["db"]
+    del meta["hard_constraints"]["flight_cheapest_manufacturer_direct"]["manufacturer"]
+    assert travel_problem(meta, db).options["outbound"] == []
 
 
 @pytest.mark.slow

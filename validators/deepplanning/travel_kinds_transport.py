@@ -132,8 +132,11 @@ def _direction(kind: str, data: dict) -> tuple[str, ...]:
     return ("outbound",)
 
 
-def _in_range(minute: int, rng_: Any) -> bool:
-    lo, hi = (clock(str(x)) for x in rng_)
+def _in_range(minute: int, window: Any) -> bool:
+    """``minute`` within ``["HH:MM", "HH:MM"]`` (inclusive); anything else allows none."""
+    if not isinstance(window, (list, tuple)) or len(window) != 2:
+        return False
+    lo, hi = clock(window[0]), clock(window[1])
     return lo is not None and hi is not None and lo <= minute <= hi
 
 
@@ -144,9 +147,9 @@ def _allowed(kind: str | None, data: dict, var: str, row: dict[str, str]) -> boo
     if rest == "seat_class":
         return row.get("seat_class") == data.get("seat_class")
     if rest == "departure_time_range":
-        return _in_range(_minute(row.get("dep_datetime", "")), data["dep_time_range"])
+        return _in_range(_minute(row.get("dep_datetime", "")), data.get("dep_time_range"))
     if rest == "arrival_time_range":
-        return _in_range(_minute(row.get("arr_datetime", "")), data["arr_time_range"])
+        return _in_range(_minute(row.get("arr_datetime", "")), data.get("arr_time_range"))
     if rest in ("cheapest_airline_direct", "earliest_airline_direct"):
         return row.get("airline") == data.get("airline")
     if rest == "cheapest_manufacturer_direct":
