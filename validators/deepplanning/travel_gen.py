@@ -218,7 +218,7 @@ def _constraints(rng: random.Random, db: TravelDB, mode: str, people: int,
     hard: dict[str, dict[str, Any]] = {}
     kinds = [k for k in TRANSPORT_KINDS if k.startswith(mode)]
     tk = transport if transport in kinds else \
-        rng.choices(kinds, [RELEASED_COUNT[k] for k in kinds])[0]   # the released mix
+        rng.choices(kinds, [max(3, RELEASED_COUNT[k]) for k in kinds])[0]   # released mix
     if tk in EXTRA_KINDS:   # flight_*/train_* kinds of travel_kinds_transport
         data = draw_transport(rng, db, tk, meta or {})
         if data is None:

@@ -60,7 +60,8 @@ TRAIN_TYPES = {"G": "High-Speed Rail", "D": "Electric Multiple Unit"}
 PLANES = {"Airbus": ("320", "321", "330", "350"), "Boeing": ("737", "738", "787")}
 FIRST_CLASS = {"train": "First Class Seat", "flight": "First Class"}
 # how often each intercity kind occurs in the released travelplanning_query_en.json (120
-# queries): the generator draws a mode's kind with these weights
+# queries): the generator draws a mode's kind with these weights, at least 3 each (so that
+# the rarest, 1 of 120, still turns up in a 120-task generation)
 RELEASED_COUNT = {
     "train_departure_time_range": 13, "flight_cheapest_direct": 12,
     "train_earliest_departure_direct": 10, "train_cheapest_direct": 10,
