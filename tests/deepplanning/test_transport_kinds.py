@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 import copy
 import functools
+import json
 import random
 from decimal import Decimal
 
@@ -18,6 +19,7 @@ from planning_core.validators.deepplanning.solver import brute_force
 from planning_core.validators.deepplanning.travel_db import TravelDB
 from planning_core.validators.deepplanning.travel_gen import generate_task
 from planning_core.validators.deepplanning.travel_kinds_transport import (EXTRA_KINDS,
+                                                                          FIRST_CLASS,
                                                                           RELEASED_COUNT,
                                                                           draw_transport,
                                                                           leg_options)
@@ -311,6 +313,29 @@ def test_the_oracle_agent_plans_the_written_task(kind, tmp_path):
     proof = prove_unique(travel_problem(meta, db))
     assert proof.status == "unique" and proof.optimum == t["proof"]["optimum"]
     assert build_plan(meta, db, proof.optimum) == t["plan"]
+
+
+@pytest.mark.parametrize("kind", ("train_seat_class", "flight_seat_class"))
+def test_the_tools_show_each_seat_class_as_its_own_direct_route(kind):
+    from planning_core.validators.deepplanning.travel_tools import TravelTools
+
+    t = task(kind)
+    meta, db = t["entry"]["meta_info"], t["db"]
+    fam = kind.split("_", 1)[0]
+    answer = json.loads(TravelTools(db).call(f"query_{fam}_info", {
+        "origin": meta["org"], "destination": meta["dest"][0],
+        "depDate": meta["depart_date"]}))
+    rows = _legs(dict(meta, people_number=0), db, "outbound")
+    assert len(answer) == len(rows) and all(list(r) == ["Segment 1", "price"]
+                                            for r in answer)
+    fares = {(r["Segment 1"]["number"], r["Segment 1"]["seatClassName"], r["price"])
+             for r in answer}
+    assert fares == {(r[f"{fam}_no"], r["seat_class"], r["price"]) for r in rows}
+    first = json.loads(TravelTools(db).call(f"query_{fam}_info", {
+        "origin": meta["org"], "destination": meta["dest"][0],
+        "depDate": meta["depart_date"], "seatClassName": FIRST_CLASS[fam]}))
+    assert meta["hard_constraints"][kind]["outbound_" + fam + "_no"] in \
+        {r["Segment 1"]["number"] for r in first}
 
 
 def test_a_constraint_without_its_parameters_allows_no_leg():

@@ -112,7 +112,9 @@ def decorate_legs(rng: random.Random, db: TravelDB, mode: str) -> None:
         if rng.random() < 0.6:
             first = dict(row)
             price = _price(row) * rng.choice((16, 17, 18, 19, 20, 21, 22)) // 10
-            first.update(seat_class=FIRST_CLASS[mode],
+            # its own route: the tools group a route's rows as its segments
+            first.update(seat_class=FIRST_CLASS[mode], route_index=str(
+                             100 + int(row["route_index"])),
                          price=str(-(-price // 500) * 5),
                          seat_status=rng.choice(("Available", "Available",
                                                  str(rng.randint(0, 12)))))
