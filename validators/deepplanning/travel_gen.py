@@ -20,6 +20,12 @@ from typing import Any
 
 from planning_core.validators.deepplanning.solver import prove_unique
 from planning_core.validators.deepplanning.travel_db import TravelDB, task_dir
+from planning_core.validators.deepplanning.travel_kinds_transport import (EXTRA_KINDS,
+                                                                          RELEASED_COUNT,
+                                                                          decorate_legs,
+                                                                          draw_transport,
+                                                                          record_transport,
+                                                                          transport_text)
 from planning_core.validators.deepplanning.travel_oracle import build_plan
 from planning_core.validators.deepplanning.travel_problem import (ATTRACTION_KINDS,
                                                                   HOTEL_KINDS,
@@ -206,11 +212,20 @@ def _build_db(rng: random.Random, org: str, dest: str, days: int, depart: dt.dat
     return TravelDB(tables)
 
 
-def _constraints(rng: random.Random, db: TravelDB, mode: str, people: int) -> dict:
+def _constraints(rng: random.Random, db: TravelDB, mode: str, people: int,
+                 meta: dict | None = None, transport: str | None = None) -> dict | None:
+    """The constraints of one draw; ``None`` when the transport kind cannot bind here."""
     hard: dict[str, dict[str, Any]] = {}
     kinds = [k for k in TRANSPORT_KINDS if k.startswith(mode)]
-    tk = rng.choice(kinds)
-    hard[tk] = {"people_number": people} if tk.endswith("seat_status") else {}
+    tk = transport if transport in kinds else \
+        rng.choices(kinds, [max(3, RELEASED_COUNT[k]) for k in kinds])[0]   # released mix
+    if tk in EXTRA_KINDS:   # flight_*/train_* kinds of travel_kinds_transport
+        data = draw_transport(rng, db, tk, meta or {})
+        if data is None:
+            return None
+        hard[tk] = data
+    else:
+        hard[tk] = {"people_number": people} if tk.endswith("seat_status") else {}
     hk = rng.choice(HOTEL_KINDS)
     hotels = db.rows("hotels")
     h = rng.choice(hotels)
@@ -252,7 +267,9 @@ def _constraints(rng: random.Random, db: TravelDB, mode: str, people: int) -> di
 def _record_answers(hard: dict, choice: dict, db: TravelDB) -> None:
     """Write the solved answer into each constraint, in the released field names."""
     for kind, data in hard.items():
-        if kind.startswith(("train_", "flight_")):
+        if kind in EXTRA_KINDS:
+            record_transport(kind, data, choice)
+        elif kind.startswith(("train_", "flight_")):
             fam = kind.split("_", 1)[0]
             data[f"outbound_{fam}_no"] = choice["outbound"]
             data[f"inbound_{fam}_no"] = choice["inbound"]
@@ -286,7 +303,9 @@ def _query_text(meta: dict) -> str:
                                  "latest (then the cheapest).",
     }
     for kind, d in h.items():
-        if kind.startswith(("train_", "flight_")):
+        if kind in EXTRA_KINDS:
+            lines.append(transport_text(kind, d))
+        elif kind.startswith(("train_", "flight_")):
             lines.append(say[kind.split("_", 1)[1]].format(m=mode))
         elif kind == "hotel_cheapest_brand":
             lines.append(f"Stay every night at the cheapest {d['brand']} hotel.")
@@ -322,9 +341,10 @@ def _query_text(meta: dict) -> str:
 
 
 def generate_task(seed: int, index: int, days: int | None = None,
-                  max_attempts: int = 200) -> dict[str, Any]:
+                  max_attempts: int = 200, transport: str | None = None) -> dict[str, Any]:
     """One task: ``{"entry": query-file entry, "db": TravelDB, "proof": ..., "plan": ...}``.
-    Deterministic in ``(seed, index, days)``."""
+    Deterministic in ``(seed, index, days, transport)``; ``transport`` forces the intercity
+    constraint kind (and its mode)."""
     for attempt in range(max_attempts):
         rng = random.Random(f"travel:{seed}:{index}:{attempt}")
         d = days or 2 + index % 6
@@ -332,12 +352,17 @@ def generate_task(seed: int, index: int, days: int | None = None,
         depart = dt.date(2025, 10, 1) + dt.timedelta(days=rng.randint(0, 80))
         people = rng.randint(1, 4)
         mode = rng.choice(("train", "train", "flight"))
+        if transport:
+            mode = transport.split("_", 1)[0]
         db = _build_db(rng, org, dest, d, depart, people, mode)
-        hard = _constraints(rng, db, mode, people)
+        decorate_legs(random.Random(f"travel-legs:{seed}:{index}:{attempt}"), db, mode)
         meta = {"org": org, "dest": [dest], "days": d, "depart_date": depart.isoformat(),
                 "return_date": (depart + dt.timedelta(days=d - 1)).isoformat(),
-                "people_number": people, "room_number": (people + 1) // 2,
-                "hard_constraints": hard, "depart_weekday": depart.isoweekday()}
+                "people_number": people, "room_number": (people + 1) // 2}
+        hard = _constraints(rng, db, mode, people, meta, transport)
+        if hard is None:
+            continue
+        meta.update(hard_constraints=hard, depart_weekday=depart.isoweekday())
         proof = prove_unique(travel_problem(meta, db))
         if proof.status != "unique":
             continue

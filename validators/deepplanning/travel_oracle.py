@@ -14,6 +14,7 @@ from typing import Any
 from planning_core.validators.deepplanning.travel_checks import day_weekday
 from planning_core.validators.deepplanning.travel_cost import plan_cost
 from planning_core.validators.deepplanning.travel_db import TravelDB
+from planning_core.validators.deepplanning.travel_kinds_transport import leg_row
 from planning_core.validators.deepplanning.travel_plan import read_plan
 from planning_core.validators.deepplanning.travel_problem import leg_time
 from planning_core.validators.deepplanning.units import (ALL_DAY, cents, clock, fmt_cents,
@@ -103,10 +104,11 @@ def build_plan(meta: dict, db: TravelDB, choice: dict[str, str]) -> dict | None:
                              for r in db.rows("flights")) else "trains"
     key = "flight_no" if table == "flights" else "train_no"
     mode = "flight" if table == "flights" else "train"
-    out_leg = next(r for r in db.rows(table) if r[key] == choice["outbound"] and
-                   r["dep_date"] == meta["depart_date"])
-    in_leg = next(r for r in db.rows(table) if r[key] == choice["inbound"] and
-                  r["dep_date"] == meta["return_date"])
+    # the row (seat class) each leg is bought on: its best one the constraints allow
+    out_leg = leg_row(meta, db, "outbound", choice["outbound"])
+    in_leg = leg_row(meta, db, "inbound", choice["inbound"])
+    if out_leg is None or in_leg is None:
+        return None
     hotels = db.by_name("hotels")
     hotel = hotels[choice["hotel"]]
     attractions = db.by_name("attractions")

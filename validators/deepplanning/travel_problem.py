@@ -3,7 +3,9 @@ parameters and its database only (never from the answers the query file records)
 
 Variables: the outbound and the inbound leg, the hotel, and -- when a constraint asks --
 the restaurant near an attraction and the top attraction of a type.  Implicit constraint
-(paper line 226): a leg must have seats for every traveller.  Every objective ends in
+(paper line 226): a leg must have seats for every traveller.  A direction's leg options and
+their cost vectors, for every flight_*/train_* kind, come from
+:func:`~.travel_kinds_transport.leg_options` (a number at its best allowed row).  Every objective ends in
 "then the cheapest", which the generated queries state.  A budget is not a variable here:
 the generator sets it at or above the optimal itinerary's cost, so it prunes nothing the
 optimum needs (the oracle's plan is checked against it).
@@ -12,6 +14,8 @@ from __future__ import annotations
 
 from planning_core.validators.deepplanning.solver import ChoiceProblem
 from planning_core.validators.deepplanning.travel_db import TravelDB
+from planning_core.validators.deepplanning.travel_kinds_transport import (EXTRA_KINDS,
+                                                                          leg_options)
 from planning_core.validators.deepplanning.units import cents, clock
 
 __all__ = ["travel_problem", "TRANSPORT_KINDS", "HOTEL_KINDS", "RESTAURANT_KINDS",
@@ -20,7 +24,7 @@ __all__ = ["travel_problem", "TRANSPORT_KINDS", "HOTEL_KINDS", "RESTAURANT_KINDS
 TRANSPORT_KINDS = ("train_cheapest_direct", "train_seat_status",
                    "train_earliest_departure_direct", "train_latest_arrival_direct",
                    "flight_cheapest_direct", "flight_seat_status",
-                   "flight_earliest_departure_direct")
+                   "flight_earliest_departure_direct") + EXTRA_KINDS
 HOTEL_KINDS = ("hotel_cheapest_brand", "hotel_highest_rated", "hotel_star_service_required",
                "hotel_newest_decoration")
 RESTAURANT_KINDS = ("restaurant_highest_rated", "restaurant_cheapest_nearby_attraction",
@@ -53,29 +57,12 @@ def travel_problem(meta: dict, db: TravelDB) -> ChoiceProblem:
     options: dict[str, list[str]] = {}
     costs: dict[str, dict[str, tuple[int, ...]]] = {}
 
-    transport = next((k for k in hard if k.startswith(("train_", "flight_"))), None)
-    table = "flights" if transport and transport.startswith("flight_") else "trains"
-    key = "flight_no" if table == "flights" else "train_no"
     for var, (a, b, date) in (("outbound", (org, dest, meta["depart_date"])),
                               ("inbound", (dest, org, meta["return_date"]))):
-        rows = [r for r in db.rows(table) if r.get("origin_city") == a and
-                r.get("destination_city") == b and r.get("dep_date") == date and
-                seats(r.get("seat_status", "")) >= people]
-        rows.sort(key=lambda r: r[key])
-        c: dict[str, tuple[int, ...]] = {}
-        for r in rows:   # one number may have several rows (seat classes): keep its best
-            price = _r(r["price"])
-            if transport and transport.endswith("earliest_departure_direct") and \
-                    var == "outbound":
-                vec = (leg_time(r["dep_datetime"]), price)
-            elif transport and transport.endswith("latest_arrival_direct") and \
-                    var == "inbound":
-                vec = (-leg_time(r["arr_datetime"]), price)
-            else:
-                vec = (price,)
-            c[r[key]] = min(c.get(r[key], vec), vec)
-        options[var] = sorted(c)
-        costs[var] = c
+        # one number may have several rows (seat classes): its best allowed row counts
+        _, legs = leg_options(hard, db, var, a, b, date, people)
+        options[var] = sorted(legs)
+        costs[var] = {n: vec for n, (vec, _) in legs.items()}
 
     hk = next((k for k in hard if k.startswith("hotel_")), None)
     hd = hard.get(hk, {}) if hk else {}
