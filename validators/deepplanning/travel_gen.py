@@ -20,6 +20,9 @@ from typing import Any
 
 from planning_core.validators.deepplanning.solver import prove_unique
 from planning_core.validators.deepplanning.travel_db import TravelDB, task_dir
+from planning_core.validators.deepplanning.travel_kinds_stay import (STAY_KINDS, draw_stay,
+                                                                     record_stay_answers,
+                                                                     stay_query_line)
 from planning_core.validators.deepplanning.travel_oracle import build_plan
 from planning_core.validators.deepplanning.travel_problem import (ATTRACTION_KINDS,
                                                                   HOTEL_KINDS,
@@ -266,6 +269,7 @@ def _record_answers(hard: dict, choice: dict, db: TravelDB) -> None:
             data["attraction_names"] = sorted(
                 r["attraction_name"] for r in db.rows("attractions")
                 if r["attraction_type"] == data["attraction_type"])
+    record_stay_answers(hard, choice, db)   # the kinds of travel_kinds_stay
 
 
 def _query_text(meta: dict) -> str:
@@ -317,6 +321,8 @@ def _query_text(meta: dict) -> str:
             lines.append(f"Visit every {d['attraction_type']} attraction.")
         elif kind == "budget_constraint":
             lines.append(f"The whole trip must cost at most {d['max_budget']} yuan.")
+    # the kinds of travel_kinds_stay
+    lines += [stay_query_line(k, d) for k, d in h.items() if k in STAY_KINDS]
     lines.append("Where nothing else is said, choose the cheapest option.")
     return "\n".join(lines)
 
@@ -334,6 +340,8 @@ def generate_task(seed: int, index: int, days: int | None = None,
         mode = rng.choice(("train", "train", "flight"))
         db = _build_db(rng, org, dest, d, depart, people, mode)
         hard = _constraints(rng, db, mode, people)
+        # the kinds of travel_kinds_stay, from a stream of their own
+        draw_stay(random.Random(f"travel-stay:{seed}:{index}:{attempt}"), hard, db, d)
         meta = {"org": org, "dest": [dest], "days": d, "depart_date": depart.isoformat(),
                 "return_date": (depart + dt.timedelta(days=d - 1)).isoformat(),
                 "people_number": people, "room_number": (people + 1) // 2,

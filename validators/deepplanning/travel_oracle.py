@@ -14,6 +14,8 @@ from typing import Any
 from planning_core.validators.deepplanning.travel_checks import day_weekday
 from planning_core.validators.deepplanning.travel_cost import plan_cost
 from planning_core.validators.deepplanning.travel_db import TravelDB
+from planning_core.validators.deepplanning.travel_kinds_stay import (meal_anchor,
+                                                                     stay_required_attractions)
 from planning_core.validators.deepplanning.travel_plan import read_plan
 from planning_core.validators.deepplanning.travel_problem import leg_time
 from planning_core.validators.deepplanning.units import (ALL_DAY, cents, clock, fmt_cents,
@@ -42,7 +44,8 @@ def required_attractions(meta: dict, choice: dict[str, str], db: TravelDB) -> li
         elif kind == "attraction_type_highest_rated":
             out.append(choice["attraction"])
         elif kind.startswith("restaurant_"):
-            out.append(data["attraction_name"])
+            out.append(meal_anchor(kind, data, db))
+        out += stay_required_attractions(kind, choice)
     return list(dict.fromkeys(out))
 
 
@@ -120,7 +123,7 @@ def build_plan(meta: dict, db: TravelDB, choice: dict[str, str]) -> dict | None:
     near_for = {}
     for kind, data in (meta.get("hard_constraints") or {}).items():
         if kind.startswith("restaurant_"):
-            near_for[data["attraction_name"]] = must_eat
+            near_for[meal_anchor(kind, data, db)] = must_eat
     used_attr: set[str] = set()
     used_rest: set[str] = set()
 

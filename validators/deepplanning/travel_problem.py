@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from planning_core.validators.deepplanning.solver import ChoiceProblem
 from planning_core.validators.deepplanning.travel_db import TravelDB
+from planning_core.validators.deepplanning.travel_kinds_stay import (STAY_KINDS,
+                                                                     stay_variables)
 from planning_core.validators.deepplanning.units import cents, clock
 
 __all__ = ["travel_problem", "TRANSPORT_KINDS", "HOTEL_KINDS", "RESTAURANT_KINDS",
@@ -95,7 +97,7 @@ def travel_problem(meta: dict, db: TravelDB) -> ChoiceProblem:
             (price,))
 
     rk = next((k for k in hard if k.startswith("restaurant_")), None)
-    if rk:
+    if rk and rk not in STAY_KINDS:
         rd = hard[rk]
         rows = sorted((r for r in db.rows("restaurants")
                        if r["nearby_attraction_name"] == rd["attraction_name"]),
@@ -117,4 +119,8 @@ def travel_problem(meta: dict, db: TravelDB) -> ChoiceProblem:
         options["attraction"] = [r["attraction_name"] for r in rows]
         costs["attraction"] = {r["attraction_name"]: (-_r(r["rating"]), _r(r["ticket_price"]))
                                for r in rows}
+    # the hotel/restaurant/attraction kinds of travel_kinds_stay (theirs replace "hotel")
+    stay_options, stay_costs = stay_variables(hard, db)
+    options.update(stay_options)
+    costs.update(stay_costs)
     return ChoiceProblem(options, costs)

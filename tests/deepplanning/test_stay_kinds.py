@@ -1,0 +1,215 @@
+"""The nine hotel/restaurant/attraction kinds of ``travel_kinds_stay`` in generated tasks:
+each is drawn with the released field names, stated in the query, proved (z3 and brute
+force agree), met by the oracle, and its scorer check fails on an itinerary that breaks it
+alone."""
+from __future__ import annotations
+
+import copy
+import json
+import random
+
+import pytest
+
+from planning_core.validators.deepplanning.solver import brute_force, prove_unique
+from planning_core.validators.deepplanning.travel_gen import generate_task
+from planning_core.validators.deepplanning.travel_kinds_stay import (STAY_ATTRACTION_KINDS,
+                                                                     STAY_HOTEL_KINDS,
+                                                                     STAY_KINDS,
+                                                                     STAY_RESTAURANT_KINDS,
+                                                                     draw_stay,
+                                                                     stay_variables)
+from planning_core.validators.deepplanning.travel_problem import travel_problem
+from planning_core.validators.deepplanning.travel_score import score_travel
+from tests.deepplanning.fixtures import travel_with
+
+MODES = ("paper", "released")
+
+# the released answer fields of each kind (travelplanning_query_en.json), besides
+# constraint_context; our parameters (brand, cuisine) are added where the released entry
+# names them only in its text
+FIELDS = {
+    "hotel_price_range": {"min_price", "max_price", "hotel_name", "hotel_price"},
+    "hotel_cheapest_star": {"constraint_type", "hotel_star", "hotel_name", "hotel_price"},
+    "hotel_star_highest_rated": {"constraint_type", "hotel_star", "hotel_name", "hotel_price",
+                                 "hotel_score"},
+    "hotel_brand_highest_rated": {"constraint_type", "brand", "hotel_name", "hotel_price",
+                                  "hotel_score"},
+    "restaurant_must_eat_named": {"constraint_type", "restaurant_name", "restaurant_rating"},
+    "restaurant_specific_cuisine_nearby": {"constraint_type", "attraction_name", "cuisine",
+                                           "restaurant_name", "price_per_person",
+                                           "restaurant_rating"},
+    "restaurant_closest_to_attraction": {"constraint_type", "attraction_name",
+                                         "restaurant_name", "price_per_person"},
+    "attraction_top_rated_must_visit": {"constraint_type", "attraction_names",
+                                        "attraction_ratings"},
+    "attraction_all_free_attractions": {"constraint_type", "attraction_names",
+                                        "attraction_ratings"},
+}
+
+
+def _meta(t):
+    return t["entry"]["meta_info"]
+
+
+@pytest.mark.parametrize("kind", STAY_KINDS)
+def test_each_kind_is_drawn_with_the_released_fields_and_stated_in_the_query(kind):
+    t = travel_with(kind)
+    data = _meta(t)["hard_constraints"][kind]
+    assert set(data) == FIELDS[kind] | {"constraint_context"}
+    if kind != "hotel_price_range":
+        assert data["constraint_type"] == "superlative_" + kind.split("_", 1)[1]
+    assert data["constraint_context"] in t["entry"]["query"]
+    for param in ("min_price", "max_price", "hotel_star", "brand", "cuisine",
+                  "attraction_name", "restaurant_name"):
+        if param in data and not (param == "restaurant_name" and
+                                  kind != "restaurant_must_eat_named"):
+            assert str(data[param]) in data["constraint_context"]
+    if kind.startswith("attraction_"):
+        ratings = {r["attraction_name"]: float(r["rating"])
+                   for r in t["db"].rows("attractions")}
+        assert data["attraction_ratings"] == [ratings[n] for n in data["attraction_names"]]
+
+
+@pytest.mark.parametrize("kind", STAY_KINDS)
+def test_z3_and_brute_force_agree_on_a_small_task_of_each_kind(kind):
+    t = travel_with(kind)
+    # built from the query file's meta, answers included: the encoding reads parameters
+    p = travel_problem(_meta(t), t["db"])
+    z, b = prove_unique(p), brute_force(p)
+    assert z.status == b.status == "unique"
+    assert z.optimum == b.optimum == t["proof"]["optimum"]
+    assert t["proof"]["second_optimum"] == "unsat"
+
+
+@pytest.mark.parametrize("kind", STAY_KINDS)
+def test_the_oracle_meets_each_kind_in_both_modes(kind):
+    t = travel_with(kind)
+    for mode in MODES:
+        v = score_travel(t["plan"], _meta(t), t["db"], mode=mode)
+        assert v.case_acc == 1, (mode, v.failed)
+        assert v.personalized[kind] == (True, None)
+
+
+def _twin(db, table: str, key: str, name: str) -> str:
+    """A copy of a row under a new name: same place, price, hours -- only the name differs."""
+    row = copy.deepcopy(db.by_name(table)[name])
+    row[key] = name + " Annex"
+    db.tables[table].append(row)
+    return row[key]
+
+
+def _renamed(plan: dict, old: str, new: str) -> dict:
+    return json.loads(json.dumps(plan).replace(json.dumps(old), json.dumps(new)))
+
+
+@pytest.mark.parametrize("kind", STAY_KINDS)
+def test_an_itinerary_breaking_only_the_kind_fails_only_it(kind):
+    t = travel_with(kind)
+    meta, db = _meta(t), t["db"]
+    data = meta["hard_constraints"][kind]
+    if kind in STAY_HOTEL_KINDS:
+        old = data["hotel_name"]
+        new = _twin(db, "hotels", "name", old)
+    elif kind in STAY_RESTAURANT_KINDS:
+        old = data["restaurant_name"]
+        new = _twin(db, "restaurants", "restaurant_name", old)
+    else:
+        old = data["attraction_names"][-1]
+        new = _twin(db, "attractions", "attraction_name", old)
+    plan = _renamed(t["plan"], old, new)
+    assert plan != t["plan"]
+    for mode in MODES:
+        v = score_travel(plan, meta, db, mode=mode)
+        assert v.failed == [kind], (mode, v.failed)
+        assert v.commonsense == 1
+
+
+@pytest.mark.parametrize("kind", STAY_HOTEL_KINDS)
+def test_each_hotel_kind_binds(kind):
+    # the answer is never the hotel the default ("the cheapest option") would take
+    t = travel_with(kind)
+    hotels = t["db"].rows("hotels")
+    low = min(float(h["price"]) for h in hotels)
+    answer = _meta(t)["hard_constraints"][kind]["hotel_name"]
+    assert float(t["db"].by_name("hotels")[answer]["price"]) > low
+
+
+def test_top_rated_is_a_set_proof_and_free_means_ticket_zero():
+    t = travel_with("attraction_top_rated_must_visit")
+    names = _meta(t)["hard_constraints"]["attraction_top_rated_must_visit"]["attraction_names"]
+    assert len(names) == len(set(names)) == 3
+    rows = t["db"].rows("attractions")
+    worst = min(float(t["db"].by_name("attractions")[n]["rating"]) for n in names)
+    assert all(float(r["rating"]) <= worst for r in rows if r["attraction_name"] not in names)
+    t = travel_with("attraction_all_free_attractions")
+    names = _meta(t)["hard_constraints"]["attraction_all_free_attractions"]["attraction_names"]
+    assert sorted(names) == sorted(r["attraction_name"] for r in t["db"].rows("attractions")
+                                   if float(r["ticket_price"]) == 0)
+    assert len(names) >= 2
+
+
+def test_the_must_eat_restaurant_is_a_scheduled_meal():
+    t = travel_with("restaurant_must_eat_named")
+    name = _meta(t)["hard_constraints"]["restaurant_must_eat_named"]["restaurant_name"]
+    meals = [a for d in t["plan"]["daily_plans"] for a in d["activities"]
+             if a["type"] == "meal" and a["details"]["name"] == name]
+    assert len(meals) == 1 and meals[0]["details"]["meal_type"] in ("lunch", "dinner")
+
+
+@pytest.mark.parametrize("kind,data", [
+    ("restaurant_must_eat_named", {"restaurant_name": "Nowhere Kitchen"}),
+    ("restaurant_must_eat_named", {}),
+    ("restaurant_specific_cuisine_nearby", {"attraction_name": "x", "cuisine": "Sichuan"}),
+    ("restaurant_closest_to_attraction", {"attraction_name": "no such place"}),
+    ("hotel_price_range", {"min_price": 1, "max_price": 2}),
+    ("hotel_price_range", {"min_price": "cheap", "max_price": None}),
+    ("hotel_cheapest_star", {"hotel_star": 9}),
+    ("hotel_brand_highest_rated", {"brand": "No Such Brand"}),
+])
+def test_parameters_that_match_nothing_are_infeasible_not_a_crash(kind, data):
+    t = travel_with("hotel_cheapest_star")
+    hard = {k: v for k, v in _meta(t)["hard_constraints"].items()
+            if not k.startswith(kind.split("_", 1)[0] + "_")}
+    meta = dict(_meta(t), hard_constraints=dict(hard, **{kind: data}))
+    assert prove_unique(travel_problem(meta, t["db"])).status == "infeasible"
+
+
+def test_all_free_with_no_free_attraction_is_infeasible():
+    t = travel_with("attraction_all_free_attractions")
+    db = t["db"]
+    for r in db.rows("attractions"):
+        r["ticket_price"] = "10"
+    options, _ = stay_variables({"attraction_all_free_attractions": {}}, db)
+    assert options == {"free_attractions": []}
+
+
+def test_draw_stay_touches_only_its_families_and_is_deterministic():
+    t = travel_with("hotel_cheapest_star")
+    db = t["db"]
+    base = {"train_cheapest_direct": {}, "hotel_highest_rated": {},
+            "restaurant_highest_rated": {"attraction_name": "x"},
+            "attraction_must_visit_named": {"attraction_names": ["a"]},
+            "budget_constraint": {"max_budget": 9}}
+    seen = set()
+    for s in range(60):
+        a, b = copy.deepcopy(base), copy.deepcopy(base)
+        draw_stay(random.Random(s), a, db, 2)
+        draw_stay(random.Random(s), b, db, 2)
+        assert a == b
+        assert a["train_cheapest_direct"] == {} and a["budget_constraint"] == {"max_budget": 9}
+        for family in ("hotel_", "restaurant_", "attraction_"):
+            assert len([k for k in a if k.startswith(family)]) == 1
+        seen |= set(a) & set(STAY_KINDS)
+    assert seen >= set(STAY_HOTEL_KINDS) | set(STAY_RESTAURANT_KINDS) | \
+        {"attraction_top_rated_must_visit"}
+    # a family the task does not constrain is not added
+    a = {"hotel_highest_rated": {}}
+    for s in range(20):
+        draw_stay(random.Random(s), a, db, 2)
+        assert not any(k.startswith(("restaurant_", "attraction_")) for k in a)
+
+
+def test_generation_stays_deterministic_by_seed_and_index():
+    a, b = generate_task(0, 12, days=2), generate_task(0, 12, days=2)
+    assert a["entry"] == b["entry"] and a["proof"]["optimum"] == b["proof"]["optimum"]
+    assert a["plan"] == b["plan"]
