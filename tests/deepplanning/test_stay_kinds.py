@@ -213,3 +213,75 @@ def test_generation_stays_deterministic_by_seed_and_index():
     a, b = generate_task(0, 12, days=2), generate_task(0, 12, days=2)
     assert a["entry"] == b["entry"] and a["proof"]["optimum"] == b["proof"]["optimum"]
     assert a["plan"] == b["plan"]
+
+
+def _hand_db():
+    """A database small enough to read: every tie-break the queries state decides once."""
+    from planning_core.validators.deepplanning.travel_db import TravelDB
+
+    def hotel(name, star, price, score, brand):
+        return {"name": name, "hotel_star": star, "price": price, "score": score,
+                "brand": brand}
+
+    def rest(name, near, cuisine, rating, price, lat):
+        return {"restaurant_name": name, "nearby_attraction_name": near, "cuisine": cuisine,
+                "rating": rating, "price_per_person": price, "latitude": lat,
+                "longitude": "120.000000"}
+
+    def spot(name, rating, ticket):
+        return {"attraction_name": name, "rating": rating, "ticket_price": ticket,
+                "latitude": "30.000000", "longitude": "120.000000"}
+
+    rests = [rest("R1", "Park", "Hot Pot", "4.5", "50", "30.000900"),
+             rest("R2", "Park", "Hot Pot", "4.5", "40", "30.000450"),
+             rest("R3", "Park", "Noodles", "4.9", "30", "30.000451"),
+             rest("R4", "Museum", "Noodles", "5.0", "10", "30.000100")]
+    metres = {"R1": 100, "R2": 50, "R3": 50, "R4": 11}
+    return TravelDB({
+        "hotels": [hotel("A", "3", "300", "4.9", "X"), hotel("B", "3", "200", "4.0", "X"),
+                   hotel("C", "4", "100", "4.5", "Y"), hotel("D", "3", "200", "4.2", "Y")],
+        "restaurants": rests,
+        "attractions": [spot("Park", "4.8", "0"), spot("Quay", "4.8", "20"),
+                        spot("Spire", "4.9", "50"), spot("Tower", "4.7", "0"),
+                        spot("Urn", "4.8", "0.00")],
+        "road_routes": [{"origin": "30.000000,120.000000",
+                         "destination": f"{r['latitude']},120.000000",
+                         "distance_meters": str(metres[r["restaurant_name"]])}
+                        for r in rests]})
+
+
+@pytest.mark.parametrize("kind,data,var,want", [
+    # price 200 twice in the range: the higher-rated D
+    ("hotel_price_range", {"min_price": 150, "max_price": 250}, "hotel", "D"),
+    ("hotel_price_range", {"min_price": 250, "max_price": 300}, "hotel", "A"),  # inclusive
+    ("hotel_cheapest_star", {"hotel_star": 3}, "hotel", "D"),
+    ("hotel_star_highest_rated", {"hotel_star": 3}, "hotel", "A"),
+    ("hotel_brand_highest_rated", {"brand": "Y"}, "hotel", "C"),
+    ("restaurant_must_eat_named", {"restaurant_name": "R1"}, "restaurant", "R1"),
+    # R4 is closer and better but recommended near another attraction
+    ("restaurant_specific_cuisine_nearby", {"attraction_name": "Park", "cuisine": "Hot Pot"},
+     "restaurant", "R2"),
+    ("restaurant_closest_to_attraction", {"attraction_name": "Park"}, "restaurant", "R3"),
+    # Spire 4.9; Park and Urn 4.8 with free tickets before Quay's 20; Park before Urn by name
+    ("attraction_top_rated_must_visit", {}, "top_rated_attractions",
+     '["Spire", "Park", "Urn"]'),
+    ("attraction_all_free_attractions", {}, "free_attractions", '["Park", "Tower", "Urn"]'),
+])
+def test_each_kind_means_what_its_query_says_on_a_hand_made_database(kind, data, var, want):
+    from planning_core.validators.deepplanning.solver import ChoiceProblem
+
+    options, costs = stay_variables({kind: data}, _hand_db())
+    p = ChoiceProblem({var: options[var]}, {var: costs[var]})
+    z = prove_unique(p)
+    assert z.status == "unique" and z.optimum == {var: want}
+    assert brute_force(p).optimum == z.optimum
+
+
+def test_a_tie_the_query_does_not_break_is_not_unique():
+    from planning_core.validators.deepplanning.solver import ChoiceProblem
+
+    db = _hand_db()
+    db.tables["hotels"].append({"name": "E", "hotel_star": "3", "price": "300",
+                                "score": "4.9", "brand": "Z"})
+    options, costs = stay_variables({"hotel_star_highest_rated": {"hotel_star": 3}}, db)
+    assert prove_unique(ChoiceProblem(options, costs)).status == "not-unique"

@@ -90,12 +90,17 @@ def _draw_hotel(rng: random.Random, kind: str, db: TravelDB) -> dict | None:
             lo = 10 * k
         return {"min_price": lo, "max_price": 10 * (k + 1 + rng.randint(0, 2))}
     if kind in ("hotel_cheapest_star", "hotel_star_highest_rated"):
-        # a star the cheapest hotel does not have; for "highest rated" prefer a star with
-        # a choice in it
+        # a star the cheapest hotel does not have; preferably one whose cheapest hotel is
+        # not its best-rated (so "cheapest" and "highest-rated" pick different hotels),
+        # else one with a choice in it
         stars = sorted({h["hotel_star"] for h in hotels} - cheap_stars, key=int)
-        if kind == "hotel_star_highest_rated":
-            stars = [s for s in stars if sum(h["hotel_star"] == s for h in hotels) > 1] or \
-                stars
+
+        def split(star: str) -> bool:
+            mine = [h for h in hotels if h["hotel_star"] == star]
+            return min(mine, key=lambda h: (_c(h["price"]), -_c(h["score"]))) is not \
+                min(mine, key=lambda h: (-_c(h["score"]), _c(h["price"])))
+        stars = [s for s in stars if split(s)] or \
+            [s for s in stars if sum(h["hotel_star"] == s for h in hotels) > 1] or stars
         return {"hotel_star": int(rng.choice(stars))} if stars else None
     # hotel_brand_highest_rated: a brand of two or more hotels whose best-rated is not its
     # cheapest (else hotel_cheapest_brand would say the same)
