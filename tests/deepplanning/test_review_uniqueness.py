@@ -78,12 +78,13 @@ def brute_travel(meta, db) -> dict:
     else:
         key = lambda h: (-int(h["decoration_time"]), Decimal(h["price"]))
     out["hotel"] = _only_best(hotels, key, "name")
-    rk = next((k for k in hard if k.startswith("restaurant_")), None)
-    if rk == "restaurant_must_eat_named":   # "Have one meal at 'R'."
+    if "restaurant_must_eat_named" in hard:   # "Have one meal at 'R'." (besides another)
         named = [r["restaurant_name"] for r in db.rows("restaurants")
-                 if r["restaurant_name"] == hard[rk]["restaurant_name"]]
-        out["restaurant"] = named[0] if len(named) == 1 else None
-    elif rk == "restaurant_closest_to_attraction":   # "closest to 'A' by road distance,
+                 if r["restaurant_name"] == hard["restaurant_must_eat_named"]["restaurant_name"]]
+        out["must_eat"] = named[0] if len(named) == 1 else None
+    rk = next((k for k in hard if k.startswith("restaurant_") and
+               k != "restaurant_must_eat_named"), None)
+    if rk == "restaurant_closest_to_attraction":   # "closest to 'A' by road distance,
         rd = hard[rk]                                  # among those recommended near it"
         spot = next(r for r in db.rows("attractions")
                     if r["attraction_name"] == rd["attraction_name"])
@@ -148,6 +149,8 @@ def _check_recorded_optimum(t):
             assert data[f"inbound_{fam}_no"] == want["inbound"]
         elif kind.startswith("hotel_"):
             assert data["hotel_name"] == want["hotel"]
+        elif kind == "restaurant_must_eat_named":
+            assert data["restaurant_name"] == want["must_eat"]
         elif kind.startswith("restaurant_"):
             assert data["restaurant_name"] == want["restaurant"]
         elif kind == "attraction_type_highest_rated":

@@ -124,6 +124,29 @@ def test_an_itinerary_breaking_only_the_kind_fails_only_it(kind):
         assert v.commonsense == 1
 
 
+@pytest.mark.parametrize("other,seed", [("restaurant_highest_rated", 3),
+                                        ("restaurant_specific_tag_nearby", 1),
+                                        ("restaurant_cheapest_nearby_attraction", 1)])
+def test_a_must_eat_restaurant_beside_another_restaurant_kind(other, seed):
+    # as in 17 of the 24 released entries: two constrained meals, both proved, both eaten,
+    # and an itinerary that misses either fails that one alone
+    t = travel_with("restaurant_must_eat_named", other, seed=seed)
+    meta, db = _meta(t), t["db"]
+    must = meta["hard_constraints"]["restaurant_must_eat_named"]["restaurant_name"]
+    near = meta["hard_constraints"][other]["restaurant_name"]
+    assert must != near and t["proof"]["optimum"]["must_eat"] == must
+    assert t["proof"]["optimum"]["restaurant"] == near
+    p = travel_problem(meta, db)
+    assert brute_force(p).optimum == prove_unique(p).optimum == t["proof"]["optimum"]
+    for mode in MODES:
+        assert score_travel(t["plan"], meta, db, mode=mode).case_acc == 1
+    for kind, name in (("restaurant_must_eat_named", must), (other, near)):
+        db2 = copy.deepcopy(db)
+        plan = _renamed(t["plan"], name, _twin(db2, "restaurants", "restaurant_name", name))
+        for mode in MODES:
+            assert score_travel(plan, meta, db2, mode=mode).failed == [kind]
+
+
 @pytest.mark.parametrize("kind", STAY_HOTEL_KINDS)
 def test_each_hotel_kind_binds(kind):
     # the answer is never the hotel the default ("the cheapest option") would take
@@ -197,8 +220,14 @@ def test_draw_stay_touches_only_its_families_and_is_deterministic():
         draw_stay(random.Random(s), b, db, 2)
         assert a == b
         assert a["train_cheapest_direct"] == {} and a["budget_constraint"] == {"max_budget": 9}
-        for family in ("hotel_", "restaurant_", "attraction_"):
+        for family in ("hotel_", "attraction_"):
             assert len([k for k in a if k.startswith(family)]) == 1
+        meals = sorted(k for k in a if k.startswith("restaurant_"))
+        assert len(meals) == 1 or (len(meals) == 2 and "restaurant_must_eat_named" in meals)
+        if len(meals) == 2:   # beside the drawn kind, and after another attraction
+            assert a["restaurant_highest_rated"] == {"attraction_name": "x"}
+            named = a["restaurant_must_eat_named"]["restaurant_name"]
+            assert db.by_name("restaurants")[named]["nearby_attraction_name"] != "x"
         seen |= set(a) & set(STAY_KINDS)
     assert seen >= set(STAY_HOTEL_KINDS) | set(STAY_RESTAURANT_KINDS) | \
         {"attraction_top_rated_must_visit"}
@@ -257,7 +286,7 @@ def _hand_db():
     ("hotel_cheapest_star", {"hotel_star": 3}, "hotel", "D"),
     ("hotel_star_highest_rated", {"hotel_star": 3}, "hotel", "A"),
     ("hotel_brand_highest_rated", {"brand": "Y"}, "hotel", "C"),
-    ("restaurant_must_eat_named", {"restaurant_name": "R1"}, "restaurant", "R1"),
+    ("restaurant_must_eat_named", {"restaurant_name": "R1"}, "must_eat", "R1"),
     # R4 is closer and better but recommended near another attraction
     ("restaurant_specific_cuisine_nearby", {"attraction_name": "Park", "cuisine": "Hot Pot"},
      "restaurant", "R2"),

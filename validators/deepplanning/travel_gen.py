@@ -261,7 +261,7 @@ def _record_answers(hard: dict, choice: dict, db: TravelDB) -> None:
             data[f"inbound_{fam}_no"] = choice["inbound"]
         elif kind.startswith("hotel_"):
             data["hotel_name"] = choice["hotel"]
-        elif kind.startswith("restaurant_"):
+        elif kind.startswith("restaurant_") and kind not in STAY_KINDS:
             data["restaurant_name"] = choice["restaurant"]
         elif kind == "attraction_type_highest_rated":
             data["attraction_names"] = [choice["attraction"]]

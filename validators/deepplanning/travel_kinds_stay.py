@@ -44,8 +44,9 @@ from planning_core.validators.deepplanning.travel_db import TravelDB
 from planning_core.validators.deepplanning.units import cents
 
 __all__ = ["STAY_HOTEL_KINDS", "STAY_RESTAURANT_KINDS", "STAY_ATTRACTION_KINDS",
-           "STAY_KINDS", "TOP_K", "draw_stay", "stay_variables", "record_stay_answers",
-           "stay_query_line", "meal_anchor", "stay_required_attractions"]
+           "STAY_KINDS", "MUST_EAT", "TOP_K", "draw_stay", "stay_variables",
+           "record_stay_answers", "stay_query_line", "meal_anchor", "meal_choice",
+           "stay_required_attractions"]
 
 STAY_HOTEL_KINDS = ("hotel_price_range", "hotel_cheapest_star", "hotel_star_highest_rated",
                     "hotel_brand_highest_rated")
@@ -53,6 +54,10 @@ STAY_RESTAURANT_KINDS = ("restaurant_must_eat_named", "restaurant_specific_cuisi
                          "restaurant_closest_to_attraction")
 STAY_ATTRACTION_KINDS = ("attraction_top_rated_must_visit", "attraction_all_free_attractions")
 STAY_KINDS = STAY_HOTEL_KINDS + STAY_RESTAURANT_KINDS + STAY_ATTRACTION_KINDS
+# a must-eat restaurant is its own variable ("must_eat"), so it can come with another
+# restaurant kind (the "restaurant" variable), as in 17 of the 24 released entries
+MUST_EAT = "restaurant_must_eat_named"
+_MUST_EAT_BESIDE = 0.7
 TOP_K = 3   # every released attraction_top_rated_must_visit names three
 
 # how often a drawn family's kind is replaced by one of ours: about the share our kinds
@@ -151,8 +156,18 @@ def draw_stay(rng: random.Random, hard: dict, db: TravelDB, days: int) -> None:
         old = [k for k in hard if k.startswith(family)]
         if not old or share >= _SHARE[family]:
             continue
+        beside = rng.random() < _MUST_EAT_BESIDE
         data = draw(kind)
         if data is None:
+            continue
+        if kind == MUST_EAT and beside:
+            # keep the drawn kind; the must-eat restaurant follows another attraction
+            taken = {hard[k].get("attraction_name") for k in old}
+            rows = sorted((r for r in db.rows("restaurants")
+                           if r["nearby_attraction_name"] not in taken),
+                          key=lambda r: r["restaurant_name"])
+            if rows:
+                hard[kind] = {"restaurant_name": rng.choice(rows)["restaurant_name"]}
             continue
         for k in old:
             del hard[k]
@@ -207,26 +222,27 @@ def stay_variables(hard: dict, db: TravelDB
         options["hotel"] = [h["name"] for h in hotels]
         costs["hotel"] = {h["name"]: (_c(h["price"]), -_c(h["score"])) if cheapest else
                           (-_c(h["score"]), _c(h["price"])) for h in hotels}
-    rk = next((k for k in hard if k in STAY_RESTAURANT_KINDS), None)
+    if MUST_EAT in hard:
+        name = hard[MUST_EAT].get("restaurant_name")
+        cost = {r["restaurant_name"]: (_c(r["price_per_person"]),)
+                for r in db.rows("restaurants") if r["restaurant_name"] == name}
+        options["must_eat"], costs["must_eat"] = sorted(cost), cost
+    rk = next((k for k in hard if k in STAY_RESTAURANT_KINDS and k != MUST_EAT), None)
     if rk:
         d = hard[rk]
         rows = sorted(db.rows("restaurants"), key=lambda r: r["restaurant_name"])
-        if rk == "restaurant_must_eat_named":
-            rows = [r for r in rows if r["restaurant_name"] == d.get("restaurant_name")][:1]
-            cost = {r["restaurant_name"]: (_c(r["price_per_person"]),) for r in rows}
-        else:
-            rows = [r for r in rows if r["nearby_attraction_name"] == d.get("attraction_name")]
-            if rk == "restaurant_specific_cuisine_nearby":
-                rows = [r for r in rows if r["cuisine"] == d.get("cuisine")]
-                cost = {r["restaurant_name"]: (-_c(r["rating"]), _c(r["price_per_person"]))
-                        for r in rows}
-            else:   # closest by road distance, then the cheapest; no route, no candidate
-                metres = {r["restaurant_name"]: _route_metres(db, d.get("attraction_name", ""),
-                                                              r["restaurant_name"])
-                          for r in rows}
-                cost = {r["restaurant_name"]: (metres[r["restaurant_name"]],
-                                               _c(r["price_per_person"]))
-                        for r in rows if metres[r["restaurant_name"]] is not None}
+        rows = [r for r in rows if r["nearby_attraction_name"] == d.get("attraction_name")]
+        if rk == "restaurant_specific_cuisine_nearby":
+            rows = [r for r in rows if r["cuisine"] == d.get("cuisine")]
+            cost = {r["restaurant_name"]: (-_c(r["rating"]), _c(r["price_per_person"]))
+                    for r in rows}
+        else:   # closest by road distance, then the cheapest; no route, no candidate
+            metres = {r["restaurant_name"]: _route_metres(db, d.get("attraction_name", ""),
+                                                          r["restaurant_name"])
+                      for r in rows}
+            cost = {r["restaurant_name"]: (metres[r["restaurant_name"]],
+                                           _c(r["price_per_person"]))
+                    for r in rows if metres[r["restaurant_name"]] is not None}
         options["restaurant"] = sorted(cost)
         costs["restaurant"] = cost
     rows = sorted(db.rows("attractions"), key=lambda r: r["attraction_name"])
@@ -298,8 +314,8 @@ def record_stay_answers(hard: dict, choice: dict[str, str], db: TravelDB) -> Non
             if kind.endswith("highest_rated"):
                 d["hotel_score"] = _yuan(h["score"])
         elif kind in STAY_RESTAURANT_KINDS:
-            r = rests[choice["restaurant"]]
-            d["restaurant_name"] = choice["restaurant"]
+            r = rests[meal_choice(kind, choice)]
+            d["restaurant_name"] = meal_choice(kind, choice)
             if kind != "restaurant_must_eat_named":
                 d["price_per_person"] = _yuan(r["price_per_person"])
             if kind != "restaurant_closest_to_attraction":
@@ -321,6 +337,11 @@ def meal_anchor(kind: str, data: dict, db: TravelDB) -> str:
         row = db.by_name("restaurants").get(data.get("restaurant_name", ""))
         return row["nearby_attraction_name"] if row else ""
     return data["attraction_name"]
+
+
+def meal_choice(kind: str, choice: dict[str, str]) -> str:
+    """The restaurant a restaurant kind's answer is, in the proved optimum."""
+    return choice["must_eat" if kind == MUST_EAT else "restaurant"]
 
 
 def stay_required_attractions(kind: str, choice: dict[str, str]) -> list[str]:

@@ -96,8 +96,8 @@ def travel_problem(meta: dict, db: TravelDB) -> ChoiceProblem:
             (-int(h["decoration_time"]), price) if hk == "hotel_newest_decoration" else
             (price,))
 
-    rk = next((k for k in hard if k.startswith("restaurant_")), None)
-    if rk and rk not in STAY_KINDS:
+    rk = next((k for k in hard if k.startswith("restaurant_") and k not in STAY_KINDS), None)
+    if rk:
         rd = hard[rk]
         rows = sorted((r for r in db.rows("restaurants")
                        if r["nearby_attraction_name"] == rd["attraction_name"]),
