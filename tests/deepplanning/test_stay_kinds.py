@@ -314,3 +314,33 @@ def test_a_tie_the_query_does_not_break_is_not_unique():
                                 "score": "4.9", "brand": "Z"})
     options, costs = stay_variables({"hotel_star_highest_rated": {"hotel_star": 3}}, db)
     assert prove_unique(ChoiceProblem(options, costs)).status == "not-unique"
+
+
+@pytest.mark.parametrize("data", [
+    # a released entry: the brand only in its text, answers but no parameters
+    {"constraint_context": "the highest-rated hotel among \"Home Inn\" brand hotels",
+     "constraint_type": "superlative_brand_highest_rated", "hotel_name": "x",
+     "hotel_price": 235.0, "hotel_score": 4.6},
+    {"brand": None}, {"brand": 5}, {"brand": ["Home Inn"]},
+])
+def test_a_released_or_malformed_brand_entry_is_infeasible_not_a_crash(data):
+    t = travel_with("hotel_brand_highest_rated")
+    meta = copy.deepcopy(_meta(t))
+    meta["hard_constraints"]["hotel_brand_highest_rated"] = data
+    assert prove_unique(travel_problem(meta, t["db"])).status == "infeasible"
+
+
+@pytest.mark.parametrize("data", [{"hotel_star": "three"}, {"hotel_star": None}, {},
+                                  {"hotel_star": 3.5}])
+def test_a_star_that_names_no_star_is_infeasible(data):
+    t = travel_with("hotel_cheapest_star")
+    meta = copy.deepcopy(_meta(t))
+    meta["hard_constraints"]["hotel_cheapest_star"] = data
+    assert prove_unique(travel_problem(meta, t["db"])).status == "infeasible"
+
+
+def test_top_rated_with_fewer_attractions_than_three_takes_them_all():
+    db = _hand_db()
+    db.tables["attractions"] = db.tables["attractions"][:2]
+    options, _ = stay_variables({"attraction_top_rated_must_visit": {}}, db)
+    assert options["top_rated_attractions"] == ['["Park", "Quay"]']

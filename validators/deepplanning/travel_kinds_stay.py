@@ -22,7 +22,9 @@ attraction_all_free_attractions       2    () -> attraction_names, attraction_ra
 The released entries name the cuisine and the brand only in their ``constraint_context``
 text; ours also carry them as parameters (``cuisine``, ``brand``: the database's field
 names) so that the choice problem is built from parameters alone.  Every superlative ends
-in a tie-break the query states.  A set of attractions (the top three, all the free ones) is
+in a tie-break the query states.  A must-eat restaurant is a variable of its own
+(``must_eat``), so it can come beside another restaurant kind (``restaurant``).  A set of
+attractions (the top three, all the free ones) is
 one variable whose options are the candidate sets, each costed by its members' sorted
 keys, so the lexicographic optimum is the top set and the proof covers the set, not an
 order of it.
@@ -204,7 +206,10 @@ def _set_option(rows: list[dict[str, str]], key, size: int,
 def stay_variables(hard: dict, db: TravelDB
                    ) -> tuple[dict[str, list[str]], dict[str, dict[str, tuple[int, ...]]]]:
     """Our kinds' variables (options, lexicographic costs), from parameters and database
-    only.  ``hotel`` and ``restaurant`` replace the shared variables of those names."""
+    only (never the answer fields).  ``hotel`` and ``restaurant`` replace the shared
+    variables of those names; ``must_eat``, ``top_rated_attractions`` and
+    ``free_attractions`` are ours.  A parameter that matches nothing leaves a variable
+    without options: the proof answers ``infeasible``."""
     options: dict[str, list[str]] = {}
     costs: dict[str, dict[str, tuple[int, ...]]] = {}
     hk = next((k for k in hard if k in STAY_HOTEL_KINDS), None)
