@@ -5,9 +5,9 @@ Variables: the outbound and the inbound leg, the hotel, and -- when a constraint
 the restaurant near an attraction and the top attraction of a type (and the variables of
 :mod:`.travel_kinds_stay`: a must-eat restaurant, the top-rated or the free attractions).
 Implicit constraint (paper line 226): a leg must have seats for every traveller.  Every
-objective ends in a tie-break ("then the cheapest"), which the generated queries state.  A budget is not a variable here:
-the generator sets it at or above the optimal itinerary's cost, so it prunes nothing the
-optimum needs (the oracle's plan is checked against it).
+objective ends in a tie-break ("then the cheapest"), which the generated queries state.
+A budget is not a variable here: the generator sets it at or above the optimal itinerary's
+cost, so it prunes nothing the optimum needs (the oracle's plan is checked against it).
 """
 from __future__ import annotations
 
