@@ -21,6 +21,20 @@ def travel(seed: int = 0, index: int = 3, days: int | None = None):
 
 
 @functools.lru_cache(maxsize=None)
+def _travel_with(kinds: tuple[str, ...], seed: int, days: int) -> tuple[int, int, int]:
+    for index in range(120):
+        hard = _travel(seed, index, days)["entry"]["meta_info"]["hard_constraints"]
+        if all(k in hard for k in kinds):
+            return seed, index, days
+    raise LookupError(f"no generated task of seed {seed} with {kinds}")
+
+
+def travel_with(*kinds: str, seed: int = 0, days: int = 2):
+    """A fresh copy of the first small generated task (``days`` days) that has ``kinds``."""
+    return travel(*_travel_with(kinds, seed, days))
+
+
+@functools.lru_cache(maxsize=None)
 def _shopping(seed: int, level: int, index: int):
     return generate_case(seed, level, index)
 

@@ -7,7 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from tests.deepplanning.fixtures import travel
+from planning_core.validators.deepplanning.travel_kinds_stay import STAY_KINDS
+from tests.deepplanning.fixtures import travel, travel_with
 
 
 def _seats(status: str) -> int:
@@ -76,7 +77,21 @@ def brute_travel(meta, db) -> dict:
     hk = next(k for k in hard if k.startswith("hotel_"))
     hd = hard[hk]
     hotels = db.rows("hotels")
-    if hk == "hotel_cheapest_brand":
+    score = lambda h: Decimal(h["score"])
+    if hk == "hotel_price_range":   # "priced between A and B yuan a night (the cheapest
+        hotels = [h for h in hotels   # such, then the highest-rated)"
+                  if hd["min_price"] <= Decimal(h["price"]) <= hd["max_price"]]
+        key = lambda h: (Decimal(h["price"]), -score(h))
+    elif hk == "hotel_cheapest_star":   # "the cheapest N-star hotel (then the highest-rated)"
+        hotels = [h for h in hotels if int(h["hotel_star"]) == int(hd["hotel_star"])]
+        key = lambda h: (Decimal(h["price"]), -score(h))
+    elif hk == "hotel_star_highest_rated":   # "the highest-rated N-star (then the cheapest)"
+        hotels = [h for h in hotels if int(h["hotel_star"]) == int(hd["hotel_star"])]
+        key = lambda h: (-score(h), Decimal(h["price"]))
+    elif hk == "hotel_brand_highest_rated":   # "the highest-rated B hotel (then the cheapest)"
+        hotels = [h for h in hotels if h["brand"] == hd["brand"]]
+        key = lambda h: (-score(h), Decimal(h["price"]))
+    elif hk == "hotel_cheapest_brand":
         hotels = [h for h in hotels if h["brand"] == hd["brand"]]
         key = lambda h: (Decimal(h["price"]),)
     elif hk == "hotel_star_service_required":
@@ -88,11 +103,30 @@ def brute_travel(meta, db) -> dict:
     else:
         key = lambda h: (-int(h["decoration_time"]), Decimal(h["price"]))
     out["hotel"] = _only_best(hotels, key, "name")
-    rk = next((k for k in hard if k.startswith("restaurant_")), None)
-    if rk:
+    if "restaurant_must_eat_named" in hard:   # "Have one meal at 'R'." (besides another)
+        named = [r["restaurant_name"] for r in db.rows("restaurants")
+                 if r["restaurant_name"] == hard["restaurant_must_eat_named"]["restaurant_name"]]
+        out["must_eat"] = named[0] if len(named) == 1 else None
+    rk = next((k for k in hard if k.startswith("restaurant_") and
+               k != "restaurant_must_eat_named"), None)
+    if rk == "restaurant_closest_to_attraction":   # "closest to 'A' by road distance,
+        rd = hard[rk]                                  # among those recommended near it"
+        spot = next(r for r in db.rows("attractions")
+                    if r["attraction_name"] == rd["attraction_name"])
+        metres = {(r["origin"], r["destination"]): int(r["distance_meters"])
+                  for r in db.rows("road_routes")}
+        rows = [r for r in db.rows("restaurants")
+                if r["nearby_attraction_name"] == rd["attraction_name"]]
+        out["restaurant"] = _only_best(
+            rows, lambda r: (metres[(f"{spot['latitude']},{spot['longitude']}",
+                                     f"{r['latitude']},{r['longitude']}")],
+                             Decimal(r["price_per_person"])), "restaurant_name")
+    elif rk:
         rd = hard[rk]
         rows = [r for r in db.rows("restaurants")
                 if r["nearby_attraction_name"] == rd["attraction_name"]]
+        if rk == "restaurant_specific_cuisine_nearby":   # "the highest-rated C restaurant"
+            rows = [r for r in rows if r["cuisine"] == rd["cuisine"]]
         if rk == "restaurant_specific_tag_nearby":
             rows = [r for r in rows if rd["required_tag"] in r["tags"].split(";")]
         if rk == "restaurant_cheapest_nearby_attraction":
@@ -106,16 +140,32 @@ def brute_travel(meta, db) -> dict:
         out["attraction"] = _only_best(
             rows, lambda r: (-Decimal(r["rating"]), Decimal(r["ticket_price"])),
             "attraction_name")
+    if "attraction_top_rated_must_visit" in hard:
+        # "the 3 highest-rated attractions (rating ties broken by the cheaper ticket, then
+        # by name in alphabetical order)": a set, so the 3rd and 4th must not tie
+        rows = sorted(db.rows("attractions"), key=lambda r: (-Decimal(r["rating"]),
+                                                              Decimal(r["ticket_price"]),
+                                                              r["attraction_name"]))
+        out["top_rated_attractions"] = frozenset(r["attraction_name"] for r in rows[:3])
+    if "attraction_all_free_attractions" in hard:   # "every free attraction (ticket 0)"
+        out["free_attractions"] = frozenset(r["attraction_name"] for r in db.rows("attractions")
+                                            if Decimal(r["ticket_price"]) == 0)
     return out
 
 
-@pytest.mark.parametrize("index", range(12))
-def test_recorded_travel_optimum_is_the_unique_brute_force_optimum(index):
-    t = travel(1, index)
+def _decoded(optimum: dict) -> dict:
+    """The proof's optimum with its set-valued options (JSON lists of names) as sets."""
+    import json
+
+    return {k: frozenset(json.loads(v)) if k in ("top_rated_attractions", "free_attractions")
+            else v for k, v in optimum.items()}
+
+
+def _check_recorded_optimum(t):
     meta = t["entry"]["meta_info"]
     want = brute_travel(meta, t["db"])
     assert None not in want.values(), f"a tie: {want}"
-    assert want == t["proof"]["optimum"]
+    assert want == _decoded(t["proof"]["optimum"])
     hard = meta["hard_constraints"]
     for kind, data in hard.items():   # the answers the query file records
         if kind.startswith(("train_", "flight_")):
@@ -125,10 +175,28 @@ def test_recorded_travel_optimum_is_the_unique_brute_force_optimum(index):
                 assert data.get(f"{var}_{fam}_no", want[var]) == want[var]
         elif kind.startswith("hotel_"):
             assert data["hotel_name"] == want["hotel"]
+        elif kind == "restaurant_must_eat_named":
+            assert data["restaurant_name"] == want["must_eat"]
         elif kind.startswith("restaurant_"):
             assert data["restaurant_name"] == want["restaurant"]
         elif kind == "attraction_type_highest_rated":
             assert data["attraction_names"] == [want["attraction"]]
+        elif kind == "attraction_top_rated_must_visit":
+            assert set(data["attraction_names"]) == want["top_rated_attractions"]
+        elif kind == "attraction_all_free_attractions":
+            assert set(data["attraction_names"]) == want["free_attractions"]
+
+
+@pytest.mark.parametrize("index", range(12))
+def test_recorded_travel_optimum_is_the_unique_brute_force_optimum(index):
+    _check_recorded_optimum(travel(1, index))
+
+
+@pytest.mark.parametrize("kind", STAY_KINDS)
+def test_recorded_optimum_of_each_stay_kind_is_the_brute_force_optimum(kind):
+    # the nine hotel/restaurant/attraction kinds of travel_kinds_stay, each on a small
+    # generated task that has it
+    _check_recorded_optimum(travel_with(kind))
 
 
 def _coupon(name: str) -> tuple[int, int]:

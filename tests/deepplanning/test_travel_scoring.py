@@ -107,7 +107,8 @@ def _edit(fn, mode="paper"):
 
 def test_an_unknown_place_fails_sandbox_compliance():
     def fn(p):
-        p["daily_plans"][1]["activities"][1]["details"]["name"] = "Hogwarts"
+        next(a for a in p["daily_plans"][1]["activities"]
+             if a["type"] == "attraction")["details"]["name"] = "Hogwarts"
     bad, v = _edit(fn)
     assert "validated_attractions" in bad
 

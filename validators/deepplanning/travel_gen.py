@@ -26,6 +26,9 @@ from planning_core.validators.deepplanning.travel_kinds_transport import (EXTRA_
                                                                           draw_transport,
                                                                           record_transport,
                                                                           transport_text)
+from planning_core.validators.deepplanning.travel_kinds_stay import (STAY_KINDS, draw_stay,
+                                                                     record_stay_answers,
+                                                                     stay_query_line)
 from planning_core.validators.deepplanning.travel_oracle import build_plan
 from planning_core.validators.deepplanning.travel_problem import (ATTRACTION_KINDS,
                                                                   HOTEL_KINDS,
@@ -275,7 +278,7 @@ def _record_answers(hard: dict, choice: dict, db: TravelDB) -> None:
             data[f"inbound_{fam}_no"] = choice["inbound"]
         elif kind.startswith("hotel_"):
             data["hotel_name"] = choice["hotel"]
-        elif kind.startswith("restaurant_"):
+        elif kind.startswith("restaurant_") and kind not in STAY_KINDS:
             data["restaurant_name"] = choice["restaurant"]
         elif kind == "attraction_type_highest_rated":
             data["attraction_names"] = [choice["attraction"]]
@@ -283,6 +286,7 @@ def _record_answers(hard: dict, choice: dict, db: TravelDB) -> None:
             data["attraction_names"] = sorted(
                 r["attraction_name"] for r in db.rows("attractions")
                 if r["attraction_type"] == data["attraction_type"])
+    record_stay_answers(hard, choice, db)   # the kinds of travel_kinds_stay
 
 
 def _query_text(meta: dict) -> str:
@@ -336,6 +340,8 @@ def _query_text(meta: dict) -> str:
             lines.append(f"Visit every {d['attraction_type']} attraction.")
         elif kind == "budget_constraint":
             lines.append(f"The whole trip must cost at most {d['max_budget']} yuan.")
+    # the kinds of travel_kinds_stay
+    lines += [stay_query_line(k, d) for k, d in h.items() if k in STAY_KINDS]
     lines.append("Where nothing else is said, choose the cheapest option.")
     return "\n".join(lines)
 
@@ -362,6 +368,8 @@ def generate_task(seed: int, index: int, days: int | None = None,
         hard = _constraints(rng, db, mode, people, meta, transport)
         if hard is None:
             continue
+        # the kinds of travel_kinds_stay, from a stream of their own
+        draw_stay(random.Random(f"travel-stay:{seed}:{index}:{attempt}"), hard, db, d)
         meta.update(hard_constraints=hard, depart_weekday=depart.isoweekday())
         proof = prove_unique(travel_problem(meta, db))
         if proof.status != "unique":

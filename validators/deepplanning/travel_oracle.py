@@ -15,6 +15,8 @@ from planning_core.validators.deepplanning.travel_checks import day_weekday
 from planning_core.validators.deepplanning.travel_cost import plan_cost
 from planning_core.validators.deepplanning.travel_db import TravelDB
 from planning_core.validators.deepplanning.travel_kinds_transport import leg_row
+from planning_core.validators.deepplanning.travel_kinds_stay import (meal_anchor, meal_choice,
+                                                                     stay_required_attractions)
 from planning_core.validators.deepplanning.travel_plan import read_plan
 from planning_core.validators.deepplanning.travel_problem import leg_time
 from planning_core.validators.deepplanning.units import (ALL_DAY, cents, clock, fmt_cents,
@@ -43,7 +45,8 @@ def required_attractions(meta: dict, choice: dict[str, str], db: TravelDB) -> li
         elif kind == "attraction_type_highest_rated":
             out.append(choice["attraction"])
         elif kind.startswith("restaurant_"):
-            out.append(data["attraction_name"])
+            out.append(meal_anchor(kind, data, db))
+        out += stay_required_attractions(kind, choice)
     return list(dict.fromkeys(out))
 
 
@@ -118,11 +121,11 @@ def build_plan(meta: dict, db: TravelDB, choice: dict[str, str]) -> dict | None:
     rest = sorted((n for n in attractions if n not in required),
                   key=lambda n: (-(cents(attractions[n]["rating"]) or 0), n))
     pending = required + rest
-    must_eat = choice.get("restaurant")
-    near_for = {}
+    near_for, must_eat = {}, set()   # the constrained meals: after which attraction
     for kind, data in (meta.get("hard_constraints") or {}).items():
         if kind.startswith("restaurant_"):
-            near_for[data["attraction_name"]] = must_eat
+            near_for[meal_anchor(kind, data, db)] = meal_choice(kind, choice)
+            must_eat.add(meal_choice(kind, choice))
     used_attr: set[str] = set()
     used_rest: set[str] = set()
 
@@ -164,7 +167,7 @@ def build_plan(meta: dict, db: TravelDB, choice: dict[str, str]) -> dict | None:
         cands += sorted(restaurants, key=lambda r: r["restaurant_name"])
         for r in cands:
             name = r["restaurant_name"]
-            if name in used_rest or (name == must_eat and near_for.get(near) != name):
+            if name in used_rest or (name in must_eat and near_for.get(near) != name):
                 continue
             o, c = _hours(r)
             arrive = day.t + int(day.route(name)["duration_minutes"])
@@ -223,7 +226,7 @@ def build_plan(meta: dict, db: TravelDB, choice: dict[str, str]) -> dict | None:
                                       "price_per_night": _num(hotel["price"])}
         plan_days.append(entry)
     if any(n not in used_attr for n in required) or \
-            (must_eat and must_eat not in used_rest):
+            must_eat - used_rest:
         return None
     plan = {"budget_summary": {"currency": "CNY"}, "daily_plans": plan_days}
     total, bad = plan_cost(read_plan(plan), meta)

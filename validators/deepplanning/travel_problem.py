@@ -2,13 +2,14 @@
 parameters and its database only (never from the answers the query file records).
 
 Variables: the outbound and the inbound leg, the hotel, and -- when a constraint asks --
-the restaurant near an attraction and the top attraction of a type.  Implicit constraint
-(paper line 226): a leg must have seats for every traveller.  A direction's leg options and
-their cost vectors, for every flight_*/train_* kind, come from
-:func:`~.travel_kinds_transport.leg_options` (a number at its best allowed row).  Every objective ends in
-"then the cheapest", which the generated queries state.  A budget is not a variable here:
-the generator sets it at or above the optimal itinerary's cost, so it prunes nothing the
-optimum needs (the oracle's plan is checked against it).
+the restaurant near an attraction and the top attraction of a type (and the variables of
+:mod:`.travel_kinds_stay`: a must-eat restaurant, the top-rated or the free attractions).
+Implicit constraint (paper line 226): a leg must have seats for every traveller.  A
+direction's leg options and their cost vectors, for every flight_*/train_* kind, come from
+:func:`~.travel_kinds_transport.leg_options` (a number at its best allowed row).  Every
+objective ends in a tie-break ("then the cheapest"), which the generated queries state.
+A budget is not a variable here: the generator sets it at or above the optimal itinerary's
+cost, so it prunes nothing the optimum needs (the oracle's plan is checked against it).
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from planning_core.validators.deepplanning.solver import ChoiceProblem
 from planning_core.validators.deepplanning.travel_db import TravelDB
 from planning_core.validators.deepplanning.travel_kinds_transport import (EXTRA_KINDS,
                                                                           leg_options)
+from planning_core.validators.deepplanning.travel_kinds_stay import (STAY_KINDS,
+                                                                     stay_variables)
 from planning_core.validators.deepplanning.units import cents, clock
 
 __all__ = ["travel_problem", "TRANSPORT_KINDS", "HOTEL_KINDS", "RESTAURANT_KINDS",
@@ -81,7 +84,7 @@ def travel_problem(meta: dict, db: TravelDB) -> ChoiceProblem:
             (-int(h["decoration_time"]), price) if hk == "hotel_newest_decoration" else
             (price,))
 
-    rk = next((k for k in hard if k.startswith("restaurant_")), None)
+    rk = next((k for k in hard if k.startswith("restaurant_") and k not in STAY_KINDS), None)
     if rk:
         rd = hard[rk]
         rows = sorted((r for r in db.rows("restaurants")
@@ -104,4 +107,8 @@ def travel_problem(meta: dict, db: TravelDB) -> ChoiceProblem:
         options["attraction"] = [r["attraction_name"] for r in rows]
         costs["attraction"] = {r["attraction_name"]: (-_r(r["rating"]), _r(r["ticket_price"]))
                                for r in rows}
+    # the hotel/restaurant/attraction kinds of travel_kinds_stay (theirs replace "hotel")
+    stay_options, stay_costs = stay_variables(hard, db)
+    options.update(stay_options)
+    costs.update(stay_costs)
     return ChoiceProblem(options, costs)
