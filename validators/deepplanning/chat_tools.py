@@ -65,7 +65,7 @@ class OpenAIToolModel:
                  api_key_env: str | None = None, temperature: float = 0.0,
                  max_tokens: int | None = None, seed: int | None = None,
                  timeout_s: float = 120.0, retry: RetryPolicy = RetryPolicy(),
-                 cache: ResponseCache | None = None) -> None:
+                 cache: ResponseCache | None = None, sample: int = 0) -> None:
         try:
             import openai
         except ImportError:
@@ -85,11 +85,17 @@ class OpenAIToolModel:
                                          ("max_tokens", max_tokens), ("seed", seed))
                        if v is not None}
         self.retry, self.cache = retry, cache
+        # --sample K: at temperature > 0 (or none sent) sample K > 0 of a conversation is
+        # cached as sample K, so another K asks the model again (0: the key it always had)
+        sampling = temperature is None or temperature > 0
+        self.run_sample = sample if sampling else 0
         self._rng = random.Random()
 
     def __call__(self, messages, tools) -> dict[str, Any]:
-        key = cache_key(self.name, self.base_url, list(messages),
-                        dict(self.params, tools=list(tools)))
+        keyed = dict(self.params, tools=list(tools))
+        if self.run_sample:
+            keyed["_call"] = {"run_sample": self.run_sample}
+        key = cache_key(self.name, self.base_url, list(messages), keyed)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:

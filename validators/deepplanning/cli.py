@@ -152,7 +152,7 @@ def _tool_model(args: argparse.Namespace):
                            temperature=args.temperature, max_tokens=args.max_tokens,
                            seed=args.seed, timeout_s=args.timeout,
                            retry=RetryPolicy(retries=args.retries, base_s=args.backoff),
-                           cache=cache)
+                           cache=cache, sample=args.sample or 0)
 
 
 def _tasks(args: argparse.Namespace, domains: tuple[str, ...]):
