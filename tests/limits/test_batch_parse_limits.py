@@ -37,7 +37,9 @@ def tasks(tmp_path):
     return tmp_path
 
 
-def test_a_task_too_big_to_parse_in_time_is_unknown_and_the_batch_goes_on(tasks, capsys):
+@pytest.mark.parametrize("where", [[], ["--workers", "2"]], ids=["serial", "2-workers"])
+def test_a_task_too_big_to_parse_in_time_is_unknown_and_the_batch_goes_on(tasks, capsys,
+                                                                           where):
     manifest = _manifest(tasks, [
         {"id": "big-1", "plan_text": "(finish)\n", "domain": "domain.pddl",
          "problem": "big.pddl"},
@@ -50,7 +52,7 @@ def test_a_task_too_big_to_parse_in_time_is_unknown_and_the_batch_goes_on(tasks,
     ])
     out = tasks / "r.jsonl"
     code = validate_main(["--batch", str(manifest), "--out", str(out), "--no-progress",
-                          "--time-limit", "0.2"])
+                          "--time-limit", "0.2", *where])
     assert code == 3, capsys.readouterr().err
     rows = {r["id"]: r for r in _rows(out)}
     first, second = rows["big-1"], rows["big-2"]
