@@ -200,3 +200,63 @@ def test_the_deepplanning_tool_client_keys_on_the_sample(tmp_path):
         assert client(0.0, 0)(messages, [])["content"] == "turn 2"
         assert client(0.0, 5)(messages, []).get("cached")     # greedy: no effect
     assert len(server.requests) == 3
+
+
+# ------------------------------------------------------------------ adaptive run
+
+def test_adaptive_run_sample_k_is_its_own_agent_row(tmp_path):
+    """``adaptive run --agent model`` keys resume on the agent's name: sample K > 0 of a
+    sampling model is another agent ("model m sample 1"), asked again, not skipped."""
+    from planning_core.validators.adaptive.metrics import read_episodes
+    from tests.adaptive.conftest import PLAN_CLOTH, profile_json
+
+    profile = tmp_path / "hand.json"
+    profile.write_text(json.dumps(profile_json()))
+    runs, cache = tmp_path / "m.jsonl", tmp_path / "c.sqlite"
+    reply = "Plan:\n```\n" + PLAN_CLOTH + "\n```"
+    with ChatServer(lambda req, n: answer(reply)) as server:
+        def adaptive(*extra):
+            return main(["adaptive", "run", str(profile), "--tiers", "main", "--agent",
+                         "model", "--model", "m", "--base-url", server.base_url,
+                         "--temperature", "0.9", "--cache", str(cache), "--out", str(runs),
+                         *extra])
+
+        assert adaptive() == 0 and len(server.requests) == 1
+        assert adaptive() == 0 and len(server.requests) == 1      # resumed: skipped
+        assert adaptive("--sample", "1") == 0 and len(server.requests) == 2
+        assert adaptive("--sample", "1") == 0 and len(server.requests) == 2
+    agents = sorted(json.loads(line)["agent"] for line in runs.read_text().splitlines())
+    assert agents == ["model m", "model m sample 1"]
+    assert all(ep.success for ep in read_episodes(runs))
+
+
+# ------------------------------------------------------------------ deepplanning run
+
+@pytest.mark.slow
+def test_deepplanning_runs_and_samples_are_independent(tmp_path, capsys):
+    """``deepplanning run --runs 2`` at temperature > 0 asked the model once: runs 1.. got
+    run 0's answers from the cache. Each run (and each --sample) now has its own entries."""
+    tasks = tmp_path / "dp"
+    assert main(["deepplanning", "generate", "shopping", "--n", "1", "--seed", "3",
+                 "--out", str(tasks)]) == 0
+    cache = tmp_path / "c.sqlite"
+    with ChatServer(lambda req, n: answer("All done.")) as server:
+        def dp(out, *extra):
+            code = main(["deepplanning", "run", "--domain", "shopping", "--tasks", str(tasks),
+                         "--limit", "1", "--model", "m", "--base-url", server.base_url,
+                         "--backoff", "0", "--cache", str(cache), "--out", str(out),
+                         "--temperature", "0.7", *extra])
+            return code, capsys.readouterr()
+
+        code, io = dp(tmp_path / "a.jsonl", "--runs", "2")
+        assert code == 0, io.err
+        tasks_n = len((tmp_path / "a.jsonl").read_text().splitlines()) // 2
+        assert len(server.requests) == 2 * tasks_n            # run 1 asked, not cached
+        code, io = dp(tmp_path / "b.jsonl", "--runs", "2")
+        assert code == 0 and len(server.requests) == 2 * tasks_n   # a rerun: the cache
+        code, io = dp(tmp_path / "c.jsonl", "--sample", "1")
+        assert code == 0 and len(server.requests) == 3 * tasks_n
+        rows = [json.loads(line) for line in (tmp_path / "c.jsonl").read_text().splitlines()]
+        assert {r["sample"] for r in rows} == {1}
+        code, io = dp(tmp_path / "c.jsonl")
+        assert code == 2 and "holds rows of sample 1" in io.err
