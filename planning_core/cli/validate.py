@@ -301,8 +301,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                         f"unknown, exit 3 (default {DEFAULT_TIME_LIMIT_S:g})")
     p.add_argument("--memory-limit", type=seconds, default=None, metavar="MB",
                    help="megabytes per plan before its verdict is unknown, exit 3 (default: "
-                        "half the machine's memory, or $PLANNING_CORE_MEMORY_LIMIT_MB; "
-                        "FILEs only, --batch keeps the default)")
+                        "half the machine's memory, or $PLANNING_CORE_MEMORY_LIMIT_MB)")
     p.add_argument("-t", dest="tolerance", type=float, default=None, metavar="TOLERANCE",
                    help="VAL's time tolerance; accepted, and without effect on classical "
                         "plans (they have no durations)")
@@ -346,7 +345,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         return run_batch(args.batch, out_path=args.out, executor_args=args,
                          strict=args.strict, time_limit=args.time_limit,
                          max_plan_bytes=args.max_response_bytes,
-                         progress=not args.no_progress, out=sys.stdout, err=sys.stderr)
+                         progress=not args.no_progress, out=sys.stdout, err=sys.stderr,
+                         memory_limit=args.memory_limit)
     if not args.files:
         raise InputError("the following arguments are required: FILE (a plan, a domain "
                          "and a problem, in any order), or --batch MANIFEST")

@@ -22,8 +22,19 @@ the one writer, and rows come out in manifest order whatever order the groups fi
 Each plan gives one JSON row: ``id``, ``plan`` (the path as written, None for inline
 text), ``verdict`` and ``valid`` (as ``validate --json``), the failing ``step`` (1-based)
 and ``action``, the validator's ``message``, the plan's ``length`` (steps) and ``cost``,
-and ``cpu_s`` (CPU seconds spent on that plan, its task's parsing not included; it varies
-from run to run, the verdict does not). A plan whose domain, problem or plan file cannot
+and ``cpu_s`` (CPU seconds spent on that plan; it varies from run to run, the verdict
+does not).
+
+Each plan has its own budget (``--time-limit`` CPU seconds, ``--memory-limit``), started
+before anything is read for it. When its task is not yet parsed on its worker, the task is
+read, parsed and checked *for that plan*, under that plan's budget (the first plan of a
+group pays for its task; a plan whose task is already parsed pays nothing for it). A task
+that cannot be read within the limit (a 10^6-fact problem at ``--time-limit 5``) gives
+that plan an ``unknown`` row naming the limit (``limit``: ``time limit`` or ``memory
+limit``) and the phase; the worker remembers it for the run, so the task's other plans
+are ``unknown`` at once instead of each spending a whole limit on the same parse, and the
+batch goes on. A task file larger than the memory limit is not read whole: ``unknown``
+(memory limit). Reading the plan counts against the plan's budget too. A plan whose domain, problem or plan file cannot
 be read or does not parse, or whose task has semantic errors, gets verdict ``bad_input``
 with the located error in ``message``; a manifest line that cannot be used (not JSON,
 missing fields, a repeated id) gets a ``bad_input`` row keyed by its ``source``
@@ -47,7 +58,6 @@ import json
 import os
 import sys
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence, TextIO
@@ -179,6 +189,15 @@ class BatchSettings:
     time_limit: float | None
     max_plan_bytes: int       # a longer plan file is bad_input, unread
     run: str = ""
+    memory_limit: float | None = None   # MB per plan (None: the default, Limits)
+
+    def budget(self):
+        """A fresh budget for one plan: CPU time only (on a busy worker a wall-clock limit
+        would turn a plan unknown that an idle one decides; the verdict must not depend on
+        load) and the memory limit."""
+        from planning_core.limits import Limits
+
+        return Limits(time_s=self.time_limit, memory_mb=self.memory_limit).budget()
 
 
 def _bad_row(item: PlanItem, message: str) -> dict:
@@ -187,18 +206,33 @@ def _bad_row(item: PlanItem, message: str) -> dict:
             "cost": None, "cpu_s": 0.0}
 
 
-def _load(domain_path: str, problem_path: str):
+@dataclass(frozen=True, slots=True)
+class _Stopped:
+    """A task whose reading ran out of a plan's budget: what the worker remembers of it."""
+
+    limit: str            # "time limit" or "memory limit"
+    detail: str
+    source: str           # the manifest line of the plan whose budget it spent
+
+
+def _load(domain_path: str, problem_path: str, max_bytes: int | None = None):
     """``(domain, problem, None)`` or ``(None, None, message)`` for a task that cannot be
-    used (as ``validate`` refuses it: unreadable, a syntax error, semantic errors)."""
+    used (as ``validate`` refuses it: unreadable, a syntax error, semantic errors). Parsing
+    and checking tick the active budget (:func:`planning_core.limits.metering`), so they
+    raise :class:`~planning_core.limits.LimitReached`; a file over ``max_bytes`` raises
+    :class:`~planning_core.pddl.files.FileTooLarge`."""
     from planning_core.cli import error_line
     from planning_core.pddl.checker import check_domain, check_problem, errors_of
+    from planning_core.pddl.files import FileTooLarge, read_text
     from planning_core.pddl.parser import parse_domain, parse_problem
-    from planning_core.pddl.files import read_text
 
     try:   # roles are given by the manifest, not told apart by content as validate does
-        domain = parse_domain(read_text(domain_path, expected="a PDDL domain"), domain_path)
-        problem = parse_problem(read_text(problem_path, expected="a PDDL problem"),
-                                problem_path)
+        domain = parse_domain(read_text(domain_path, expected="a PDDL domain",
+                                        max_bytes=max_bytes), domain_path)
+        problem = parse_problem(read_text(problem_path, expected="a PDDL problem",
+                                          max_bytes=max_bytes), problem_path)
+    except FileTooLarge:
+        raise
     except PlanningError as err:
         return None, None, error_line(err)
     errors = errors_of(check_domain(domain) + check_problem(domain, problem))
@@ -210,19 +244,53 @@ def _load(domain_path: str, problem_path: str):
 _CACHE_LOCK = threading.Lock()   # a `dask worker` may run several tasks in threads
 
 
-def _task(settings: BatchSettings, domain_path: str, problem_path: str):
-    """The parsed task, through the worker's cache for this run."""
+def _task(settings: BatchSettings, item: PlanItem, budget):
+    """The parsed task of ``item``, through the worker's cache for this run: ``(domain,
+    problem, refused)``, or a :class:`_Stopped` when reading it ran out of a budget. On a
+    miss the task is read for ``item``, under ``budget`` (its plan's): parsing and checking
+    are charged to that plan. A stop is remembered too (the same limit holds for every plan
+    of the run, so parsing again for the next plan would only spend another whole limit)."""
+    from planning_core.limits import LimitReached, metering
+    from planning_core.pddl.files import FileTooLarge
+
     cache: dict = worker_state(settings, dict)
-    key = (domain_path, problem_path)
+    key = (item.domain, item.problem)
     with _CACHE_LOCK:
         hit = cache.get(key)
     if hit is None:
-        hit = _load(domain_path, problem_path)
+        memory = budget.memory_mb
+        try:
+            with metering(budget):
+                hit = _load(item.domain, item.problem,
+                            int(memory * 2**20) if memory else None)
+        except LimitReached as stop:
+            hit = _Stopped(stop.limit, stop.detail, item.source)
+        except FileTooLarge as big:
+            hit = _Stopped("memory limit", f"{big.file}: {big.message}", item.source)
+        except MemoryError:   # RLIMIT_AS (a cluster's ulimit -v) ran out while parsing
+            hit = _Stopped("memory limit", "out of memory", item.source)
         with _CACHE_LOCK:
             if len(cache) >= _TASKS_KEPT:
                 cache.pop(next(iter(cache)))
             cache[key] = hit
     return hit
+
+
+def _stopped_row(item: PlanItem, limit: str, message: str, cpu: float,
+                 phase: str) -> dict:
+    return {"id": item.id, "plan": item.plan, "verdict": "unknown", "valid": False,
+            "step": None, "action": None, "message": message, "length": None,
+            "cost": None, "cpu_s": round(cpu, 6), "limit": limit, "phase": phase}
+
+
+def _task_stopped_row(item: PlanItem, stopped: _Stopped, cpu: float) -> dict:
+    if stopped.source == item.source:
+        how = f"while reading the domain and problem ({stopped.detail})"
+    else:
+        how = (f"while reading the domain and problem for {stopped.source} (the same "
+               "limit holds for this plan; not read again)")
+    return _stopped_row(item, stopped.limit, f"validation stopped at the {stopped.limit} "
+                        f"{how}; no verdict", cpu, "task")
 
 
 def _number(value):
@@ -231,13 +299,22 @@ def _number(value):
     return int(value) if float(value).is_integer() else float(value)
 
 
-def _validate_one(settings: BatchSettings, domain, problem, item: PlanItem) -> dict:
+def _validate_one(settings: BatchSettings, item: PlanItem) -> dict:
+    """The row of one plan, under its own budget (started here, before its task or its plan
+    is read: see the module doc)."""
     from planning_core.cli import error_line
-    from planning_core.limits import Limits
+    from planning_core.limits import LimitReached, metering
     from planning_core.pddl.files import read_text
     from planning_core.pddl.plans import parse_plan
     from planning_core.validate.simulator import validate_plan
 
+    budget = settings.budget()
+    task = _task(settings, item, budget)
+    if isinstance(task, _Stopped):
+        return _task_stopped_row(item, task, budget.cpu_s())
+    domain, problem, refused = task
+    if refused is not None:
+        return _bad_row(item, refused)
     if item.plan_path is not None:
         try:
             size = os.stat(item.plan_path).st_size
@@ -248,43 +325,45 @@ def _validate_one(settings: BatchSettings, domain, problem, item: PlanItem) -> d
                                   f"than {settings.max_plan_bytes} (--max-response-bytes); "
                                   "not read")
         try:
-            text = read_text(item.plan_path, expected="a plan")
+            text = read_text(item.plan_path, expected="a plan",
+                             max_bytes=settings.max_plan_bytes)
         except PlanningError as err:
             return _bad_row(item, error_line(err))
         name = item.plan_path
     else:
         text, name = item.plan_text, f"{item.source}:plan_text"
-    cpu0 = time.thread_time()
-    plan = parse_plan(text, name)
-    # CPU time only: on a busy worker a wall-clock limit would turn a plan unknown that an
-    # idle one decides (the verdict must not depend on load); a rerun skips unknown rows
-    budget = Limits(time_s=settings.time_limit).budget()
+    try:
+        with metering(budget):           # reading a 300,000-step plan counts too
+            plan = parse_plan(text, name)
+    except LimitReached as stop:
+        return _stopped_row(item, stop.limit, f"validation stopped at the {stop.limit} "
+                            f"while reading the plan ({stop.detail}); no verdict",
+                            budget.cpu_s(), "plan")
     report = validate_plan(domain, problem, plan, budget=budget)
-    cpu = time.thread_time() - cpu0
-    return {"id": item.id, "plan": item.plan, "verdict": report.verdict.value,
-            "valid": report.valid, "step": report.step, "action": report.action,
-            "message": report.message or "", "length": len(plan.steps),
-            "cost": _number(report.cost), "cpu_s": round(cpu, 6)}
+    row = {"id": item.id, "plan": item.plan, "verdict": report.verdict.value,
+           "valid": report.valid, "step": report.step, "action": report.action,
+           "message": report.message or "", "length": len(plan.steps),
+           "cost": _number(report.cost), "cpu_s": round(budget.cpu_s(), 6)}
+    if report.limit is not None:
+        row["limit"], row["phase"] = report.limit, "validation"
+    return row
 
 
 def validate_group(settings: BatchSettings, group: Sequence[PlanItem]
                    ) -> list[tuple[int, dict]]:
-    """One executor task: validate plans that share a domain and problem, parsed once.
-    Every plan gets its row; nothing a plan or a file holds raises."""
+    """One executor task: validate plans that share a domain and problem, parsed once (for
+    the first plan, under its budget). Every plan gets its row; nothing a plan or a file
+    holds raises."""
     from planning_core.cli import error_line
 
-    domain, problem, refused = _task(settings, group[0].domain, group[0].problem)
     rows = []
     for item in group:
-        if refused is not None:
-            row = _bad_row(item, refused)
-        else:
-            try:
-                row = _validate_one(settings, domain, problem, item)
-            except PlanningError as err:   # e.g. a memory limit the budget reports
-                row = _bad_row(item, error_line(err))
-            except Exception as err:  # noqa: BLE001 - one plan never ends the batch
-                row = failed_row(item, TaskFailed("error", f"{type(err).__name__}: {err}"))
+        try:
+            row = _validate_one(settings, item)
+        except PlanningError as err:   # e.g. a memory limit the budget reports
+            row = _bad_row(item, error_line(err))
+        except Exception as err:  # noqa: BLE001 - one plan never ends the batch
+            row = failed_row(item, TaskFailed("error", f"{type(err).__name__}: {err}"))
         rows.append((item.index, row))
     return rows
 
@@ -380,7 +459,7 @@ def _exit_code(rows: Sequence[dict]) -> int:
 
 def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict: bool,
               time_limit: float | None, max_plan_bytes: int, progress: bool,
-              out: TextIO, err: TextIO) -> int:
+              out: TextIO, err: TextIO, memory_limit: float | None = None) -> int:
     """The ``validate --batch`` command (see the module doc); returns the exit code."""
     from planning_core.cli import ExitCode, error_line
     from planning_core.cli.executor_args import executor_for
@@ -425,7 +504,8 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
         fresh = writer.resume([json.dumps(item.id) for item in todo]) if writer is not None \
             else range(len(todo))
         work = [todo[k] for k in fresh]
-        settings = BatchSettings(time_limit, max_plan_bytes, os.urandom(8).hex())
+        settings = BatchSettings(time_limit, max_plan_bytes, os.urandom(8).hex(),
+                                 memory_limit)
         with executor_for(executor_args, len(work), err) as executor:
             bar = _progress(len(work), progress, err)
             valid = 0

@@ -127,12 +127,17 @@ def oracle_labels(task, chain) -> set:
     """(APB class, call) of every fault of ``chain`` (``(tool, {param: value})`` pairs), on
     the tool semantics alone: each call judged in the state the earlier ones would have left
     had they all succeeded. Values: a user item's name, ``$tool.type``, or anything else
-    (no such data). E1 is left out (it needs relevance analysis, tested by hand)."""
+    (no such data). E1 is left out (it needs relevance analysis, tested by hand). An input
+    that a later call of the chain makes is E6 ("uses results not yet available", paper line
+    659), one no call makes E4 ("steps lack key premises", line 655)."""
     items = {i.name: i.type for i in task.items}
     have = {(i.type, i.name) for i in task.items}
     called, counts, n, labels = set(), {}, 0, set()
     limits = [c for c in task.constraints if c.kind == "at_most"]
     names = {t.name for t in task.tools}
+    def later(k, tools):
+        return any(n in tools for n, _ in chain[k:])
+
     for k, (name, args) in enumerate(chain, start=1):
         if name not in names:
             labels.add(("E6", k))
@@ -156,9 +161,11 @@ def oracle_labels(task, chain) -> set:
             elif obj[0] != p.data_type:
                 labels.add(("E5", k))
             elif obj not in have:
-                labels.add(("E4", k))
-        if any(all(x != r for x, _ in have) for r in t.requires):
-            labels.add(("E4", k))
+                labels.add(("E6" if later(k, {obj[1]}) else "E4", k))
+        for r in t.requires:
+            if all(x != r for x, _ in have):
+                makers = {m.name for m in task.tools if r in m.produces}
+                labels.add(("E6" if later(k, makers) else "E4", k))
         for c in task.constraints:
             if c.kind == "not_before" and c.tool == name and c.until not in called:
                 labels.add(("E3", k))

@@ -137,10 +137,13 @@ def _failed(item: RunItem, model, err: Exception | str) -> dict:
 
 
 def _system(model) -> dict:
-    """The system prompt sent in front of every conversation, when there is one (part of
-    the run's setting: a rerun with another is not resumed from these rows)."""
+    """The system prompt sent in front of every conversation, when there is one, and the
+    run's ``sample`` index when it is sample K > 0 of a sampling model (both part of the
+    run's setting: a rerun with another is not resumed from these rows)."""
+    from planning_core.validators.models.run_setting import sample_field
+
     system = getattr(model, "system", None)
-    return {"system": system} if system else {}
+    return {**({"system": system} if system else {}), **sample_field(model)}
 
 
 def _scored(item: RunItem, completion: Completion, scorer: AnswerScorer,

@@ -164,7 +164,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
             bar = tqdm(total=len(todo), unit="question", file=sys.stderr, dynamic_ncols=True,
                        disable=None)
-        right = known = failed = 0
+        right = known = failed = cached = 0
         executor = executor_for(args, len(todo))
         if executor.name != "serial":
             # each worker asks the model and scores in its own process
@@ -176,6 +176,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         try:
             for row in rows:
                 append_row(handle, row)
+                cached += bool(row.get("cache_hit"))
                 if "error" in row:
                     failed += 1
                 elif row["score"] is not None:
@@ -198,6 +199,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if errors:
         print(f"{len(errors)} question(s) have no answer (request failed, see \"error\" in "
               f"{out}); run the same command again to ask them again", file=sys.stderr)
+    from planning_core.validators.models.run_setting import cached_samples_note
+
+    reused = cached_samples_note(model, cached)
+    if reused:
+        print(f"note: {reused}", file=sys.stderr)
     cut = _truncated_note(answered)
     if cut:
         print(f"note: {cut}", file=sys.stderr)
@@ -245,9 +251,10 @@ def _setting_note(setting: dict) -> str:
     shots = setting.get("shots") or 0
     where = setting.get("base_url") or "the OpenAI API"
     params = json.dumps(setting.get("params") or {}, sort_keys=True, ensure_ascii=False)
+    sample = f"; sample {setting['sample']}" if setting.get("sample") else ""
     return (f"\nSetting: model {setting['model']} at {where}; "
             f"{shots}-shot" + (f" ({setting.get('shot_source')} examples)" if shots else "")
-            + f"; parameters {params}.\n")
+            + f"; parameters {params}{sample}.\n")
 
 
 def _truncated_note(rows: list[dict]) -> str:

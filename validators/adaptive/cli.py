@@ -230,9 +230,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         model = model_from_args(args)
         make = lambda: ModelAgent(model, memory=args.memory)  # noqa: E731
-        # rows of different models (or with the memory block) are told apart on resume
-        # and in the report
-        name = f"model {args.model or args.command}" + (" memory" if args.memory else "")
+        from planning_core.validators.models.run_setting import run_sample
+
+        # rows of different models (or with the memory block, or another --sample of a
+        # sampling model) are told apart on resume and in the report
+        sample = run_sample(model)
+        name = f"model {args.model or args.command}" + (" memory" if args.memory else "") \
+            + (f" sample {sample}" if sample else "")
     else:
         make = AGENTS[args.agent]
         name = args.agent

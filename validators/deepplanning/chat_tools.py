@@ -14,6 +14,8 @@ stdin and expects that turn dict as JSON on stdout.
 """
 from __future__ import annotations
 
+import copy
+
 import json
 import random
 import shlex
@@ -65,7 +67,7 @@ class OpenAIToolModel:
                  api_key_env: str | None = None, temperature: float = 0.0,
                  max_tokens: int | None = None, seed: int | None = None,
                  timeout_s: float = 120.0, retry: RetryPolicy = RetryPolicy(),
-                 cache: ResponseCache | None = None) -> None:
+                 cache: ResponseCache | None = None, sample: int = 0) -> None:
         try:
             import openai
         except ImportError:
@@ -85,11 +87,26 @@ class OpenAIToolModel:
                                          ("max_tokens", max_tokens), ("seed", seed))
                        if v is not None}
         self.retry, self.cache = retry, cache
+        # at temperature > 0 (or none sent) the same conversation gives other answers: run r
+        # of --runs and sample K of --sample enter the cache key (when not 0, so run 0 of
+        # sample 0 keeps the key it always had), and repeated runs are independent samples
+        self.sampling = temperature is None or temperature > 0
+        self.run_sample = sample if self.sampling else 0
+        self.run = 0
         self._rng = random.Random()
 
+    def for_run(self, run: int) -> "OpenAIToolModel":
+        """This client for run ``run`` of ``--runs`` (the same connection and cache)."""
+        other = copy.copy(self)
+        other.run = run if self.sampling else 0
+        return other
+
     def __call__(self, messages, tools) -> dict[str, Any]:
-        key = cache_key(self.name, self.base_url, list(messages),
-                        dict(self.params, tools=list(tools)))
+        keyed = dict(self.params, tools=list(tools))
+        call = {k: v for k, v in (("run_sample", self.run_sample), ("run", self.run)) if v}
+        if call:
+            keyed["_call"] = call
+        key = cache_key(self.name, self.base_url, list(messages), keyed)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:

@@ -152,7 +152,7 @@ def _tool_model(args: argparse.Namespace):
                            temperature=args.temperature, max_tokens=args.max_tokens,
                            seed=args.seed, timeout_s=args.timeout,
                            retry=RetryPolicy(retries=args.retries, base_s=args.backoff),
-                           cache=cache)
+                           cache=cache, sample=args.sample or 0)
 
 
 def _tasks(args: argparse.Namespace, domains: tuple[str, ...]):
@@ -189,6 +189,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     tasks = _tasks(args, domains)
     model = None if args.agent == "oracle" else _tool_model(args)
     out = Path(args.out)
+    # --sample K of a sampling model: another sample, not mixed into one results file
+    # (the report averages a file's rows per run)
+    sample = getattr(model, "run_sample", 0) or 0
     done = set()
     if out.is_file():
         from planning_core.validators.deepplanning.report import load_rows
@@ -198,11 +201,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         if modes - {args.scoring}:
             raise InputError(f"holds rows scored in {sorted(map(str, modes))} mode; use "
                              f"another --out for --scoring {args.scoring}", file=str(out))
+        samples = {r.get("sample") or 0 for r in old}
+        if samples - {sample}:
+            raise InputError(f"holds rows of sample {sorted(samples)[0]}; use another --out "
+                             f"for sample {sample} (--sample)", file=str(out))
         # an error row (a model error: no answer, no score) is not done: a rerun retries it
         done = {(r.get("key"), r.get("run")) for r in old if r.get("score") is not None}
+
     def one(run: int, task) -> dict:
         row = {"key": task.key, "run": run, "domain": task.domain, "task": task.task_id,
-               "level": task.meta.get("level")}
+               "level": task.meta.get("level"), **({"sample": sample} if sample else {})}
         if task.lang:
             row["lang"] = task.lang
         try:
@@ -221,8 +229,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                 policy = travel_oracle(task) if task.domain == "travel" else \
                     shopping_oracle(task)
                 agent = ScriptedToolModel(policy, "oracle")
-            else:
-                agent = model
+            else:   # run r of --runs: its own cache entries when the model samples
+                agent = model.for_run(run) if hasattr(model, "for_run") else model
             ep = run_episode(agent, task, args.max_tool_calls)
             row.update(model=agent.name, **{k: v for k, v in ep.items()
                                             if k not in ("task", "domain", "level")})

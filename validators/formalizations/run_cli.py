@@ -164,6 +164,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     if errors:
         print(f"{errors} pair(s) have no answer (request failed); run the same command "
               "again to ask them again", file=sys.stderr)
+    from planning_core.validators.models.run_setting import cached_samples_note
+
+    asked = {(*p.key, args.method) for p in todo}
+    reused = cached_samples_note(model, sum(
+        1 for key, row in latest.items() if key in asked
+        for turn in row.get("turns") or () if isinstance(turn, dict) and turn.get("cache_hit")))
+    if reused:
+        print(f"note: {reused}", file=sys.stderr)
     if args.report:
         order = {name: m.outcomes for name, m in METHODS.items()}
         import json
@@ -172,7 +180,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         text += (f"\nSetting: method {args.method}, model {setting['model']} at "
                  f"{setting['base_url'] or 'the OpenAI API'}, mode {setting['mode']}, up to "
                  f"{setting['max_revisions']} revision(s), parameters "
-                 f"{json.dumps(setting['params'], sort_keys=True)}.\n")
+                 f"{json.dumps(setting['params'], sort_keys=True)}"
+                 + (f", sample {setting['sample']}" if setting.get("sample") else "") + ".\n")
         try:
             Path(args.report).write_text(text, encoding="utf-8")
         except OSError as err:

@@ -10,6 +10,11 @@ result rows. Clients are thread-safe: a run calls one client from many threads.
 user/assistant turns); ``turn`` and ``sample`` name the call within a loop and the sample
 index, and enter the cache key when the client samples (:attr:`Client.sampling`), so a
 repeated prompt at temperature > 0 is asked again instead of served from the cache.
+``client.run_sample`` (``--sample K`` of every run command) names the run-level sample:
+when the client samples, sample K > 0 of a request is cached as sample K, so a second run
+with ``--sample 1`` asks the model again instead of getting the answers of the first run;
+sample 0 (the default) has the key it always had, and a deterministic client (temperature
+0, a command) ignores it.
 
 A run may arm a client with a :class:`~.breaker.CircuitBreaker` (:func:`~.breaker.arm`):
 every request that reaches the backend reports its success or its failure to it, and a
@@ -40,6 +45,8 @@ class Client:
     base_url: str | None = None
     #: set by a run (:func:`~.breaker.arm`): stops it when the server answers nothing
     breaker: CircuitBreaker | None = None
+    #: the run-level sample index (``--sample K``): part of the cache key when sampling
+    run_sample: int = 0
 
     def __init__(self, *, system: str | None = None, params: Mapping[str, Any] | None = None,
                  cache: ResponseCache | None = None) -> None:
@@ -72,8 +79,13 @@ class Client:
         key = None
         if self.cache is not None:
             params = dict(self.params)
-            if self.sampling and (turn is not None or sample is not None):
-                params["_call"] = {"turn": turn, "sample": sample}
+            if self.sampling:
+                call = {"turn": turn, "sample": sample} \
+                    if turn is not None or sample is not None else {}
+                if self.run_sample:          # sample 0 keeps the key it always had
+                    call["run_sample"] = self.run_sample
+                if call:
+                    params["_call"] = call
             key = cache_key(self.name, self.base_url, messages, params)
             hit = self.cache.get(key)
             if hit is not None:

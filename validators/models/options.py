@@ -7,6 +7,15 @@
 ``--backoff``) and the cache (``--cache FILE``, ``--no-cache``) apply to both where they
 make sense. The key itself never appears on the command line.
 
+``--sample K`` names which independent sample of the model a run is. The response cache
+keys a request on the model, the messages and the sampling parameters, so at temperature
+> 0 a second run on a new ``--out`` would get the first run's answers from the cache, not
+new samples. With ``--sample K`` (K > 0) and a sampling model, sample K of a question is
+cached as sample K: a rerun of sample K resumes from the cache, another K asks again. The
+default, sample 0, is the cache entry every earlier run made; at temperature 0 (and for
+``--command``) the option changes nothing. Rows record ``sample`` when K > 0, and resume
+is keyed on it.
+
 Only what is set is sent. A command may give defaults (``acp run``: temperature 0 and 1000
 tokens, the paper's setting); they apply to ordinary chat models only. OpenAI's reasoning
 models (o1, o3, o4-mini, gpt-5 ...; or any model given ``--reasoning-effort``) reject
@@ -102,6 +111,11 @@ def add_model_arguments(p: argparse.ArgumentParser, *, max_tokens: int | None = 
                         "request (e.g. '{\"top_k\": 20}'); not those with an option of "
                         "their own (temperature, stop, ...), nor stream or n")
     g.add_argument("--seed", type=int, metavar="N", help="sampling seed, where supported")
+    g.add_argument("--sample", type=non_negative_int, default=None, metavar="K",
+                   help="which independent sample of the model this run is: at temperature "
+                        "> 0, sample K of a question is cached as sample K, so another K asks "
+                        "the model again instead of reusing cached answers (default 0: the "
+                        "cache entries of earlier runs; no effect at temperature 0)")
     g.add_argument("--system", metavar="TEXT", help="a system prompt")
     g.add_argument("--stop", action="append", default=[], metavar="TEXT",
                    help="a stop sequence (repeatable; replaces the command's default)" +
@@ -134,8 +148,10 @@ def model_from_args(args: argparse.Namespace):
             raise InputError("give either --command or --model/--base-url, not both")
         from planning_core.validators.models.command import CommandModel
 
-        return CommandModel(args.command, timeout_s=args.timeout, system=args.system,
-                            cache=cache)
+        model = CommandModel(args.command, timeout_s=args.timeout, system=args.system,
+                             cache=cache)
+        model.run_sample = getattr(args, "sample", None) or 0   # ignored: not sampling
+        return model
     if not args.model:
         raise InputError("say which model to run: --model NAME (with --base-url for a "
                          "local server) or --command CMD")
@@ -147,7 +163,9 @@ def model_from_args(args: argparse.Namespace):
                             system=args.system, timeout_s=args.timeout,
                             retry=RetryPolicy(retries=args.retries, base_s=args.backoff),
                             **sampling_settings(args))
-    return ChatModel(settings, cache=cache)
+    model = ChatModel(settings, cache=cache)
+    model.run_sample = getattr(args, "sample", None) or 0
+    return model
 
 
 def sampling_settings(args: argparse.Namespace) -> dict:
@@ -182,7 +200,7 @@ def sampling_settings(args: argparse.Namespace) -> dict:
 MODEL_OPTIONS = ("model", "base_url", "api_key_env", "command", "temperature", "max_tokens",
                  "seed", "system", "stop", "timeout", "retries", "backoff", "cache", "no_cache",
                  "top_p", "max_completion_tokens", "reasoning_effort", "extra_body",
-                 "default_temperature", "default_max_tokens", "default_stop")
+                 "default_temperature", "default_max_tokens", "default_stop", "sample")
 
 
 def model_options(args: argparse.Namespace) -> tuple[tuple[str, object], ...]:

@@ -26,8 +26,9 @@ from typing import IO, Any, Callable, Iterable, Mapping, Sequence
 
 from planning_core.errors import InputError
 
-__all__ = ["setting_of", "setting_of_row", "mismatch", "check_resume", "supersede",
-           "resume_or_supersede", "superseded_note"]
+__all__ = ["setting_of", "setting_of_row", "run_sample", "sample_field", "mismatch",
+           "cached_samples_note",
+           "check_resume", "supersede", "resume_or_supersede", "superseded_note"]
 
 #: Client parameters that do not shape an answer (a command model's time limit): not part
 #: of the setting, so changing them does not make a rerun a new run.
@@ -39,12 +40,40 @@ def _params(params) -> dict:
             if v is not None and k not in NOT_SETTING}
 
 
+def run_sample(model) -> int:
+    """The run-level sample index of ``model`` (``--sample K``) that makes its answers
+    differ from another run's: K when the client samples, else 0 (a deterministic client
+    gives the same answers whatever K says)."""
+    k = getattr(model, "run_sample", 0) or 0
+    return k if k and getattr(model, "sampling", False) else 0
+
+
+def sample_field(model) -> dict:
+    """``{"sample": K}`` for a row of a run that is sample K > 0, else ``{}`` (rows of
+    sample 0 look as they always did)."""
+    k = run_sample(model)
+    return {"sample": k} if k else {}
+
+
+def cached_samples_note(model, cached: int) -> str | None:
+    """A note for a run of a sampling model at sample 0 (the default) that took
+    ``cached`` answers from the response cache: they are an earlier run's samples, not new
+    ones, unless the run asks for another sample (``--sample K``)."""
+    if not cached or not getattr(model, "sampling", False) or run_sample(model):
+        return None
+    return (f"{cached} answer(s) came from the response cache: at this temperature they "
+            "are the samples an earlier run drew (sample 0); give --sample K (K = 1, 2, "
+            "...) for another independent sample, or --no-cache")
+
+
 def setting_of(model, **fields: Any) -> dict:
-    """The setting of a run with ``model`` and the command's own ``fields``."""
+    """The setting of a run with ``model`` and the command's own ``fields`` (and its
+    ``sample`` when it is sample K > 0 of a sampling model)."""
     params = _params(getattr(model, "params", None))
     return {"model": getattr(model, "name", type(model).__name__),
             "base_url": _url(getattr(model, "base_url", None)), "params": params,
-            "system": getattr(model, "system", None) or None, **fields}
+            "system": getattr(model, "system", None) or None, **sample_field(model),
+            **fields}
 
 
 #: a field a row does not have (written before it was recorded): not compared
@@ -64,8 +93,10 @@ def setting_of_row(row: Mapping[str, Any], fields: Sequence[str]) -> dict | None
             return None
         source = first
     params = _params(source["params"])
+    sample = row.get("sample")
     return {"model": source.get("model"), "base_url": _url(source.get("base_url")),
             "params": params, "system": row.get("system") or None,
+            **({"sample": sample} if sample else {}),
             **{f: row.get(f, UNKNOWN) for f in fields}}
 
 
@@ -86,8 +117,12 @@ def _short(value: Any, limit: int = 60) -> str:
 def mismatch(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
     """What differs between two settings, one line (None when they are the same)."""
     diffs = []
-    for name in new:
+    for name in dict.fromkeys([*new, *old]):   # "sample" is only where it is not 0
         if name == "params" or old.get(name) is UNKNOWN:
+            continue
+        if name == "sample":
+            if (old.get(name) or 0) != (new.get(name) or 0):
+                diffs.append(f"sample {old.get(name) or 0} there, {new.get(name) or 0} now")
             continue
         if _canon(old.get(name)) != _canon(new.get(name)):
             diffs.append(f"{name} {_short(old.get(name))} there, {_short(new.get(name))} now")

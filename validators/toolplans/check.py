@@ -7,13 +7,14 @@ mapped back to tool-use terms (:mod:`.faults`):
 ==================== =========================================================
 validator verdict     fault
 ==================== =========================================================
-unknown action        ``unknown_tool`` (E5)
+unknown action        ``unknown_tool`` (E6)
 wrong arity, types    ``wrong_arguments`` (E5)
 unknown object        ``hallucinated_input`` (E6)
 precondition failed   ``broken_tool`` (E5) for ``(working-T)``; ``constraint_violated``
-                      (E3) for a call limit; else ``premature_call`` (E4) when the
-                      missing input's maker is called later, ``missing_prerequisite`` (E4)
-                      when it never is
+                      (E3) for a call limit; else ``premature_call`` (E6 in a
+                      holistic chain, paper line 659; E4 in a step-wise prediction, line
+                      619) when the missing input's maker is called later,
+                      ``missing_prerequisite`` (E4) when it never is
 goal not satisfied    ``incomplete`` (E2)
 constraint violated   ``forbidden_tool`` or ``constraint_violated`` (E3)
 ==================== =========================================================
@@ -402,7 +403,10 @@ def simulate(ctx: TaskContext, infos: tuple[StepInfo, ...], *, have=None, called
         if tool.name in task.broken:
             faults.append(Fault("broken_tool", k, f"call {k} uses {tool.name}, which is "
                                                   "broken: it fails whatever it is given", text))
-        needs, later, halluc, hid, mistyped = [], False, [], [], []
+        # missing inputs: made by a later call (premature) or by none (missing); one call
+        # may have both, and each is its own class holistically (E6 and E4, faults.py)
+        needs: dict[bool, list[str]] = {True: [], False: []}
+        halluc, hid, mistyped = [], [], []
         for p in tool.data_params:
             if p.name not in info.call.arguments:
                 continue
@@ -415,9 +419,9 @@ def simulate(ctx: TaskContext, infos: tuple[StepInfo, ...], *, have=None, called
                 mistyped.append((p, obj))
             elif obj not in have:
                 maker = ctx.pddl3.producers.get(obj)
-                needs.append(f"argument {p.name!r} needs {ctx.pddl3.item_type.get(obj, obj)} "
-                             f"from {maker}")
-                later |= maker is not None and _called_later(last, k, maker)
+                needs[maker is not None and _called_later(last, k, maker)].append(
+                    f"argument {p.name!r} needs {ctx.pddl3.item_type.get(obj, obj)} "
+                    f"from {maker}")
         for p in tool.params:   # optional data arguments, checked the same way
             if p.required or p.data_type is None or p.name not in info.objects:
                 continue
@@ -428,17 +432,16 @@ def simulate(ctx: TaskContext, infos: tuple[StepInfo, ...], *, have=None, called
                 hid.append(obj)
             elif obj not in have:
                 maker = ctx.pddl3.producers.get(obj)
-                needs.append(f"optional argument {p.name!r} needs {obj} from {maker}")
-                later |= maker is not None and _called_later(last, k, maker)
+                needs[maker is not None and _called_later(last, k, maker)].append(
+                    f"optional argument {p.name!r} needs {obj} from {maker}")
         held_types = {ctx.pddl3.item_type[o] for o in have}
         for r in tool.requires:
             if r not in held_types:
-                needs.append(f"needs a {r}")
-                later |= any(_called_later(last, k, t.name) for t in task.tools if r in t.produces)
+                needs[any(_called_later(last, k, t.name) for t in task.tools
+                          if r in t.produces)].append(f"needs a {r}")
         for u in tool.after:
             if u not in called:
-                needs.append(f"must come after {u}")
-                later |= _called_later(last, k, u)
+                needs[_called_later(last, k, u)].append(f"must come after {u}")
         if halluc:
             faults.append(Fault("hallucinated_input", k, f"call {k}: {', '.join(halluc)} is "
                                 "neither a data item the user supplied nor an output of any "
@@ -451,11 +454,12 @@ def simulate(ctx: TaskContext, infos: tuple[StepInfo, ...], *, have=None, called
             faults.append(Fault("wrong_arguments", k, f"call {k}: argument {p.name!r} is given "
                                 f"{obj} of type {ctx.pddl3.item_type.get(obj)}, but needs a "
                                 f"{p.data_type}", text))
-        if needs:
-            kind = "premature_call" if later else "missing_prerequisite"
-            why = "before the call it depends on" if later else "without a call it depends on"
-            faults.append(Fault(kind, k, f"call {k} {tool.name} comes {why}: "
-                                         f"{'; '.join(needs)}", text))
+        for later, kind, why in ((True, "premature_call", "before the call it depends on"),
+                                 (False, "missing_prerequisite",
+                                  "without a call it depends on")):
+            if needs[later]:
+                faults.append(Fault(kind, k, f"call {k} {tool.name} comes {why}: "
+                                             f"{'; '.join(needs[later])}", text))
         for c in orders:
             if c.tool == tool.name and c.until not in called:
                 faults.append(Fault("constraint_violated", k, f"call {k} calls {tool.name} "

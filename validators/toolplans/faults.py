@@ -13,9 +13,9 @@ is undecided and left to a judge. A sample may have several classes (paper lines
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-__all__ = ["FAULT_CLASS", "Fault", "MAJOR", "MINOR", "classes_of"]
+__all__ = ["FAULT_CLASS", "STEPWISE_CLASS", "Fault", "MAJOR", "MINOR", "classes_of"]
 
 # fault kind -> APB class (None: not a plan fault the taxonomy covers); the paper's lines
 # (seeds/001_25509288ef9c2098.txt) are cited in docs/toolplans.md
@@ -23,7 +23,9 @@ FAULT_CLASS = {
     "hallucinated_input": "E6",     # data no call produced and the user never gave (623, 659)
     "inaccessible_input": "E6",     # data the user names but no tool can read (an image)
     "missing_prerequisite": "E4",   # an input whose producing call is missing (619, 655)
-    "premature_call": "E4",         # a call before the call that produces its input
+    "premature_call": "E6",         # holistic: a call before the call that produces its
+                                    # input "uses results not yet available" (659, 692);
+                                    # step-wise it is E4 (619): STEPWISE_CLASS
     "dead_end": "E4",               # a step-wise action after which no chain completes (655)
     "broken_tool": "E5",            # a tool the task marks as failing is relied on
     "extraneous_tool": "E5",        # a distractor tool is used (lines 718, 724-726)
@@ -39,6 +41,13 @@ FAULT_CLASS = {
     "wrong_arguments": "E5",        # missing, unknown or mistyped arguments (621, 657)
     "missed_refusal": None,         # a chain for a request no chain can satisfy
 }
+#: where a step-wise fault's class differs from the holistic one (``FAULT_CLASS``): the paper
+#: gives each protocol its own rubric. A call that needs a result produced only by a later
+#: call is step-wise E4, "requires data/results not yet obtained" (line 619), and holistic
+#: E6, "uses results not yet available" (line 659; "at the current step" in the judge's
+#: prompt, line 692), not holistic E4's "steps lack key premises" (line 655), which stays
+#: the class of a prerequisite no call makes (``missing_prerequisite``).
+STEPWISE_CLASS = {"premature_call": "E4"}
 MAJOR = frozenset({"E1", "E3", "E6"})   # paper line 608
 MINOR = frozenset({"E4", "E5"})         # paper lines 604-606
 
@@ -52,10 +61,17 @@ class Fault:
     message: str
     call: str | None = None
     minor: bool = False     # an E5 of trivial impact (an extra argument; paper line 602)
+    stepwise: bool = False  # judged as a step-wise prediction (the class may differ)
 
     @property
     def code(self) -> str | None:
+        if self.stepwise and self.kind in STEPWISE_CLASS:
+            return STEPWISE_CLASS[self.kind]
         return FAULT_CLASS[self.kind]
+
+    def as_stepwise(self) -> "Fault":
+        """This fault as found in a step-wise prediction (its class by that rubric)."""
+        return self if self.stepwise else replace(self, stepwise=True)
 
     def sort_key(self) -> tuple:
         return (self.step is None, self.step or 0)

@@ -119,6 +119,10 @@ class PredictionReport:
     behaviour: str | None = None
     message: str = ""
 
+    def __post_init__(self) -> None:
+        # every fault of a prediction is classed by the step-wise rubric (faults.py)
+        object.__setattr__(self, "faults", tuple(f.as_stepwise() for f in self.faults))
+
     @property
     def classes(self) -> dict[str, list]:
         """Every APB class that holds, with the calls where it holds (None: the chain)."""
@@ -261,7 +265,8 @@ def judge_prediction(ctx: TaskContext, prefix, output, k: int | None = None, *,
                 faults.append(Fault("goal_misunderstood", info.index, f"call {info.index} "
                                     f"contradicts the request's {info.tool.name} values",
                                     info.call.text()))
-    faults = list(_unique(faults))
+    # classes by the step-wise rubric (a premature call is E4 here, E6 in a holistic chain)
+    faults = [f.as_stepwise() for f in _unique(faults)]
     grade = stepwise_grade({f.code for f in faults if f.code}, trivial=trivial_e5(faults))
     unknown = h0 is None or (exact and h1 is None)
     optimal = None
