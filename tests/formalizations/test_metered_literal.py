@@ -113,10 +113,9 @@ def test_no_call_to_literal_eval_reads_more_than_a_chunk(name, monkeypatch):
         assert len(sizes) > 10
 
 
-@pytest.mark.parametrize("name", sorted(HOSTILE_LINES))
+# "one-string" is left out: one string literal is one linear scan, with nothing to stop
+@pytest.mark.parametrize("name", sorted(set(HOSTILE_LINES) - {"one-string"}))
 def test_a_long_line_stops_at_the_budget(name):
-    if name == "one-string":
-        pytest.skip("one string literal is one fast scan: nothing to stop")
     with pytest.raises(LimitReached, match="time limit"):
         with metering(Budget(Limits(time_s=1e-6))):
             metered_literal_eval(HOSTILE_LINES[name])
