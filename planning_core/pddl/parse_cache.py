@@ -32,7 +32,8 @@ T = TypeVar("T")
 
 #: entries larger than this are not written (a huge problem file is parsed each time)
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
-_SOURCES = ("pddl/parser.py", "pddl/fast_init.py", "pddl/ast.py", "pddl/syntax_errors.py",
+_SOURCES = ("pddl/parser.py", "pddl/fast_init.py", "pddl/ast.py", "pddl/nodes.py",
+            "pddl/_node_methods.py", "pddl/syntax_errors.py",
             "errors.py")
 _salt: list[bytes] = []
 

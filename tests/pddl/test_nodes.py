@@ -1,0 +1,169 @@
+"""``@node`` (the AST's frozen slotted dataclasses with methods written ahead of time) makes
+the very class ``dataclass(frozen=True, slots=True)`` makes, and the generated file is
+current (issue 24: the AST's 210 compiled methods were a third of a ``validate`` call)."""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+import pickle
+from dataclasses import FrozenInstanceError
+
+import pytest
+
+from planning_core.pddl import ast, nodes, nodes_gen
+
+NODE_CLASSES = [getattr(ast, name) for name in nodes.SPECS if hasattr(ast, name)]
+
+
+def _reference(cls):
+    """The class as ``dataclass(frozen=True, slots=True)`` builds it from the same spec."""
+    spec = nodes.SPECS[cls.__name__]
+    keep = {k: v for k, v in cls.__dict__.items()
+            if k not in cls.__slots__ and k not in nodes._OWN and not k.startswith("__dataclass")
+            and k not in ("__dict__", "__weakref__", "__doc__")}
+    ns = dict(keep, __annotations__={n: a for n, a, *_ in spec})
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    for name, _, has_default, compare, repr_ in spec:
+        if has_default and (not compare or not repr_):
+            ns[name] = dataclasses.field(default=fields[name].default, compare=compare,
+                                         repr=repr_)
+        elif has_default:
+            ns[name] = fields[name].default
+    from planning_core.pddl._node_methods import METHODS
+
+    if cls.__doc__ != METHODS[f"{cls.__module__}.{cls.__qualname__}"][1]:
+        ns["__doc__"] = cls.__doc__  # the class's own docstring
+    ref = type(cls.__name__, (), ns)
+    ref.__qualname__ = cls.__qualname__
+    return dataclasses.dataclass(frozen=True, slots=True)(ref)
+
+
+def _field_facts(cls):
+    return [(f.name, f.type, f.default, f.default_factory, f.init, f.repr, f.hash, f.compare,
+             dict(f.metadata), f.kw_only, f._field_type) for f in dataclasses.fields(cls)]
+
+
+def _values(cls, salt: str):
+    """One argument per field: distinct hashable values (the classes do not check types)."""
+    return [f"{f.name}-{salt}" for f in dataclasses.fields(cls)]
+
+
+def test_the_generated_file_is_current():
+    with open(nodes.GENERATED_PATH, encoding="utf-8") as fh:
+        assert fh.read() == nodes_gen.generate(), \
+            "run: python -m planning_core.pddl.nodes_gen --write"
+
+
+@pytest.mark.parametrize("cls", NODE_CLASSES, ids=lambda c: c.__name__)
+def test_every_ast_class_takes_the_written_methods(cls):
+    assert cls.__init__.__code__.co_filename == nodes.GENERATED_PATH
+
+
+@pytest.mark.parametrize("cls", NODE_CLASSES, ids=lambda c: c.__name__)
+def test_a_node_class_is_the_dataclass_it_replaces(cls):
+    ref = _reference(cls)
+    assert dataclasses.is_dataclass(cls)
+    assert _field_facts(cls) == _field_facts(ref)
+    assert repr(cls.__dataclass_params__) == repr(ref.__dataclass_params__)
+    assert (cls.__match_args__, cls.__slots__) == (ref.__match_args__, ref.__slots__)
+    assert cls.__doc__ == ref.__doc__
+    assert str(inspect.signature(cls)) == str(inspect.signature(ref))
+    assert cls.__init__.__annotations__ == ref.__init__.__annotations__
+    assert set(dir(cls)) == set(dir(ref))
+
+    a, b = cls(*_values(cls, "a")), ref(*_values(ref, "a"))
+    assert repr(a) == repr(b)
+    assert not hasattr(a, "__dict__") and not hasattr(b, "__dict__")
+    assert hash(a) == hash(b)
+    assert dataclasses.astuple(a) == dataclasses.astuple(b)
+    assert dataclasses.asdict(a) == dataclasses.asdict(b)
+    for i, f in enumerate(dataclasses.fields(cls)):   # equality ignores exactly what ref's does
+        changed = _values(cls, "a")
+        changed[i] = "other"
+        assert (a == cls(*changed)) == (b == ref(*changed)) == (not f.compare)
+        assert (hash(a) == hash(cls(*changed))) == (not f.compare)
+    assert a != b and (a == object()) is False
+    assert a.__eq__(b) is NotImplemented and b.__eq__(a) is NotImplemented
+
+    name = dataclasses.fields(cls)[0].name
+    for obj in (a, b):
+        with pytest.raises(FrozenInstanceError, match=f"cannot assign to field '{name}'"):
+            setattr(obj, name, "x")
+        with pytest.raises(FrozenInstanceError, match=f"cannot delete field '{name}'"):
+            delattr(obj, name)
+    failures = []
+    for obj in (a, b):
+        try:
+            obj.not_a_field = 1
+        except Exception as e:  # noqa: BLE001 - whatever it is, the same for both
+            failures.append((type(e), str(e)))
+    assert len(failures) == 2 and failures[0] == failures[1]
+
+    for clone in (pickle.loads(pickle.dumps(a, protocol)) for protocol in range(2, 6)):
+        assert type(clone) is cls and clone == a and repr(clone) == repr(a)
+        assert [getattr(clone, f) for f in cls.__slots__] == [getattr(a, f) for f in cls.__slots__]
+    assert copy.copy(a) == a and copy.deepcopy(a) == a
+    other = dataclasses.replace(a, **{name: "replaced"})
+    assert type(other) is cls and getattr(other, name) == "replaced"
+    assert dataclasses.replace(b, **{name: "replaced"}) == ref(*[getattr(other, f)
+                                                                 for f in ref.__slots__])
+    outcomes = []
+    for c in (cls, ref):   # too few arguments (or none needed), and too many
+        for args in ((), _values(c, "z") + ["extra"]):
+            try:
+                outcomes.append(repr(c(*args)))
+            except TypeError as e:
+                outcomes.append(str(e))
+    assert outcomes[:2] == outcomes[2:]
+
+
+def test_match_statements_see_the_fields():
+    match ast.Atom("on", ("a", "b")):
+        case ast.Atom(predicate, args):
+            assert (predicate, args) == ("on", ("a", "b"))
+        case _:
+            pytest.fail("no match")
+
+
+def test_classes_the_generator_does_not_cover_are_real_dataclasses():
+    from dataclasses import field
+
+    @nodes.node
+    class Unknown:  # not in the generated file
+        x: int
+        y: int = 3
+
+    @nodes.node
+    class WithFactory:
+        x: list = field(default_factory=list)
+
+    for cls in (Unknown, WithFactory):
+        assert cls.__init__.__code__.co_filename != nodes.GENERATED_PATH
+        assert dataclasses.is_dataclass(cls) and cls.__slots__
+    assert Unknown(1) == Unknown(1, 3) and WithFactory().x == []
+    with pytest.raises(FrozenInstanceError):
+        Unknown(1).x = 2
+
+
+def test_a_class_changed_since_generation_is_a_real_dataclass(monkeypatch):
+    from planning_core.pddl import _node_methods
+
+    key = f"{__name__}.Pos"
+    spec, doc, factory = _node_methods.METHODS["planning_core.pddl.ast.Pos"]
+    monkeypatch.setitem(_node_methods.METHODS, key, (spec, doc, factory))
+
+    class Pos:
+        line: int
+        column: int
+    Pos.__qualname__ = "Pos"
+    assert nodes.node(Pos).__init__.__code__.co_filename == nodes.GENERATED_PATH
+
+    class Pos:  # noqa: F811 - the same class with a field more: the entry no longer fits
+        line: int
+        column: int
+        offset: int = 0
+    Pos.__qualname__ = "Pos"
+    made = nodes.node(Pos)
+    assert made.__init__.__code__.co_filename != nodes.GENERATED_PATH
+    assert made(1, 2) == made(1, 2, 0) != made(1, 2, 5)
