@@ -8,8 +8,7 @@ it does not use) and exactly once, also when several threads ask at the same tim
 """
 from __future__ import annotations
 
-import threading
-from importlib import resources
+from _thread import allocate_lock  # threading.Lock itself; importing threading costs more
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, TypeVar
 
@@ -23,6 +22,8 @@ T = TypeVar("T")
 
 def grammar_text(name: str) -> str:
     """The text of ``grammars/<name>``, from the installed package or the source tree."""
+    from importlib import resources  # here: a call that reads no grammar does not pay it
+
     try:
         return resources.files("planning_core.grammars").joinpath(name).read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError):
@@ -32,7 +33,7 @@ def grammar_text(name: str) -> str:
 def built_once(build: Callable[[], T]) -> Callable[[], T]:
     """A function returning ``build()``, called on first use and exactly once, also when
     several threads ask at the same time."""
-    lock = threading.Lock()
+    lock = allocate_lock()
     built: list[T] = []
 
     def get() -> T:

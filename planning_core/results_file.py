@@ -41,9 +41,8 @@ import os
 from pathlib import Path
 from typing import IO, Callable, Hashable, Iterable, Iterator, Sequence
 
-from planning_core.errors import InputError
-from planning_core.executor.base import in_input_order
 from planning_core import safe_json
+from planning_core.errors import InputError
 
 __all__ = ["ResultsLocked", "ResultsWriter", "open_results", "append_row",
            "add_bad_row_options", "json_objects", "pending_path"]
@@ -300,6 +299,8 @@ class ResultsWriter:
                 line = _line(row)   # encoded once for the journal and for ``out``
                 self._append(self._journal, line, journal)
                 yield fresh[index], (row, line)
+
+        from planning_core.executor.base import in_input_order  # not paid by option setup
 
         for position, (row, line) in in_input_order(arrived(), self._total):
             self._append(self._out, line, self.path)

@@ -34,7 +34,6 @@ from enum import IntEnum
 from typing import Callable, Sequence
 
 from planning_core.errors import PlanningError
-from planning_core.executor.base import ExecutorLost
 
 __all__ = ["ArgumentParser", "CommandGroup", "ExitCode", "add_version", "build_parser",
            "import_lark_without_regex", "main", "run", "version"]
@@ -122,16 +121,21 @@ def error_line(err: PlanningError) -> str:
     return f"{err.location()}: error: {err.message}" if err.file else f"error: {err.message}"
 
 
+def _executor_lost(err: PlanningError) -> bool:
+    """The cluster went away (``ExecutorLost``): what was written stays, and rerunning
+    resumes. Looked up, not imported: a command that never imported the executors (one
+    ``validate`` call, paid per plan) cannot have lost one."""
+    base = sys.modules.get("planning_core.executor.base")
+    return base is not None and isinstance(err, base.ExecutorLost)
+
+
 def run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     """``func(args)`` with every failure turned into a message and an exit code."""
     try:
         return func(args)
-    except ExecutorLost as err:   # the cluster went away: what was written stays; resumable
-        print(error_line(err), file=sys.stderr)
-        return ExitCode.INTERRUPTED
     except PlanningError as err:
         print(error_line(err), file=sys.stderr)
-        return ExitCode.BAD_INPUT
+        return ExitCode.INTERRUPTED if _executor_lost(err) else ExitCode.BAD_INPUT
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED

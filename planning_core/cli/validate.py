@@ -30,7 +30,6 @@ import argparse
 import json
 import re
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence, TextIO
 
 from planning_core.cli import ArgumentParser, ExitCode, add_version, error_line, run
@@ -78,16 +77,20 @@ def _misread_as_plan(path: str, text: str) -> PlanningError | None:
     return None
 
 
-@dataclass
 class _Inputs:
-    domain: tuple[str, str] | None = None   # (path, text)
-    problem: tuple[str, str] | None = None
-    plans: list[tuple[str, str]] | None = None
+    """The files given, by role: (path, text) each."""
+
+    __slots__ = ("domain", "problem", "plans")
+
+    def __init__(self) -> None:
+        self.domain: tuple[str, str] | None = None
+        self.problem: tuple[str, str] | None = None
+        self.plans: list[tuple[str, str]] = []
 
 
 def _sort_roles(paths: list[str], max_bytes: int | None = None
                 ) -> tuple[_Inputs, list[PlanningError]]:
-    inputs = _Inputs(plans=[])
+    inputs = _Inputs()
     problems: list[PlanningError] = []
     for path in paths:
         try:

@@ -1,8 +1,8 @@
 """Lifted PDDL abstract syntax: frozen, slotted dataclasses.
 
 ``@node`` is ``dataclass(frozen=True, slots=True)`` with its methods written ahead of time
-(:mod:`planning_core.pddl.nodes`); after editing a class here, run
-``python -m planning_core.pddl.nodes_gen --write``.
+(:mod:`planning_core.nodes`); after editing a class here, run
+``python -m planning_core.cli.nodes_gen --write``.
 
 Conventions every pass relies on:
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Union
 
-from planning_core.pddl.nodes import node
+from planning_core.nodes import node
 
 
 @node

@@ -13,7 +13,7 @@ lock, so concurrent callers build it once. It sits in ``pddl``, the bottom layer
 """
 from __future__ import annotations
 
-import threading
+from _thread import allocate_lock  # threading.Lock itself, without importing threading
 from typing import Callable, Generic, TypeVar
 
 __all__ = ["IdentityCache"]
@@ -29,7 +29,7 @@ class IdentityCache(Generic[V]):
     def __init__(self, size: int) -> None:
         self.size = size
         self._items: dict[tuple[int, ...], tuple[tuple[object, ...], V]] = {}
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
 
     def get(self, build: Callable[..., V], *objects: object) -> V:
         key = tuple(map(id, objects))

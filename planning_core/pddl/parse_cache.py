@@ -3,11 +3,12 @@
 Users validate plans one process per plan, in loops, against the same domain and problem
 (VAL's users do: CoPE's scripts call VAL per plan). Reading a domain with lark costs more
 than everything else a call does: importing lark, loading its parser tables and parsing.
-A successful parse is therefore stored as a pickle, keyed by a hash of the file's path and
-text and of the parser's own sources (``parser.py``, ``fast_init.py``, ``ast.py``,
-``syntax_errors.py``, ``errors.py``, ``grammars/pddl.lark``, and the installed lark's file
-stamp, so a changed parser never reads an old entry); the next call with
-the same file reads the pickle and never imports lark. Failed parses are not stored: a
+A successful parse is therefore stored as a pickle, keyed by a hash (BLAKE2b) of the file's
+path and text and of the parser's own sources (``parser.py``, ``fast_init.py``, ``ast.py``,
+``nodes.py`` and ``_node_methods.py`` (the AST classes' methods), ``syntax_errors.py``,
+``errors.py``, ``grammars/pddl.lark``, and the installed lark's file stamp, so a changed
+parser never reads an old entry); the next call with the same file reads the pickle and
+never imports lark. Failed parses are not stored: a
 syntax error is always found, and reported, by the parser itself.
 
 Where: ``$PLANNING_CORE_PARSE_CACHE_DIR``, else ``$XDG_CACHE_HOME/planning_core``, else
@@ -32,8 +33,8 @@ T = TypeVar("T")
 
 #: entries larger than this are not written (a huge problem file is parsed each time)
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
-_SOURCES = ("pddl/parser.py", "pddl/fast_init.py", "pddl/ast.py", "pddl/nodes.py",
-            "pddl/_node_methods.py", "pddl/syntax_errors.py",
+_SOURCES = ("pddl/parser.py", "pddl/fast_init.py", "pddl/ast.py", "nodes.py",
+            "_node_methods.py", "pddl/syntax_errors.py",
             "errors.py")
 _salt: list[bytes] = []
 
@@ -59,12 +60,20 @@ def cache_dir() -> Path | None:
     return path
 
 
+def _hasher():
+    """BLAKE2b, 32 bytes: from ``_blake2`` when there is one (what ``hashlib`` itself imports
+    it from), which spares each call importing ``hashlib`` and OpenSSL behind it (~2.5 ms)."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:   # another Python: hashlib's own
+        from hashlib import blake2b
+    return blake2b(digest_size=32)
+
+
 def _parser_salt() -> bytes:
     """A digest of the parser's sources: entries of another parser version never match."""
     if not _salt:
-        import hashlib
-
-        h = hashlib.sha256()
+        h = _hasher()
         package = Path(__file__).resolve().parents[1]
         for rel in _SOURCES:
             h.update((package / rel).read_bytes())
@@ -90,9 +99,8 @@ def _parser_salt() -> bytes:
 
 
 def _key(kind: str, path: str, text: str) -> str:
-    import hashlib
-
-    h = hashlib.sha256(_parser_salt())
+    h = _hasher()
+    h.update(_parser_salt())
     for part in (kind, path, text):
         data = part.encode("utf-8", "surrogatepass")
         h.update(len(data).to_bytes(8, "little"))
@@ -101,7 +109,10 @@ def _key(kind: str, path: str, text: str) -> str:
 
 
 def _read(file: Path, expected: type):
-    import pickle
+    try:   # the C unpickler pickle.load is; importing pickle.py on top costs each call ~1 ms
+        from _pickle import load
+    except ImportError:
+        from pickle import load
 
     try:
         fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
@@ -114,7 +125,7 @@ def _read(file: Path, expected: type):
             return None
         with os.fdopen(fd, "rb") as fh:
             fd = -1
-            value = pickle.load(fh)
+            value = load(fh)
     except Exception:  # noqa: BLE001 - a damaged entry is a miss, never an error
         return None
     finally:

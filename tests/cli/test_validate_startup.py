@@ -22,7 +22,8 @@ code = validate_main()
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
 """
 
-BATCH_ONLY = ("concurrent.futures.process", "multiprocessing", "planning_core.executor.local",
+BATCH_ONLY = ("concurrent.futures.process", "multiprocessing", "planning_core.executor",
+              "planning_core.executor.base", "planning_core.executor.local",
               "planning_core.executor.dask", "planning_core.cli.validate_batch",
               "dask", "distributed")
 
@@ -117,3 +118,27 @@ def test_the_console_registers_its_commands_without_the_validators_machinery():
              "planning_core.validators.toolplans.check", "planning_core.validators.toolplans.compile",
              "concurrent.futures.process", "multiprocessing"}
     assert not modules & heavy, sorted(modules & heavy)
+
+
+def test_the_executor_choices_spelled_out_for_the_options_are_the_factorys():
+    from planning_core.cli import executor_args
+    from planning_core.executor.factory import EXECUTORS
+
+    assert executor_args.EXECUTORS == EXECUTORS
+
+
+def test_a_lost_executor_still_exits_interrupted_and_other_errors_bad_input(capsys):
+    from planning_core.cli import ExitCode, run
+    from planning_core.errors import InputError
+    from planning_core.executor.base import ExecutorLost
+
+    def lost(_args):
+        raise ExecutorLost("the scheduler went away")
+
+    def bad(_args):
+        raise InputError("no such file", file="x.pddl", line=1, column=1)
+
+    assert run(lost, None) == ExitCode.INTERRUPTED
+    assert run(bad, None) == ExitCode.BAD_INPUT
+    err = capsys.readouterr().err
+    assert "error: the scheduler went away" in err and "x.pddl:1:1: error: no such file" in err

@@ -6,8 +6,8 @@ each generated method with its own ``exec`` (six per frozen class, 210 for the A
 ``dataclass(frozen=True, slots=True)`` makes (same fields, ``__init__`` signature, ``repr``,
 ``==``, ``hash``, frozen errors, ``__match_args__``, ``__slots__``, pickling,
 ``dataclasses.fields``/``replace``), but takes the methods from
-:mod:`planning_core.pddl._node_methods`, plain Python source written by
-:mod:`planning_core.pddl.nodes_gen` and byte-compiled like any other module, so nothing is
+:mod:`planning_core._node_methods`, plain Python source written by
+:mod:`planning_core.cli.nodes_gen` and byte-compiled like any other module, so nothing is
 compiled at import.
 
 The generated methods are used only while they match the class: each entry records the
@@ -19,7 +19,7 @@ whose ``dataclasses`` lacks what is filled in here, all fall back to the real
 ``tests/pddl/test_nodes.py`` checks the generated file is current and that every AST class
 behaves as the real dataclass does. Regenerate after editing a node class::
 
-    python -m planning_core.pddl.nodes_gen --write
+    python -m planning_core.cli.nodes_gen --write
 """
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ import os
 
 __all__ = ["node"]
 
-#: every class ``@node`` saw, by name, with its field spec (the generator's input)
+#: every class ``@node`` saw, by module and qualified name, with its field spec (or None
+#: where the generator cannot write it): the generator's input
 SPECS: dict[str, tuple] = {}
 _OWN = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__",
         "__getstate__", "__setstate__", "__match_args__", "__slots__")
@@ -78,7 +79,7 @@ def _params():
 def node(cls):
     """``dataclass(frozen=True, slots=True)``, with the methods written ahead of time."""
     spec = _spec(cls)
-    SPECS[cls.__name__] = spec
+    SPECS[f"{cls.__module__}.{cls.__qualname__}"] = spec
     made = _generated(cls, spec)
     return made if made is not None else dataclasses.dataclass(frozen=True, slots=True)(cls)
 
@@ -89,7 +90,7 @@ def _generated(cls, spec):
             or not hasattr(dataclasses, "_recursive_repr"):
         return None
     try:
-        from planning_core.pddl import _node_methods as generated
+        from planning_core import _node_methods as generated
     except ImportError:
         return None
     entry = generated.METHODS.get(f"{cls.__module__}.{cls.__qualname__}")
@@ -129,5 +130,5 @@ def _generated(cls, spec):
     return made
 
 
-#: the generated methods (written by :mod:`planning_core.pddl.nodes_gen`)
+#: the generated methods (written by :mod:`planning_core.cli.nodes_gen`)
 GENERATED_PATH = os.path.join(os.path.dirname(__file__), "_node_methods.py")

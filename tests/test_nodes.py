@@ -1,6 +1,6 @@
-"""``@node`` (the AST's frozen slotted dataclasses with methods written ahead of time) makes
-the very class ``dataclass(frozen=True, slots=True)`` makes, and the generated file is
-current (issue 24: the AST's 210 compiled methods were a third of a ``validate`` call)."""
+"""``@node`` (a frozen slotted dataclass with its methods written ahead of time) makes the
+very class ``dataclass(frozen=True, slots=True)`` makes, and the generated file is current
+(issue 24: the AST's 210 compiled methods were a third of a ``validate`` call)."""
 from __future__ import annotations
 
 import copy
@@ -11,14 +11,18 @@ from dataclasses import FrozenInstanceError
 
 import pytest
 
-from planning_core.pddl import ast, nodes, nodes_gen
+from planning_core import nodes
+from planning_core.cli import nodes_gen
+from planning_core.pddl import ast
 
-NODE_CLASSES = [getattr(ast, name) for name in nodes.SPECS if hasattr(ast, name)]
+NODE_CLASSES = [cls for module in nodes_gen.MODULES for key in list(nodes.SPECS)
+                if (cls := nodes_gen._class_of(module, key)) is not None]
 
 
 def _reference(cls):
     """The class as ``dataclass(frozen=True, slots=True)`` builds it from the same spec."""
-    spec = nodes.SPECS[cls.__name__]
+    key = f"{cls.__module__}.{cls.__qualname__}"
+    spec = nodes.SPECS[key]
     keep = {k: v for k, v in cls.__dict__.items()
             if k not in cls.__slots__ and k not in nodes._OWN and not k.startswith("__dataclass")
             and k not in ("__dict__", "__weakref__", "__doc__")}
@@ -30,9 +34,9 @@ def _reference(cls):
                                          repr=repr_)
         elif has_default:
             ns[name] = fields[name].default
-    from planning_core.pddl._node_methods import METHODS
+    from planning_core._node_methods import METHODS
 
-    if cls.__doc__ != METHODS[f"{cls.__module__}.{cls.__qualname__}"][1]:
+    if cls.__doc__ != METHODS[key][1]:
         ns["__doc__"] = cls.__doc__  # the class's own docstring
     ref = type(cls.__name__, (), ns)
     ref.__qualname__ = cls.__qualname__
@@ -52,11 +56,11 @@ def _values(cls, salt: str):
 def test_the_generated_file_is_current():
     with open(nodes.GENERATED_PATH, encoding="utf-8") as fh:
         assert fh.read() == nodes_gen.generate(), \
-            "run: python -m planning_core.pddl.nodes_gen --write"
+            "run: python -m planning_core.cli.nodes_gen --write"
 
 
 @pytest.mark.parametrize("cls", NODE_CLASSES, ids=lambda c: c.__name__)
-def test_every_ast_class_takes_the_written_methods(cls):
+def test_every_listed_class_takes_the_written_methods(cls):
     assert cls.__init__.__code__.co_filename == nodes.GENERATED_PATH
 
 
@@ -147,7 +151,7 @@ def test_classes_the_generator_does_not_cover_are_real_dataclasses():
 
 
 def test_a_class_changed_since_generation_is_a_real_dataclass(monkeypatch):
-    from planning_core.pddl import _node_methods
+    from planning_core import _node_methods
 
     key = f"{__name__}.Pos"
     spec, doc, factory = _node_methods.METHODS["planning_core.pddl.ast.Pos"]
