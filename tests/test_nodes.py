@@ -109,6 +109,10 @@ def test_a_node_class_is_the_dataclass_it_replaces(cls):
         assert [getattr(clone, f) for f in cls.__slots__] == [getattr(a, f) for f in cls.__slots__]
     assert copy.copy(a) == a and copy.deepcopy(a) == a
     other = dataclasses.replace(a, **{name: "replaced"})
+    assert nodes.replace(a, **{name: "replaced"}) == other and nodes.replace(a) == a
+    assert repr(nodes.replace(a, **{name: "replaced"})) == repr(other)
+    with pytest.raises(TypeError):
+        nodes.replace(a, not_a_field=1)
     assert type(other) is cls and getattr(other, name) == "replaced"
     assert dataclasses.replace(b, **{name: "replaced"}) == ref(*[getattr(other, f)
                                                                  for f in ref.__slots__])
@@ -171,3 +175,62 @@ def test_a_class_changed_since_generation_is_a_real_dataclass(monkeypatch):
     made = nodes.node(Pos)
     assert made.__init__.__code__.co_filename != nodes.GENERATED_PATH
     assert made(1, 2) == made(1, 2, 0) != made(1, 2, 5)
+
+
+def test_classes_made_on_another_python_or_with_node_fields_fall_back_exactly(monkeypatch):
+    from planning_core import _node_methods
+
+    monkeypatch.setattr(_node_methods, "PYTHON", (2, 7))
+
+    class Pos:
+        line: int
+        column: int = nodes.field(default=0, compare=False, repr=False)
+    Pos.__qualname__ = "Pos"
+    key = f"{__name__}.Pos"
+    monkeypatch.setitem(_node_methods.METHODS, key,
+                        _node_methods.METHODS["planning_core.pddl.ast.Pos"])
+    made = nodes.node(Pos)
+    assert made.__init__.__code__.co_filename != nodes.GENERATED_PATH
+    assert made(1, 2) == made(1, 3) and repr(made(1, 2)) == "Pos(line=1)"
+    assert [f.name for f in dataclasses.fields(made) if f.compare] == ["line"]
+    assert nodes.replace(made(1, 2), line=5) == made(5)
+
+
+def test_dataclass_fields_are_made_on_first_access_and_kept():
+    @nodes.node
+    class Late:
+        a: int
+    from planning_core import nodes as n
+
+    # not in the generated file: a real dataclass; the written classes keep a descriptor
+    # until asked, then the dict itself
+    cls = ast.Equals
+    first = dataclasses.fields(cls)
+    assert isinstance(cls.__dict__["__dataclass_fields__"], dict)
+    assert dataclasses.fields(cls) == first and cls.__dataclass_fields__ is \
+        cls.__dict__["__dataclass_fields__"]
+    assert dataclasses.is_dataclass(Late) and n.replace(Late(1), a=2) == Late(2)
+
+
+def test_a_validate_call_imports_neither_dataclasses_nor_inspect(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from conftest import DOMAINS
+
+    bw = DOMAINS / "blocksworld"
+    probe = ("import json, sys\nfrom planning_core.cli.validate import validate_main\n"
+             "code = validate_main()\n"
+             "print(json.dumps([code, sorted(sys.modules)]), file=sys.stderr)\n")
+    env = dict(os.environ, PLANNING_CORE_PARSE_CACHE="1",
+               PLANNING_CORE_PARSE_CACHE_DIR=str(tmp_path))  # the second call reads it
+    for plan in ("p01.plan", "p01.bad.plan"):   # a valid and an invalid plan (a report
+        for _ in range(2):                       # replaced with its trace)
+            done = subprocess.run(
+                [sys.executable, "-c", probe, str(bw / plan), str(bw / "domain.pddl"),
+                 str(bw / "p01.pddl")], capture_output=True, text=True, timeout=120, env=env)
+        code, modules = json.loads(done.stderr.strip().splitlines()[-1])
+        assert code == (0 if plan == "p01.plan" else 1)
+        assert not {"dataclasses", "inspect"} & set(modules)

@@ -21,10 +21,9 @@ PDDL3 trajectory constraints (no time windows, no preferences) are a closed set 
 """
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Union
 
-from planning_core.nodes import node
+from planning_core.nodes import field, node
 
 
 @node

@@ -18,13 +18,12 @@ it may span lines.
 from __future__ import annotations
 
 import re
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planning_core.grammar_files import built_once, grammar_text
 from planning_core.limits import LimitReached, tick_active
-from planning_core.nodes import node
+from planning_core.nodes import field, node
 from planning_core.pddl.files import read_text
 
 if TYPE_CHECKING:

@@ -19,9 +19,9 @@ object; :func:`validate_plan` keeps the last few of both, keyed by identity.
 from __future__ import annotations
 
 from copy import copy
-from dataclasses import replace
 
 from planning_core.limits import Budget, LimitReached
+from planning_core.nodes import replace
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.identity_cache import IdentityCache
 from planning_core.pddl.plans import Plan, PlanStep, parse_plan
