@@ -8,8 +8,8 @@ it does not use) and exactly once, also when several threads ask at the same tim
 """
 from __future__ import annotations
 
+import os
 from _thread import allocate_lock  # threading.Lock itself; importing threading costs more
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 if TYPE_CHECKING:
@@ -27,7 +27,9 @@ def grammar_text(name: str) -> str:
     try:
         return resources.files("planning_core.grammars").joinpath(name).read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError):
-        return (Path(__file__).resolve().parents[1] / "grammars" / name).read_text(encoding="utf-8")
+        top = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+        with open(os.path.join(top, "grammars", name), encoding="utf-8") as fh:
+            return fh.read()
 
 
 def built_once(build: Callable[[], T]) -> Callable[[], T]:

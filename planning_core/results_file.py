@@ -38,11 +38,13 @@ import fcntl
 import io
 import json
 import os
-from pathlib import Path
-from typing import IO, Callable, Hashable, Iterable, Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Sequence
 
 from planning_core import safe_json
 from planning_core.errors import InputError
+
+if TYPE_CHECKING:   # pathlib is imported where used: `validate` imports this module for its
+    from pathlib import Path   # options, once per plan, and pathlib costs it ~2 ms
 
 __all__ = ["ResultsLocked", "ResultsWriter", "open_results", "append_row",
            "add_bad_row_options", "json_objects", "pending_path"]
@@ -122,6 +124,8 @@ def open_results(path: str | Path) -> tuple[IO[str], int]:
     Raises :class:`ResultsLocked` when another run holds the file, and
     :class:`~planning_core.errors.InputError` when it cannot be opened.
     """
+    from pathlib import Path
+
     return _open_append(Path(path), lock=True)
 
 
@@ -133,6 +137,8 @@ def append_row(handle: IO[str], row: dict) -> None:
 
 def pending_path(path: str | Path) -> Path:
     """The journal of ``path``: ``path`` with ``.pending`` appended."""
+    from pathlib import Path
+
     return Path(f"{path}.pending")
 
 
@@ -179,6 +185,8 @@ class ResultsWriter:
     """
 
     def __init__(self, path: str | Path, key: Callable[[dict], Hashable | None]) -> None:
+        from pathlib import Path
+
         self.path = Path(path)
         self._key = key
         existed = self.path.exists()

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from planning_core.errors import InputError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["FileTooLarge", "read_text"]
 
@@ -32,8 +35,9 @@ def read_text(path: str | Path, *, expected: str = "PDDL text",
     ``max_bytes``, a longer file raises :class:`FileTooLarge` after reading that much.
     """
     try:
-        if max_bytes is None:
-            data = Path(path).read_bytes()
+        if max_bytes is None:   # (open, not pathlib: importing pathlib costs each call ~2 ms)
+            with open(path, "rb") as f:
+                data = f.read()
         else:   # /dev/zero, a FIFO or a huge file: never more than the limit in memory
             with open(path, "rb") as f:
                 data = f.read(max_bytes + 1)

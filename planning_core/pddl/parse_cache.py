@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 from typing import Callable, TypeVar
 
 __all__ = ["cache_dir", "cached_parse"]
@@ -39,8 +38,9 @@ _SOURCES = ("pddl/parser.py", "pddl/fast_init.py", "pddl/ast.py", "nodes.py",
 _salt: list[bytes] = []
 
 
-def cache_dir() -> Path | None:
-    """The cache folder, or None when the cache is off or the folder is not safe to use."""
+def cache_dir() -> str | None:
+    """The cache folder, or None when the cache is off or the folder is not safe to use.
+    (Paths here are strings, not pathlib: importing pathlib costs each call ~2 ms.)"""
     if os.environ.get("PLANNING_CORE_PARSE_CACHE", "1") == "0" or not hasattr(os, "getuid"):
         return None  # off, or no owner to check (not a POSIX system): never read a pickle
     root = os.environ.get("PLANNING_CORE_PARSE_CACHE_DIR")
@@ -48,10 +48,10 @@ def cache_dir() -> Path | None:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
                                                                  ".cache")
         root = os.path.join(base, "planning_core")
-    path = Path(root)
+    path = root
     try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = path.stat()
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        info = os.stat(path)
     except OSError:
         return None
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() \
@@ -74,14 +74,14 @@ def _parser_salt() -> bytes:
     """A digest of the parser's sources: entries of another parser version never match."""
     if not _salt:
         h = _hasher()
-        package = Path(__file__).resolve().parents[1]
+        package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
         for rel in _SOURCES:
-            h.update((package / rel).read_bytes())
+            h.update(_bytes(os.path.join(package, rel)))
         # the grammar: installed inside the package, or at the top of a source tree
-        for grammar in (package / "grammars" / "pddl.lark",
-                        package.parent / "grammars" / "pddl.lark"):
-            if grammar.is_file():
-                h.update(grammar.read_bytes())
+        for grammar in (os.path.join(package, "grammars", "pddl.lark"),
+                        os.path.join(os.path.dirname(package), "grammars", "pddl.lark")):
+            if os.path.isfile(grammar):
+                h.update(_bytes(grammar))
                 break
         else:
             from planning_core.grammar_files import grammar_text
@@ -98,6 +98,11 @@ def _parser_salt() -> bytes:
     return _salt[0]
 
 
+def _bytes(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
 def _key(kind: str, path: str, text: str) -> str:
     h = _hasher()
     h.update(_parser_salt())
@@ -108,7 +113,7 @@ def _key(kind: str, path: str, text: str) -> str:
     return h.hexdigest()
 
 
-def _read(file: Path, expected: type):
+def _read(file: str, expected: type):
     try:   # the C unpickler pickle.load is; importing pickle.py on top costs each call ~1 ms
         from _pickle import load
     except ImportError:
@@ -134,7 +139,7 @@ def _read(file: Path, expected: type):
     return value if type(value) is expected else None
 
 
-def _write(folder: Path, file: Path, value) -> None:
+def _write(folder: str, file: str, value) -> None:
     import pickle
     import tempfile
 
@@ -163,7 +168,7 @@ def cached_parse(kind: str, path: str, text: str, parse: Callable[[str, str], T]
     if folder is None:
         return parse(text, path)
     try:
-        file = folder / f"{kind}-{_key(kind, path, text)}.pickle"
+        file = os.path.join(folder, f"{kind}-{_key(kind, path, text)}.pickle")
     except (OSError, UnicodeError):
         return parse(text, path)
     found = _read(file, expected)

@@ -18,7 +18,6 @@ it may span lines.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planning_core.grammar_files import built_once, grammar_text
@@ -27,6 +26,8 @@ from planning_core.nodes import field, node
 from planning_core.pddl.files import read_text
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from lark.exceptions import UnexpectedInput
 
 __all__ = ["Plan", "PlanLineError", "PlanStep", "parse_plan", "parse_plan_file"]

@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import DOMAINS
 
 _PROBE = """
@@ -142,3 +144,46 @@ def test_a_lost_executor_still_exits_interrupted_and_other_errors_bad_input(caps
     assert run(bad, None) == ExitCode.BAD_INPUT
     err = capsys.readouterr().err
     assert "error: the scheduler went away" in err and "x.pddl:1:1: error: no such file" in err
+
+
+@pytest.mark.parametrize("columns", [None, "50", "200", "0", "-3", "wide"])
+def test_the_help_formatter_is_as_wide_as_argparses(monkeypatch, columns):
+    import argparse
+
+    from planning_core.cli import HelpFormatter
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    for lines in (None, "30"):
+        if lines is None:
+            monkeypatch.delenv("LINES", raising=False)
+        else:
+            monkeypatch.setenv("LINES", lines)
+        mine, theirs = HelpFormatter("validate"), argparse.HelpFormatter("validate")
+        assert (mine._width, mine._max_help_position) == \
+            (theirs._width, theirs._max_help_position)
+
+
+def test_a_cached_call_without_site_imports_none_of_the_modules_it_does_not_need(tmp_path):
+    # -S: without this venv's start-up hooks (an editable install's finder imports pathlib,
+    # the sandbox's certifi hook importlib.resources), as a wheel install starts; the tree
+    # and lark's folder on the path instead
+    import lark
+
+    path = os.pathsep.join([str(DOMAINS.parent), os.path.dirname(os.path.dirname(lark.__file__))])
+    env = dict(os.environ, PYTHONPATH=path, PLANNING_CORE_PARSE_CACHE="1",
+               PLANNING_CORE_PARSE_CACHE_DIR=str(tmp_path / "cache"))
+    probe = "import sys; sys.path.remove(''); " + _PROBE
+    for plan in ("p01.plan", "p01.bad.plan"):
+        argv = [str(DOMAINS / "blocksworld" / plan), str(DOMAINS / "blocksworld" / "domain.pddl"),
+                str(DOMAINS / "blocksworld" / "p01.pddl")]
+        for _ in range(2):   # the first call fills the cache
+            done = subprocess.run([sys.executable, "-S", "-c", probe, *argv],
+                                  capture_output=True, text=True, timeout=120, env=env)
+        found = json.loads(done.stderr.strip().splitlines()[-1])
+        assert found["code"] == (0 if plan == "p01.plan" else 1)
+        unneeded = {"pathlib", "shutil", "dataclasses", "inspect", "hashlib", "pickle",
+                    "threading", "importlib.resources", "lark", "planning_core.pddl.parser"}
+        assert not unneeded & set(found["modules"]), sorted(unneeded & set(found["modules"]))
