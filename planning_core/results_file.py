@@ -41,6 +41,7 @@ import os
 from typing import IO, TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Sequence
 
 from planning_core import safe_json
+from planning_core.cli.args import add_bad_row_options  # noqa: F401 - its home was here
 from planning_core.errors import InputError
 
 if TYPE_CHECKING:   # pathlib is imported where used: `validate` imports this module for its
@@ -373,20 +374,3 @@ def json_objects(lines: Iterable[tuple[int, str]]
             yield number, None, "expected a JSON object"
             continue
         yield number, record, None
-
-
-def add_bad_row_options(parser, *, default_bytes: int, too_large: str, bad_row: str,
-                        bad_rows: str) -> None:
-    """The two options every batch command shares: the response size cap and ``--strict``.
-
-    ``too_large`` names what an oversized response becomes, ``bad_row`` the error row's
-    name, ``bad_rows`` what makes an input row unusable (for the help texts).
-    """
-    from planning_core.cli.args import positive_int
-
-    parser.add_argument("--max-response-bytes", type=positive_int, default=default_bytes,
-                        metavar="N", help=f"longest response read; a longer one is "
-                                          f"{too_large}, unread (default {default_bytes})")
-    parser.add_argument("--strict", action="store_true",
-                        help=f"stop at the first unusable input row ({bad_rows}) instead "
-                             f"of recording it as a {bad_row} row and going on")

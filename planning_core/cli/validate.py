@@ -27,7 +27,6 @@ invalid), never valid or invalid.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from typing import TYPE_CHECKING, Sequence, TextIO
@@ -129,6 +128,8 @@ def _print_diagnostics(diags, err: TextIO, show_warnings: bool) -> None:
 
 
 def _bad_input_json(plans, errors, warnings, out: TextIO) -> None:
+    import json   # here and below: a call without --json does not pay for it
+
     for path in plans or [None]:
         print(json.dumps({"plan": path, "valid": False, "verdict": "bad_input", "step": None,
                           "action": None, "unsatisfied": [], "advice": [],
@@ -249,6 +250,8 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
         budget = None
         reports.append((path, report))
         if as_json:
+            import json
+
             print(json.dumps(report.to_json(path, (), warnings if show_warnings else ())), file=out)
         elif silent == "values":
             print(_value(report.cost) if report.valid
@@ -329,7 +332,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                             "them")
     batch.add_argument("--no-progress", action="store_true",
                        help="--batch: no progress bar")
-    from planning_core.results_file import add_bad_row_options
+    from planning_core.cli.args import add_bad_row_options
 
     add_bad_row_options(batch, default_bytes=BATCH_MAX_PLAN_BYTES,
                         too_large="a bad_input row", bad_row="bad_input",
