@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import os
 from _thread import allocate_lock  # threading.Lock itself; importing threading costs more
-from typing import TYPE_CHECKING, Callable, TypeVar
 
+#: typing.TYPE_CHECKING, without importing typing (~2 ms of every `validate` call)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
     from lark import Lark
 
 __all__ = ["built_once", "grammar_text", "lazy_parser"]
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    T = TypeVar("T")
 
 
 def grammar_text(name: str) -> str:

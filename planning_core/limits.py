@@ -38,9 +38,13 @@ import contextvars
 import functools
 import os
 import time
-from typing import Iterator
 
 from planning_core.nodes import node
+
+#: typing.TYPE_CHECKING, without importing typing (~2 ms of every `validate` call)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["Budget", "Limits", "LimitReached", "default_memory_mb", "rss_mb", "CHECK_EVERY",
            "metering", "active_budget", "tick_active"]

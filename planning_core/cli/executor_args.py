@@ -6,11 +6,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import IO, TYPE_CHECKING
 
 from planning_core.cli.args import positive_int, seconds
 
+#: typing.TYPE_CHECKING, without importing typing (~2 ms of every `validate` call)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import IO
+
     from planning_core.executor import Executor
 
 __all__ = ["add_executor_options", "executor_for", "executor_from_args"]

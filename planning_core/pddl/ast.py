@@ -21,8 +21,6 @@ PDDL3 trajectory constraints (no time windows, no preferences) are a closed set 
 """
 from __future__ import annotations
 
-from typing import Union
-
 from planning_core.nodes import field, node
 
 
@@ -119,7 +117,7 @@ class Forall:
     pos: Pos | None = _pos()
 
 
-Formula = Union[Atom, Equals, Not, And, Or, Imply, Exists, Forall]
+Formula = Atom | Equals | Not | And | Or | Imply | Exists | Forall
 TRUE = And(())
 
 
@@ -153,7 +151,7 @@ class BinaryOp:
     pos: Pos | None = _pos()
 
 
-NumericExpr = Union[FunctionTerm, Number, BinaryOp]
+NumericExpr = FunctionTerm | Number | BinaryOp
 
 
 # -------------------------------------------------------------------------- effects
@@ -189,7 +187,7 @@ class Increase:
     pos: Pos | None = _pos()
 
 
-Effect = Union[Add, Delete, When, ForallEffect, Increase]
+Effect = Add | Delete | When | ForallEffect | Increase
 
 
 # ---------------------------------------------------- PDDL3 trajectory constraints
@@ -249,8 +247,8 @@ class ConstraintForall:
     pos: Pos | None = _pos()
 
 
-Constraint = Union[Always, Sometime, AtMostOnce, SometimeBefore, SometimeAfter, AtEnd,
-                   ConstraintAnd, ConstraintForall]
+Constraint = (Always | Sometime | AtMostOnce | SometimeBefore | SometimeAfter | AtEnd |
+              ConstraintAnd | ConstraintForall)
 
 
 # ----------------------------------------------------------------------- structure

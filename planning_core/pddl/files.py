@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from planning_core.errors import InputError
 
+#: typing.TYPE_CHECKING, without importing typing (~2 ms of every `validate` call)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
