@@ -50,8 +50,10 @@ def read_text(path: str | Path, *, expected: str = "PDDL text",
         raise InputError("is a directory, expected a file", file=str(path)) from None
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
+    if data.startswith(b"\xef\xbb\xbf"):  # what decoding "utf-8-sig" drops (without
+        data = data[3:]                      # importing that codec: one call per plan)
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raw = err.object  # without the byte-order mark: err.start counts from there
         line = raw.count(b"\n", 0, err.start) + 1

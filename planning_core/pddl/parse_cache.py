@@ -6,8 +6,9 @@ than everything else a call does: importing lark, loading its parser tables and 
 A successful parse is therefore stored as a pickle, keyed by a hash (BLAKE2b) of the file's
 path and text and of the parser's own sources (``parser.py``, ``fast_init.py``, ``ast.py``,
 ``nodes.py`` and ``_node_methods.py`` (the AST classes' methods), ``syntax_errors.py``,
-``errors.py``, ``grammars/pddl.lark``, and the installed lark's file stamp, so a changed
-parser never reads an old entry); the next call with the same file reads the pickle and
+``errors.py``, ``grammars/pddl.lark``, and the installed lark's ``__init__.py``; each by
+path, size and modification time, as Python's bytecode cache, so a changed parser never
+reads an old entry); the next call with the same file reads the pickle and
 never imports lark. Failed parses are not stored: a
 syntax error is always found, and reported, by the parser itself.
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 
 #: typing.TYPE_CHECKING, without importing typing (~2 ms of every `validate` call)
 TYPE_CHECKING = False
@@ -77,31 +79,50 @@ def _hasher():
 
 
 def _parser_salt() -> bytes:
-    """A digest of the parser's sources: entries of another parser version never match."""
+    """A digest of the parser's sources: entries of another parser version never match.
+
+    Each source counts by its path, size and modification time (what Python's own bytecode
+    cache trusts), not its bytes: reading and hashing them cost each call ~0.5 ms."""
     if not _salt:
         h = _hasher()
         package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
         for rel in _SOURCES:
-            h.update(_bytes(os.path.join(package, rel)))
+            h.update(_stamp(os.path.join(package, rel)))
         # the grammar: installed inside the package, or at the top of a source tree
         for grammar in (os.path.join(package, "grammars", "pddl.lark"),
                         os.path.join(os.path.dirname(package), "grammars", "pddl.lark")):
             if os.path.isfile(grammar):
-                h.update(_bytes(grammar))
+                h.update(_stamp(grammar))
                 break
         else:
             from planning_core.grammar_files import grammar_text
 
             h.update(grammar_text("pddl.lark").encode())
-        # and the lark installed (found, not imported: its file's path, size and mtime)
-        import importlib.util
-
-        spec = importlib.util.find_spec("lark")
-        if spec is not None and spec.origin:
-            info = os.stat(spec.origin)
-            h.update(f"{spec.origin}\0{info.st_size}\0{info.st_mtime_ns}".encode())
+        # and the lark installed (found, not imported)
+        origin = _lark_origin()
+        if origin is not None:
+            h.update(_stamp(origin))
         _salt.append(h.digest())
     return _salt[0]
+
+
+def _stamp(path: str) -> bytes:
+    info = os.stat(path)
+    return f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0".encode("utf-8", "surrogatepass")
+
+
+def _lark_origin() -> str | None:
+    """The file ``import lark`` would run: looked for on ``sys.path`` as the path finder does
+    for a plain install, else asked of ``importlib.util.find_spec`` (importing
+    ``importlib.util`` costs a call more than the look-up)."""
+    for entry in sys.path:
+        candidate = os.path.join(entry or os.getcwd(), "lark", "__init__.py")
+        if os.path.isfile(candidate):
+            return candidate
+    import importlib.util
+
+    spec = importlib.util.find_spec("lark")
+    return spec.origin if spec is not None and spec.origin else None
 
 
 def _bytes(path: str) -> bytes:

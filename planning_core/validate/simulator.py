@@ -18,8 +18,6 @@ object; :func:`validate_plan` keeps the last few of both, keyed by identity.
 """
 from __future__ import annotations
 
-from copy import copy
-
 from planning_core.limits import Budget, LimitReached
 from planning_core.nodes import replace
 from planning_core.pddl import ast as pddl
@@ -110,7 +108,8 @@ class Validator:
         """
         if budget is None:
             return self._validate(plan, trace)
-        metered = copy(self)
+        metered = object.__new__(type(self))   # copy.copy(self), without importing copy
+        metered.__dict__.update(self.__dict__)  # (and weakref): one validate call per plan
         metered.universe = self.universe.metered(budget)
         try:
             return metered._validate(plan, trace)
