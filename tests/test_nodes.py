@@ -234,3 +234,16 @@ def test_a_validate_call_imports_neither_dataclasses_nor_inspect(tmp_path):
         code, modules = json.loads(done.stderr.strip().splitlines()[-1])
         assert code == (0 if plan == "p01.plan" else 1)
         assert not {"dataclasses", "inspect"} & set(modules)
+
+
+def test_a_plain_subclass_of_a_node_class_still_reads_as_a_dataclass():
+    class Tagged(ast.Number):   # no @dataclass: inherits the fields, the methods, the slots
+        __slots__ = ("tag",)
+
+    item = Tagged(3.0)
+    assert [f.name for f in dataclasses.fields(Tagged)] == ["value", "pos"]
+    assert dataclasses.fields(ast.Number) == dataclasses.fields(Tagged)
+    assert dataclasses.replace(item, value=4.0) == Tagged(4.0)
+    assert nodes.replace(item, value=4.0) == Tagged(4.0)   # not written for Tagged: delegated
+    with pytest.raises(FrozenInstanceError):
+        item.value = 5.0
