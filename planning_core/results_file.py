@@ -38,12 +38,14 @@ import fcntl
 import io
 import json
 import os
-from pathlib import Path
-from typing import IO, Callable, Hashable, Iterable, Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Sequence
 
-from planning_core.errors import InputError
-from planning_core.executor.base import in_input_order
 from planning_core import safe_json
+from planning_core.cli.args import add_bad_row_options  # noqa: F401 - its home was here
+from planning_core.errors import InputError
+
+if TYPE_CHECKING:   # pathlib is imported where used: `validate` imports this module for its
+    from pathlib import Path   # options, once per plan, and pathlib costs it ~2 ms
 
 __all__ = ["ResultsLocked", "ResultsWriter", "open_results", "append_row",
            "add_bad_row_options", "json_objects", "pending_path"]
@@ -123,6 +125,8 @@ def open_results(path: str | Path) -> tuple[IO[str], int]:
     Raises :class:`ResultsLocked` when another run holds the file, and
     :class:`~planning_core.errors.InputError` when it cannot be opened.
     """
+    from pathlib import Path
+
     return _open_append(Path(path), lock=True)
 
 
@@ -134,6 +138,8 @@ def append_row(handle: IO[str], row: dict) -> None:
 
 def pending_path(path: str | Path) -> Path:
     """The journal of ``path``: ``path`` with ``.pending`` appended."""
+    from pathlib import Path
+
     return Path(f"{path}.pending")
 
 
@@ -180,6 +186,8 @@ class ResultsWriter:
     """
 
     def __init__(self, path: str | Path, key: Callable[[dict], Hashable | None]) -> None:
+        from pathlib import Path
+
         self.path = Path(path)
         self._key = key
         existed = self.path.exists()
@@ -301,6 +309,8 @@ class ResultsWriter:
                 self._append(self._journal, line, journal)
                 yield fresh[index], (row, line)
 
+        from planning_core.executor.base import in_input_order  # not paid by option setup
+
         for position, (row, line) in in_input_order(arrived(), self._total):
             self._append(self._out, line, self.path)
             yield position, row
@@ -364,20 +374,3 @@ def json_objects(lines: Iterable[tuple[int, str]]
             yield number, None, "expected a JSON object"
             continue
         yield number, record, None
-
-
-def add_bad_row_options(parser, *, default_bytes: int, too_large: str, bad_row: str,
-                        bad_rows: str) -> None:
-    """The two options every batch command shares: the response size cap and ``--strict``.
-
-    ``too_large`` names what an oversized response becomes, ``bad_row`` the error row's
-    name, ``bad_rows`` what makes an input row unusable (for the help texts).
-    """
-    from planning_core.cli.args import positive_int
-
-    parser.add_argument("--max-response-bytes", type=positive_int, default=default_bytes,
-                        metavar="N", help=f"longest response read; a longer one is "
-                                          f"{too_large}, unread (default {default_bytes})")
-    parser.add_argument("--strict", action="store_true",
-                        help=f"stop at the first unusable input row ({bad_rows}) instead "
-                             f"of recording it as a {bad_row} row and going on")

@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # module prefix -> layer; the longest matching prefix wins
 LAYER_OF = {
     "planning_core.errors": "base",
+    "planning_core.nodes": "base",
+    "planning_core._node_methods": "base",
     "planning_core.grammar_files": "base",
     "planning_core.grammars": "base",
     "planning_core.result": "base",

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["MAX_SECONDS", "seconds", "positive_int", "non_negative_int", "non_negative_float"]
+__all__ = ["MAX_SECONDS", "add_bad_row_options", "seconds", "positive_int", "non_negative_int",
+           "non_negative_float"]
 
 MAX_SECONDS = 1_000_000.0  # about 11.5 days: far beyond any real run, far below time_t limits
 
@@ -51,3 +52,18 @@ def non_negative_float(text: str) -> float:
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"must be a finite number >= 0: {text!r}")
     return value
+
+
+def add_bad_row_options(parser, *, default_bytes: int, too_large: str, bad_row: str,
+                        bad_rows: str) -> None:
+    """The two options every batch command shares: the response size cap and ``--strict``.
+
+    ``too_large`` names what an oversized response becomes, ``bad_row`` the error row's
+    name, ``bad_rows`` what makes an input row unusable (for the help texts).
+    """
+    parser.add_argument("--max-response-bytes", type=positive_int, default=default_bytes,
+                        metavar="N", help=f"longest response read; a longer one is "
+                                          f"{too_large}, unread (default {default_bytes})")
+    parser.add_argument("--strict", action="store_true",
+                        help=f"stop at the first unusable input row ({bad_rows}) instead "
+                             f"of recording it as a {bad_row} row and going on")

@@ -6,15 +6,23 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import IO
 
 from planning_core.cli.args import positive_int, seconds
-from planning_core.executor import Executor, ExecutorUnavailable, make_executor
-from planning_core.executor.factory import EXECUTORS
+
+#: typing.TYPE_CHECKING, without importing typing (~2 ms of every `validate` call)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO
+
+    from planning_core.executor import Executor
 
 __all__ = ["add_executor_options", "executor_for", "executor_from_args"]
 
 CLUSTERS = ("slurm", "pbs", "sge")
+#: ``--executor``'s choices: :data:`planning_core.executor.factory.EXECUTORS`, spelled out so
+#: that registering the options imports no executor (``validate`` is called once per plan;
+#: tests/cli/test_validate_startup.py checks the two agree)
+EXECUTORS = ("local", "dask")
 
 
 def add_executor_options(parser: argparse.ArgumentParser, *, unit: str = "task") -> None:
@@ -60,6 +68,8 @@ def add_executor_options(parser: argparse.ArgumentParser, *, unit: str = "task")
 def executor_from_args(args: argparse.Namespace) -> Executor:
     """The executor the command line asks for (``ExecutorUnavailable`` when it cannot be
     had: Dask not installed, no scheduler at the address)."""
+    from planning_core.executor import ExecutorUnavailable, make_executor
+
     cluster_kind = getattr(args, "cluster", None)
     kind = args.executor or ("dask" if args.scheduler or cluster_kind else "local")
     if kind == "local" and (args.scheduler or cluster_kind):

@@ -27,11 +27,8 @@ invalid), never valid or invalid.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence, TextIO
 
 from planning_core.cli import ArgumentParser, ExitCode, add_version, error_line, run
 from planning_core.cli.args import seconds
@@ -39,7 +36,12 @@ from planning_core.cli.executor_args import add_executor_options
 from planning_core.errors import InputError, PlanningError
 from planning_core.pddl.files import read_text
 
+#: typing.TYPE_CHECKING, without importing typing (~2 ms of every `validate` call)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import TextIO
+
     from planning_core.pddl import ast as pddl
 
 DEFAULT_TIME_LIMIT_S = 60.0
@@ -78,16 +80,20 @@ def _misread_as_plan(path: str, text: str) -> PlanningError | None:
     return None
 
 
-@dataclass
 class _Inputs:
-    domain: tuple[str, str] | None = None   # (path, text)
-    problem: tuple[str, str] | None = None
-    plans: list[tuple[str, str]] | None = None
+    """The files given, by role: (path, text) each."""
+
+    __slots__ = ("domain", "problem", "plans")
+
+    def __init__(self) -> None:
+        self.domain: tuple[str, str] | None = None
+        self.problem: tuple[str, str] | None = None
+        self.plans: list[tuple[str, str]] = []
 
 
 def _sort_roles(paths: list[str], max_bytes: int | None = None
                 ) -> tuple[_Inputs, list[PlanningError]]:
-    inputs = _Inputs(plans=[])
+    inputs = _Inputs()
     problems: list[PlanningError] = []
     for path in paths:
         try:
@@ -126,6 +132,8 @@ def _print_diagnostics(diags, err: TextIO, show_warnings: bool) -> None:
 
 
 def _bad_input_json(plans, errors, warnings, out: TextIO) -> None:
+    import json   # here and below: a call without --json does not pay for it
+
     for path in plans or [None]:
         print(json.dumps({"plan": path, "valid": False, "verdict": "bad_input", "step": None,
                           "action": None, "unsatisfied": [], "advice": [],
@@ -246,6 +254,8 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
         budget = None
         reports.append((path, report))
         if as_json:
+            import json
+
             print(json.dumps(report.to_json(path, (), warnings if show_warnings else ())), file=out)
         elif silent == "values":
             print(_value(report.cost) if report.valid
@@ -325,7 +335,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                             "them")
     batch.add_argument("--no-progress", action="store_true",
                        help="--batch: no progress bar")
-    from planning_core.results_file import add_bad_row_options
+    from planning_core.cli.args import add_bad_row_options
 
     add_bad_row_options(batch, default_bytes=BATCH_MAX_PLAN_BYTES,
                         too_large="a bad_input row", bad_row="bad_input",

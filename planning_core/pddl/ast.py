@@ -1,5 +1,9 @@
 """Lifted PDDL abstract syntax: frozen, slotted dataclasses.
 
+``@node`` is ``dataclass(frozen=True, slots=True)`` with its methods written ahead of time
+(:mod:`planning_core.nodes`); after editing a class here, run
+``python -m planning_core.cli.nodes_gen --write``.
+
 Conventions every pass relies on:
 
 * Names (predicates, actions, types, objects, variables) are lower-cased at parse time.
@@ -17,11 +21,10 @@ PDDL3 trajectory constraints (no time windows, no preferences) are a closed set 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Union
+from planning_core.nodes import field, node
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Pos:
     line: int
     column: int
@@ -37,7 +40,7 @@ def is_variable(term: str) -> bool:
 
 # --------------------------------------------------------------------------- names
 
-@dataclass(frozen=True, slots=True)
+@node
 class TypedName:
     """An object, constant, variable or type with its declared type(s).
 
@@ -55,7 +58,7 @@ class TypedName:
 
 # ------------------------------------------------------------------------- formulas
 
-@dataclass(frozen=True, slots=True)
+@node
 class Atom:
     predicate: str
     args: tuple[str, ...] = ()
@@ -65,7 +68,7 @@ class Atom:
         return "(" + " ".join((self.predicate,) + self.args) + ")"
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Equals:
     left: str
     right: str
@@ -75,52 +78,52 @@ class Equals:
         return f"(= {self.left} {self.right})"
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Not:
     body: "Formula"
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class And:
     parts: tuple["Formula", ...] = ()
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Or:
     parts: tuple["Formula", ...] = ()
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Imply:
     antecedent: "Formula"
     consequent: "Formula"
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Exists:
     parameters: tuple[TypedName, ...]
     body: "Formula"
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Forall:
     parameters: tuple[TypedName, ...]
     body: "Formula"
     pos: Pos | None = _pos()
 
 
-Formula = Union[Atom, Equals, Not, And, Or, Imply, Exists, Forall]
+Formula = Atom | Equals | Not | And | Or | Imply | Exists | Forall
 TRUE = And(())
 
 
 # ----------------------------------------------------------------- numeric (costs)
 
-@dataclass(frozen=True, slots=True)
+@node
 class FunctionTerm:
     """A numeric fluent such as ``(total-cost)`` or ``(road-length ?a ?b)``."""
 
@@ -132,13 +135,13 @@ class FunctionTerm:
         return "(" + " ".join((self.name,) + self.args) + ")"
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Number:
     value: float
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class BinaryOp:
     """``(+ a b)``, ``(- a b)``, ``(* a b)``, ``(/ a b)`` in metrics and increases."""
 
@@ -148,66 +151,66 @@ class BinaryOp:
     pos: Pos | None = _pos()
 
 
-NumericExpr = Union[FunctionTerm, Number, BinaryOp]
+NumericExpr = FunctionTerm | Number | BinaryOp
 
 
 # -------------------------------------------------------------------------- effects
 
-@dataclass(frozen=True, slots=True)
+@node
 class Add:
     atom: Atom
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Delete:
     atom: Atom
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class When:
     condition: Formula
     effects: tuple["Effect", ...]
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class ForallEffect:
     parameters: tuple[TypedName, ...]
     effects: tuple["Effect", ...]
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Increase:
     fluent: FunctionTerm
     amount: NumericExpr
     pos: Pos | None = _pos()
 
 
-Effect = Union[Add, Delete, When, ForallEffect, Increase]
+Effect = Add | Delete | When | ForallEffect | Increase
 
 
 # ---------------------------------------------------- PDDL3 trajectory constraints
 
-@dataclass(frozen=True, slots=True)
+@node
 class Always:
     body: Formula
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Sometime:
     body: Formula
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class AtMostOnce:
     body: Formula
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class SometimeBefore:
     """``(sometime-before a b)``: whenever ``a`` becomes true, ``b`` was true strictly before."""
 
@@ -216,7 +219,7 @@ class SometimeBefore:
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class SometimeAfter:
     """``(sometime-after a b)``: whenever ``a`` is true, ``b`` is true then or later."""
 
@@ -225,32 +228,32 @@ class SometimeAfter:
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class AtEnd:
     body: Formula
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class ConstraintAnd:
     parts: tuple["Constraint", ...] = ()
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class ConstraintForall:
     parameters: tuple[TypedName, ...]
     body: "Constraint"
     pos: Pos | None = _pos()
 
 
-Constraint = Union[Always, Sometime, AtMostOnce, SometimeBefore, SometimeAfter, AtEnd,
-                   ConstraintAnd, ConstraintForall]
+Constraint = (Always | Sometime | AtMostOnce | SometimeBefore | SometimeAfter | AtEnd |
+              ConstraintAnd | ConstraintForall)
 
 
 # ----------------------------------------------------------------------- structure
 
-@dataclass(frozen=True, slots=True)
+@node
 class PredicateDef:
     name: str
     parameters: tuple[TypedName, ...] = ()
@@ -261,7 +264,7 @@ class PredicateDef:
         return len(self.parameters)
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class FunctionDef:
     name: str
     parameters: tuple[TypedName, ...] = ()
@@ -269,7 +272,7 @@ class FunctionDef:
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Action:
     name: str
     parameters: tuple[TypedName, ...] = ()
@@ -282,7 +285,7 @@ class Action:
         return len(self.parameters)
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class DerivedPredicate:
     """``(:derived (p ?x) body)``: p holds exactly when body holds (stratified)."""
 
@@ -291,14 +294,14 @@ class DerivedPredicate:
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Metric:
     direction: str  # "minimize" | "maximize"
     expression: NumericExpr
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class NumericInit:
     """``(= (f a b) 3)`` in ``:init``."""
 
@@ -307,7 +310,7 @@ class NumericInit:
     pos: Pos | None = _pos()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Domain:
     name: str
     requirements: tuple[str, ...] = ()
@@ -334,7 +337,7 @@ class Domain:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Problem:
     name: str
     domain_name: str
@@ -354,7 +357,7 @@ class Problem:
 
 # ----------------------------------------------------------------------- diagnostics
 
-@dataclass(frozen=True, slots=True)
+@node
 class Diagnostic:
     """A semantic error or warning found by the checker: data, not an exception."""
 

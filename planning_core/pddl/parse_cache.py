@@ -3,11 +3,13 @@
 Users validate plans one process per plan, in loops, against the same domain and problem
 (VAL's users do: CoPE's scripts call VAL per plan). Reading a domain with lark costs more
 than everything else a call does: importing lark, loading its parser tables and parsing.
-A successful parse is therefore stored as a pickle, keyed by a hash of the file's path and
-text and of the parser's own sources (``parser.py``, ``fast_init.py``, ``ast.py``,
-``syntax_errors.py``, ``errors.py``, ``grammars/pddl.lark``, and the installed lark's file
-stamp, so a changed parser never reads an old entry); the next call with
-the same file reads the pickle and never imports lark. Failed parses are not stored: a
+A successful parse is therefore stored as a pickle, keyed by a hash (BLAKE2b) of the file's
+path and text and of the parser's own sources (``parser.py``, ``fast_init.py``, ``ast.py``,
+``nodes.py`` and ``_node_methods.py`` (the AST classes' methods), ``syntax_errors.py``,
+``errors.py``, ``grammars/pddl.lark``, and the installed lark's ``__init__.py``; each by
+path, size and modification time, as Python's bytecode cache, so a changed parser never
+reads an old entry); the next call with the same file reads the pickle and
+never imports lark. Failed parses are not stored: a
 syntax error is always found, and reported, by the parser itself.
 
 Where: ``$PLANNING_CORE_PARSE_CACHE_DIR``, else ``$XDG_CACHE_HOME/planning_core``, else
@@ -23,22 +25,30 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
-from typing import Callable, TypeVar
+import sys
+
+#: typing.TYPE_CHECKING, without importing typing (~2 ms of every `validate` call)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
 
 __all__ = ["cache_dir", "cached_parse"]
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    T = TypeVar("T")
 
 #: entries larger than this are not written (a huge problem file is parsed each time)
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
-_SOURCES = ("pddl/parser.py", "pddl/fast_init.py", "pddl/ast.py", "pddl/syntax_errors.py",
+_SOURCES = ("pddl/parser.py", "pddl/fast_init.py", "pddl/ast.py", "nodes.py",
+            "_node_methods.py", "pddl/syntax_errors.py",
             "errors.py")
 _salt: list[bytes] = []
 
 
-def cache_dir() -> Path | None:
-    """The cache folder, or None when the cache is off or the folder is not safe to use."""
+def cache_dir() -> str | None:
+    """The cache folder, or None when the cache is off or the folder is not safe to use.
+    (Paths here are strings, not pathlib: importing pathlib costs each call ~2 ms.)"""
     if os.environ.get("PLANNING_CORE_PARSE_CACHE", "1") == "0" or not hasattr(os, "getuid"):
         return None  # off, or no owner to check (not a POSIX system): never read a pickle
     root = os.environ.get("PLANNING_CORE_PARSE_CACHE_DIR")
@@ -46,10 +56,10 @@ def cache_dir() -> Path | None:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
                                                                  ".cache")
         root = os.path.join(base, "planning_core")
-    path = Path(root)
+    path = root
     try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = path.stat()
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        info = os.stat(path)
     except OSError:
         return None
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() \
@@ -58,40 +68,71 @@ def cache_dir() -> Path | None:
     return path
 
 
-def _parser_salt() -> bytes:
-    """A digest of the parser's sources: entries of another parser version never match."""
-    if not _salt:
-        import hashlib
+def _hasher():
+    """BLAKE2b, 32 bytes: from ``_blake2`` when there is one (what ``hashlib`` itself imports
+    it from), which spares each call importing ``hashlib`` and OpenSSL behind it (~2.5 ms)."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:   # another Python: hashlib's own
+        from hashlib import blake2b
+    return blake2b(digest_size=32)
 
-        h = hashlib.sha256()
-        package = Path(__file__).resolve().parents[1]
+
+def _parser_salt() -> bytes:
+    """A digest of the parser's sources: entries of another parser version never match.
+
+    Each source counts by its path, size and modification time (what Python's own bytecode
+    cache trusts), not its bytes: reading and hashing them cost each call ~0.5 ms."""
+    if not _salt:
+        h = _hasher()
+        package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
         for rel in _SOURCES:
-            h.update((package / rel).read_bytes())
+            h.update(_stamp(os.path.join(package, rel)))
         # the grammar: installed inside the package, or at the top of a source tree
-        for grammar in (package / "grammars" / "pddl.lark",
-                        package.parent / "grammars" / "pddl.lark"):
-            if grammar.is_file():
-                h.update(grammar.read_bytes())
+        for grammar in (os.path.join(package, "grammars", "pddl.lark"),
+                        os.path.join(os.path.dirname(package), "grammars", "pddl.lark")):
+            if os.path.isfile(grammar):
+                h.update(_stamp(grammar))
                 break
         else:
             from planning_core.grammar_files import grammar_text
 
             h.update(grammar_text("pddl.lark").encode())
-        # and the lark installed (found, not imported: its file's path, size and mtime)
-        import importlib.util
-
-        spec = importlib.util.find_spec("lark")
-        if spec is not None and spec.origin:
-            info = os.stat(spec.origin)
-            h.update(f"{spec.origin}\0{info.st_size}\0{info.st_mtime_ns}".encode())
+        # and the lark installed (found, not imported)
+        origin = _lark_origin()
+        if origin is not None:
+            h.update(_stamp(origin))
         _salt.append(h.digest())
     return _salt[0]
 
 
-def _key(kind: str, path: str, text: str) -> str:
-    import hashlib
+def _stamp(path: str) -> bytes:
+    info = os.stat(path)
+    return f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0".encode("utf-8", "surrogatepass")
 
-    h = hashlib.sha256(_parser_salt())
+
+def _lark_origin() -> str | None:
+    """The file ``import lark`` would run: looked for on ``sys.path`` as the path finder does
+    for a plain install, else asked of ``importlib.util.find_spec`` (importing
+    ``importlib.util`` costs a call more than the look-up)."""
+    for entry in sys.path:
+        candidate = os.path.join(entry or os.getcwd(), "lark", "__init__.py")
+        if os.path.isfile(candidate):
+            return candidate
+    import importlib.util
+
+    spec = importlib.util.find_spec("lark")
+    return spec.origin if spec is not None and spec.origin else None
+
+
+def _bytes(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def _key(kind: str, path: str, text: str) -> str:
+    h = _hasher()
+    h.update(_parser_salt())
     for part in (kind, path, text):
         data = part.encode("utf-8", "surrogatepass")
         h.update(len(data).to_bytes(8, "little"))
@@ -99,8 +140,11 @@ def _key(kind: str, path: str, text: str) -> str:
     return h.hexdigest()
 
 
-def _read(file: Path, expected: type):
-    import pickle
+def _read(file: str, expected: type):
+    try:   # the C unpickler pickle.load is; importing pickle.py on top costs each call ~1 ms
+        from _pickle import load
+    except ImportError:
+        from pickle import load
 
     try:
         fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
@@ -113,7 +157,7 @@ def _read(file: Path, expected: type):
             return None
         with os.fdopen(fd, "rb") as fh:
             fd = -1
-            value = pickle.load(fh)
+            value = load(fh)
     except Exception:  # noqa: BLE001 - a damaged entry is a miss, never an error
         return None
     finally:
@@ -122,7 +166,7 @@ def _read(file: Path, expected: type):
     return value if type(value) is expected else None
 
 
-def _write(folder: Path, file: Path, value) -> None:
+def _write(folder: str, file: str, value) -> None:
     import pickle
     import tempfile
 
@@ -151,7 +195,7 @@ def cached_parse(kind: str, path: str, text: str, parse: Callable[[str, str], T]
     if folder is None:
         return parse(text, path)
     try:
-        file = folder / f"{kind}-{_key(kind, path, text)}.pickle"
+        file = os.path.join(folder, f"{kind}-{_key(kind, path, text)}.pickle")
     except (OSError, UnicodeError):
         return parse(text, path)
     found = _read(file, expected)

@@ -7,14 +7,13 @@ validator and the grounder.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from planning_core.nodes import node
 from planning_core.pddl import ast as pddl
 
 ROOT = "object"
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class TypeHierarchy:
     parents: dict  # type -> tuple of parent types (usually one)
     _ancestors: dict  # type -> frozenset of itself and all supertypes, precomputed

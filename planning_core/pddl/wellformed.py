@@ -14,8 +14,9 @@ the members of an ``either``) accepts an object when the two sets meet.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence, Set
-from dataclasses import dataclass
 from enum import Enum
+
+from planning_core.nodes import node
 
 __all__ = ["Fault", "GroundFault", "ground_faults"]
 
@@ -27,7 +28,7 @@ class Fault(Enum):
     TYPE_ERROR = "type error"
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class GroundFault:
     """One fault; ``position`` is the 0-based argument for object and type faults."""
 

@@ -18,17 +18,17 @@ that returns the first violation, so the report can name the state where it happ
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import product
 from typing import Callable
 
+from planning_core.nodes import node
 from planning_core.pddl import ast as pddl
 from planning_core.validate.formulas import compile_formula, formula_text
 
 __all__ = ["Violation", "compile_constraint"]
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Violation:
     """``constraint`` (ground PDDL text) is broken; ``state`` is the index of the state
     where it shows (0: the initial state, k: after step k), None when no single state is

@@ -8,9 +8,9 @@ reaches the goal but breaks a PDDL3 trajectory constraint (``:constraints``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
+from planning_core.nodes import node
 from planning_core.pddl.plans import PlanLineError
 
 __all__ = ["StepTrace", "ValidationReport", "Verdict"]
@@ -30,7 +30,7 @@ class Verdict(Enum):
     UNKNOWN = "unknown"                      # the time limit ran out before a verdict
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class StepTrace:
     """What one executed step changed, for VAL's verbose (``-v``) output.
 
@@ -47,7 +47,7 @@ class StepTrace:
     updates: tuple[tuple[str, float, float], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class ValidationReport:
     """The outcome of simulating a plan.
 

@@ -18,17 +18,12 @@ object; :func:`validate_plan` keeps the last few of both, keyed by identity.
 """
 from __future__ import annotations
 
-from copy import copy
-from dataclasses import replace
-
 from planning_core.limits import Budget, LimitReached
+from planning_core.nodes import replace
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.identity_cache import IdentityCache
 from planning_core.pddl.plans import Plan, PlanStep, parse_plan
 from planning_core.pddl.wellformed import Fault, ground_faults
-from planning_core.validate.advice import advice_lines, unsatisfied_conditions
-from planning_core.validate.constraints import compile_constraint
-from planning_core.validate.derived import DerivedRules
 from planning_core.validate.effects import compile_effects
 from planning_core.validate.formulas import UndefinedValue, atom_text, compile_formula, \
     compile_numeric
@@ -60,7 +55,11 @@ class CompiledDomain:
         self.domain = domain
         self.hierarchy = TypeHierarchy.of(domain)
         self.actions = {a.name: _Action(a, domain.filename) for a in domain.actions}
-        self.derived = DerivedRules(domain) if domain.derived else None
+        self.derived = None
+        if domain.derived:   # imported when used, as the constraints and the repair advice
+            from planning_core.validate.derived import DerivedRules   # are: one call per plan
+
+            self.derived = DerivedRules(domain)
         self.derived_names = self.derived.names if self.derived else frozenset()
 
 
@@ -84,9 +83,15 @@ class Validator:
         self.goal = compile_formula(problem.goal, frozenset(), problem.filename)
         self.metric = (compile_numeric(problem.metric.expression, frozenset(), problem.filename)
                        if problem.metric else None)
-        self.constraints = tuple(compile_constraint(c, frozenset(), source.filename)
-                                 for source in (domain, problem)
-                                 if (c := getattr(source, "constraints", None)) is not None)
+        given = [(c, source.filename) for source in (domain, problem)
+                 if (c := getattr(source, "constraints", None)) is not None]
+        if given:
+            from planning_core.validate.constraints import compile_constraint
+
+            self.constraints = tuple(compile_constraint(c, frozenset(), filename)
+                                     for c, filename in given)
+        else:
+            self.constraints = ()
 
     # ------------------------------------------------------------------ the simulation
 
@@ -103,7 +108,8 @@ class Validator:
         """
         if budget is None:
             return self._validate(plan, trace)
-        metered = copy(self)
+        metered = object.__new__(type(self))   # copy.copy(self), without importing copy
+        metered.__dict__.update(self.__dict__)  # (and weakref): one validate call per plan
         metered.universe = self.universe.metered(budget)
         try:
             return metered._validate(plan, trace)
@@ -157,6 +163,8 @@ class Validator:
                                        tuple(dict.fromkeys(map(atom_text, dels))),
                                        tuple(dict.fromkeys(map(atom_text, adds))), updates))
         if not self.goal(full, {}, universe):
+            from planning_core.validate.advice import advice_lines, unsatisfied_conditions
+
             goal = self.problem.goal
             unsatisfied = unsatisfied_conditions(goal, {}, full, universe)
             return ValidationReport(
@@ -268,6 +276,8 @@ class Validator:
 
     def _precondition_failed(self, index: int, step: PlanStep, act: _Action, binding: dict,
                              state: set) -> ValidationReport:
+        from planning_core.validate.advice import advice_lines, unsatisfied_conditions
+
         text = str(step)
         time = self._time(index, step)
         unsatisfied = unsatisfied_conditions(act.precondition, binding, state, self.universe)

@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import DOMAINS
 
 _PROBE = """
@@ -22,7 +24,8 @@ code = validate_main()
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
 """
 
-BATCH_ONLY = ("concurrent.futures.process", "multiprocessing", "planning_core.executor.local",
+BATCH_ONLY = ("concurrent.futures.process", "multiprocessing", "planning_core.executor",
+              "planning_core.executor.base", "planning_core.executor.local",
               "planning_core.executor.dask", "planning_core.cli.validate_batch",
               "dask", "distributed")
 
@@ -117,3 +120,78 @@ def test_the_console_registers_its_commands_without_the_validators_machinery():
              "planning_core.validators.toolplans.check", "planning_core.validators.toolplans.compile",
              "concurrent.futures.process", "multiprocessing"}
     assert not modules & heavy, sorted(modules & heavy)
+
+
+def test_the_executor_choices_spelled_out_for_the_options_are_the_factorys():
+    from planning_core.cli import executor_args
+    from planning_core.executor.factory import EXECUTORS
+
+    assert executor_args.EXECUTORS == EXECUTORS
+
+
+def test_a_lost_executor_still_exits_interrupted_and_other_errors_bad_input(capsys):
+    from planning_core.cli import ExitCode, run
+    from planning_core.errors import InputError
+    from planning_core.executor.base import ExecutorLost
+
+    def lost(_args):
+        raise ExecutorLost("the scheduler went away")
+
+    def bad(_args):
+        raise InputError("no such file", file="x.pddl", line=1, column=1)
+
+    assert run(lost, None) == ExitCode.INTERRUPTED
+    assert run(bad, None) == ExitCode.BAD_INPUT
+    err = capsys.readouterr().err
+    assert "error: the scheduler went away" in err and "x.pddl:1:1: error: no such file" in err
+
+
+@pytest.mark.parametrize("columns", [None, "50", "200", "0", "-3", "wide"])
+def test_the_help_formatter_is_as_wide_as_argparses(monkeypatch, columns):
+    import argparse
+
+    from planning_core.cli import HelpFormatter
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    for lines in (None, "30"):
+        if lines is None:
+            monkeypatch.delenv("LINES", raising=False)
+        else:
+            monkeypatch.setenv("LINES", lines)
+        mine, theirs = HelpFormatter("validate"), argparse.HelpFormatter("validate")
+        assert (mine._width, mine._max_help_position) == \
+            (theirs._width, theirs._max_help_position)
+
+
+def test_a_cached_call_without_site_imports_none_of_the_modules_it_does_not_need(tmp_path):
+    # -S: without this venv's start-up hooks (an editable install's finder imports pathlib,
+    # the sandbox's certifi hook importlib.resources), as a wheel install starts; the tree
+    # and lark's folder on the path instead
+    import lark
+
+    path = os.pathsep.join([str(DOMAINS.parent), os.path.dirname(os.path.dirname(lark.__file__))])
+    env = dict(os.environ, PYTHONPATH=path, PLANNING_CORE_PARSE_CACHE="1",
+               PLANNING_CORE_PARSE_CACHE_DIR=str(tmp_path / "cache"))
+    probe = "import sys; sys.path.remove(''); " + _PROBE
+    for plan in ("p01.plan", "p01.bad.plan"):
+        argv = [str(DOMAINS / "blocksworld" / plan), str(DOMAINS / "blocksworld" / "domain.pddl"),
+                str(DOMAINS / "blocksworld" / "p01.pddl")]
+        for _ in range(2):   # the first call fills the cache
+            done = subprocess.run([sys.executable, "-S", "-c", probe, *argv],
+                                  capture_output=True, text=True, timeout=120, env=env)
+        found = json.loads(done.stderr.strip().splitlines()[-1])
+        assert found["code"] == (0 if plan == "p01.plan" else 1)
+        unneeded = {"pathlib", "shutil", "dataclasses", "inspect", "hashlib", "pickle",
+                    "threading", "importlib.resources", "lark", "planning_core.pddl.parser",
+                    "planning_core.results_file", "planning_core.validate.advice", "typing",
+                    "copy", "encodings.utf_8_sig", "importlib.util"}
+        if plan == "p01.bad.plan":
+            unneeded.discard("planning_core.validate.advice")  # the failure's repair advice
+        from planning_core import _node_methods
+
+        if sys.version_info[:2] != _node_methods.PYTHON:   # @node classes are the real
+            unneeded -= {"dataclasses", "inspect", "copy"}  # dataclasses on another Python
+        assert not unneeded & set(found["modules"]), sorted(unneeded & set(found["modules"]))

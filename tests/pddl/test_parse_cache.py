@@ -93,7 +93,7 @@ def test_the_cache_is_off_when_asked_or_when_others_may_write_to_it(cache, monke
     monkeypatch.setenv("PLANNING_CORE_PARSE_CACHE", "0")
     assert parse_cache.cache_dir() is None
     monkeypatch.setenv("PLANNING_CORE_PARSE_CACHE", "1")
-    assert parse_cache.cache_dir() == cache
+    assert parse_cache.cache_dir() == str(cache)  # a str: no pathlib per call
     os.chmod(cache, 0o777)
     assert parse_cache.cache_dir() is None
     parse = Counting(parse_domain)
@@ -152,4 +152,19 @@ def test_the_parse_cache_switch_is_not_the_response_cache_path(tmp_path, monkeyp
     monkeypatch.setenv("PLANNING_CORE_PARSE_CACHE", "1")
     monkeypatch.setenv("PLANNING_CORE_PARSE_CACHE_DIR", str(tmp_path / "parse"))
     monkeypatch.setenv("PLANNING_CORE_CACHE", str(tmp_path / "responses.sqlite"))
-    assert parse_cache.cache_dir() == tmp_path / "parse"
+    assert parse_cache.cache_dir() == str(tmp_path / "parse")
+
+
+def test_the_salt_follows_a_source_s_size_and_time_and_finds_lark_as_import_does(tmp_path):
+    import importlib.util
+    import os
+
+    source = tmp_path / "parser.py"
+    source.write_text("x = 1\n")
+    first = parse_cache._stamp(str(source))
+    os.utime(source, ns=(1, 10**18))
+    touched = parse_cache._stamp(str(source))
+    source.write_text("x = 12\n")   # another size, and the same time again
+    os.utime(source, ns=(1, 10**18))
+    assert len({first, touched, parse_cache._stamp(str(source))}) == 3
+    assert parse_cache._lark_origin() == importlib.util.find_spec("lark").origin
