@@ -41,6 +41,22 @@ def prove_cart(p: CartProblem) -> Proof:
         return _prove_cart(p)
 
 
+def _product_choice(p: CartProblem, ids: list[list[str]], tag: str) -> tuple[list, object, list]:
+    """One z3 choice of a product per requested item: the index variables ``tag0..``, their
+    total price and the constraints that keep each index in range."""
+    import z3
+
+    v = [z3.Int(f"{tag}{i}") for i in range(len(ids))]
+    cons, terms = [], []
+    for i, opts in enumerate(ids):
+        cons += [v[i] >= 0, v[i] < len(opts)]
+        e = z3.IntVal(0)
+        for k, pid in enumerate(opts):
+            e = z3.If(v[i] == k, z3.IntVal(p.items[i][pid]), e)
+        terms.append(e)
+    return v, z3.Sum(terms), cons
+
+
 def _prove_cart(p: CartProblem) -> Proof:
     import z3
 
@@ -48,17 +64,8 @@ def _prove_cart(p: CartProblem) -> Proof:
     if any(not item for item in p.items):
         return Proof("infeasible", None, None, cpu_seconds=time.process_time() - started)
     ids = [sorted(item) for item in p.items]
-    x = [z3.Int(f"x{i}") for i in range(len(ids))]
+    x, base, cons = _product_choice(p, ids, "x")
     q = {c: z3.Int(f"q{n}") for n, c in enumerate(sorted(p.coupons))}
-    base_terms = []
-    cons = []
-    for i, opts in enumerate(ids):
-        cons += [x[i] >= 0, x[i] < len(opts)]
-        e = z3.IntVal(0)
-        for k, pid in enumerate(opts):
-            e = z3.If(x[i] == k, z3.IntVal(p.items[i][pid]), e)
-        base_terms.append(e)
-    base = z3.Sum(base_terms)
     for c, var in q.items():
         cons += [var >= 0, var <= p.coupons[c]]
     if q:
@@ -220,19 +227,8 @@ def _prove_timing(p: CartProblem, optimum: dict, value: int) -> Timing:
     ids = [sorted(item) for item in p.items]
     names = sorted(p.coupons)
 
-    def choice(tag: str) -> tuple[list, object, list]:
-        v = [z3.Int(f"{tag}{i}") for i in range(len(ids))]
-        cons, terms = [], []
-        for i, opts in enumerate(ids):
-            cons += [v[i] >= 0, v[i] < len(opts)]
-            e = z3.IntVal(0)
-            for k, pid in enumerate(opts):
-                e = z3.If(v[i] == k, z3.IntVal(p.items[i][pid]), e)
-            terms.append(e)
-        return v, z3.Sum(terms), cons
-
-    x, base_x, cx = choice("x")      # the final products
-    y, base_y, cy = choice("y")      # the products when the coupons are applied
+    x, base_x, cx = _product_choice(p, ids, "x")      # the final products
+    y, base_y, cy = _product_choice(p, ids, "y")      # the products when the coupons are applied
     q = {c: z3.Int(f"q{n}") for n, c in enumerate(names)}
     cons = cx + cy
     for c, var in q.items():

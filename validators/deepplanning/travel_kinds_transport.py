@@ -38,7 +38,7 @@ import random
 from typing import Any
 
 from planning_core.validators.deepplanning.travel_db import TravelDB
-from planning_core.validators.deepplanning.units import cents, clock, fmt_clock
+from planning_core.validators.deepplanning.units import cents, clock, fmt_clock, leg_time, seats
 
 __all__ = ["EXTRA_KINDS", "RELEASED_COUNT", "AIRLINES", "FIRST_CLASS", "decorate_legs",
            "draw_transport", "leg_options", "leg_row", "record_transport", "transport_text"]
@@ -74,16 +74,8 @@ RELEASED_COUNT = {
     "flight_earliest_airline_direct": 1}
 
 
-def _seats(status: str) -> int:
-    s = (status or "").strip()
-    if s.isdigit():
-        return int(s)
-    return 0 if s.lower() in ("sold out", "none") else 10 ** 6
-
-
 def _minute(datetime_text: str) -> int:
-    t = datetime_text or ""
-    return (clock(t.split(" ", 1)[1][:5]) or 0) if " " in t else 0
+    return leg_time(datetime_text) or 0
 
 
 def _price(row: dict[str, str]) -> int:
@@ -188,7 +180,7 @@ def leg_options(hard: dict, db: TravelDB, var: str, a: str, b: str, date: str,
     best: dict[str, tuple[tuple[int, ...], dict[str, str]]] = {}
     for r in db.rows(table):
         if r.get("origin_city") != a or r.get("destination_city") != b or \
-                r.get("dep_date") != date or _seats(r.get("seat_status", "")) < people or \
+                r.get("dep_date") != date or seats(r.get("seat_status", "")) < people or \
                 not _allowed(kind, data, var, r):
             continue
         vec = _vector(kind, data, var, r)

@@ -19,7 +19,7 @@ from planning_core.validators.deepplanning.travel_kinds_transport import (EXTRA_
                                                                           leg_options)
 from planning_core.validators.deepplanning.travel_kinds_stay import (STAY_KINDS,
                                                                      stay_variables)
-from planning_core.validators.deepplanning.units import cents, clock
+from planning_core.validators.deepplanning.units import cents, clock, leg_time, seats
 
 __all__ = ["travel_problem", "TRANSPORT_KINDS", "HOTEL_KINDS", "RESTAURANT_KINDS",
            "ATTRACTION_KINDS", "seats", "leg_time"]
@@ -34,18 +34,6 @@ RESTAURANT_KINDS = ("restaurant_highest_rated", "restaurant_cheapest_nearby_attr
                     "restaurant_specific_tag_nearby")
 ATTRACTION_KINDS = ("attraction_must_visit_named", "attraction_type_highest_rated",
                     "attraction_all_of_type")
-
-
-def seats(status: str) -> int:
-    """Remaining seats: a count, or unlimited for a word such as 'Available'."""
-    s = (status or "").strip()
-    if s.isdigit():
-        return int(s)
-    return 0 if s.lower() in ("sold out", "none") else 10 ** 6
-
-
-def leg_time(dt: str) -> int:
-    return clock((dt or "").split(" ", 1)[1][:5]) if " " in (dt or "") else 0
 
 
 def _r(value: str) -> int:

@@ -10,7 +10,7 @@ import math
 import re
 from decimal import Decimal, InvalidOperation
 
-__all__ = ["cents", "clock", "fmt_cents", "fmt_clock", "slot", "ALL_DAY"]
+__all__ = ["cents", "clock", "fmt_cents", "fmt_clock", "slot", "ALL_DAY", "seats", "leg_time"]
 
 # the released attraction data writes "Open 24 Hours" (en) or "全天开放" (zh) for both opening
 # and closing time (the released parser's is_all_day reads both)
@@ -105,3 +105,18 @@ def slot(text: object) -> tuple[int, int] | None:
     if e < s:
         e += 1440
     return s, e
+
+
+def seats(status: str) -> int:
+    """Remaining seats of a leg's ``seat_status``: a count, 0 for 'sold out'/'none', or
+    unlimited for a word such as 'Available'."""
+    s = (status or "").strip()
+    if s.isdigit():
+        return int(s)
+    return 0 if s.lower() in ("sold out", "none") else 10 ** 6
+
+
+def leg_time(dt: str) -> int | None:
+    """The minute of the day of a leg's ``YYYY-MM-DD HH:MM`` time (0 without a time part,
+    None when the time part is not a clock)."""
+    return clock((dt or "").split(" ", 1)[1][:5]) if " " in (dt or "") else 0
