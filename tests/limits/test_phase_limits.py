@@ -224,3 +224,27 @@ def test_validate_reads_no_more_than_the_memory_limit(quantified, tmp_path):
     assert run.returncode == 3, run.stderr
     assert "/dev/zero" in run.stderr and "memory limit" in run.stderr
     assert "internal error" not in run.stderr
+
+
+def test_validate_reads_small_files_under_an_address_space_cap_below_its_memory_limit():
+    """Reading a file "up to the memory limit" allocated the whole limit first (``read(n)``
+    preallocates n bytes): under a ``ulimit -v`` below the memory limit (a cluster node whose
+    half-memory default exceeds it, or strict overcommit) every validate call, however small
+    its files, was "unknown: memory limit: out of memory reading the files", exit 3."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    from tests.conftest import DOMAINS
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, resource.RLIM_INFINITY))
+
+    bw = DOMAINS / "blocksworld"
+    env = dict(os.environ, PLANNING_CORE_MEMORY_LIMIT_MB="100000")   # 100 GB, over the cap
+    run = subprocess.run([sys.executable, "-c", "import sys; from planning_core.console "
+                          "import main; sys.exit(main(sys.argv[1:]))", "validate",
+                          str(bw / "domain.pddl"), str(bw / "p01.pddl"), str(bw / "p01.plan")],
+                         capture_output=True, text=True, timeout=120, preexec_fn=cap, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
