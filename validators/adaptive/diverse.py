@@ -3,7 +3,7 @@
 AdaPlanBench derives its constraints from several candidate plans per task. Here they come
 from a top-k planner: K* (Katz, Sohrabi, Udrea & Winterer 2018, "A Novel Iterative
 Approach to Top-k Planning"), shipped as the ``kstar-planner`` wheel (optional extra
-``adaptive``; GPL, run as its own subprocess by that package). K* reads PDDL without
+``adaptive``; GPL, its driver run as a subprocess in a folder of its own). K* reads PDDL without
 trajectory constraints, so it gets the task with the world constraints compiled in
 (:func:`.compile.constrained_task`), and plans breaking a user constraint are filtered out
 by the validator afterwards. When K* returns no plan (it does not accept the conditional
