@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, require_shared
+from tests.executor.cluster_helpers import scheduler_address, scheduler_argv
 from tests.executor.kill_helpers import stop as _stop
 
 pytestmark = pytest.mark.slow
@@ -53,15 +54,15 @@ class Cluster:
     process group (so a test can kill the scheduler alone, and teardown kills all)."""
 
     def __init__(self, logs: Path, workers: int, allowed_failures: int = 3) -> None:
-        self.address = f"tcp://127.0.0.1:{_free_port()}"
+        self.address = ""
         env = dict(os.environ,
                    DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=str(allowed_failures))
         self.procs: list[subprocess.Popen] = []
         logs.mkdir(parents=True, exist_ok=True)
         try:
-            self.scheduler = self._start(
-                ["scheduler", "--host", "127.0.0.1", "--port", self.address.rsplit(":", 1)[1],
-                 "--dashboard-address", "127.0.0.1:0", "--no-show"], logs / "scheduler.log", env)
+            found = logs / "scheduler.json"
+            self.scheduler = self._start(scheduler_argv(found), logs / "scheduler.log", env)
+            self.address = scheduler_address(self.scheduler, found)
             for k in range(workers):
                 self._start(["worker", self.address, "--nthreads", "1", "--nworkers", "1",
                              "--host", "127.0.0.1", "--no-dashboard", "--death-timeout", "60"],
