@@ -43,10 +43,13 @@ def _write_dataset(*args):
     return script["write_dataset"](*args)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _unused_port() -> socket.socket:
+    """A socket bound to a port of 127.0.0.1 and not listening: connections to it are
+    refused, and while it is open no other process (the other xdist worker's servers) can
+    take the port, as one could a port probed free and closed."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    return s
 
 
 class Cluster:
@@ -305,10 +308,11 @@ def test_no_scheduler_listening_is_executor_unavailable():
     from planning_core.executor import ExecutorUnavailable
     from planning_core.executor.dask import DaskExecutor
 
-    address = f"tcp://127.0.0.1:{_free_port()}"
-    with pytest.raises(ExecutorUnavailable, match=f"cannot reach the Dask scheduler at "
-                                                  f"{address}: Timed out"):
-        DaskExecutor(address, connect_timeout=2)
+    with _unused_port() as unused:
+        address = f"tcp://127.0.0.1:{unused.getsockname()[1]}"
+        with pytest.raises(ExecutorUnavailable, match=f"cannot reach the Dask scheduler at "
+                                                      f"{address}: Timed out"):
+            DaskExecutor(address, connect_timeout=2)
 
 
 def test_dask_not_installed_names_the_extra(tmp_path, capsys, monkeypatch):
