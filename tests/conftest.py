@@ -16,6 +16,23 @@ import pytest
 # must not depend on, and the tests must not write to the user's ~/.cache
 os.environ.setdefault("PLANNING_CORE_PARSE_CACHE", "0")
 
+# Hypothesis: the same examples on every machine and every run (derandomize, no example
+# database), and no verdict from the clock (no per-example deadline, no too_slow health
+# check): with random seeds CI tried examples no earlier run had tried, and on a loaded
+# worker a 200 ms deadline or the generation-speed check failed tests that had no bug.
+# ``HYPOTHESIS_PROFILE=explore`` searches with fresh random examples instead.
+try:
+    from hypothesis import HealthCheck, settings as _hypothesis_settings
+except ImportError:  # pragma: no cover - hypothesis is a dev dependency
+    pass
+else:
+    _hypothesis_settings.register_profile(
+        "deterministic", derandomize=True, database=None, deadline=None,
+        suppress_health_check=[HealthCheck.too_slow])
+    _hypothesis_settings.register_profile(
+        "explore", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    _hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("PLANNING_CORE_SHARED_DATA", ROOT.parent / "shared" / "data"))
 DOMAINS = ROOT / "domains"

@@ -13,6 +13,7 @@ puts them after the venv's own site-packages, so the venv's copies of ``validato
 from __future__ import annotations
 
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -31,7 +32,14 @@ def _run(cmd, **kw) -> subprocess.CompletedProcess:
 @pytest.mark.slow
 def test_planning_core_and_pypi_validators_install_side_by_side(tmp_path):
     wheels = tmp_path / "wheels"
-    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, ROOT])
+    # built from a copy: setuptools writes build/ and rewrites planning_core.egg-info in the
+    # folder it builds, and the checkout's egg-info is the metadata that importlib.metadata
+    # finds for the tests running alongside (the checkout is on sys.path)
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis", ".pytest_cache",
+        ".benchmarks", "found_plans"))
+    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, source])
     assert built.returncode == 0, built.stderr[-2000:]
     got = _run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
                 "-q", "-d", wheels, "validators"])

@@ -200,6 +200,27 @@ class _Watch:
                 "rerun to resume")
 
 
+def _spawn_environ() -> dict[str, str | None]:
+    """This process's values of the variables a Dask nanny writes into ``os.environ`` of
+    the process that starts its workers (``distributed.nanny.pre-spawn-environ`` plus
+    ``PYTHONHASHSEED``, set to 6640 before every worker spawn), to put back when the
+    LocalCluster closes: otherwise every later child of this process (Fast Downward, K*,
+    a test's subprocess) inherits a fixed hash seed and Dask's malloc and thread settings."""
+    import dask
+
+    names = set(dask.config.get("distributed.nanny.pre-spawn-environ", {}) or {})
+    names |= {"PYTHONHASHSEED", "__DASK_PARENT_PID"}
+    return {name: os.environ.get(name) for name in names}
+
+
+def _restore_environ(saved: dict[str, str | None]) -> None:
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 class DaskExecutor(Executor):
     """Run tasks through a ``distributed.Client`` (see the module docstring for addresses)."""
 
@@ -223,6 +244,7 @@ class DaskExecutor(Executor):
                 if not count.isdigit() or int(count) < 1:
                     raise ExecutorUnavailable(f"--scheduler {scheduler}: expected local:N "
                                               "with N >= 1 workers")
+                self._environ = _spawn_environ()
                 self._cluster = distributed.LocalCluster(
                     n_workers=int(count), threads_per_worker=1, processes=True,
                     dashboard_address=":0", silence_logs=logging.CRITICAL)
@@ -332,6 +354,9 @@ class DaskExecutor(Executor):
                 cluster.close()
             except Exception:  # noqa: BLE001
                 pass
+        environ, self._environ = getattr(self, "_environ", None), None
+        if environ is not None:
+            _restore_environ(environ)
 
     def run(self, fn: Callable, context: Any, items: Sequence) -> Iterator[tuple[int, Any]]:
         distributed = _import_distributed()

@@ -25,6 +25,24 @@ class FileTooLarge(InputError):
         self.max_bytes = max_bytes
 
 
+_CHUNK = 1 << 20
+
+
+def _read_at_most(path: str | Path, limit: int) -> bytearray:
+    """Up to ``limit`` bytes of the file, read a megabyte at a time: ``f.read(limit)``
+    allocates ``limit`` bytes before reading any, and with the default memory limit (half
+    the machine's memory) that failed under a ``ulimit -v`` smaller than it, or with strict
+    overcommit, for every file however small ("out of memory reading the files")."""
+    data = bytearray()
+    with open(path, "rb") as f:
+        while len(data) < limit:
+            chunk = f.read(min(_CHUNK, limit - len(data)))
+            if not chunk:
+                break
+            data += chunk
+    return data
+
+
 def read_text(path: str | Path, *, expected: str = "PDDL text",
               max_bytes: int | None = None) -> str:
     """The file's text; OS and encoding failures become :class:`InputError`.
@@ -40,8 +58,7 @@ def read_text(path: str | Path, *, expected: str = "PDDL text",
             with open(path, "rb") as f:
                 data = f.read()
         else:   # /dev/zero, a FIFO or a huge file: never more than the limit in memory
-            with open(path, "rb") as f:
-                data = f.read(max_bytes + 1)
+            data = _read_at_most(path, max_bytes + 1)
             if len(data) > max_bytes:
                 raise FileTooLarge(max_bytes, str(path))
     except FileNotFoundError:

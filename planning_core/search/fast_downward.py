@@ -261,6 +261,13 @@ def _engine_error(component: str, run: ProcessRun, user_file: str | None = None)
 #: the cause, and which of the two limits strikes first varies between machines.
 AT_MEMORY_LIMIT_SHARE = 0.9
 
+#: What a program that could not even start under its ``RLIMIT_AS`` prints: the dynamic
+#: loader failing to map a library, or Python's ``MemoryError`` while importing (before
+#: FD's translator sets up its own out-of-memory exit code 20, so it exits with 1). Where
+#: that happens depends on the machine's Python build, so the same small limit was an
+#: engine error on one machine and "memory limit" on another.
+_STARTUP_OUT_OF_MEMORY = ("MemoryError", "failed to map segment", "Cannot allocate memory")
+
 
 def _limit_reason(run: ProcessRun, time_limit: float,
                   memory_limit_mb: int | None = None) -> str | None:
@@ -271,6 +278,9 @@ def _limit_reason(run: ProcessRun, time_limit: float,
         reason = "time limit"
     elif run.signal_name in ("SIGXCPU", "SIGKILL") and run.cpu_s >= max(1.0, int(time_limit)):
         reason = "time limit"  # the hard CPU limit struck before FD's handler finished
+    elif (memory_limit_mb is not None and run.returncode > 0
+          and any(marker in run.stderr for marker in _STARTUP_OUT_OF_MEMORY)):
+        return "memory limit"  # out of address space before FD's own handler was set up
     else:
         return None
     if (reason == "time limit" and memory_limit_mb is not None

@@ -194,9 +194,16 @@ def test_unusable_endpoint_is_one_line_exit_2(dev, tmp_path, capsys, status, mes
     assert len(io.err.strip().splitlines()) == 1
 
 
-def test_missing_model_option(tmp_path, capsys):
+def test_missing_model_option(tmp_path, capsys, monkeypatch):
+    """Refused before the response cache is opened: it used to create
+    ~/.cache/planning-core/responses.sqlite first (and where the home folder is not
+    writable, the message was about the cache, not --model)."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("PLANNING_CORE_CACHE", raising=False)
     code = main(["acp", "run", "--questions", str(tmp_path), "--out", str(tmp_path / "o")])
     assert code == 2 and "--model" in capsys.readouterr().err
+    assert not home.exists()
 
 
 @pytest.mark.slow

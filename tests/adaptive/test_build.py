@@ -266,15 +266,14 @@ def test_kstar_is_asked_once_per_distinct_task_within_a_build(monkeypatch):
     from planning_core.validators.adaptive import diverse
     from planning_core.validators.adaptive.profile import Profile
 
-    planners = pytest.importorskip("kstar_planner.planners")
+    pytest.importorskip("kstar_planner.planners")
     calls = []
 
-    def fake_topk(*, domain_file, problem_file, number_of_plans_bound, timeout):
+    def fake_topk(domain_file, problem_file, k, timeout):
         calls.append(Path(problem_file).read_text())
-        return {"plans": [{"actions": ["pick-up sponge kitchen",
-                                       "clean sponge window kitchen"]}]}
+        return [{"actions": ["pick-up sponge kitchen", "clean sponge window kitchen"]}]
 
-    monkeypatch.setattr(planners, "plan_topk", fake_topk)
+    monkeypatch.setattr(diverse, "_plan_topk", fake_topk)
     d, p = _task("household", "p01")
     prof = Profile("d", "p", (), ())
     memo: dict = {}
@@ -288,3 +287,32 @@ def test_kstar_is_asked_once_per_distinct_task_within_a_build(monkeypatch):
     assert len(calls) == 3                                          # another k: asked
     diverse.diverse_plans(d, p, prof, (), k=2, method="kstar")      # no memo: asked
     assert len(calls) == 4
+
+
+def test_concurrent_kstar_runs_each_get_their_own_plans(tmp_path, monkeypatch):
+    """K*'s driver writes output.sas and found_plans/ into its working directory: run in
+    the caller's, two runs at once (two xdist workers, two batch workers) read each other's
+    translation or delete each other's folder, and one came back with no plan every time.
+    Each run now has its own folder, and the caller's directory is left alone."""
+    import threading
+
+    from planning_core.validators.adaptive import diverse
+
+    pytest.importorskip("kstar_planner.planners")
+    monkeypatch.chdir(tmp_path)
+    d, _ = _task("blocksworld", "p01")
+    problems = [_task("blocksworld", name)[1] for name in ("p01", "p02")]
+    alone = [diverse._kstar(d, p, 2, 60) for p in problems]
+    assert all(alone) and alone[0] != alone[1]
+    together: list = [None, None]
+
+    def run(i):
+        together[i] = diverse._kstar(d, problems[i], 2, 60)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert together == alone
+    assert list(tmp_path.iterdir()) == []

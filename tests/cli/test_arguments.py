@@ -1,11 +1,14 @@
 """Command-line arguments: every bad value is refused with exit 2 before any work starts."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from planning_core.console import main
 
-BW = "domains/blocksworld/"
+# from the checkout, not the working directory
+BW = str(Path(__file__).resolve().parents[2] / "domains" / "blocksworld") + "/"
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "0", "1e12", "soon"])

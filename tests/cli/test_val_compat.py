@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from textwrap import dedent
 
 import pytest
@@ -13,7 +14,8 @@ from planning_core.pddl.parser import parse_domain, parse_problem
 from planning_core.validate.report import Verdict
 from planning_core.validate.simulator import validate_plan
 
-BW = "domains/blocksworld/"
+# from the checkout, not the working directory
+BW = str(Path(__file__).resolve().parents[2] / "domains" / "blocksworld") + "/"
 
 # nested exists in a derived predicate: 30**5 bindings per evaluation (minutes unmetered)
 SLOW_DOMAIN = dedent("""\

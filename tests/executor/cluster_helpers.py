@@ -5,8 +5,8 @@ Workers can be started in another folder (``cwd``), as on another machine, and w
 ``--preload`` script (e.g. one that hides planning_core, as on a node without it)."""
 from __future__ import annotations
 
+import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -32,10 +32,30 @@ for name in [m for m in sys.modules if m.startswith("planning_core")]:
 '''
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def scheduler_argv(scheduler_file: Path) -> list[str]:
+    """``dask scheduler`` on 127.0.0.1 at a port it picks itself, written to
+    ``scheduler_file``: a port probed free here and handed over could be taken before the
+    scheduler binds it (a ``dask scheduler`` takes a second or two to start, and any new
+    connection on the machine, e.g. the other xdist worker's, may get it as its source
+    port)."""
+    return ["scheduler", "--host", "127.0.0.1", "--port", "0", "--scheduler-file",
+            str(scheduler_file), "--dashboard-address", "127.0.0.1:0", "--no-show"]
+
+
+def scheduler_address(proc: subprocess.Popen, scheduler_file: Path,
+                      timeout: float = 120) -> str:
+    """The address the scheduler ``proc`` wrote to ``scheduler_file``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            return json.loads(scheduler_file.read_text())["address"]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass        # not written yet, or half written
+        if proc.poll() is not None:
+            raise AssertionError(f"the scheduler ended (exit {proc.returncode}) before "
+                                 f"writing {scheduler_file}")
+        time.sleep(0.05)
+    raise AssertionError(f"the scheduler wrote no {scheduler_file} in {timeout} s")
 
 
 class Cluster:
@@ -45,17 +65,16 @@ class Cluster:
                  allowed_failures: int = 3) -> None:
         self.logs = logs
         logs.mkdir(parents=True, exist_ok=True)
-        self.address = f"tcp://127.0.0.1:{free_port()}"
+        self.address = ""
         self.env = dict(os.environ,
                         DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=str(allowed_failures),
                         PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), str(ROOT)]))
         self.procs: list[subprocess.Popen] = []
         self.workers: list[subprocess.Popen] = []
         try:
-            self.scheduler = self._start(
-                ["scheduler", "--host", "127.0.0.1", "--port",
-                 self.address.rsplit(":", 1)[1], "--dashboard-address", "127.0.0.1:0",
-                 "--no-show"], "scheduler", cwd)
+            found = logs / "scheduler.json"
+            self.scheduler = self._start(scheduler_argv(found), "scheduler", cwd)
+            self.address = scheduler_address(self.scheduler, found)
             for _ in range(workers):
                 self.add_worker(cwd=cwd)
             if workers:

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, require_shared
+from tests.executor.cluster_helpers import scheduler_address, scheduler_argv
 from tests.executor.kill_helpers import stop as _stop
 
 pytestmark = pytest.mark.slow
@@ -42,10 +43,13 @@ def _write_dataset(*args):
     return script["write_dataset"](*args)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _unused_port() -> socket.socket:
+    """A socket bound to a port of 127.0.0.1 and not listening: connections to it are
+    refused, and while it is open no other process (the other xdist worker's servers) can
+    take the port, as one could a port probed free and closed."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    return s
 
 
 class Cluster:
@@ -53,15 +57,15 @@ class Cluster:
     process group (so a test can kill the scheduler alone, and teardown kills all)."""
 
     def __init__(self, logs: Path, workers: int, allowed_failures: int = 3) -> None:
-        self.address = f"tcp://127.0.0.1:{_free_port()}"
+        self.address = ""
         env = dict(os.environ,
                    DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=str(allowed_failures))
         self.procs: list[subprocess.Popen] = []
         logs.mkdir(parents=True, exist_ok=True)
         try:
-            self.scheduler = self._start(
-                ["scheduler", "--host", "127.0.0.1", "--port", self.address.rsplit(":", 1)[1],
-                 "--dashboard-address", "127.0.0.1:0", "--no-show"], logs / "scheduler.log", env)
+            found = logs / "scheduler.json"
+            self.scheduler = self._start(scheduler_argv(found), logs / "scheduler.log", env)
+            self.address = scheduler_address(self.scheduler, found)
             for k in range(workers):
                 self._start(["worker", self.address, "--nthreads", "1", "--nworkers", "1",
                              "--host", "127.0.0.1", "--no-dashboard", "--death-timeout", "60"],
@@ -304,10 +308,11 @@ def test_no_scheduler_listening_is_executor_unavailable():
     from planning_core.executor import ExecutorUnavailable
     from planning_core.executor.dask import DaskExecutor
 
-    address = f"tcp://127.0.0.1:{_free_port()}"
-    with pytest.raises(ExecutorUnavailable, match=f"cannot reach the Dask scheduler at "
-                                                  f"{address}: Timed out"):
-        DaskExecutor(address, connect_timeout=2)
+    with _unused_port() as unused:
+        address = f"tcp://127.0.0.1:{unused.getsockname()[1]}"
+        with pytest.raises(ExecutorUnavailable, match=f"cannot reach the Dask scheduler at "
+                                                      f"{address}: Timed out"):
+            DaskExecutor(address, connect_timeout=2)
 
 
 def test_dask_not_installed_names_the_extra(tmp_path, capsys, monkeypatch):

@@ -129,3 +129,23 @@ def test_split_items_cuts_evenly_and_keeps_order():
     assert split_items([1, 2], 5) == [[1, 2]]
     with pytest.raises(ValueError):
         split_items([1], 0)
+
+
+@pytest.mark.slow           # starts a LocalCluster of its own (2-4 s)
+def test_a_local_cluster_leaves_the_environment_as_it_found_it(monkeypatch):
+    """A Dask nanny writes PYTHONHASHSEED=6640, OMP_NUM_THREADS=1, MALLOC_TRIM_THRESHOLD_
+    ... into os.environ of the process that starts its workers: after a LocalCluster every
+    later child of a CLI or test process inherited them. Closing the executor puts back
+    what was there."""
+    pytest.importorskip("distributed")
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    before = dict(os.environ)
+    executor = make_executor("dask", scheduler="local:1")
+    try:
+        assert os.environ.get("PYTHONHASHSEED") == "6640"     # what the nanny does
+        assert sorted(r for _, r in executor.run(square, Ctx(), [1, 2])) == [1, 4]
+    finally:
+        executor.close()
+    assert dict(os.environ) == before

@@ -113,13 +113,14 @@ def test_a_poisoned_request_is_an_error_row_and_the_run_goes_on(dev, tmp_path, c
 
 def test_an_unreachable_server_still_stops_the_run(dev, tmp_path, capsys):
     folder, _ = dev
-    with socket.socket() as s:     # a port nobody listens on
+    # a port bound but not listening: refused, and no other process can take it meanwhile
+    with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    code = main(["acp", "run", "--model", "m", "--base-url", f"http://127.0.0.1:{port}/v1",
-                 "--questions", str(folder), "--out", str(tmp_path / "r.jsonl"), "--tasks",
-                 "nexta", "--limit", "3", "--no-cache", "--retries", "1", "--backoff",
-                 "0.001", "--no-progress"])
+        code = main(["acp", "run", "--model", "m", "--base-url", f"http://127.0.0.1:{port}/v1",
+                     "--questions", str(folder), "--out", str(tmp_path / "r.jsonl"), "--tasks",
+                     "nexta", "--limit", "3", "--no-cache", "--retries", "1", "--backoff",
+                     "0.001", "--no-progress"])
     err = capsys.readouterr().err
     assert code == 2 and "cannot be reached" in err and "Traceback" not in err
 

@@ -419,10 +419,10 @@ def test_ipc_optimal_costs(shared_data: Path, domain_dir, problem):
 
 
 # --------------------------------------------------- why a run stopped at a limit
-def _run(returncode, cpu_s=0.1, peak_rss_kb=10_000, killed=False):
+def _run(returncode, cpu_s=0.1, peak_rss_kb=10_000, killed=False, stderr=""):
     from planning_core.search.limited_process import ProcessRun
     return ProcessRun(returncode=returncode, wall_s=cpu_s, cpu_s=cpu_s, peak_rss_kb=peak_rss_kb,
-                      killed_at_wall_limit=killed, stdout="", stderr="")
+                      killed_at_wall_limit=killed, stdout="", stderr=stderr)
 
 
 @pytest.mark.parametrize("run, memory_mb, reason", [
@@ -434,7 +434,23 @@ def _run(returncode, cpu_s=0.1, peak_rss_kb=10_000, killed=False):
     (_run(-9, cpu_s=2.0, peak_rss_kb=78_548), 80, None),      # killed early: not a limit
     (_run(0, peak_rss_kb=79_000), 80, None),
     (_run(1, killed=True, peak_rss_kb=1_000), 80, "time limit"),
+    # the translator out of address space while importing (measured at 28 MB: exit 1)
+    (_run(1, stderr="MemoryError\n...\nNameError: name 'emergency_memory' is not defined"),
+     28, "memory limit"),
+    (_run(127, stderr="python: error while loading shared libraries: libc.so.6: failed to "
+                      "map segment from shared object"), 8, "memory limit"),
+    (_run(1, stderr="MemoryError"), None, None),               # no limit of ours: a crash
+    (_run(1, stderr="KeyError: 'x'"), 28, None),
 ])
 def test_a_run_spinning_at_its_memory_cap_names_the_memory_limit(run, memory_mb, reason):
     from planning_core.search.fast_downward import _limit_reason
     assert _limit_reason(run, 30, memory_mb) == reason
+
+
+def test_a_memory_limit_too_small_to_start_the_translator_is_the_memory_limit():
+    """Under 12 MB of address space Python fails to import the translator (MemoryError,
+    exit 1) or the loader fails to map libpython (exit 127), depending on the machine's
+    build: either is the memory limit, not an engine error (it was an EngineError)."""
+    result = run_fast_downward(BLOCKS_DOMAIN, reverse_tower(3), time_limit=20,
+                               memory_limit_mb=12)
+    assert result.status is Status.UNKNOWN and result.reason == "memory limit"

@@ -1,6 +1,8 @@
 """planning_core as a unified-planning engine (issue 9, item 22), tested through UP's API."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 up = pytest.importorskip("unified_planning")
@@ -12,7 +14,8 @@ from unified_planning.shortcuts import OneshotPlanner, PlanValidator, get_enviro
 
 import planning_core.up_engine as up_engine  # noqa: E402
 
-BW = "domains/blocksworld/"
+# from the checkout, not the working directory
+BW = str(Path(__file__).resolve().parents[2] / "domains" / "blocksworld") + "/"
 
 
 @pytest.fixture(scope="module")

@@ -222,7 +222,7 @@ def _expand(c, b: dict, objects: dict):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("problem", PROBLEMS, ids=_id)
-def test_optimal_cost_matches_unified_planning_compilation(problem):
+def test_optimal_cost_matches_unified_planning_compilation(problem, tmp_path, monkeypatch):
     pytest.importorskip("unified_planning")
     pytest.importorskip("up_fast_downward")
     from unified_planning.engines.compilers.trajectory_constraints_remover import \
@@ -245,6 +245,9 @@ def test_optimal_cost_matches_unified_planning_compilation(problem):
                                           constraints=pddl.ConstraintAnd(rest) if rest else None)))
     compiled = TrajectoryConstraintsRemover().compile(
         up_problem, CompilationKind.TRAJECTORY_CONSTRAINTS_REMOVING).problem
+    # unified-planning runs Fast Downward in the working directory, where its driver writes
+    # output.sas: in the checkout both xdist workers would read and delete each other's
+    monkeypatch.chdir(tmp_path)
     with OneshotPlanner(name="fast-downward-opt") as planner:
         answer = planner.solve(compiled)
     cost = _declared_cost(problem)

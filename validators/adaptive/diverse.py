@@ -3,7 +3,7 @@
 AdaPlanBench derives its constraints from several candidate plans per task. Here they come
 from a top-k planner: K* (Katz, Sohrabi, Udrea & Winterer 2018, "A Novel Iterative
 Approach to Top-k Planning"), shipped as the ``kstar-planner`` wheel (optional extra
-``adaptive``; GPL, run as its own subprocess by that package). K* reads PDDL without
+``adaptive``; GPL, its driver run as a subprocess in a folder of its own). K* reads PDDL without
 trajectory constraints, so it gets the task with the world constraints compiled in
 (:func:`.compile.constrained_task`), and plans breaking a user constraint are filtered out
 by the validator afterwards. When K* returns no plan (it does not accept the conditional
@@ -16,7 +16,10 @@ than K*'s reorderings of one plan; both are deterministic given the seed.
 """
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -40,10 +43,44 @@ def kstar_available() -> bool:
     return True
 
 
-def _kstar(domain: pddl.Domain, problem: pddl.Problem, k: int, timeout: int,
-           memo: dict | None = None) -> list[tuple[str, ...]]:
+#: K*'s search for the top ``k`` plans: the configuration of ``kstar_planner``'s
+#: ``plan_topk`` (lmcut heuristic, structural symmetries), plans written to ``plans.json``.
+_KSTAR_SYMMETRIES = ("sym=structural_symmetries(time_bound=0,search_symmetries=oss,"
+                     "stabilize_initial_state=false,keep_operator_symmetries=true)")
+_KSTAR_SEARCH = ("kstar(lmcut(transform=undo_to_origin()), {stop}, "
+                 "find_unordered_plans=false, dump_plan_files=false, "
+                 "json_file_to_dump=plans.json, symmetries=sym)")
+
+
+def _plan_topk(domain_file: Path, problem_file: Path, k: int, timeout: int) -> list[dict]:
+    """K*'s plans (``{"actions": [...], ...}`` each) for the two files, run in their folder.
+
+    Not ``kstar_planner.planners.plan_topk``: that runs the planner in the caller's working
+    directory, where its driver writes ``output.sas`` and deletes and recreates
+    ``found_plans/``, so two runs sharing a directory (two workers of a batch, two test
+    processes) read each other's translation or delete each other's folder, and one of
+    them comes back with no plan (6 of 6 concurrent pairs did). Each run here has the
+    folder of its own files."""
     from kstar_planner import planners
 
+    folder = domain_file.parent
+    limit = ["--overall-time-limit", f"{timeout}s"] if timeout else []
+    stop = f"k={k}, max_time={timeout}" if timeout else f"k={k}"
+    cmd = [sys.executable, "-B", "-m", "kstar_planner.driver.main",
+           "--build", str(Path(planners.build_dir).absolute()), *limit,
+           domain_file.name, problem_file.name, "--symmetries", _KSTAR_SYMMETRIES,
+           "--search", _KSTAR_SEARCH.format(stop=stop)]
+    subprocess.run(cmd, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=False)
+    found = folder / "plans.json"
+    try:
+        return json.loads(found.read_text(encoding="utf-8")).get("plans", [])
+    except (OSError, ValueError, AttributeError):
+        return []          # no plan file: no plan (iterated solving takes over)
+
+
+def _kstar(domain: pddl.Domain, problem: pddl.Problem, k: int, timeout: int,
+           memo: dict | None = None) -> list[tuple[str, ...]]:
     texts = (write_domain(domain), write_problem(problem))
     key = texts + (k, timeout)
     if memo is not None and key in memo:
@@ -55,9 +92,8 @@ def _kstar(domain: pddl.Domain, problem: pddl.Problem, k: int, timeout: int,
         dom, prob = Path(tmp) / "domain.pddl", Path(tmp) / "problem.pddl"
         dom.write_text(texts[0])
         prob.write_text(texts[1])
-        found = planners.plan_topk(domain_file=dom, problem_file=prob,
-                                   number_of_plans_bound=k, timeout=timeout)
-    plans = [tuple(f"({a})" for a in p["actions"]) for p in found.get("plans", [])]
+        found = _plan_topk(dom, prob, k, timeout)
+    plans = [tuple(f"({a})" for a in p["actions"]) for p in found]
     if memo is not None:
         memo[key] = tuple(plans)
     return plans

@@ -142,19 +142,22 @@ def model_from_args(args: argparse.Namespace):
     from planning_core.errors import InputError
     from planning_core.validators.models.cache import ResponseCache, default_cache_path
 
+    if args.command and (args.model or args.base_url):
+        raise InputError("give either --command or --model/--base-url, not both")
+    if not args.command and not args.model:
+        raise InputError("say which model to run: --model NAME (with --base-url for a "
+                         "local server) or --command CMD")
+    # the cache (a file under ~/.cache by default) is opened only for options that name a
+    # model: a refused command line creates nothing, and its message does not depend on
+    # whether the home folder is writable
     cache = None if args.no_cache else ResponseCache(args.cache or default_cache_path())
     if args.command:
-        if args.model or args.base_url:
-            raise InputError("give either --command or --model/--base-url, not both")
         from planning_core.validators.models.command import CommandModel
 
         model = CommandModel(args.command, timeout_s=args.timeout, system=args.system,
                              cache=cache)
         model.run_sample = getattr(args, "sample", None) or 0   # ignored: not sampling
         return model
-    if not args.model:
-        raise InputError("say which model to run: --model NAME (with --base-url for a "
-                         "local server) or --command CMD")
     from planning_core.validators.models.openai_chat import ChatModel, ChatSettings
     from planning_core.validators.models.retry import RetryPolicy
 
