@@ -14,11 +14,12 @@ The generated methods are used only while they match the class: each entry recor
 fields it was written for (names, annotations, which have defaults, which take part in
 ``==`` and ``repr``), and the file the Python version whose ``dataclasses`` it copies. A
 class edited since, a field option the generator does not write (``default_factory``,
-``init=False``, a ``dataclasses.field``: use :func:`field`), a method the class defines
-itself, or another Python, all fall back to the real ``dataclass(frozen=True,
+``init=False``, a ``dataclasses.field``: use :func:`field`), an annotation dataclasses
+reads specially (``ClassVar``, ``InitVar``, ``KW_ONLY``), a method the class defines itself
+(``__post_init__`` included), or another Python, all fall back to the real ``dataclass(frozen=True,
 slots=True)``: slower, never different. :mod:`dataclasses` itself (and the :mod:`inspect`
 it imports) is imported only when something asks for a class's dataclass fields.
-``tests/pddl/test_nodes.py`` checks the generated file is current and that every AST class
+``tests/test_nodes.py`` checks the generated file is current and that every AST class
 behaves as the real dataclass does. Regenerate after editing a node class::
 
     python -m planning_core.cli.nodes_gen --write
@@ -37,8 +38,13 @@ __all__ = ["field", "node", "replace"]
 SPECS: dict[str, tuple] = {}
 #: the classes made with written methods
 _WRITTEN: set[type] = set()
+#: False while the generator runs (``python -m planning_core.cli.nodes_gen``): the file it
+#: rewrites may be stale or broken, and it needs only the specs and the real dataclasses
+USE_WRITTEN = True
 _OWN = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__",
-        "__getstate__", "__setstate__", "__match_args__", "__slots__")
+        "__getstate__", "__setstate__", "__match_args__", "__slots__",
+        # the generated __init__ does not call it: a class with one is the real dataclass
+        "__post_init__")
 
 
 class _Missing:
@@ -79,8 +85,7 @@ def _spec(cls) -> tuple | None:
     for name, annotation in annotations.items():
         if name in ("self", "_object_setattr"):  # names the generated __init__ uses
             return None
-        if not isinstance(annotation, str) or annotation.startswith(("ClassVar", "InitVar",
-                                                                     "typing.", "dataclasses.")):
+        if not isinstance(annotation, str) or _pseudo_field(cls, annotation):
             return None
         value = cls.__dict__.get(name, _MISSING)
         if isinstance(value, _Field):
@@ -91,6 +96,26 @@ def _spec(cls) -> tuple | None:
         else:
             out.append((name, annotation, value is not _MISSING, True, True))
     return tuple(out)
+
+
+#: what dataclasses reads in an annotation as "not a field" (or "keyword-only from here")
+_PSEUDO_FIELDS = ("ClassVar", "InitVar", "KW_ONLY")
+
+
+def _pseudo_field(cls, annotation: str) -> bool:
+    """Whether ``annotation`` may be one dataclasses treats specially (``ClassVar``,
+    ``InitVar``, ``KW_ONLY``, spelt plain, qualified by any module name, or under another
+    name the class's module gave it), or any ``typing.``/``dataclasses.`` name: the real
+    decorator decides those."""
+    head = annotation.split("[", 1)[0].strip()
+    if head.startswith(("typing.", "dataclasses.")) or head.rsplit(".", 1)[-1] in _PSEUDO_FIELDS:
+        return True
+    module = sys.modules.get(cls.__module__)
+    if module is None or not head.isidentifier() or head not in vars(module):
+        return False
+    value = vars(module)[head]
+    return any(value is getattr(sys.modules.get(home), name, _MISSING)
+               for home in ("typing", "dataclasses") for name in _PSEUDO_FIELDS)
 
 
 def node(cls):
@@ -124,7 +149,8 @@ def _real_dataclass(cls):
 
 
 def _generated(cls, spec):
-    if spec is None or any(name in cls.__dict__ for name in _OWN) or cls.__bases__ != (object,):
+    if spec is None or not USE_WRITTEN or any(name in cls.__dict__ for name in _OWN) \
+            or cls.__bases__ != (object,):
         return None
     try:
         from planning_core import _node_methods as generated
@@ -157,9 +183,19 @@ def _generated(cls, spec):
         namespace["__doc__"] = doc
     # the frozen checks name the class before slots re-create it, as dataclasses' do
     methods = factory(cls, defaults, _frozen_instance_error)
-    methods["__repr__"] = _recursive_repr(methods["__repr__"])
+    # the methods live in the class's module, as exec'd ones do: their names resolve there
+    # (typing.get_type_hints(cls.__init__), inspect.signature(cls, eval_str=True)) and
+    # pickle finds them there by reference
+    module = sys.modules.get(cls.__module__)
+    module_globals = vars(module) if module is not None else {}
     for name, fn in methods.items():
+        fn = type(fn)(fn.__code__, module_globals, fn.__name__, fn.__defaults__,
+                      fn.__closure__)
+        fn.__annotations__ = methods[name].__annotations__
+        fn.__module__ = cls.__module__
         fn.__qualname__ = f"{cls.__qualname__}.{name}"
+        if name == "__repr__":
+            fn = _recursive_repr(fn)
         namespace[name] = fn
     made = type(cls)(cls.__name__, cls.__bases__, namespace)
     made.__qualname__ = cls.__qualname__

@@ -7,8 +7,11 @@ import copy
 import dataclasses
 import inspect
 import pickle
+import subprocess
 import sys
+import typing
 from dataclasses import FrozenInstanceError
+from types import SimpleNamespace
 
 import pytest
 
@@ -61,8 +64,7 @@ def _values(cls, salt: str):
     return [f"{f.name}-{salt}" for f in dataclasses.fields(cls)]
 
 
-@written_here
-def test_the_generated_file_is_current():
+def test_the_generated_file_is_current():   # whichever Python runs the tests
     with open(nodes.GENERATED_PATH, encoding="utf-8") as fh:
         assert fh.read() == nodes_gen.generate(), \
             "run: python -m planning_core.cli.nodes_gen --write"
@@ -85,6 +87,16 @@ def test_a_node_class_is_the_dataclass_it_replaces(cls):
     assert str(inspect.signature(cls)) == str(inspect.signature(ref))
     assert cls.__init__.__annotations__ == ref.__init__.__annotations__
     assert set(dir(cls)) == set(dir(ref))
+
+    # the methods live in the class's module, as the exec'd ones do: their annotations
+    # resolve there and pickle finds them there
+    assert typing.get_type_hints(cls.__init__) == typing.get_type_hints(ref.__init__)
+    assert str(inspect.signature(cls, eval_str=True)) == str(inspect.signature(ref,
+                                                                              eval_str=True))
+    for name in ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__"):
+        method = getattr(cls, name)
+        assert method.__module__ == getattr(ref, name).__module__ == cls.__module__
+        assert pickle.loads(pickle.dumps(method)) is method
 
     a, b = cls(*_values(cls, "a")), ref(*_values(ref, "a"))
     assert repr(a) == repr(b)
@@ -259,3 +271,72 @@ def test_a_plain_subclass_of_a_node_class_still_reads_as_a_dataclass():
     assert nodes.replace(item, value=4.0) == Tagged(4.0)   # not written for Tagged: delegated
     with pytest.raises(FrozenInstanceError):
         item.value = 5.0
+
+
+@written_here
+def test_a_class_with_a_post_init_runs_it(monkeypatch):
+    """The written __init__ does not call __post_init__: such a class is the real dataclass
+    (it was silently skipped while the fields matched the written entry)."""
+    monkeypatch.setitem(_node_methods.METHODS, f"{__name__}.Pos",
+                        _node_methods.METHODS["planning_core.pddl.ast.Pos"])
+    calls = []
+
+    class Pos:
+        line: int
+        column: int
+
+        def __post_init__(self):
+            calls.append((self.line, self.column))
+    Pos.__qualname__ = "Pos"
+    made = nodes.node(Pos)
+    made(1, 2)
+    assert calls == [(1, 2)]
+
+
+class CV:   # a name of this module: the check must not read it as typing.ClassVar
+    pass
+
+
+def test_annotations_dataclasses_reads_specially_are_left_to_it(monkeypatch):
+    from dataclasses import KW_ONLY, InitVar  # noqa: F401 - read by name from the annotations
+    from typing import ClassVar
+
+    def spec_of(annotations, module=__name__):
+        cls = type("C", (), {"__annotations__": annotations, "__module__": module})
+        return nodes._spec(cls)
+
+    for annotation in ("KW_ONLY", "dataclasses.KW_ONLY", "ClassVar[int]", "t.ClassVar[int]",
+                       "typing.ClassVar", "InitVar[int]", "dc.InitVar[int]"):
+        assert spec_of({"x": "int", "_": annotation}) is None, annotation
+    # a module's own alias of ClassVar / KW_ONLY
+    alias = type(sys)("rnode_alias_module")
+    alias.Shared, alias.Kw, alias.Plain = ClassVar, KW_ONLY, int
+    monkeypatch.setitem(sys.modules, "rnode_alias_module", alias)
+    assert spec_of({"x": "Shared[int]"}, "rnode_alias_module") is None
+    assert spec_of({"_": "Kw", "x": "int"}, "rnode_alias_module") is None
+    assert spec_of({"x": "Plain"}, "rnode_alias_module") is not None
+    assert spec_of({"x": "CV", "y": "tuple[int, ...]"}) is not None
+
+
+def test_the_generator_writes_for_the_python_it_copies_whatever_runs_it(monkeypatch):
+    monkeypatch.setattr(nodes_gen, "sys", SimpleNamespace(version_info=(3, 13, 0, "final", 0)))
+    text = nodes_gen.generate()
+    assert "\nPYTHON = (3, 11)\n" in text and _node_methods.PYTHON == (3, 11)
+
+
+def test_regenerating_does_not_run_the_file_it_replaces():
+    """--write must work while the file is stale or broken (a generator change)."""
+    probe = (
+        "import runpy, sys\n"
+        "import planning_core._node_methods as m\n"
+        "def stale(*args):\n"
+        "    raise NameError('a method of the old file')\n"
+        "m.METHODS = {k: (spec, doc, stale) for k, (spec, doc, _) in m.METHODS.items()}\n"
+        "m.PYTHON = sys.version_info[:2]\n"
+        "sys.argv = ['nodes_gen']\n"
+        "runpy.run_module('planning_core.cli.nodes_gen', run_name='__main__')\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    with open(nodes.GENERATED_PATH, encoding="utf-8") as fh:
+        assert done.stdout == fh.read()
