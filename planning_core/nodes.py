@@ -182,7 +182,7 @@ def _generated(cls, spec):
     if not namespace.get("__doc__"):
         namespace["__doc__"] = doc
     # the frozen checks name the class before slots re-create it, as dataclasses' do
-    methods = factory(cls, defaults, _frozen_instance_error)
+    methods = factory(cls, defaults, _frozen_instance_error, _fields_of)
     # the methods live in the class's module, as exec'd ones do: their names resolve there
     # (typing.get_type_hints(cls.__init__), inspect.signature(cls, eval_str=True)) and
     # pickle finds them there by reference
@@ -201,6 +201,15 @@ def _generated(cls, spec):
     made.__qualname__ = cls.__qualname__
     _WRITTEN.add(made)
     return made
+
+
+def _fields_of(owner: type) -> tuple | None:
+    """The fields a written ``__getstate__``/``__setstate__`` carries for an instance of
+    ``owner``: None for the class they were written for (its own fields, known), else
+    ``dataclasses.fields``, as dataclasses' own do (a subclass may add fields)."""
+    if owner in _WRITTEN:
+        return None
+    return tuple(f.name for f in _dataclasses().fields(owner))
 
 
 def _frozen_instance_error(message: str) -> Exception:

@@ -340,3 +340,24 @@ def test_regenerating_does_not_run_the_file_it_replaces():
     assert done.returncode == 0, done.stderr
     with open(nodes.GENERATED_PATH, encoding="utf-8") as fh:
         assert done.stdout == fh.read()
+
+
+@dataclasses.dataclass(frozen=True)
+class _UserAtom(ast.Atom):   # a user's dataclass extending an AST class
+    extra: int = 0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _UserSlottedAtom(ast.Atom):
+    extra: int = 0
+
+
+@pytest.mark.parametrize("sub", [_UserAtom, _UserSlottedAtom], ids=lambda c: c.__name__)
+def test_a_dataclass_extending_a_node_class_pickles_and_copies_its_own_fields(sub):
+    """The inherited __getstate__/__setstate__ read the instance's fields, as dataclasses'
+    do (the written ones had kept the base's three, and dropped ``extra``)."""
+    item = sub("on", ("a", "b"), None, 7)
+    clones = [pickle.loads(pickle.dumps(item, p)) for p in range(2, 6)]
+    for clone in [*clones, copy.copy(item), copy.deepcopy(item)]:
+        assert type(clone) is sub and clone == item and clone.extra == 7
+    assert ast.Atom.__getstate__(ast.Atom("p", ("x",))) == ["p", ("x",), None]

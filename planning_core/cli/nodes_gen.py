@@ -40,7 +40,7 @@ def _method_source(factory: str, spec: tuple) -> list[str]:
     other_t = "(" + "".join(f"other.{n}," for n in compared) + ")" if compared else "()"
     shown_s = ", ".join(f"{n}={{self.{n}!r}}" for n, *_ in shown)
     lines = [
-        f"def {factory}(cls, _d, FrozenInstanceError):",
+        f"def {factory}(cls, _d, FrozenInstanceError, _fields_of):",
         "    _object_setattr = object.__setattr__",
         f"    _t = {{{', '.join(f'{n!r}: {a!r}' for n, a, *_ in spec)}}}",
         "",
@@ -71,10 +71,13 @@ def _method_source(factory: str, spec: tuple) -> list[str]:
         "        super(cls, self).__delattr__(name)",
         "",
         "    def __getstate__(self):",
-        f"        return [{', '.join(f'self.{n}' for n in names)}]",
+        "        names = _fields_of(type(self))",
+        "        if names is None:",
+        f"            return [{', '.join(f'self.{n}' for n in names)}]",
+        "        return [getattr(self, name) for name in names]",
         "",
         "    def __setstate__(self, state):",
-        f"        for name, value in zip({fields_tuple}, state):",
+        f"        for name, value in zip(_fields_of(type(self)) or {fields_tuple}, state):",
         "            _object_setattr(self, name, value)",
         "",
         "    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__,",
