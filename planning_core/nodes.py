@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from _thread import get_ident
+from _thread import RLock, get_ident
 
 __all__ = ["field", "node", "replace"]
 
@@ -236,6 +236,9 @@ def _recursive_repr(user_function):
     return wrapper
 
 
+_MAKING = RLock()
+
+
 class _DataclassAttribute:
     """``__dataclass_fields__`` or ``__dataclass_params__`` of a ``@node`` class, made on
     first access and then stored on the class in place of this descriptor.
@@ -250,12 +253,14 @@ class _DataclassAttribute:
         self.name, self.spec, self.defaults = name, spec, defaults
 
     def __get__(self, obj, owner):
-        value = self._make()
-        for cls in owner.__mro__:   # the class this descriptor is on (owner may subclass it)
-            if cls.__dict__.get(self.name) is self:
-                type.__setattr__(cls, self.name, value)
-                break
-        return value
+        with _MAKING:   # one value per class, even when two threads ask first at once
+            for cls in owner.__mro__:   # the class this descriptor is on (owner may subclass it)
+                if cls.__dict__.get(self.name) is self:
+                    value = self._make()
+                    if cls.__dict__.get(self.name) is self:   # not made meanwhile
+                        type.__setattr__(cls, self.name, value)
+                    return cls.__dict__[self.name]
+        return getattr(owner, self.name)   # made by another thread since the lookup
 
     def _make(self):
         dataclasses = _dataclasses()

@@ -361,3 +361,50 @@ def test_a_dataclass_extending_a_node_class_pickles_and_copies_its_own_fields(su
     for clone in [*clones, copy.copy(item), copy.deepcopy(item)]:
         assert type(clone) is sub and clone == item and clone.extra == 7
     assert ast.Atom.__getstate__(ast.Atom("p", ("x",))) == ["p", ("x",), None]
+
+
+@written_here
+def test_dataclass_fields_made_twice_at_once_are_one_dict(monkeypatch):
+    """Two first accesses at once (threads of a worker; here one inside the other) answer
+    the same dict, the one the class keeps: Field objects compare by identity."""
+    monkeypatch.setitem(_node_methods.METHODS, f"{__name__}.Pos",
+                        _node_methods.METHODS["planning_core.pddl.ast.Pos"])
+
+    class Pos:
+        line: int
+        column: int
+    Pos.__qualname__ = "Pos"
+    made = nodes.node(Pos)
+    descriptor = made.__dict__["__dataclass_fields__"]
+    inner, asked = [], []
+    make = nodes._DataclassAttribute._make
+
+    def make_while_another_asks(self):
+        if not asked:
+            asked.append(True)
+            inner.append(made.__dataclass_fields__)
+        return make(self)
+
+    monkeypatch.setattr(nodes._DataclassAttribute, "_make", make_while_another_asks)
+    outer = descriptor.__get__(None, made)
+    assert outer is inner[0] is made.__dict__["__dataclass_fields__"]
+    assert dataclasses.fields(made) == dataclasses.fields(made)
+
+
+def test_every_module_using_node_is_one_the_generator_writes():
+    """A @node class in a module missing from nodes_gen.MODULES would silently stay the
+    slow real dataclass, with no staleness test to say so."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(nodes.__file__).parent
+    decorated = set()
+    for path in root.rglob("*.py"):
+        if path.name in ("nodes.py", "_node_methods.py"):
+            continue
+        if re.search(r"^\s*@(nodes\.)?node\s*$", path.read_text(encoding="utf-8"), re.M):
+            parts = path.relative_to(root.parent).with_suffix("").parts
+            decorated.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    assert decorated, "no @node class found: the pattern is wrong"
+    assert decorated <= {m.__name__ for m in nodes_gen.MODULES}, \
+        "add these modules to planning_core.cli.nodes_gen.MODULES, then --write"
