@@ -270,31 +270,32 @@ def stay_variables(hard: dict, db: TravelDB
 
 # ---- answers, query text, oracle needs ----------------------------------------------------
 
+_SENTENCES = {
+    "hotel_price_range": "Stay every night at a hotel priced between {min_price} and "
+                         "{max_price} yuan a night (the cheapest such, then the highest-rated).",
+    "hotel_cheapest_star": "Stay every night at the cheapest {hotel_star}-star hotel (then the "
+                           "highest-rated).",
+    "hotel_star_highest_rated": "Stay every night at the highest-rated {hotel_star}-star hotel "
+                                "(then the cheapest).",
+    "hotel_brand_highest_rated": "Stay every night at the highest-rated {brand} hotel (then the "
+                                 "cheapest).",
+    "restaurant_must_eat_named": "Have one meal at '{restaurant_name}'.",
+    "restaurant_specific_cuisine_nearby": "Have one meal near '{attraction_name}' at the "
+                                          "highest-rated {cuisine} restaurant recommended near "
+                                          "it (then the cheapest).",
+    "restaurant_closest_to_attraction": "Have one meal at the restaurant closest to "
+                                        "'{attraction_name}' by road distance, among those "
+                                        "recommended near it (then the cheapest).",
+    "attraction_top_rated_must_visit": f"Visit the {TOP_K} highest-rated attractions of the "
+                                       "city (rating ties broken by the cheaper ticket, then by "
+                                       "name in alphabetical order).",
+}
+
+
 def _sentence(kind: str, d: dict) -> str:
-    if kind == "hotel_price_range":
-        return (f"Stay every night at a hotel priced between {d['min_price']} and "
-                f"{d['max_price']} yuan a night (the cheapest such, then the highest-rated).")
-    if kind == "hotel_cheapest_star":
-        return (f"Stay every night at the cheapest {d['hotel_star']}-star hotel (then the "
-                "highest-rated).")
-    if kind == "hotel_star_highest_rated":
-        return (f"Stay every night at the highest-rated {d['hotel_star']}-star hotel (then "
-                "the cheapest).")
-    if kind == "hotel_brand_highest_rated":
-        return (f"Stay every night at the highest-rated {d['brand']} hotel (then the "
-                "cheapest).")
-    if kind == "restaurant_must_eat_named":
-        return f"Have one meal at '{d['restaurant_name']}'."
-    if kind == "restaurant_specific_cuisine_nearby":
-        return (f"Have one meal near '{d['attraction_name']}' at the highest-rated "
-                f"{d['cuisine']} restaurant recommended near it (then the cheapest).")
-    if kind == "restaurant_closest_to_attraction":
-        return (f"Have one meal at the restaurant closest to '{d['attraction_name']}' by "
-                "road distance, among those recommended near it (then the cheapest).")
-    if kind == "attraction_top_rated_must_visit":
-        return (f"Visit the {TOP_K} highest-rated attractions of the city (rating ties "
-                "broken by the cheaper ticket, then by name in alphabetical order).")
-    return "Visit every free attraction (ticket price 0) of the city."
+    if kind not in _SENTENCES:
+        return "Visit every free attraction (ticket price 0) of the city."
+    return _SENTENCES[kind].format_map(d)
 
 
 def stay_query_line(kind: str, d: dict) -> str:
