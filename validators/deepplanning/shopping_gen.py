@@ -120,7 +120,10 @@ def _query(spec: dict) -> str:
         parts.append("Use my coupons so that the final price after discounts is as low as "
                      "possible. A coupon is checked when you apply it, against the products "
                      "then in the cart, and the final cart must still meet the thresholds of "
-                     "every coupon applied.")
+                     "every coupon applied: coupons stack only while the products' total "
+                     "before discounts is at least the sum of every applied coupon's "
+                     "threshold times its quantity (same-brand coupons included, counted "
+                     "against the whole cart).")
     return "\n".join(parts)
 
 
