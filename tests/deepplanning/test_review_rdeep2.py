@@ -5,9 +5,14 @@ from __future__ import annotations
 import itertools
 import re
 
+import pytest
+
 from planning_core.validators.deepplanning.shopping_db import parse_coupon
 from planning_core.validators.deepplanning.shopping_gen import case_problem
-from tests.deepplanning.fixtures import shopping
+from planning_core.validators.deepplanning.travel_gen import generate_task
+from planning_core.validators.deepplanning.travel_kinds_stay import STAY_KINDS
+from planning_core.validators.deepplanning.travel_kinds_transport import EXTRA_KINDS
+from tests.deepplanning.fixtures import shopping, travel, travel_with
 
 
 def _optima(p, combine):
@@ -43,3 +48,182 @@ def test_the_level3_query_states_how_coupons_stack():
     query = t["entry"]["query"]
     assert re.search(r"sum of (every|all|each)\b.*threshold", query), query
     assert "same-brand" in query.lower()
+
+
+# ---- travel: the constraints read back from the query's words ------------------------------
+# Our own reading of each generated sentence (kind, parameters), written from the wording a
+# model sees; the brute force of test_review_uniqueness then runs on what was read, not on
+# the stored parameters, so a sentence that says other than the parameters is caught.
+_Q = r"'(.+)'"
+_SENTENCES = [
+    (r"Take the cheapest (train|flight) each way\.", "{0}_cheapest_direct", ()),
+    (r"Every one of us needs a seat; take the cheapest (train|flight) with enough seats "
+     r"each way\.", "{0}_seat_status", ()),
+    (r"Take the earliest (train|flight) out \(then the cheapest\); the cheapest \1 back\.",
+     "{0}_earliest_departure_direct", ()),
+    (r"Take the cheapest (train|flight) out and the \1 back that arrives latest \(then the "
+     r"cheapest\)\.", "{0}_latest_arrival_direct", ()),
+    (r"Both the outbound and the return (train|flight) must be booked in '(.+)'; take the "
+     r"cheapest such fare each way\.", "{0}_seat_class", ("seat_class",)),
+    (r"The outbound (train|flight) must depart between (\d\d:\d\d) and (\d\d:\d\d) \(then "
+     r"the cheapest\)\.", "{0}_departure_time_range", ("dep_time_range",) * 2),
+    (r"The return (flight) must arrive between (\d\d:\d\d) and (\d\d:\d\d) \(then the "
+     r"cheapest\)\.", "{0}_arrival_time_range", ("arr_time_range",) * 2),
+    (r"For the (outbound|return) journey, take the direct (train|flight) with the shortest "
+     r"duration \(then the cheapest\)\.", "{1}_shortest_duration_direct", ()),
+    (r"For the outbound journey, take the cheapest direct (flight) of " + _Q + r"\.",
+     "{0}_cheapest_airline_direct", ("airline",)),
+    (r"For the outbound journey, take the earliest-departing direct (flight) of " + _Q +
+     r" \(then the cheapest\)\.", "{0}_earliest_airline_direct", ("airline",)),
+    (r"For the outbound journey, take the cheapest direct (flight) on an aircraft made by "
+     r"(.+)\.", "{0}_cheapest_manufacturer_direct", ("manufacturer",)),
+    (r"For the outbound journey, take the cheapest direct (train) of type " + _Q + r"\.",
+     "{0}_cheapest_train_type", ("train_type",)),
+    (r"Stay every night at the highest-rated hotel \(then the cheapest\)\.",
+     "hotel_highest_rated", ()),
+    (r"Stay every night at the most recently renovated hotel \(then the cheapest\)\.",
+     "hotel_newest_decoration", ()),
+    (r"Stay every night at a hotel priced between (\d+) and (\d+) yuan a night \(the "
+     r"cheapest such, then the highest-rated\)\.", "hotel_price_range",
+     ("min_price", "max_price")),
+    (r"Stay every night at the cheapest (\d)-star hotel with (.+)\.",
+     "hotel_star_service_required", ("hotel_star", "required_service")),
+    (r"Stay every night at the cheapest (\d)-star hotel \(then the highest-rated\)\.",
+     "hotel_cheapest_star", ("hotel_star",)),
+    (r"Stay every night at the highest-rated (\d)-star hotel \(then the cheapest\)\.",
+     "hotel_star_highest_rated", ("hotel_star",)),
+    (r"Stay every night at the highest-rated (.+) hotel \(then the cheapest\)\.",
+     "hotel_brand_highest_rated", ("brand",)),
+    (r"Stay every night at the cheapest (.+) hotel\.", "hotel_cheapest_brand", ("brand",)),
+    (r"Have one meal at the highest-rated restaurant near " + _Q + r" \(then the "
+     r"cheapest\)\.", "restaurant_highest_rated", ("attraction_name",)),
+    (r"Have one meal at the cheapest restaurant near " + _Q + r" \(then the "
+     r"highest-rated\)\.", "restaurant_cheapest_nearby_attraction", ("attraction_name",)),
+    (r"Have one meal near " + _Q + r" at the highest-rated restaurant offering " + _Q +
+     r" \(then the cheapest\)\.", "restaurant_specific_tag_nearby",
+     ("attraction_name", "required_tag")),
+    (r"Have one meal near " + _Q + r" at the highest-rated (.+) restaurant recommended "
+     r"near it \(then the cheapest\)\.", "restaurant_specific_cuisine_nearby",
+     ("attraction_name", "cuisine")),
+    (r"Have one meal at the restaurant closest to " + _Q + r" by road distance, among "
+     r"those recommended near it \(then the cheapest\)\.",
+     "restaurant_closest_to_attraction", ("attraction_name",)),
+    (r"Have one meal at " + _Q + r"\.", "restaurant_must_eat_named", ("restaurant_name",)),
+    (r"We must visit '(.+)' and '(.+)'\.", "attraction_must_visit_named",
+     ("attraction_names",) * 2),
+    (r"Visit the highest-rated (.+) attraction \(then the cheapest ticket\)\.",
+     "attraction_type_highest_rated", ("attraction_type",)),
+    (r"Visit the 3 highest-rated attractions of the city \(rating ties broken by the "
+     r"cheaper ticket, then by name in alphabetical order\)\.",
+     "attraction_top_rated_must_visit", ()),
+    (r"Visit every free attraction \(ticket price 0\) of the city\.",
+     "attraction_all_free_attractions", ()),
+    (r"Visit every (.+) attraction\.", "attraction_all_of_type", ("attraction_type",)),
+    (r"The whole trip must cost at most (\d+) yuan\.", "budget_constraint", ("max_budget",)),
+]
+_HEAD = re.compile(r"I plan to travel from (.+) to (.+), departing (\S+) and returning (\S+) "
+                   r"\((\d) days\), (\d) people, (\d) room\(s\)\. Please plan "
+                   r"transportation, accommodation, dining and sightseeing\. We travel by "
+                   r"(train|flight), direct only\.")
+_INT = {"min_price", "max_price", "hotel_star", "max_budget"}
+
+
+def read_query(query: str) -> dict:
+    """(meta, {kind: parameters}) as the query's words state them."""
+    first, *lines = query.split("\n")
+    head = _HEAD.fullmatch(first)
+    assert head, first
+    org, dest, dep, ret, days, people, rooms, mode = head.groups()
+    assert lines.pop() == "Where nothing else is said, choose the cheapest option."
+    hard: dict = {}
+    for line in lines:
+        hits = [(kind, names, m) for pattern, kind, names in _SENTENCES
+                for m in [re.fullmatch(pattern, line)] if m]
+        assert hits, f"a sentence no reading covers: {line!r}"
+        kind, names, m = hits[0]   # the most specific pattern comes first
+        groups = m.groups()
+        if kind.startswith("{"):
+            fam = [g for g in groups if g in ("train", "flight")][0]
+            kind = kind.format(*groups) if "{1}" in kind else kind.format(fam)
+            if kind.endswith("shortest_duration_direct"):
+                hard[kind] = {"direction": "outbound" if groups[0] == "outbound"
+                              else "inbound"}
+                continue
+            groups = groups[1:]
+        assert kind not in hard, f"{kind} stated twice"
+        data: dict = {}
+        for name, value in zip(names, groups):
+            if name in _INT:
+                value = int(value)
+            if names.count(name) > 1:
+                data.setdefault(name, []).append(value)
+            else:
+                data[name] = value
+        if kind.endswith("seat_status"):
+            data["people_number"] = int(people)
+        hard[kind] = data
+    meta = {"org": org, "dest": [dest], "depart_date": dep, "return_date": ret,
+            "days": int(days), "people_number": int(people), "room_number": int(rooms),
+            "hard_constraints": hard}
+    return meta
+
+
+_ANSWERS = {"outbound_train_no", "inbound_train_no", "outbound_flight_no",
+            "inbound_flight_no", "hotel_name", "hotel_price", "hotel_score",
+            "restaurant_name", "restaurant_rating", "price_per_person", "attraction_names",
+            "attraction_ratings", "constraint_context", "constraint_type"}
+
+
+def _check_read_back(t):
+    from tests.deepplanning.test_review_uniqueness import _decoded, brute_travel
+
+    entry = t["entry"]
+    read = read_query(entry["query"])
+    stored = entry["meta_info"]
+    for key in ("org", "dest", "depart_date", "return_date", "days", "people_number",
+                "room_number"):
+        assert read[key] == stored[key], key
+    assert set(read["hard_constraints"]) == set(stored["hard_constraints"])
+    for kind, data in stored["hard_constraints"].items():
+        params = {k: v for k, v in data.items() if k not in _ANSWERS}
+        got = read["hard_constraints"][kind]
+        if kind == "attraction_must_visit_named":   # its parameters are its answer
+            assert got["attraction_names"] == data["attraction_names"]
+            continue
+        if kind == "restaurant_must_eat_named":
+            assert got["restaurant_name"] == data["restaurant_name"]
+            continue
+        assert got == params, (kind, got, params)
+    want = brute_travel(read, t["db"])   # the optimum of what the words say
+    assert None not in want.values(), f"a tie: {want}"
+    assert want == _decoded(t["proof"]["optimum"])
+
+
+@pytest.mark.parametrize("index", range(12))
+def test_the_query_words_alone_give_the_recorded_optimum(index):
+    _check_read_back(travel(2, index))
+
+
+@pytest.mark.parametrize("kind", EXTRA_KINDS)
+def test_each_transport_kind_read_from_its_words(kind):
+    _check_read_back(generate_task(2, 0, days=3, transport=kind))
+
+
+@pytest.mark.parametrize("kind", STAY_KINDS)
+def test_each_stay_kind_read_from_its_words(kind):
+    _check_read_back(travel_with(kind, seed=0, days=2))
+
+
+def test_a_sentence_that_says_other_than_the_parameters_is_caught():
+    t = generate_task(2, 0, days=3, transport="train_departure_time_range")
+    lo, hi = t["entry"]["meta_info"]["hard_constraints"]["train_departure_time_range"][
+        "dep_time_range"]
+    t["entry"]["query"] = t["entry"]["query"].replace(f"between {lo} and {hi}",
+                                                      "between 00:00 and 23:00")
+    with pytest.raises(AssertionError):
+        _check_read_back(t)
+    t = travel_with("hotel_cheapest_star", seed=0, days=2)
+    t["entry"]["query"] = t["entry"]["query"].replace("(then the highest-rated)",
+                                                      "(then the cheapest)")
+    with pytest.raises(AssertionError, match="no reading covers"):
+        _check_read_back(t)
