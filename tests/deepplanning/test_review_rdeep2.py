@@ -227,3 +227,33 @@ def test_a_sentence_that_says_other_than_the_parameters_is_caught():
                                                       "(then the cheapest)")
     with pytest.raises(AssertionError, match="no reading covers"):
         _check_read_back(t)
+
+
+# ---- seat class: the right number bought in another class ----------------------------------
+@pytest.mark.parametrize("kind", ["train_seat_class", "flight_seat_class"])
+def test_the_right_number_in_the_wrong_class_fails_seat_class_in_paper_mode(kind):
+    # "must be booked in 'First Class Seat'": the leg's cost is the fare of the class bought
+    # (the plan format has no class field), so an economy fare of the right number is not
+    # the constraint met -- paper mode; the released check reads numbers only
+    import copy
+
+    from planning_core.validators.deepplanning.travel_score import score_travel
+
+    t = generate_task(2, 0, days=3, transport=kind)
+    meta, db, plan = t["entry"]["meta_info"], t["db"], copy.deepcopy(t["plan"])
+    meta["hard_constraints"].pop("budget_constraint", None)
+    key = kind.split("_", 1)[0] + "_no"
+    leg = next(a for a in plan["daily_plans"][0]["activities"]
+               if a["type"] == "travel_intercity_public")
+    first = [r for r in db.rows(kind.split("_", 1)[0] + "s") if r[key] == leg["details"]["number"]]
+    cheaper = [r for r in first if r["seat_class"] != meta["hard_constraints"][kind]["seat_class"]]
+    assert cheaper, "the generator gives every first-class number its other row"
+    saved = int(leg["details"]["cost"]) - int(cheaper[0]["price"])
+    assert saved > 0
+    leg["details"]["cost"] = int(cheaper[0]["price"])
+    plan["budget_summary"]["total_estimated_budget"] -= saved * meta["people_number"]
+    assert score_travel(t["plan"], meta, db, mode="paper").failed == []
+    paper = score_travel(plan, meta, db, mode="paper")
+    assert paper.failed == [kind], paper.failed
+    assert "class" in paper.personalized[kind][1]
+    assert score_travel(plan, meta, db, mode="released").failed == []
