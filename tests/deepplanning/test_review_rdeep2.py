@@ -257,3 +257,34 @@ def test_the_right_number_in_the_wrong_class_fails_seat_class_in_paper_mode(kind
     assert paper.failed == [kind], paper.failed
     assert "class" in paper.personalized[kind][1]
     assert score_travel(plan, meta, db, mode="released").failed == []
+
+
+# ---- closest restaurant: the road matrix is not symmetric ----------------------------------
+def test_closest_restaurant_is_drawn_only_where_both_directions_agree():
+    # the generated road routes differ by direction (up to ~10 m: the metres of a longitude
+    # degree are taken at the origin's latitude), and "the restaurant closest to 'A' by road
+    # distance" does not say from or to A; Park's nearest is R1 from Park, R2 towards it
+    import random
+
+    from planning_core.validators.deepplanning.travel_db import TravelDB
+    from planning_core.validators.deepplanning.travel_kinds_stay import _draw_restaurant
+
+    def place(name, lat):
+        return {"attraction_name": name, "restaurant_name": name, "latitude": lat,
+                "longitude": "120.000000"}
+
+    spots = [place("Park", "30.000000"), place("Quay", "30.100000")]
+    rests = [dict(place("R1", "30.001000"), nearby_attraction_name="Park", price_per_person="50"),
+             dict(place("R2", "30.002000"), nearby_attraction_name="Park", price_per_person="50"),
+             dict(place("R3", "30.101000"), nearby_attraction_name="Quay", price_per_person="50")]
+    coords = {p.get("restaurant_name"): f"{p['latitude']},120.000000" for p in spots + rests}
+    metres = {("Park", "R1"): 100, ("Park", "R2"): 101, ("R1", "Park"): 102,
+              ("R2", "Park"): 101, ("Quay", "R3"): 90, ("R3", "Quay"): 91}
+    db = TravelDB({"attractions": spots, "restaurants": rests, "road_routes": [
+        {"origin": coords[a], "destination": coords[b], "distance_meters": str(m)}
+        for (a, b), m in metres.items()]})
+    for seed in range(20):
+        got = _draw_restaurant(random.Random(seed), "restaurant_closest_to_attraction", db)
+        assert got == {"attraction_name": "Quay"}, (seed, got)
+    del db.tables["restaurants"][2]   # no attraction left where the readings agree
+    assert _draw_restaurant(random.Random(0), "restaurant_closest_to_attraction", db) is None
