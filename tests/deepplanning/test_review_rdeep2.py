@@ -134,7 +134,9 @@ def read_query(query: str) -> dict:
     head = _HEAD.fullmatch(first)
     assert head, first
     org, dest, dep, ret, days, people, rooms, mode = head.groups()
-    assert lines.pop() == "Where nothing else is said, choose the cheapest option."
+    assert lines.pop() == ("Where nothing else is said, choose the cheapest option; an "
+                           "intercity leg may be booked in any seat class that has a seat "
+                           "for each of us.")
     hard: dict = {}
     for line in lines:
         hits = [(kind, names, m) for pattern, kind, names in _SENTENCES
@@ -288,3 +290,21 @@ def test_closest_restaurant_is_drawn_only_where_both_directions_agree():
         assert got == {"attraction_name": "Quay"}, (seed, got)
     del db.tables["restaurants"][2]   # no attraction left where the readings agree
     assert _draw_restaurant(random.Random(0), "restaurant_closest_to_attraction", db) is None
+
+
+# ---- the default leg: any seat class with seats ---------------------------------------------
+def test_the_query_says_a_leg_may_be_bought_in_any_class():
+    # seed 0 task 76 ("Take the cheapest flight each way"): the outbound optimum HU1460 is
+    # proved at its first-class fare because its economy row has too few seats; read as
+    # "economy fares only" (the query named no class) the answer was another flight.  In
+    # 18 of 416 legs of seeds 0 and 3 without a seat-class constraint the readings differ.
+    from planning_core.validators.deepplanning.units import seats
+
+    t = travel(0, 76)
+    meta, db = t["entry"]["meta_info"], t["db"]
+    assert "flight_seat_class" not in meta["hard_constraints"]
+    rows = [r for r in db.rows("flights") if r["flight_no"] == t["proof"]["optimum"]["outbound"]]
+    assert {r["seat_class"] for r in rows if seats(r["seat_status"]) >= meta["people_number"]} \
+        == {"First Class"}
+    assert re.search(r"any seat class", t["entry"]["query"]), t["entry"]["query"]
+    assert read_query(t["entry"]["query"])["hard_constraints"]   # the reading still covers it

@@ -29,7 +29,8 @@ Semantics (one leg per direction, direct, with a seat for every traveller -- pap
   cheapest.
 
 The direction a kind does not constrain takes the cheapest leg ("Where nothing else is
-said, choose the cheapest option", which every generated query states).  A leg number may
+said, choose the cheapest option; an intercity leg may be booked in any seat class that has
+a seat for each of us", which every generated query states).  A leg number may
 have several rows (seat classes); its option cost is the best row it may be bought on, and
 :func:`leg_row` gives that row to the oracle.
 """
