@@ -308,3 +308,26 @@ def test_the_query_says_a_leg_may_be_bought_in_any_class():
         == {"First Class"}
     assert re.search(r"any seat class", t["entry"]["query"]), t["entry"]["query"]
     assert read_query(t["entry"]["query"])["hard_constraints"]   # the reading still covers it
+
+
+@pytest.mark.parametrize("cost", ["abc", None, -1, 10 ** 400, "1e999", True, [1]])
+def test_an_unreadable_fare_is_no_fare_of_the_class(cost):
+    import copy
+
+    from planning_core.validators.deepplanning.travel_plan import read_plan
+    from planning_core.validators.deepplanning.travel_score import check_personalized
+
+    t = generate_task(2, 0, days=3, transport="flight_seat_class")
+    meta, db, plan = t["entry"]["meta_info"], t["db"], copy.deepcopy(t["plan"])
+    data = meta["hard_constraints"]["flight_seat_class"]
+    assert check_personalized(read_plan(plan), "flight_seat_class", data, meta, "paper",
+                              db) == (True, None)
+    leg = next(a for a in plan["daily_plans"][-1]["activities"]
+               if a["type"] == "travel_intercity_public")
+    leg["details"]["cost"] = cost
+    ok, why = check_personalized(read_plan(plan), "flight_seat_class", data, meta, "paper", db)
+    assert ok is False and why.startswith("inbound flight") and "First Class" in why
+    # without the database (or in released mode) the numbers alone decide, as before
+    assert check_personalized(read_plan(plan), "flight_seat_class", data, meta, "paper")[0]
+    assert check_personalized(read_plan(plan), "flight_seat_class", data, meta, "released",
+                              db)[0]
