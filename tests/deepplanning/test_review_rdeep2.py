@@ -331,3 +331,27 @@ def test_an_unreadable_fare_is_no_fare_of_the_class(cost):
     assert check_personalized(read_plan(plan), "flight_seat_class", data, meta, "paper")[0]
     assert check_personalized(read_plan(plan), "flight_seat_class", data, meta, "released",
                               db)[0]
+
+
+# ---- shopping: how many of each item -------------------------------------------------------
+def test_the_shopping_query_says_one_of_each_item():
+    # level 2 ("keep the total at or above F yuan, and otherwise as low as possible"): with
+    # two of a cheaper variant the floor is reached for less, so read as "any quantity" the
+    # optimum of this case (and 12 of the first 20 level-2 cases of seed 0) is another cart
+    t = shopping(0, 2, 6)
+    p = case_problem(t["case"], t["spec"])
+
+    def cheapest(quantities):
+        best = None
+        for combo in itertools.product(*[sorted(item) for item in p.items]):
+            for qs in itertools.product(quantities, repeat=len(combo)):
+                base = sum(p.items[k][pid] * q for k, (pid, q) in enumerate(zip(combo, qs)))
+                if base >= p.floor and (best is None or base < best[0]):
+                    best = (base, combo)
+        return best
+
+    one, more = cheapest((1,)), cheapest((1, 2))
+    assert one[1] != more[1]
+    assert sorted(one[1]) == sorted(t["proof"]["optimum"]["products"])
+    for level in (1, 2, 3):
+        assert "one of each" in shopping(0, level, 0)["entry"]["query"]

@@ -106,7 +106,8 @@ def case_problem(case: ShoppingCase, spec: dict) -> CartProblem:
 
 
 def _query(spec: dict) -> str:
-    parts = ["I need to order several items; use my profile for sizes and address."]
+    parts = ["I need to order one of each of these items; use my profile for sizes and "
+             "address."]
     for f in spec["items"]:
         conds = [f"in my size"] + [text.format(v=v) for k, v in f["above"]
                                    for key, text, _ in THRESHOLDS if key == k]
