@@ -359,3 +359,35 @@ def test_120_tasks_of_seed_0_draw_every_kind_with_few_replaced_draws():
     drawn = {k for k in kinds if k.startswith(("train_", "flight_"))}
     assert drawn == set(RELEASED_COUNT)   # every released intercity kind turns up
     assert kinds["train_departure_time_range"] >= 10   # the most frequent released one
+
+
+def test_no_leg_sits_on_a_drawn_window_boundary():
+    # review rdeep2: seed 11 task 16 asked for a return flight arriving "between 16:00 and
+    # 20:00" whose only such flight arrives at 20:00 -- read as a half-open window the task
+    # had no answer.  A drawn window has no leg on either end, so both readings agree.
+    db = _db([_leg("CA1", 200, dep="06:10"), _leg("CA2", 300, dep="07:00")])
+    for seed in range(20):   # every window holding 07:00 but not 06:10 starts at 07:00
+        assert draw_transport(random.Random(seed), db, "flight_departure_time_range",
+                              META) is None
+    db = _db([_leg("CA1", 200, dep="06:10"), _leg("CA2", 300, dep="08:00"),
+              _leg("CA3", 350, arr="20:00", origin_city="B", destination_city="A"),
+              _leg("CA4", 150, arr="13:30", origin_city="B", destination_city="A")])
+    for seed in range(20):
+        for kind, field, clock_of in (
+                ("flight_departure_time_range", "dep_time_range", "08:00"),
+                ("flight_arrival_time_range", "arr_time_range", "20:00")):
+            data = draw_transport(random.Random(seed), db, kind, META)
+            lo, hi = data[field]
+            assert lo < clock_of < hi, (seed, kind, data)
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_generated_time_windows_have_no_leg_on_a_boundary(index):
+    for kind, field, when in (("flight_arrival_time_range", "arr_time_range", "arr_datetime"),
+                              ("train_departure_time_range", "dep_time_range",
+                               "dep_datetime")):
+        t = task(kind, index)
+        meta = t["entry"]["meta_info"]
+        window = meta["hard_constraints"][kind][field]
+        var = "inbound" if field == "arr_time_range" else "outbound"
+        assert not {r[when][11:16] for r in _legs(meta, t["db"], var)} & set(window)

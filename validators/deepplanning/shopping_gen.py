@@ -106,7 +106,8 @@ def case_problem(case: ShoppingCase, spec: dict) -> CartProblem:
 
 
 def _query(spec: dict) -> str:
-    parts = ["I need to order several items; use my profile for sizes and address."]
+    parts = ["I need to order one of each of these items; use my profile for sizes and "
+             "address."]
     for f in spec["items"]:
         conds = [f"in my size"] + [text.format(v=v) for k, v in f["above"]
                                    for key, text, _ in THRESHOLDS if key == k]
@@ -120,7 +121,10 @@ def _query(spec: dict) -> str:
         parts.append("Use my coupons so that the final price after discounts is as low as "
                      "possible. A coupon is checked when you apply it, against the products "
                      "then in the cart, and the final cart must still meet the thresholds of "
-                     "every coupon applied.")
+                     "every coupon applied: coupons stack only while the products' total "
+                     "before discounts is at least the sum of every applied coupon's "
+                     "threshold times its quantity (same-brand coupons included, counted "
+                     "against the whole cart).")
     return "\n".join(parts)
 
 

@@ -342,7 +342,10 @@ def _query_text(meta: dict) -> str:
             lines.append(f"The whole trip must cost at most {d['max_budget']} yuan.")
     # the kinds of travel_kinds_stay
     lines += [stay_query_line(k, d) for k, d in h.items() if k in STAY_KINDS]
-    lines.append("Where nothing else is said, choose the cheapest option.")
+    # a number's economy row may lack seats while its first-class row has them: the leg
+    # is then an option at that fare (travel_kinds_transport.leg_options); say so
+    lines.append("Where nothing else is said, choose the cheapest option; an intercity leg "
+                 "may be booked in any seat class that has a seat for each of us.")
     return "\n".join(lines)
 
 

@@ -127,11 +127,35 @@ def _draw_restaurant(rng: random.Random, kind: str, db: TravelDB) -> dict | None
     if kind == "restaurant_must_eat_named":
         return {"restaurant_name": rng.choice(rows)["restaurant_name"]}
     near = sorted({r["nearby_attraction_name"] for r in rows})
+    if kind == "restaurant_closest_to_attraction":
+        # the road matrix differs by direction (a few metres) and "closest to 'A'" says
+        # neither from nor to A: only an attraction where both give the same nearest
+        near = [a for a in near if _closest_agrees(db, a, rows)]
+        if not near:
+            return None
     a = rng.choice(near)
     if kind == "restaurant_closest_to_attraction":
         return {"attraction_name": a}
     cuisines = sorted({r["cuisine"] for r in rows if r["nearby_attraction_name"] == a})
     return {"attraction_name": a, "cuisine": rng.choice(cuisines)}
+
+
+def _closest_agrees(db: TravelDB, a: str, rows: list[dict[str, str]]) -> bool:
+    """Do the routes from ``a`` and towards it give the same unique nearest restaurant
+    (then the cheapest) among those recommended near it?"""
+    best = []
+    for there in (True, False):
+        keys = {}
+        for r in rows:
+            if r["nearby_attraction_name"] != a:
+                continue
+            name = r["restaurant_name"]
+            m = _route_metres(db, a, name) if there else _route_metres(db, name, a)
+            if m is not None:
+                keys[name] = (m, _c(r["price_per_person"]))
+        low = min(keys.values(), default=None)
+        best.append({n for n, k in keys.items() if k == low})
+    return len(best[0]) == 1 and best[0] == best[1]
 
 
 def _draw_attraction(rng: random.Random, kind: str, db: TravelDB, days: int) -> dict | None:

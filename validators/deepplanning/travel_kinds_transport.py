@@ -17,8 +17,9 @@ Semantics (one leg per direction, direct, with a seat for every traveller -- pap
 
 * ``*_seat_class``: both directions in first class (trains "First Class Seat", flights
   "First Class"); the cheapest first-class fare each way.
-* ``*_departure_time_range``: the outbound leaves within ``dep_time_range`` (inclusive);
-  the cheapest such.  ``flight_arrival_time_range``: the inbound arrives within
+* ``*_departure_time_range``: the outbound leaves within ``dep_time_range`` (inclusive;
+  a drawn window has no leg on either end, so a half-open reading agrees); the cheapest
+  such.  ``flight_arrival_time_range``: the inbound arrives within
   ``arr_time_range``; the cheapest such.
 * ``flight_cheapest_airline_direct`` / ``flight_cheapest_manufacturer_direct`` /
   ``train_cheapest_train_type``: the cheapest outbound of that airline / aircraft
@@ -28,7 +29,8 @@ Semantics (one leg per direction, direct, with a seat for every traveller -- pap
   cheapest.
 
 The direction a kind does not constrain takes the cheapest leg ("Where nothing else is
-said, choose the cheapest option", which every generated query states).  A leg number may
+said, choose the cheapest option; an intercity leg may be booked in any seat class that has
+a seat for each of us", which every generated query states).  A leg number may
 have several rows (seat classes); its option cost is the best row it may be bought on, and
 :func:`leg_row` gives that row to the oracle.
 """
@@ -246,11 +248,16 @@ def draw_transport(rng: random.Random, db: TravelDB, kind: str, meta: dict) -> d
         return data
     if rest in ("departure_time_range", "arrival_time_range"):
         field = "dep_time_range" if rest.startswith("departure") else "arr_time_range"
+        when = "dep_datetime" if field == "dep_time_range" else "arr_datetime"
+        # no leg on either end of the window: "between 16:00 and 20:00" read inclusive or
+        # half-open then allows the same legs (a leg at 20:00 made the two readings differ)
+        ends = {_minute(row.get(when, "")) for _, row in options({}, var, None).values()}
         windows = []
         for width in (60, 120, 180, 240):
             for start in range(0, 23 * 60 - width + 1, 60):
                 w = [fmt_clock(start), fmt_clock(start + width)]
-                if binds({field: w}, var):
+                if start not in ends and start + width not in ends and \
+                        binds({field: w}, var):
                     windows.append(w)
         if not windows:
             return None

@@ -21,7 +21,8 @@ from planning_core.validators.deepplanning.travel_checks import (DIMENSIONS, Con
                                                                  run_checkpoints)
 from planning_core.validators.deepplanning.travel_cost import plan_cost
 from planning_core.validators.deepplanning.travel_db import TravelDB
-from planning_core.validators.deepplanning.travel_plan import Plan, extract_json, read_plan
+from planning_core.validators.deepplanning.travel_plan import (Plan, extract_json, money,
+                                                               read_plan)
 from planning_core.validators.deepplanning.units import cents, fmt_cents
 
 __all__ = ["TravelVerdict", "score_travel", "check_personalized", "RELEASED_KINDS",
@@ -80,8 +81,23 @@ def _numbers(plan: Plan, mode_words: tuple[str, ...], day: int | None) -> set[st
             if str(a.details.get("mode", "")).lower() in mode_words or not mode_words}
 
 
+def _bought_in(plan: Plan, day: int, number: str, seat_class: str, db: TravelDB) -> bool:
+    """Paper mode: is leg ``number`` on plan day ``day`` bought at a fare of ``seat_class``
+    (its written cost the price of a record of that number in that class)?  The released
+    plan format has no class field; the fare paid is the class bought."""
+    fares = {cents(r.get("price", "")) for table, key in (("trains", "train_no"),
+                                                           ("flights", "flight_no"))
+             for r in db.rows(table)
+             if r.get(key) == number and r.get("seat_class") == seat_class}
+    fares.discard(None)
+    return any(str(a.details.get("number", "")).strip() == number and
+               money(a.details.get("cost")) in fares
+               for a in plan.days[day].of("travel_intercity_public"))
+
+
 def check_personalized(plan: Plan, kind: str, data: dict, meta: dict,
-                       mode: str = "paper") -> tuple[bool | None, str | None]:
+                       mode: str = "paper", db: TravelDB | None = None
+                       ) -> tuple[bool | None, str | None]:
     why = checkable_kind(kind, data)
     if why is not None:
         # the released code fails a known family with missing data, skips unknown kinds
@@ -114,6 +130,13 @@ def check_personalized(plan: Plan, kind: str, data: dict, meta: dict,
             if str(number) not in have:
                 reasons.append(f"{direction} {family} {number} not taken"
                                + (" on its day" if paper else ""))
+            elif paper and db is not None and kind.endswith("_seat_class") and \
+                    isinstance(data.get("seat_class"), str) and plan.days and \
+                    not _bought_in(plan, 0 if day == 0 else len(plan.days) - 1,
+                                   str(number), data["seat_class"], db):
+                # our generated entries name the class (released ones only in their text)
+                reasons.append(f"{direction} {family} {number} not bought in "
+                               f"{data['seat_class']!r} (its cost is no fare of that class)")
         return (not reasons), "; ".join(reasons) or None
     if family == "hotel":
         name = data["hotel_name"]
@@ -232,7 +255,7 @@ def score_travel(answer: str | dict, meta: dict, db: TravelDB, *, task_id: str =
                     f"unparseable itinerary: {parse_error}") for k, v in hard.items()}
     else:
         cps = run_checkpoints(Context(plan, meta, db, mode))
-        pers = {k: check_personalized(plan, k, v, meta, mode) for k, v in hard.items()}
+        pers = {k: check_personalized(plan, k, v, meta, mode, db) for k, v in hard.items()}
     v = TravelVerdict(task_id, parse_error, cps, pers, mode)
     if plan is not None:
         v.seat_shortage = _seat_shortage(plan, meta, db)
