@@ -95,7 +95,12 @@ def _draw_hotel(rng: random.Random, kind: str, db: TravelDB) -> dict | None:
         lo = 10 * (k - rng.randint(0, 2))
         if lo * 100 <= low:
             lo = 10 * k
-        return {"min_price": lo, "max_price": 10 * (k + 1 + rng.randint(0, 2))}
+        hi = 10 * (k + 1 + rng.randint(0, 2))
+        # "priced between lo and hi" could be read inclusive or exclusive: no hotel may sit
+        # on a bound (the drawn prices end in 1 and the bounds in 0, but only by coincidence)
+        if any(_c(h["price"]) in (lo * 100, hi * 100) for h in hotels):
+            return None
+        return {"min_price": lo, "max_price": hi}
     if kind in ("hotel_cheapest_star", "hotel_star_highest_rated"):
         # a star the cheapest hotel does not have; preferably one whose cheapest hotel is
         # not its best-rated (so "cheapest" and "highest-rated" pick different hotels),
