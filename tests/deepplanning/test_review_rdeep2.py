@@ -105,8 +105,9 @@ _SENTENCES = [
     (r"Have one meal near " + _Q + r" at the highest-rated (.+) restaurant recommended "
      r"near it \(then the cheapest\)\.", "restaurant_specific_cuisine_nearby",
      ("attraction_name", "cuisine")),
-    (r"Have one meal at the restaurant closest to " + _Q + r" by road distance, among "
-     r"those recommended near it \(then the cheapest\)\.",
+    (r"Have one meal at the restaurant closest to " + _Q + r" by road distance from the "
+     r"attraction to the restaurant, among those recommended near it \(then the "
+     r"cheapest\)\.",
      "restaurant_closest_to_attraction", ("attraction_name",)),
     (r"Have one meal at " + _Q + r"\.", "restaurant_must_eat_named", ("restaurant_name",)),
     (r"We must visit '(.+)' and '(.+)'\.", "attraction_must_visit_named",

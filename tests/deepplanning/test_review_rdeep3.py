@@ -47,3 +47,70 @@ def test_price_range_draw_is_unchanged_when_no_hotel_is_on_a_bound():
     for seed in range(20):
         got = _draw_hotel(random.Random(seed), "hotel_price_range", db)
         assert got is not None and got["min_price"] < got["max_price"]
+
+
+# ---- 2. road routes are one-way: every reader says which way -------------------------------
+# The release's road_routes rows are keyed (origin, destination) "lat,lon" text (paper Table
+# 6); its query_road_route_info answers "No transportation information found from X to Y"
+# and its transfer check looks a move up from the earlier place to the later one.  Ours
+# differ by direction by a few metres (a longitude degree's metres at the origin's latitude).
+def test_the_closest_restaurant_sentence_says_which_way_the_distance_runs():
+    from tests.deepplanning.fixtures import travel_with
+    t = travel_with("restaurant_closest_to_attraction")
+    d = t["entry"]["meta_info"]["hard_constraints"]["restaurant_closest_to_attraction"]
+    want = (f"closest to '{d['attraction_name']}' by road distance from the attraction to "
+            "the restaurant")
+    assert want in d["constraint_context"]
+    assert want in t["entry"]["query"]
+
+
+def test_the_closest_restaurant_is_measured_from_the_attraction():
+    # Park's nearest is R1 from Park and R2 towards it: the choice problem follows the
+    # sentence's direction (the draw also avoids such attractions; this pins the encoding)
+    from planning_core.validators.deepplanning.travel_kinds_stay import stay_variables
+
+    def place(name, lat):
+        return {"attraction_name": name, "restaurant_name": name, "latitude": lat,
+                "longitude": "120.000000"}
+    spots = [place("Park", "30.000000")]
+    rests = [dict(place(n, lat), nearby_attraction_name="Park", price_per_person="50",
+                  rating="4.5", cuisine="Tea") for n, lat in (("R1", "30.001000"),
+                                                                ("R2", "30.002000"))]
+    coords = {p["restaurant_name"]: f"{p['latitude']},120.000000" for p in spots + rests}
+    metres = {("Park", "R1"): 100, ("Park", "R2"): 101, ("R1", "Park"): 102,
+              ("R2", "Park"): 101}
+    db = TravelDB({"attractions": spots, "restaurants": rests, "road_routes": [
+        {"origin": coords[a], "destination": coords[b], "distance_meters": str(m)}
+        for (a, b), m in metres.items()]})
+    _, costs = stay_variables({"restaurant_closest_to_attraction":
+                               {"attraction_name": "Park"}}, db)
+    assert min(costs["restaurant"], key=costs["restaurant"].get) == "R1"
+
+
+def test_the_route_tool_says_the_route_is_one_way():
+    from planning_core.validators.deepplanning.agent import TRAVEL_SYSTEM
+    from planning_core.validators.deepplanning.travel_tools import TRAVEL_TOOLS
+    tool = next(t for t in TRAVEL_TOOLS if t["function"]["name"] == "query_road_route_info")
+    assert "one-way road route from origin to destination" in tool["function"]["description"]
+    assert "from the place left to the place reached" in TRAVEL_SYSTEM
+
+
+def test_the_transfer_check_reads_the_route_in_the_direction_travelled():
+    from planning_core.validators.deepplanning.travel_score import score_travel
+    from tests.deepplanning.fixtures import travel
+    t = travel(0, 3)
+    db, meta = t["db"], t["entry"]["meta_info"]
+    moves = [a["details"] for day in t["plan"]["daily_plans"] for a in day["activities"]
+             if a["type"] == "travel_city"]
+    used = {(m["from"], m["to"]) for m in moves}
+    a, b = next((m["from"], m["to"]) for m in moves if (m["to"], m["from"]) not in used)
+    key = lambda n: ",".join(db.coords(n))   # noqa: E731
+    rows = {(r["origin"], r["destination"]): r for r in db.tables["road_routes"]}
+    there, back = rows[(key(a), key(b))], rows[(key(b), key(a))]
+    check = "reasonable_transfer_time"
+    back["duration_minutes"] = str(int(back["duration_minutes"]) + 60)   # the way not taken
+    for mode in ("paper", "released"):
+        assert check not in score_travel(t["plan"], meta, db, mode=mode).failed, mode
+    there["duration_minutes"] = str(int(there["duration_minutes"]) + 60)  # the way taken
+    for mode in ("paper", "released"):
+        assert check in score_travel(t["plan"], meta, db, mode=mode).failed, mode

@@ -38,7 +38,7 @@ TRAVEL_SYSTEM = """You are a travel planning agent. Use the tools to look up eve
 use (trains, flights, hotels, attractions, restaurants, coordinates, road routes); never \
 invent names, times or prices. Plan a minute-level itinerary: no overlapping activities; \
 each move between places is a travel_city activity whose duration is the road route's \
-(waiting is a buffer activity); visit attractions within opening hours, not on their \
+from the place left to the place reached (routes are one-way; waiting is a buffer activity); visit attractions within opening hours, not on their \
 closing days, for their recommended duration; meals (30-120 min) within restaurant hours, \
 two a full day at least 2 h apart; every night ends at the hotel; no restaurant or \
 attraction twice; costs are per person (intercity tickets, meals, tickets), per room and \

@@ -101,7 +101,8 @@ class TravelDB:
         return None
 
     def route(self, origin: str, destination: str) -> dict[str, str] | None:
-        """The road route between two ``'lat,lon'`` strings (exact text, as released)."""
+        """The one-way road route from ``origin`` to ``destination`` (``'lat,lon'`` strings,
+        exact text, as released: the way back is a row of its own)."""
         for row in self.rows("road_routes"):
             if row.get("origin") == origin and row.get("destination") == destination:
                 return row

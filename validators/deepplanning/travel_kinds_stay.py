@@ -312,8 +312,10 @@ _SENTENCES = {
     "restaurant_specific_cuisine_nearby": "Have one meal near '{attraction_name}' at the "
                                           "highest-rated {cuisine} restaurant recommended near "
                                           "it (then the cheapest).",
+    # road routes are one-way (as released): the sentence says which way it is measured
     "restaurant_closest_to_attraction": "Have one meal at the restaurant closest to "
-                                        "'{attraction_name}' by road distance, among those "
+                                        "'{attraction_name}' by road distance from the "
+                                        "attraction to the restaurant, among those "
                                         "recommended near it (then the cheapest).",
     "attraction_top_rated_must_visit": f"Visit the {TOP_K} highest-rated attractions of the "
                                        "city (rating ties broken by the cheaper ticket, then by "

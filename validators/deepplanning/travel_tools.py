@@ -62,8 +62,9 @@ TRAVEL_TOOLS: tuple[dict, ...] = (
         "Coordinates (six decimals) of a place by its exact name as other tools return it.",
         {"place_name": "exact place name"}, ["place_name"]),
     _fn("query_road_route_info",
-        "Distance (m), duration (min) and cost of the road route between two coordinates; "
-        "walking up to 2 km (cost 0), taxi beyond (cost per car of up to 4 people).",
+        "Distance (m), duration (min) and cost of the one-way road route from origin to "
+        "destination (the way back is a route of its own and may differ); walking up to "
+        "2 km (cost 0), taxi beyond (cost per car of up to 4 people).",
         {"origin": "latitude,longitude (six decimals)",
          "destination": "latitude,longitude (six decimals)"},
         ["origin", "destination"]),
