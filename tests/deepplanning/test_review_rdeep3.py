@@ -114,3 +114,44 @@ def test_the_transfer_check_reads_the_route_in_the_direction_travelled():
     there["duration_minutes"] = str(int(there["duration_minutes"]) + 60)  # the way taken
     for mode in ("paper", "released"):
         assert check in score_travel(t["plan"], meta, db, mode=mode).failed, mode
+
+
+# ---- 3. shopping quantities: the paper scores products, not quantities ---------------------
+# Lines 160-170: Match = "the number of products in the agent's cart that match the
+# ground-truth items" / "the total number of ground-truth items"; Case Accuracy = 1 "only if
+# all products in the cart exactly match the ground-truth products".  No word on quantities
+# (the ground truth records none: validation_cases' products are ids and names); the
+# released evaluation_pipeline.py reads the cart's product ids into a set.  So two of a
+# ground-truth product is that product in both modes, although our query asks for "one of
+# each"; paper mode refuses only quantities no cart could hold (not a positive integer,
+# beyond the stock).  Pinned here so a change to it is a decision, not an accident.
+def _doubled(cart: dict, by: int) -> dict:
+    import copy
+    out = copy.deepcopy(cart)
+    for item in out["items"]:
+        item["quantity"] = item.get("quantity", 1) + by
+    return out
+
+
+def test_two_of_a_ground_truth_product_is_that_product_in_both_modes():
+    from planning_core.validators.deepplanning.shopping_score import score_cart
+    from tests.deepplanning.fixtures import shopping
+    for level in (1, 2, 3):
+        t = shopping(0, level, 0)
+        case = t["case"]
+        stock = {i: p.get("stock_quantity") for i, p in case.by_id.items()}
+        assert all(q >= 2 for q in stock.values())
+        cart = _doubled(t["oracle_cart"], 1)
+        assert cart["items"] and all(i["quantity"] == 2 for i in cart["items"])
+        for mode in ("paper", "released"):
+            v = score_cart(cart, case.truth, set(case.by_id), mode=mode, stock=stock,
+                           case=case)
+            assert (v.case_acc, v.match, v.failed) == (1, 1, []), (level, mode, v.failed)
+        # beyond the stock: no cart the tools build holds it (paper), not read (released)
+        over = _doubled(t["oracle_cart"], max(stock.values()))
+        paper = score_cart(over, case.truth, set(case.by_id), stock=stock, case=case)
+        assert paper.case_acc == 0 and paper.match == 1
+        assert all(f.startswith("quantity:") for f in paper.failed) and paper.failed
+        released = score_cart(over, case.truth, set(case.by_id), mode="released",
+                              stock=stock, case=case)
+        assert released.case_acc == 1
