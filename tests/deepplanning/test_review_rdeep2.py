@@ -266,7 +266,8 @@ def test_the_right_number_in_the_wrong_class_fails_seat_class_in_paper_mode(kind
 def test_closest_restaurant_is_drawn_only_where_both_directions_agree():
     # the generated road routes differ by direction (up to ~10 m: the metres of a longitude
     # degree are taken at the origin's latitude), and "the restaurant closest to 'A' by road
-    # distance" does not say from or to A; Park's nearest is R1 from Park, R2 towards it
+    # distance" did not say from or to A (since review rdeep3 it says "from the attraction";
+    # the guard stays, so either reading agrees); Park's nearest is R1 from Park, R2 towards it
     import random
 
     from planning_core.validators.deepplanning.travel_db import TravelDB

@@ -109,8 +109,8 @@ def brute_travel(meta, db) -> dict:
         out["must_eat"] = named[0] if len(named) == 1 else None
     rk = next((k for k in hard if k.startswith("restaurant_") and
                k != "restaurant_must_eat_named"), None)
-    if rk == "restaurant_closest_to_attraction":   # "closest to 'A' by road distance,
-        rd = hard[rk]                                  # among those recommended near it"
+    if rk == "restaurant_closest_to_attraction":   # "closest to 'A' by road distance from
+        rd = hard[rk]                                  # the attraction to the restaurant"
         spot = next(r for r in db.rows("attractions")
                     if r["attraction_name"] == rd["attraction_name"])
         metres = {(r["origin"], r["destination"]): int(r["distance_meters"])
