@@ -28,8 +28,9 @@ makes ``budget`` the active one for the calling thread (a context variable), and
 parser's and checker's loops call ``tick_active()``, a no-op when none is active. So a
 command's budget starts before its input is read, and every phase counts against it.
 
-The default memory limit is ``DEFAULT_MEMORY_FRACTION`` of the machine's memory (or of the
-cgroup's limit, when that is lower); ``PLANNING_CORE_MEMORY_LIMIT_MB`` overrides it.
+The default memory limit is ``DEFAULT_MEMORY_FRACTION`` of the memory this process may use:
+the least of physical memory, the limits of its own cgroup and its ancestors (v1 and v2) and
+Slurm's memory variables; ``PLANNING_CORE_MEMORY_LIMIT_MB`` overrides it.
 """
 from __future__ import annotations
 
@@ -66,26 +67,191 @@ class LimitReached(Exception):
         self.detail = detail
 
 
-@functools.lru_cache(maxsize=1)
-def _machine_memory_mb() -> float | None:
-    """Physical memory, or the cgroup's limit when lower (read once per process)."""
+@functools.lru_cache(maxsize=4)
+def _machine_memory_mb(root: str = "/") -> float | None:
+    """The memory this process may use, in MB: the least of physical memory, every cgroup
+    limit on this process's own cgroup and its ancestors (v2 ``memory.max`` and
+    ``memory.high``, v1 ``memory.limit_in_bytes``) and Slurm's ``SLURM_MEM_PER_NODE`` or
+    ``SLURM_MEM_PER_CPU`` times the job's CPUs on this node. None when nothing is known.
+
+    Why not the root cgroup alone: a Slurm job or a container is limited in its *own*
+    cgroup (``/proc/self/cgroup``), and a default taken from the node's 512 GB lets the
+    scheduler's OOM killer end a job allowed 8 GB before our budget can answer UNKNOWN.
+    ``root`` is the file-system root the files are read under (tests point it at a fake
+    tree). Read once per process (about 0.1 ms); never raises: an unreadable, absent or
+    garbled file is skipped, as is ``max`` (no limit)."""
     candidates = []
     try:
         candidates.append(os.sysconf("SC_PHYS_PAGES") * _PAGE / 2**20)
     except (ValueError, OSError, AttributeError):
         pass
-    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
-        try:
-            text = open(path).read().strip()
-        except OSError:
-            continue
-        if text.isdigit() and int(text) < 2**60:
-            candidates.append(int(text) / 2**20)
+    try:
+        candidates.extend(_cgroup_limits_mb(root))
+    except Exception:           # a reader's bug must not stop a command: no cgroup limit
+        pass
+    try:
+        candidates.extend(_slurm_limits_mb(os.environ))
+    except Exception:
+        pass
     return min(candidates) if candidates else None
 
 
+#: A cgroup limit at or above this is v1's "unlimited" (2**63 rounded down to a page).
+_NO_LIMIT = 2**60
+#: Files read for a limit: cgroup v2's (limits in the job's cgroup and each ancestor) and v1's.
+_V2_FILES = ("memory.max", "memory.high")
+_V1_FILES = ("memory.limit_in_bytes",)
+
+
+def _is_number(text: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` also accepts "²", which ``int`` refuses."""
+    return text.isascii() and text.isdigit()
+
+
+def _read(path: str, cap: int) -> str:
+    """At most ``cap`` bytes of ``path`` as text ('' when unreadable). Non-blocking open, so
+    a FIFO planted where a cgroup file should be cannot hang start-up."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
+        return ""
+    try:
+        chunks, size = [], 0
+        while size < cap:
+            chunk = os.read(fd, min(65536, cap - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks).decode("utf-8", "replace")
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+
+
+def _unescape(field: str) -> str:
+    """A mountinfo path field: the kernel writes space, tab, newline and backslash as
+    ``\\ooo`` octal escapes."""
+    if "\\" not in field:
+        return field
+    parts = field.split("\\")
+    out = [parts[0]]
+    for part in parts[1:]:
+        code = part[:3]
+        if len(code) == 3 and all(c in "01234567" for c in code):
+            out.append(chr(int(code, 8)) + part[3:])
+        else:
+            out.append("\\" + part)
+    return "".join(out)
+
+
+def _cgroup_mounts(root: str) -> list[tuple[str, str, str]]:
+    """(kind, mount root, mount point) of every memory cgroup mount: kind ``v2`` for a
+    cgroup2 file system, ``v1`` for a cgroup v1 one with the memory controller. Read from
+    ``/proc/self/mountinfo``; without it, the usual ``/sys/fs/cgroup`` places."""
+    mounts = []
+    for line in _read(os.path.join(root, "proc/self/mountinfo"), 1 << 24).splitlines():
+        if " - cgroup" not in line:
+            continue
+        head, _, tail = line.partition(" - ")
+        fields, after = head.split(), tail.split()
+        if len(fields) < 5 or len(after) < 3:
+            continue
+        if after[0] == "cgroup2":
+            kind = "v2"
+        elif after[0] == "cgroup" and "memory" in after[2].split(","):
+            kind = "v1"
+        else:
+            continue
+        mounts.append((kind, _unescape(fields[3]), _unescape(fields[4])))
+    if not mounts:
+        mounts = [("v2", "/", "/sys/fs/cgroup"), ("v1", "/", "/sys/fs/cgroup/memory")]
+    return mounts
+
+
+def _own_cgroups(root: str) -> dict[str, str]:
+    """This process's cgroup paths from ``/proc/self/cgroup``: ``v2`` from the ``0::`` line,
+    ``v1`` from the line naming the memory controller."""
+    own = {}
+    for line in _read(os.path.join(root, "proc/self/cgroup"), 1 << 16).splitlines():
+        parts = line.split(":", 2)
+        if len(parts) != 3 or not parts[2].startswith("/"):
+            continue
+        if parts[0] == "0" and parts[1] == "":
+            own.setdefault("v2", parts[2])
+        elif "memory" in parts[1].split(","):
+            own.setdefault("v1", parts[2])
+    return own
+
+
+def _cgroup_limits_mb(root: str) -> list[float]:
+    """Every memory limit on this process's cgroup and its ancestors, up to and including
+    the mount point, in MB (for ``_machine_memory_mb``).
+
+    A cgroup path is seen through its mount: a mount whose root is ``/docker/ID`` shows that
+    cgroup at its mount point, so the process's path loses that prefix; a process outside
+    the mount's root has only the mount point's own limit to read."""
+    own = _own_cgroups(root)
+    limits = []
+    for kind, mount_root, mount_point in _cgroup_mounts(root):
+        path = own.get(kind, "/")
+        base = mount_root.rstrip("/")
+        if base and (path == base or path.startswith(base + "/")):
+            path = path[len(base):]
+        elif base:
+            path = "/"
+        parts = [p for p in path.split("/") if p]
+        if ".." in parts or "." in parts:
+            parts = []
+        top = os.path.join(root, mount_point.lstrip("/"))
+        for depth in range(len(parts), -1, -1):
+            folder = os.path.join(top, *parts[:depth])
+            for name in _V2_FILES if kind == "v2" else _V1_FILES:
+                text = _read(os.path.join(folder, name), 64).strip()
+                if _is_number(text) and 0 < int(text) < _NO_LIMIT:
+                    limits.append(int(text) / 2**20)
+    return limits
+
+
+_UNIT_MB = {"K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0**2}
+
+
+def _slurm_mb(text: str | None) -> float | None:
+    """A Slurm memory size in MB (a number of MB, or with a K/M/G/T suffix); None for
+    unset, zero (Slurm's "all of the node") or garbage."""
+    text = (text or "").strip().upper()
+    scale = 1.0
+    if text[-1:] in _UNIT_MB:
+        text, scale = text[:-1], _UNIT_MB[text[-1]]
+    if not _is_number(text) or int(text) <= 0:
+        return None
+    return int(text) * scale
+
+
+def _slurm_limits_mb(environ) -> list[float]:
+    """Slurm's memory for this job on this node: ``SLURM_MEM_PER_NODE``, and
+    ``SLURM_MEM_PER_CPU`` times ``SLURM_CPUS_ON_NODE`` (else ``SLURM_CPUS_PER_TASK``, else
+    one CPU: a job has at least one, so the product never exceeds what it was given)."""
+    limits = []
+    per_node = _slurm_mb(environ.get("SLURM_MEM_PER_NODE"))
+    if per_node is not None:
+        limits.append(per_node)
+    per_cpu = _slurm_mb(environ.get("SLURM_MEM_PER_CPU"))
+    if per_cpu is not None:
+        cpus = 1
+        for name in ("SLURM_CPUS_ON_NODE", "SLURM_CPUS_PER_TASK"):
+            text = (environ.get(name) or "").strip()
+            if _is_number(text) and int(text) > 0:
+                cpus = int(text)
+                break
+        limits.append(per_cpu * cpus)
+    return limits
+
+
 def default_memory_mb() -> float | None:
-    """``PLANNING_CORE_MEMORY_LIMIT_MB`` or half the machine's (cgroup's) memory."""
+    """``PLANNING_CORE_MEMORY_LIMIT_MB``, or half the memory this process may use
+    (``_machine_memory_mb``: physical memory, cgroup and Slurm limits)."""
     env = os.environ.get("PLANNING_CORE_MEMORY_LIMIT_MB")
     if env:
         try:

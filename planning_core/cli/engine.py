@@ -305,7 +305,8 @@ def _add_task_arguments(p: argparse.ArgumentParser) -> None:
                         "exit 3 (default 60)")
     p.add_argument("--memory-limit", type=seconds, default=None, metavar="MB",
                    help="megabytes before answering unknown, exit 3 (default: half the "
-                        "machine's memory, or $PLANNING_CORE_MEMORY_LIMIT_MB)")
+                        "memory this process may use, cgroup and Slurm limits included, "
+                        "or $PLANNING_CORE_MEMORY_LIMIT_MB)")
     p.add_argument("--no-warnings", action="store_true", help="do not print warnings")
 
 

@@ -311,7 +311,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                         f"unknown, exit 3 (default {DEFAULT_TIME_LIMIT_S:g})")
     p.add_argument("--memory-limit", type=seconds, default=None, metavar="MB",
                    help="megabytes per plan before its verdict is unknown, exit 3 (default: "
-                        "half the machine's memory, or $PLANNING_CORE_MEMORY_LIMIT_MB)")
+                        "half the memory this process may use, cgroup and Slurm limits "
+                        "included, or $PLANNING_CORE_MEMORY_LIMIT_MB)")
     p.add_argument("-t", dest="tolerance", type=float, default=None, metavar="TOLERANCE",
                    help="VAL's time tolerance; accepted, and without effect on classical "
                         "plans (they have no durations)")
