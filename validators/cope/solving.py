@@ -9,7 +9,11 @@ time, so that a verdict does not depend on how busy the machine is (issue 9):
 1. a task whose ground size is small by an estimate made on the lifted task (objects
    per parameter type, :func:`estimated_actions`) is ground in-process; relaxed
    unreachability there is a proof, and greedy best-first search with h_FF gets a budget
-   of :data:`INTERNAL_NODES` expansions (most CoPE tasks are solved here in milliseconds);
+   of :data:`INTERNAL_NODES` expansions and :data:`INTERNAL_WORK` ground actions scanned
+   by h_FF (evaluations times the task's ground actions: an evaluation's cost grows with
+   the task, so a plain evaluation count would let a 600-action task run 20 CPU-s), both
+   deterministic, so the stage costs at most about half a CPU-second on any pair (most
+   CoPE tasks are solved here in milliseconds);
 2. everything else, and whatever that search left open, goes to Fast Downward: lazy
    greedy h_FF, then, if it left the question open, ``lama-first`` (FD's standard
    satisficing configuration), each with the *whole* limit as CPU budget (``cpu_budget``;
@@ -37,6 +41,32 @@ DEFAULT_TIME_LIMIT = 60.0
 INTERNAL_MAX_ACTIONS = 3000
 #: Expansions of the in-process greedy search before Fast Downward takes over.
 INTERNAL_NODES = 5_000
+#: h_FF evaluations times ground actions of the in-process search before Fast Downward
+#: takes over (~0.5 CPU-s at ~0.5 us per action per evaluation). Measured on the CoPE check
+#: (2 x 100 pairs, limit 10 s): 332 of the 354 pairs the in-process stage answered need at
+#: most 1M (none of them more than 0.5 CPU-s); the 22 above it (1.0M-7.0M, 0.6-3.5 CPU-s
+#: each) get the same verdict from lazy-ff in ~0.14 CPU-s each; and the search used to stop
+#: at the CPU limit (10 s) or the node limit (3 s) on 12 pairs that it never answers.
+INTERNAL_WORK = 1_000_000
+
+
+class _Metered:
+    """h_FF that stops the search (``LimitReached``: UNKNOWN, handed to Fast Downward) once
+    it has scanned ``work`` ground actions, counted as evaluations times ``len(actions)``."""
+
+    def __init__(self, task, work: int) -> None:
+        from planning_core.search.astar import HEURISTICS
+        self.h = HEURISTICS["ff"](task, 0)
+        self.work = work
+        self.left = max(1, work // max(1, len(task.actions)))   # evaluations allowed
+        self.__name__ = "ff"
+
+    def __call__(self, state: int) -> float:
+        from planning_core.limits import LimitReached
+        if self.left <= 0:
+            raise LimitReached("work limit", f"{self.work:,} h_FF action scans")
+        self.left -= 1
+        return self.h(state)
 #: Fast Downward's configurations for existence checks, each with its share of the time
 #: limit as CPU budget: lazy greedy h_FF first (fast where it works: one 50-block pair
 #: takes it 1.4 s and lama-first 20 s), then lama-first. Each gets the *whole* limit: a
@@ -77,7 +107,7 @@ def _internal(domain: pddl.Domain, problem: pddl.Problem, time_limit: float,
 
     Only SOLVED (a plan, validated by the caller) and UNSOLVABLE (relaxed unreachability,
     or greedy search exhausting the reachable states) are kept; whatever stops the search
-    early, node budget or the wall-clock guard, hands the task to Fast Downward, whose
+    early (node or work budget, or the CPU-time guard) hands the task to Fast Downward, whose
     CPU budget then decides. So machine load can change which engine answers, never the
     answer. A feature the grounder does not implement comes back as its error, for the
     caller to raise if Fast Downward cannot take the task either.
@@ -86,7 +116,8 @@ def _internal(domain: pddl.Domain, problem: pddl.Problem, time_limit: float,
 
     from planning_core.heuristics.relaxed import goal_relaxed_reachable
     from planning_core.limits import Budget, LimitReached, Limits
-    from planning_core.solve import ground_task, internal_search
+    from planning_core.search.astar import greedy
+    from planning_core.solve import ground_task
 
     start = time.perf_counter()
     budget = Budget(Limits(time_s=time_limit, memory_mb=memory_limit))   # CPU s and memory
@@ -101,8 +132,8 @@ def _internal(domain: pddl.Domain, problem: pddl.Problem, time_limit: float,
         return SolveResult(Status.UNSOLVABLE, None, None, "internal",
                            time.perf_counter() - start, stats, "relaxed unreachable")
     try:
-        out = internal_search(task, optimal=False, time_limit=time_limit,
-                              node_limit=INTERNAL_NODES, budget=budget)
+        out = greedy(task, heuristic=_Metered(task, INTERNAL_WORK), time_limit=time_limit,
+                     node_limit=INTERNAL_NODES, budget=budget)
     except LimitReached:
         return None
     if out.status is Status.UNKNOWN:
