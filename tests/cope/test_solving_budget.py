@@ -123,6 +123,23 @@ def test_work_budget_rounds_down_but_allows_one_evaluation():
         metered(task.init)
 
 
+def test_conditional_effects_count_as_work():
+    """An evaluation scans the relaxed operators: each conditional effect is one."""
+    from planning_core.solve import ground_task
+
+    domain = parse_domain("""(define (domain d) (:requirements :conditional-effects)
+      (:predicates (p ?x) (q ?x) (r))
+      (:action a :parameters (?x) :precondition (p ?x)
+        :effect (and (q ?x) (when (q ?x) (r)) (forall (?y) (when (p ?y) (q ?y))))))""")
+    problem = parse_problem("(define (problem t) (:domain d) (:objects o1 o2 o3) "
+                            "(:init (p o1)) (:goal (r)))")
+    task = ground_task(domain, problem)
+    size = len(task.actions) + sum(len(a.cond_effects) for a in task.actions)
+    assert size > len(task.actions) > 0
+    assert solving._Metered(task, 10 * size).left == 10
+    assert solving._Metered(task, 10 * size - 1).left == 9
+
+
 def test_a_task_over_the_work_budget_goes_to_fast_downward(monkeypatch):
     monkeypatch.setattr(solving, "INTERNAL_WORK", 0)
     domain, problem = tower(8, height=8)

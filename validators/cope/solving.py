@@ -12,7 +12,7 @@ time, so that a verdict does not depend on how busy the machine is (issue 9):
    of :data:`INTERNAL_NODES` expansions and :data:`INTERNAL_WORK` ground actions scanned
    by h_FF (evaluations times the task's ground actions: an evaluation's cost grows with
    the task, so a plain evaluation count would let a 600-action task run 20 CPU-s), both
-   deterministic, so the stage costs at most about half a CPU-second on any pair (most
+   deterministic, so the stage costs under a CPU-second on any pair (most
    CoPE tasks are solved here in milliseconds);
 2. everything else, and whatever that search left open, goes to Fast Downward: lazy
    greedy h_FF, then, if it left the question open, ``lama-first`` (FD's standard
@@ -41,24 +41,35 @@ DEFAULT_TIME_LIMIT = 60.0
 INTERNAL_MAX_ACTIONS = 3000
 #: Expansions of the in-process greedy search before Fast Downward takes over.
 INTERNAL_NODES = 5_000
-#: h_FF evaluations times ground actions of the in-process search before Fast Downward
-#: takes over (~0.5 CPU-s at ~0.5 us per action per evaluation). Measured on the CoPE check
-#: (2 x 100 pairs, limit 10 s): 332 of the 354 pairs the in-process stage answered need at
-#: most 1M (none of them more than 0.5 CPU-s); the 22 above it (1.0M-7.0M, 0.6-3.5 CPU-s
-#: each) get the same verdict from lazy-ff in ~0.14 CPU-s each; and the search used to stop
-#: at the CPU limit (10 s) or the node limit (3 s) on 12 pairs that it never answers.
+#: Fast Downward's configurations for existence checks, each with its share of the time
+#: limit as CPU budget: lazy greedy h_FF first (fast where it works: one 50-block pair
+#: takes it 1.4 s and lama-first 20 s), then lama-first. Each gets the *whole* limit: a
+#: quarter for lazy-ff lost a BlocksWorld-100-XL pair that it solves in 14 s and
+#: lama-first does not solve in 30 s.
+FD_PORTFOLIO = (("lazy-ff", 1.0), ("lama-first", 1.0))
+#: h_FF evaluations times ground actions (and conditional effects) of the in-process search
+#: before Fast Downward takes over: ~0.5 CPU-s at ~0.5 us per action per evaluation.
+#: Measured on the CoPE check (378 pairs, limit 10 s): the in-process stage still answers
+#: 333 of the 354 pairs it answered with the CPU limit alone, each in at most 0.6 CPU-s; the
+#: other 21 (0.6-3.4 CPU-s there) get the same verdicts from lazy-ff in at most 0.15 CPU-s;
+#: and no pair now spends more than 0.8 CPU-s in this stage before Fast Downward (one spent
+#: the whole 10 s CPU limit, action/p10/constraint2, which lazy-ff solves in 0.14 s).
 INTERNAL_WORK = 1_000_000
 
 
 class _Metered:
     """h_FF that stops the search (``LimitReached``: UNKNOWN, handed to Fast Downward) once
-    it has scanned ``work`` ground actions, counted as evaluations times ``len(actions)``."""
+    it has scanned ``work`` ground actions, counted as evaluations times the task's ground
+    actions plus their conditional effects (each one a relaxed operator of its own: BlocksWorld
+    state/p05/constraint5, 812 actions and 1,764 conditional effects, costs 1.1 ms an
+    evaluation, where 611 plain actions cost 0.3 ms)."""
 
     def __init__(self, task, work: int) -> None:
         from planning_core.search.astar import HEURISTICS
         self.h = HEURISTICS["ff"](task, 0)
         self.work = work
-        self.left = max(1, work // max(1, len(task.actions)))   # evaluations allowed
+        size = len(task.actions) + sum(len(a.cond_effects) for a in task.actions)
+        self.left = max(1, work // max(1, size))   # evaluations allowed
         self.__name__ = "ff"
 
     def __call__(self, state: int) -> float:
@@ -67,12 +78,6 @@ class _Metered:
             raise LimitReached("work limit", f"{self.work:,} h_FF action scans")
         self.left -= 1
         return self.h(state)
-#: Fast Downward's configurations for existence checks, each with its share of the time
-#: limit as CPU budget: lazy greedy h_FF first (fast where it works: one 50-block pair
-#: takes it 1.4 s and lama-first 20 s), then lama-first. Each gets the *whole* limit: a
-#: quarter for lazy-ff lost a BlocksWorld-100-XL pair that it solves in 14 s and
-#: lama-first does not solve in 30 s.
-FD_PORTFOLIO = (("lazy-ff", 1.0), ("lama-first", 1.0))
 
 
 def estimated_actions(domain: pddl.Domain, problem: pddl.Problem) -> int:
