@@ -9,7 +9,11 @@ time, so that a verdict does not depend on how busy the machine is (issue 9):
 1. a task whose ground size is small by an estimate made on the lifted task (objects
    per parameter type, :func:`estimated_actions`) is ground in-process; relaxed
    unreachability there is a proof, and greedy best-first search with h_FF gets a budget
-   of :data:`INTERNAL_NODES` expansions (most CoPE tasks are solved here in milliseconds);
+   of :data:`INTERNAL_NODES` expansions and :data:`INTERNAL_WORK` ground actions scanned
+   by h_FF (evaluations times the task's ground actions: an evaluation's cost grows with
+   the task, so a plain evaluation count would let a 600-action task run 20 CPU-s), both
+   deterministic, so the stage costs under a CPU-second on any pair (most
+   CoPE tasks are solved here in milliseconds);
 2. everything else, and whatever that search left open, goes to Fast Downward: lazy
    greedy h_FF, then, if it left the question open, ``lama-first`` (FD's standard
    satisficing configuration), each with the *whole* limit as CPU budget (``cpu_budget``;
@@ -43,6 +47,37 @@ INTERNAL_NODES = 5_000
 #: quarter for lazy-ff lost a BlocksWorld-100-XL pair that it solves in 14 s and
 #: lama-first does not solve in 30 s.
 FD_PORTFOLIO = (("lazy-ff", 1.0), ("lama-first", 1.0))
+#: h_FF evaluations times ground actions (and conditional effects) of the in-process search
+#: before Fast Downward takes over: ~0.5 CPU-s at ~0.5 us per action per evaluation.
+#: Measured on the CoPE check (378 pairs, limit 10 s): the in-process stage still answers
+#: 333 of the 354 pairs it answered with the CPU limit alone, each in at most 0.6 CPU-s; the
+#: other 21 (0.6-3.4 CPU-s there) get the same verdicts from lazy-ff in at most 0.15 CPU-s;
+#: and no pair now spends more than 0.8 CPU-s in this stage before Fast Downward (one spent
+#: the whole 10 s CPU limit, action/p10/constraint2, which lazy-ff solves in 0.14 s).
+INTERNAL_WORK = 1_000_000
+
+
+class _Metered:
+    """h_FF that stops the search (``LimitReached``: UNKNOWN, handed to Fast Downward) once
+    it has scanned ``work`` ground actions, counted as evaluations times the task's ground
+    actions plus their conditional effects (each one a relaxed operator of its own: BlocksWorld
+    state/p05/constraint5, 812 actions and 1,764 conditional effects, costs 1.1 ms an
+    evaluation, where 611 plain actions cost 0.3 ms)."""
+
+    def __init__(self, task, work: int) -> None:
+        from planning_core.search.astar import HEURISTICS
+        self.h = HEURISTICS["ff"](task, 0)
+        self.work = work
+        size = len(task.actions) + sum(len(a.cond_effects) for a in task.actions)
+        self.left = max(1, work // max(1, size))   # evaluations allowed
+        self.__name__ = "ff"
+
+    def __call__(self, state: int) -> float:
+        from planning_core.limits import LimitReached
+        if self.left <= 0:
+            raise LimitReached("work limit", f"{self.work:,} h_FF action scans")
+        self.left -= 1
+        return self.h(state)
 
 
 def estimated_actions(domain: pddl.Domain, problem: pddl.Problem) -> int:
@@ -77,7 +112,7 @@ def _internal(domain: pddl.Domain, problem: pddl.Problem, time_limit: float,
 
     Only SOLVED (a plan, validated by the caller) and UNSOLVABLE (relaxed unreachability,
     or greedy search exhausting the reachable states) are kept; whatever stops the search
-    early, node budget or the wall-clock guard, hands the task to Fast Downward, whose
+    early (node or work budget, or the CPU-time guard) hands the task to Fast Downward, whose
     CPU budget then decides. So machine load can change which engine answers, never the
     answer. A feature the grounder does not implement comes back as its error, for the
     caller to raise if Fast Downward cannot take the task either.
@@ -86,7 +121,8 @@ def _internal(domain: pddl.Domain, problem: pddl.Problem, time_limit: float,
 
     from planning_core.heuristics.relaxed import goal_relaxed_reachable
     from planning_core.limits import Budget, LimitReached, Limits
-    from planning_core.solve import ground_task, internal_search
+    from planning_core.search.astar import greedy
+    from planning_core.solve import ground_task
 
     start = time.perf_counter()
     budget = Budget(Limits(time_s=time_limit, memory_mb=memory_limit))   # CPU s and memory
@@ -101,8 +137,8 @@ def _internal(domain: pddl.Domain, problem: pddl.Problem, time_limit: float,
         return SolveResult(Status.UNSOLVABLE, None, None, "internal",
                            time.perf_counter() - start, stats, "relaxed unreachable")
     try:
-        out = internal_search(task, optimal=False, time_limit=time_limit,
-                              node_limit=INTERNAL_NODES, budget=budget)
+        out = greedy(task, heuristic=_Metered(task, INTERNAL_WORK), time_limit=time_limit,
+                     node_limit=INTERNAL_NODES, budget=budget)
     except LimitReached:
         return None
     if out.status is Status.UNKNOWN:
