@@ -426,16 +426,21 @@ def render(raw: dict) -> str:
         f"clusters) and the scheduler's (measured at {', '.join(map(str, sorted(sched_task)))}"
         f" threads; the nearest is used, the {widest}-thread figure beyond);",
         "* tasks: what the executor's own `ChunkSizer` makes of the pairs at the measured "
-        "pair cost (single-pair probes first, then chunks of at least `target_s(N)` "
-        "seconds, at most remaining / (4 N)).",
+        "pair cost (the first window, 2 N chunks, are single pairs, to measure the cost; "
+        "then chunks of at least `target_s(N)` seconds, at most remaining / (4 N); so the "
+        "single-pair probes are most of the tasks at 512 and more workers).",
         "",
         "Assumptions: the client, the scheduler and every worker have a core of their own "
         "(here they shared 2); the serial parts do not overlap each other or the workers "
         "(an upper bound: in fact they run at once); the workers' CPU per pair does not "
         "change with N (each worker keeps its own ground-truth cache, so a pair whose "
         "problem another worker already solved costs more: the 2-worker figure is used); "
-        "the pairs cost what this subset's do (the mean is dominated by the few that run "
-        f"into the {raw['time_limit']:g} s limit); the scheduler's cost per task beyond "
+        "the pairs cost what this subset's do ("
+        + (f"none ran into the {raw['time_limit']:g} s limit: the longest took {longest:.1f} s; "
+           "a mix with more pairs at the limit has a larger parallel part"
+           if longest < 0.9 * raw["time_limit"] else
+           f"some ran into the {raw['time_limit']:g} s limit, and those dominate the mean")
+        + f"); the scheduler's cost per task beyond "
         f"{widest} threads is the {widest}-thread figure; the chunk sizer sees a chunk's "
         "wall time inside the worker, here taken equal to its CPU; reading the datasets "
         "and writing `--out` stay in the one command process. No T(N) is below the "
