@@ -33,7 +33,7 @@ writes that section of the results file (a separate run: it takes minutes per ex
 Writes ``benchmarks/results/executor_scaling_cope.md`` (raw measurements to
 ``--raw``, from which ``--render`` rewrites the file without measuring). Usage::
 
-    nice python benchmarks/executor_scaling_cope.py [--stride 8] [--repeat 3]
+    nice python benchmarks/executor_scaling_cope.py [--stride 4] [--repeat 3]
     python benchmarks/executor_scaling_cope.py --full-equality
 """
 from __future__ import annotations
@@ -238,7 +238,7 @@ RAW_PATH = [RAW]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--stride", type=int, default=8)
+    parser.add_argument("--stride", type=int, default=4)
     parser.add_argument("--repeat-plans", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=3, help="runs per configuration "
                         "(medians are reported)")
@@ -439,7 +439,10 @@ def render(raw: dict) -> str:
         + (f"none ran into the {raw['time_limit']:g} s limit: the longest took {longest:.1f} s; "
            "a mix with more pairs at the limit has a larger parallel part"
            if longest < 0.9 * raw["time_limit"] else
-           f"some ran into the {raw['time_limit']:g} s limit, and those dominate the mean")
+           f"pairs ran into the {raw['time_limit']:g} s limit: in `local 1` the longest took "
+           f"{by['local 1']['longest_item_s']:.1f} s of the run's "
+           f"{by['local 1']['command_cpu']:.1f} s of CPU, so the few such pairs weigh "
+           "heavily in the mean")
         + f"); the scheduler's cost per task beyond "
         f"{widest} threads is the {widest}-thread figure; the chunk sizer sees a chunk's "
         "wall time inside the worker, here taken equal to its CPU; reading the datasets "
