@@ -39,6 +39,7 @@ Writes ``benchmarks/results/executor_scaling_cope.md`` (raw measurements to
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import os
@@ -66,6 +67,7 @@ CONFIGS = (("local 1", 0, ["--workers", "1"]), ("local 2", 0, ["--workers", "2"]
            ("LocalCluster 2", 0, ["--scheduler", "local:2"]))
 
 
+@functools.lru_cache(maxsize=None)
 def _scaling():
     """``executor_scaling.py`` (its cluster of real scheduler and worker processes, its
     no-op measurement and its chunk-sizer simulation)."""
@@ -496,11 +498,7 @@ def render(raw: dict) -> str:
 
 
 def _duration(seconds: float) -> str:
-    if seconds >= 3600:
-        return f"{seconds / 3600:.1f} h"
-    if seconds >= 60:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds:.1f} s"
+    return _scaling()._duration(seconds)
 
 
 MARK, END = "<!-- full-equality -->", "<!-- /full-equality -->"
