@@ -39,7 +39,7 @@ are all relaxed-reachable (``tests/ground/test_ipc.py`` checks the atoms against
 
 Limits: ``ground(..., budget=...)`` meters the fixpoint and instantiation (CPU time and
 estimated memory, ``planning_core.limits``); without a budget the default memory limit
-(half the machine) still holds. Hitting a limit raises ``LimitReached``: a task that
+(half the memory this process may use) still holds. Hitting a limit raises ``LimitReached``: a task that
 grounds to millions of actions ends UNKNOWN at the limit instead of filling the machine.
 """
 from __future__ import annotations

@@ -99,7 +99,8 @@ def register(subparsers, methods: Mapping[str, object],
     p.add_argument("--memory-limit", type=seconds, default=None, metavar="MB",
                    help="methods pddl and ltl: megabytes for reading, grounding and solving "
                         "a model's task before its row is unknown (default: half the "
-                        "machine's memory; Fast Downward 4096)")
+                        "memory this process may use, cgroup and Slurm limits included; "
+                        "Fast Downward 4096)")
     p.add_argument("--checks", metavar="FILE",
                    help="`cope check --json` output: our answers to \"does a plan exist?\", "
                         "used to flag doubtful labels without solving again")
