@@ -12,7 +12,9 @@ moving from a lit room lights the next one (a conditional effect). Goal: the key
 """
 from __future__ import annotations
 
+import json
 import textwrap
+from pathlib import Path
 
 DOMAIN = textwrap.dedent("""\
     (define (domain trap)
@@ -85,3 +87,19 @@ def record(task: str, answer=None, *, problem: str = PROBLEM, question: str | No
             "question": question or QUESTIONS[task],
             "answer": STORED[task] if answer is None else answer,
             "PDDL_domain": DOMAIN, "PDDL_problem": problem}
+
+
+def write_score_files(folder: Path) -> tuple[Path, Path]:
+    """Four questions of four kinds (``q.json``) and one answer each (``a.jsonl``) in
+    ``folder``: the inputs of the ``acp score`` command tests."""
+    questions = [record("app", qid="1"), record("val", qid="1"), record("reach", qid="2"),
+                 record("land", qid="3")]
+    q = folder / "q.json"
+    q.write_text(json.dumps(questions))
+    a = folder / "a.jsonl"
+    answers = [{"id": "1", "task": "app", "response": "(move r0 r1) (pick c r0)"},
+               {"id": "1", "task": "val", "response": "The answer is 3."},
+               {"id": "2", "response": "(in g r0)"},
+               {"id": "3", "response": "(holding k)"}]
+    a.write_text("\n".join(json.dumps(x) for x in answers) + "\n")
+    return q, a

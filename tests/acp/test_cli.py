@@ -7,22 +7,12 @@ import pytest
 
 from planning_core.console import main
 
-from tests.acp.acp_fixtures import record
+from tests.acp.acp_fixtures import record, write_score_files
 
 
 @pytest.fixture
 def files(tmp_path):
-    questions = [record("app", qid="1"), record("val", qid="1"), record("reach", qid="2"),
-                 record("land", qid="3")]
-    q = tmp_path / "q.json"
-    q.write_text(json.dumps(questions))
-    a = tmp_path / "a.jsonl"
-    answers = [{"id": "1", "task": "app", "response": "(move r0 r1) (pick c r0)"},
-               {"id": "1", "task": "val", "response": "The answer is 3."},
-               {"id": "2", "response": "(in g r0)"},
-               {"id": "3", "response": "(holding k)"}]
-    a.write_text("\n".join(json.dumps(x) for x in answers) + "\n")
-    return q, a, tmp_path / "out.jsonl"
+    return (*write_score_files(tmp_path), tmp_path / "out.jsonl")
 
 
 def run(capsys, *argv):

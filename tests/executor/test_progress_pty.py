@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.acp.acp_fixtures import record
+from tests.acp.acp_fixtures import write_score_files
 from tests.cope.minicope import write_minicope, write_outputs
 from tests.conftest import DOMAINS
 from tests.toolplans.toolplans_fixtures import TASK, VALID
@@ -112,17 +112,7 @@ def test_validate_batch_draws_its_bar_on_a_dask_cluster(tmp_path):
 
 @pytest.fixture
 def acp_files(tmp_path):
-    questions = [record("app", qid="1"), record("val", qid="1"), record("reach", qid="2"),
-                 record("land", qid="3")]
-    q = tmp_path / "q.json"
-    q.write_text(json.dumps(questions))
-    a = tmp_path / "a.jsonl"
-    answers = [{"id": "1", "task": "app", "response": "(move r0 r1) (pick c r0)"},
-               {"id": "1", "task": "val", "response": "The answer is 3."},
-               {"id": "2", "response": "(in g r0)"},
-               {"id": "3", "response": "(holding k)"}]
-    a.write_text("\n".join(json.dumps(x) for x in answers) + "\n")
-    return q, a
+    return write_score_files(tmp_path)
 
 
 @pytest.mark.parametrize("where", [[], ["--workers", "2"]], ids=["serial", "local-2"])
