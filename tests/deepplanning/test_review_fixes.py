@@ -50,7 +50,7 @@ def test_a_turn_that_fits_the_budget_exactly_is_not_cut(travel_task):
 
 
 # ---- score carries on past a task whose database is missing ------------------------------
-def _two_travel_tasks(tmp_path):
+def two_travel_tasks(tmp_path):
     """A query file of tasks 3 and 4, a database holding only id_3, plans for both."""
     entries, plans = [], tmp_path / "plans"
     plans.mkdir()
@@ -74,7 +74,7 @@ def run_cli(capsys, *argv):
 
 
 def test_score_records_a_missing_database_folder_and_scores_the_others(tmp_path, capsys):
-    q, db, plans, entries = _two_travel_tasks(tmp_path)
+    q, db, plans, entries = two_travel_tasks(tmp_path)
     code, out, err = run_cli(capsys, "deepplanning", "score", "travel", "--queries", q,
                              "--database", db, "--plans", plans, "--json")
     assert code == 2 and "1 task(s) with bad input" in err
@@ -110,7 +110,7 @@ def test_score_records_a_missing_shopping_case_and_scores_the_others(tmp_path, c
 def test_a_task_id_that_is_not_a_folder_name_is_refused_per_task(tmp_path, capsys, bad):
     from planning_core.validators.deepplanning.tasks import find_tasks
 
-    q, db, plans, entries = _two_travel_tasks(tmp_path)
+    q, db, plans, entries = two_travel_tasks(tmp_path)
     # a database reachable through the hostile id, if it were followed
     travel(0, 4)["db"].write(tmp_path / "etc")
     entries[1]["id"] = bad
@@ -128,7 +128,7 @@ def test_a_task_id_that_is_not_a_folder_name_is_refused_per_task(tmp_path, capsy
 
 def test_run_records_a_hostile_id_as_that_task_s_failed_case(tmp_path, capsys):
     # as in score: a refused id is a scored failed case (bad_input, counted in N), exit 2
-    q, db, plans, entries = _two_travel_tasks(tmp_path)
+    q, db, plans, entries = two_travel_tasks(tmp_path)
     travel(0, 4)["db"].write(tmp_path / "id_x" / "etc")
     entries[1]["id"] = "x/../../etc"
     q.write_text(json.dumps(entries))
@@ -223,7 +223,7 @@ def test_an_integral_float_is_an_integer_as_json_schema_says(shop_tools):
 
 @pytest.mark.parametrize("n", [201, 240, 252])
 def test_an_id_too_long_for_its_plan_file_name_is_refused_not_a_crash(tmp_path, capsys, n):
-    q, db, plans, entries = _two_travel_tasks(tmp_path)
+    q, db, plans, entries = two_travel_tasks(tmp_path)
     entries[1]["id"] = "a" * n      # id_<id>_converted.json is over 255 bytes from 238 on
     q.write_text(json.dumps(entries))
     code, out, err = run_cli(capsys, "deepplanning", "score", "travel", "--queries", q,
@@ -234,7 +234,7 @@ def test_an_id_too_long_for_its_plan_file_name_is_refused_not_a_crash(tmp_path, 
 
 
 def test_queries_database_refuses_a_hostile_id_per_query(tmp_path, capsys):
-    q, db, plans, entries = _two_travel_tasks(tmp_path)
+    q, db, plans, entries = two_travel_tasks(tmp_path)
     travel(0, 4)["db"].write(tmp_path / "etc")       # reachable as db/id_x/../../etc
     (db / "id_x").mkdir()
     entries[1]["id"] = "x/../../etc"

@@ -8,6 +8,7 @@ import sys
 
 from planning_core.console import main
 from tests.deepplanning.fixtures import shopping, travel
+from tests.deepplanning.test_review_fixes import two_travel_tasks
 
 
 def cli(capsys, *argv):
@@ -17,16 +18,7 @@ def cli(capsys, *argv):
 
 
 def test_run_counts_a_task_with_no_database_in_n_as_score_does(tmp_path, capsys):
-    entries, plans = [], tmp_path / "plans"
-    plans.mkdir()
-    for i in (3, 4):
-        t = travel(0, i)
-        entries.append(t["entry"])
-        (plans / f"id_{t['entry']['id']}.json").write_text(json.dumps(t["plan"]))
-    db = tmp_path / "db"
-    travel(0, 3)["db"].write(db / f"id_{entries[0]['id']}")   # the second task has none
-    q = tmp_path / "q.json"
-    q.write_text(json.dumps(entries))
+    q, db, plans, entries = two_travel_tasks(tmp_path)   # the second task has no database
     out = tmp_path / "r.jsonl"
     code, text, err = cli(capsys, "deepplanning", "run", "--domain", "travel", "--agent",
                           "oracle", "--queries", q, "--database", db, "--out", out)
