@@ -103,8 +103,9 @@ def test_validate_honours_the_memory_limit(quantified, capsys):
     assert code == 3 and "memory limit" in out
 
 
-@pytest.mark.slow           # Fast Downward gets the limit twice after the in-process stage
-def test_cope_eval_pddl_answers_unknown(tmp_path, capsys):
+def _cope_eval_quantified(tmp_path, capsys, *limits: str) -> tuple[int, dict]:
+    """``cope eval --method pddl`` of one answer holding the quantified task: exit code and
+    its one row."""
     dataset = write_minicope(tmp_path)
     answer = ("```pddl\n" + QUANTIFIED_DOMAIN + "```\n```pddl\n"
               + quantified_problem(guard="(done)") + "```\n")
@@ -113,26 +114,22 @@ def test_cope_eval_pddl_answers_unknown(tmp_path, capsys):
                                    "constraint": "constraint1", "output": answer}) + "\n")
     results = tmp_path / "results.jsonl"
     code = main(["cope", "eval", "--dataset", str(dataset), "--method", "pddl", "--outputs",
-                 str(outputs), "--out", str(results), "--no-progress", "--time-limit", "1",
+                 str(outputs), "--out", str(results), "--no-progress", *limits,
                  "--no-label-check", "--workers", "1"])
     capsys.readouterr()
     (row,) = [json.loads(line) for line in results.read_text().splitlines()]
+    return code, row
+
+
+@pytest.mark.slow           # Fast Downward gets the limit after the in-process stage
+def test_cope_eval_pddl_answers_unknown(tmp_path, capsys):
+    code, row = _cope_eval_quantified(tmp_path, capsys, "--time-limit", "1")
     assert code == 0 and row["outcome"] == "unknown"
 
 
 def test_cope_eval_pddl_honours_the_memory_limit(tmp_path, capsys):
-    dataset = write_minicope(tmp_path)
-    answer = ("```pddl\n" + QUANTIFIED_DOMAIN + "```\n```pddl\n"
-              + quantified_problem(guard="(done)") + "```\n")
-    outputs = tmp_path / "outputs.jsonl"
-    outputs.write_text(json.dumps({"category": "baseline", "problem": "p01",
-                                   "constraint": "constraint1", "output": answer}) + "\n")
-    results = tmp_path / "results.jsonl"
-    code = main(["cope", "eval", "--dataset", str(dataset), "--method", "pddl", "--outputs",
-                 str(outputs), "--out", str(results), "--no-progress", "--time-limit", "10",
-                 "--memory-limit", "50", "--no-label-check", "--workers", "1"])
-    capsys.readouterr()
-    (row,) = [json.loads(line) for line in results.read_text().splitlines()]
+    code, row = _cope_eval_quantified(tmp_path, capsys, "--time-limit", "10",
+                                      "--memory-limit", "50")
     assert code == 0 and row["outcome"] == "unknown"
     # "memory limit" where the translator's allocation fails first, "time and memory limit"
     # where it spins at its address-space cap until the CPU limit (machine-dependent)
