@@ -230,3 +230,17 @@ def test_memory_block_and_feedback_name_no_id(task, profile):
     agent = ModelAgent(lambda p: prompts.append(p) or PLAN_CLOTH, memory=True)
     run_episode(env, agent)
     assert all("[w1]" not in p for p in prompts)
+
+
+def test_play_goes_on_after_a_plan_that_misses_the_goal(hand_profile, monkeypatch, capsys):
+    """Issue 31 item 5: a plan meeting every constraint but missing the goal ended the
+    session; a person now plays on (refinement turns, the verdict as feedback)."""
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("(move kitchen hall)\n\n" + PLAN_CLOTH
+                                                  + "\n\n"))
+    assert main(["adaptive", "play", str(hand_profile), "--tier", "main"]) == 0
+    out = capsys.readouterr().out
+    assert "does not reach the goal" in out and "refinement turn(s) follow" in out
+    assert "standard protocol: unsolved" in out and "outcome: success" in out
