@@ -116,6 +116,12 @@ def test_judged_words_run_with_three_judges_a_reader_and_a_simulator(hand_profil
     assert "| main | 100.00 | 100.00 | 100.00 | 100.00 | 100.00 | 0.00 | 0.00 |" in text
     assert "overall" not in text
     assert png.stat().st_size > 1000
+    capsys.readouterr()
+    assert main(["adaptive", "report", str(runs), "--json"]) == 0
+    table = json.loads(capsys.readouterr().out)["main"]
+    assert table["mode"] == "judged (j1, j2, j3; gamma 4.00)" and table["condition"] == "words"
+    assert table["rubric"]["safety"]["value"] == 4.5
+    assert table["acc_by_gamma"]["4.66"]["value"] == 0.0
 
 
 def test_gamma_five_fails_the_rubric_but_not_the_constraints(hand_profile, tmp_path):
@@ -184,6 +190,13 @@ def test_words_condition_reports_unreadable_steps_and_keeps_the_mapping(task, pr
                                       "unreadable": "there is no ladder here"}
     assert 'I could not follow step 2 ("Climb the ladder."): there is no ladder here' \
         in feedback
+    # a reader mapping one step to more actions than a plan may hold: unreadable
+    env = AdaptiveEnv(domain, problem, profile, "main", condition="words",
+                      max_plan_steps=5, reader=ModelReader(lambda p: json.dumps(
+                          {"steps": [{"step": 1, "actions": ["(move kitchen hall)"] * 6}]}),
+                          domain, problem))
+    _, _, info = env.step("1. Walk about.")
+    assert not info["turn"].readable and "limit 5" in info["turn"].words["error"]
     # a reader answering junk: every step unreadable, its answer kept, no crash
     env = AdaptiveEnv(domain, problem, profile, "main", condition="words",
                       reader=ModelReader(lambda p: "no idea", domain, problem))

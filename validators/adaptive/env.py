@@ -391,6 +391,13 @@ class AdaptiveEnv:
                                                           "error": result.report.message})
         mapping = self.reader(steps) if steps else {"steps": []}
         actions = [a for m in mapping["steps"] for a in m.get("actions", ())]
+        if len(actions) > self.max_plan_steps:      # a reader that maps to too much
+            result = PlanCheck(ValidationReport(
+                Verdict.PLAN_SYNTAX_ERROR, message=f"the reader mapped the plan to "
+                f"{len(actions)} actions, limit {self.max_plan_steps}"), 0, ())
+            return self._finish(plan_text, result, words={
+                "reader": mapping.get("reader"), "steps": [], "pddl": "",
+                "error": result.report.message})
         pddl_text = "\n".join(actions)
         words = dict(mapping, pddl=pddl_text)
         result = self.checker.check(pddl_text)
