@@ -257,3 +257,42 @@ def test_play_goes_on_after_a_plan_that_misses_the_goal(hand_profile, monkeypatc
     out = capsys.readouterr().out
     assert "does not reach the goal" in out and "refinement turn(s) follow" in out
     assert "standard protocol: unsolved" in out and "outcome: success" in out
+
+
+def test_a_judge_out_of_reach_fails_the_episode_and_resume_runs_it_again(hand_profile,
+                                                                          tmp_path):
+    from tests.models.chat_server import error
+
+    runs = tmp_path / "runs.jsonl"
+    down = lambda req, n: error(500) if req["model"] == "j2" else stub(req, n)  # noqa: E731
+    with ChatServer(down) as server:
+        assert _run(server, hand_profile, runs, "--retries", "0") == 0
+    row = json.loads(runs.read_text())
+    assert row["stage"] == "episode" and "error" in row
+    with ChatServer(stub) as server:
+        assert _run(server, hand_profile, runs) == 0
+    episodes, failures = read_results(runs)
+    assert len(episodes) == 1 and not failures and episodes[0].success
+
+
+def test_a_simulator_answer_that_cannot_be_used_falls_back_to_the_template(task, profile):
+    domain, problem = task
+    env = AdaptiveEnv(domain, problem, profile, "main", simulator=lambda p: "   ",
+                      simulator_name="user")
+    feedback, _, info = env.step(PLAN_VACUUM)
+    assert "There is no vacuum at home." in feedback
+    assert info["turn"].simulator == {"simulator": "user", "error": "empty answer",
+                                      "answer": "   "}
+    # the simulator is given the user's sentence only: no id, no attribute, no step
+    prompts = []
+    env = AdaptiveEnv(domain, problem, profile, "main",
+                      simulator=lambda p: prompts.append(p) or "No vacuum, sorry.")
+    env.step(PLAN_VACUUM)
+    assert "There is no vacuum at home." in prompts[0]
+    assert "w1" not in prompts[0] and "noisy" not in prompts[0] and "step" not in prompts[0]
+
+
+def test_words_with_a_model_agent_needs_a_reader(hand_profile, tmp_path, capsys):
+    assert main(["adaptive", "run", str(hand_profile), "--agent", "model", "--model", "m",
+                 "--condition", "words", "--out", str(tmp_path / "r.jsonl")]) == 2
+    assert "needs --reader MODEL" in capsys.readouterr().err

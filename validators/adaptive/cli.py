@@ -293,8 +293,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     env = AdaptiveEnv(domain, problem, profile, args.tier, **options,
                       **env_extra(domain, problem))
     print(env.reset())
-    print("Type a plan, one step per line; an empty line submits it." if
-          args.condition == "words" else
+    print(("Type a plan, one step per line; an empty line submits it." +
+           ("" if args.reader and args.reader != "rules" else
+            " Write each step as 'action: argument, argument' (the rules reader; "
+            "--reader MODEL reads free words).")) if args.condition == "words" else
           "Type a plan, one action per line; an empty line submits it.")
     done = False
     while not done:
@@ -339,6 +341,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not tiers:
         raise InputError("--tiers names no tier (e.g. --tiers mid or --tiers low,mid,high)")
     out = Path(args.out)
+    if args.condition == "words" and args.agent == "model" and not args.reader:
+        raise InputError("--condition words with --agent model needs --reader MODEL: the "
+                         "default rules reader reads only the scripted agents' step "
+                         "sentences ('pick up: iron, hall'); give --reader rules to use it")
     protocol, env_extra = _roles(args)
     if args.condition == "words" and args.agent != "model":
         from planning_core.validators.adaptive.agents import WordsAgent

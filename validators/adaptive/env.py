@@ -16,9 +16,11 @@ task (executable, reaches the goal). Then:
    the selected type; ``hint_withheld=True`` (not the paper's) adds a line saying that more
    remain and their number to the JSON.
 2. **Valid plan found** ends the episode (L57): the plan violates no constraint (the
-   paper's ConPass) and can be read. It is a *success* (Acc) when the plan also executes and
-   reaches the goal, the validator standing in for the paper's rubric judges; otherwise the
-   outcome is ``unsolved`` (constraints met, rubric failed).
+   paper's ConPass) and can be read. It is a *success* (Acc) when it also passes the
+   rubric: with ``judges`` (the judged mode, :mod:`.rubric`) every averaged dimension
+   reaches gamma; without (the symbolic mode) the validator stands in for the judges: the
+   plan executes and reaches the goal. Otherwise the outcome is ``unsolved`` (constraints
+   met, rubric failed).
 3. **Early stop** (L63, L426) after ``patience`` (tau = 2) consecutive turns that
    disclose no new constraint and do not end the episode (*stalled* turns).
 4. **Max turns** (L60, L413) when the budget ``max_turns`` (T = 20) is used up.
@@ -43,6 +45,12 @@ adds the validator's message and advice to every turn.
 tier's constraints of that type, ``"both"`` (default) all. ``show_attributes=True`` lists
 the objects' attributes in the observation; by default they are hidden and the agent must
 infer them (as in the paper, where "generate high heat" is the user's word for an iron).
+
+``condition="words"`` is the paper's view (:mod:`.words`): the observation is the
+household request, the plan is in words and ``reader`` maps its steps onto the domain's
+actions (the rules reader by default), and the mapped plan is checked as above; a step the
+reader cannot map makes the plan unreadable. The feedback says the disclosed constraints as
+the user would (:func:`.words.spoken`), or in the words of ``simulator`` (a model).
 
 The API is gym-like: ``obs = env.reset()``; ``feedback, done, info = env.step(plan_text)``
 with ``info["feedback"]`` the same feedback as JSON, ``info["verdict"]`` the validator's

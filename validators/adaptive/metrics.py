@@ -8,9 +8,12 @@ Acc, VPR and the shares, never a success; the paper divides by all 307, L405). E
 type ``x`` in the turn-``t`` feedback (:mod:`.env`), ``D_{i,t}^x`` those disclosed before
 turn ``t`` and ``Rep_{i,t}^x = F_{i,t}^x & D_{i,t}^x``:
 
-* **Acc** ``= 1/N sum_i [ConPass_{i,T_i} and RubPass_{i,T_i}]``: the terminal plan violates
-  no constraint and passes the task check (our stand-in for the rubric judges: it executes
-  and reaches the goal), i.e. the episode ends in ``success``.
+* **Acc** ``= 1/N sum_i [ConPass_{i,T_i} and RubPass_{i,T_i}]``: the terminal plan of the
+  standard protocol violates no constraint and passes: in the judged mode the rubric
+  judges' averaged scores all reach gamma (:mod:`.rubric`), in the symbolic mode the task
+  check (it executes and reaches the goal); i.e. the standard protocol ends in ``success``.
+  Every measure of Table 3 is over the standard protocol's turns; refinement turns are
+  reported apart (:func:`per_refinement`).
 * **VPR** ``= 1/N sum_i [ConPass_{i,T_i}]``: the terminal plan violates no constraint.
 * **Avg Turns** ``= 1/N sum_i T_i``.
 * **AWRV / AURV** ``= 1/N sum_i sum_t |Rep_{i,t}^w|`` (``^u``): repeated violations of
