@@ -48,6 +48,10 @@ DEFAULT_TIME_LIMIT_S = 60.0
 #: ``validate --batch``: longest plan read, in bytes (``--max-response-bytes``); a longer
 #: plan is a ``bad_input`` row, unread
 BATCH_MAX_PLAN_BYTES = 10_000_000
+#: ``validate --batch``: longest domain or problem file read, in bytes
+#: (``--max-task-bytes``; the row's memory limit caps it too); a longer one is a
+#: ``bad_input`` row, read only that far (the largest IPC problems are tens of MB)
+BATCH_MAX_TASK_BYTES = 200_000_000
 
 _DEFINE = re.compile(r"\A(?:\s|;[^\n]*(?:\n|\Z))*\(\s*define\s*\(\s*(domain|problem)\b", re.I)
 
@@ -93,6 +97,8 @@ class _Inputs:
 
 def _sort_roles(paths: list[str], max_bytes: int | None = None
                 ) -> tuple[_Inputs, list[PlanningError]]:
+    from planning_core.limits import LimitReached
+
     inputs = _Inputs()
     problems: list[PlanningError] = []
     for path in paths:
@@ -102,6 +108,9 @@ def _sort_roles(paths: list[str], max_bytes: int | None = None
         except PlanningError as err:
             problems.append(err)
             continue
+        except LimitReached as stop:   # the first plan's budget ran out (run_validate)
+            stop.file = path
+            raise
         role = classify(text)
         if role == "plan":
             inputs.plans.append((path, text))
@@ -196,11 +205,19 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
 
     from planning_core.pddl.files import FileTooLarge
 
-    memory_mb = Limits(memory_mb=memory_limit).budget().memory_mb
-    try:   # a file over the memory limit is not read whole (the budget starts after this)
-        inputs, problems = _sort_roles(paths, int(memory_mb * 2**20) if memory_mb else None)
+    limits = Limits(time_s=time_limit, memory_mb=memory_limit, wall_s=time_limit)
+    budget, stopped = limits.budget(), None
+    memory_mb = budget.memory_mb
+    try:   # the first plan's budget (and the wall-clock guard) covers reading the files;
+        with metering(budget):   # a file over the memory limit is not read whole
+            inputs, problems = _sort_roles(paths, int(memory_mb * 2**20) if memory_mb
+                                           else None)
     except MemoryError:   # RLIMIT_AS (a cluster's ulimit -v) ran out while reading
         print("unknown: memory limit: out of memory reading the files", file=err)
+        return ExitCode.UNKNOWN
+    except LimitReached as stop:
+        print(f"{getattr(stop, 'file', '<input>')}: unknown: {stop.limit}: {stop.detail} "
+              "while reading the files", file=err)
         return ExitCode.UNKNOWN
     too_large = [p for p in problems if isinstance(p, FileTooLarge)]
     if too_large:
@@ -214,8 +231,6 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
         for p in problems:  # a missing role has no file to name: say just what is missing
             print(error_line(p), file=err)
         return ExitCode.BAD_INPUT
-    limits = Limits(time_s=time_limit, memory_mb=memory_limit, wall_s=time_limit)
-    budget, stopped = limits.budget(), None
     try:
         with metering(budget):
             domain, problem, diags = load_task(*inputs.domain, *inputs.problem, cache=True)
@@ -336,11 +351,15 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                             "them")
     batch.add_argument("--no-progress", action="store_true",
                        help="--batch: no progress bar")
-    from planning_core.cli.args import add_bad_row_options
+    from planning_core.cli.args import add_bad_row_options, positive_int
 
     add_bad_row_options(batch, default_bytes=BATCH_MAX_PLAN_BYTES,
                         too_large="a bad_input row", bad_row="bad_input",
                         bad_rows="not JSON, missing fields, a repeated id")
+    batch.add_argument("--max-task-bytes", type=positive_int, default=BATCH_MAX_TASK_BYTES,
+                       metavar="N", help="--batch: longest domain or problem file read; a "
+                                         "longer one is a bad_input row (default "
+                                         f"{BATCH_MAX_TASK_BYTES})")
     add_executor_options(p, unit="(domain, problem)")
 
 
@@ -357,7 +376,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
                          strict=args.strict, time_limit=args.time_limit,
                          max_plan_bytes=args.max_response_bytes,
                          progress=not args.no_progress, out=sys.stdout, err=sys.stderr,
-                         memory_limit=args.memory_limit)
+                         memory_limit=args.memory_limit,
+                         max_task_bytes=args.max_task_bytes)
     if not args.files:
         raise InputError("the following arguments are required: FILE (a plan, a domain "
                          "and a problem, in any order), or --batch MANIFEST")

@@ -190,6 +190,7 @@ class BatchSettings:
     max_plan_bytes: int       # a longer plan file is bad_input, unread
     run: str = ""
     memory_limit: float | None = None   # MB per plan (None: the default, Limits)
+    max_task_bytes: int = 200_000_000   # a longer domain or problem file is bad_input
 
     def budget(self):
         """A fresh budget for one plan: CPU time only (on a busy worker a wall-clock limit
@@ -258,15 +259,21 @@ def _task(settings: BatchSettings, item: PlanItem, budget):
     with _CACHE_LOCK:
         hit = cache.get(key)
     if hit is None:
-        memory = budget.memory_mb
+        memory = int(budget.memory_mb * 2**20) if budget.memory_mb else None
+        cap = settings.max_task_bytes if memory is None else min(memory,
+                                                                  settings.max_task_bytes)
         try:
             with metering(budget):
-                hit = _load(item.domain, item.problem,
-                            int(memory * 2**20) if memory else None)
+                hit = _load(item.domain, item.problem, cap)
         except LimitReached as stop:
             hit = _Stopped(stop.limit, stop.detail, item.source)
         except FileTooLarge as big:
-            hit = _Stopped("memory limit", f"{big.file}: {big.message}", item.source)
+            if memory is not None and big.max_bytes >= memory:
+                hit = _Stopped("memory limit", f"{big.file}: {big.message}", item.source)
+            else:    # the task-file cap, not the row's memory: the input is refused
+                hit = (None, None, f"{big.file}: error: a task file longer than "
+                       f"{big.max_bytes} bytes (--max-task-bytes); read that much and "
+                       "stopped")
         except MemoryError:   # RLIMIT_AS (a cluster's ulimit -v) ran out while parsing
             hit = _Stopped("memory limit", "out of memory", item.source)
         with _CACHE_LOCK:
@@ -324,16 +331,17 @@ def _validate_one(settings: BatchSettings, item: PlanItem) -> dict:
             return _bad_row(item, f"{item.plan_path}: error: the plan is {size} bytes, longer "
                                   f"than {settings.max_plan_bytes} (--max-response-bytes); "
                                   "not read")
-        try:
-            text = read_text(item.plan_path, expected="a plan",
-                             max_bytes=settings.max_plan_bytes)
-        except PlanningError as err:
-            return _bad_row(item, error_line(err))
         name = item.plan_path
     else:
         text, name = item.plan_text, f"{item.source}:plan_text"
     try:
         with metering(budget):           # reading a 300,000-step plan counts too
+            if item.plan_path is not None:
+                try:
+                    text = read_text(item.plan_path, expected="a plan",
+                                     max_bytes=settings.max_plan_bytes)
+                except PlanningError as err:
+                    return _bad_row(item, error_line(err))
             plan = parse_plan(text, name)
     except LimitReached as stop:
         return _stopped_row(item, stop.limit, f"validation stopped at the {stop.limit} "
@@ -459,7 +467,8 @@ def _exit_code(rows: Sequence[dict]) -> int:
 
 def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict: bool,
               time_limit: float | None, max_plan_bytes: int, progress: bool,
-              out: TextIO, err: TextIO, memory_limit: float | None = None) -> int:
+              out: TextIO, err: TextIO, memory_limit: float | None = None,
+              max_task_bytes: int | None = None) -> int:
     """The ``validate --batch`` command (see the module doc); returns the exit code."""
     from planning_core.cli import ExitCode, error_line
     from planning_core.cli.executor_args import executor_for
@@ -487,6 +496,10 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
                   "skipped", file=err)
         if writer is not None and writer.note():
             print(writer.note(), file=err)
+        if writer is not None:   # rows about to be computed again: one row per id
+            again = {json.dumps(item.id) for item in todo}
+            writer.drop(lambda row: "source" not in row and not _final(row)
+                        and json.dumps(row.get("id")) in again)
 
         def emit(row: dict) -> None:
             if writer is not None:
@@ -505,7 +518,8 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
             else range(len(todo))
         work = [todo[k] for k in fresh]
         settings = BatchSettings(time_limit, max_plan_bytes, os.urandom(8).hex(),
-                                 memory_limit)
+                                 memory_limit, **({} if max_task_bytes is None else
+                                                  {"max_task_bytes": max_task_bytes}))
         with executor_for(executor_args, len(work), err) as executor:
             bar = _progress(len(work), progress, err)
             valid = 0
