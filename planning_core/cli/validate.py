@@ -164,22 +164,25 @@ def _parse_problem(text: str, path: str) -> pddl.Problem:
 
 
 def load_task(domain_path: str, domain_text: str, problem_path: str, problem_text: str,
-              *, cache: bool = False
+              *, cache: bool = False, pending: list | None = None
               ) -> tuple[pddl.Domain, pddl.Problem, tuple[pddl.Diagnostic, ...]]:
     """Parse and check; raises the first syntax error, returns semantic diagnostics.
 
     With ``cache``, a domain or problem parsed by an earlier call is read back from the
     parse cache (:mod:`planning_core.pddl.parse_cache`) instead of being parsed again: the
-    parser (and lark) is then not even imported."""
+    parser (and lark) is then not even imported. With ``pending`` too, new entries are
+    left in it to be stored later (``parse_cache.write_pending``), not under the active
+    budget."""
     from planning_core.pddl import ast
     from planning_core.pddl.checker import check_domain, check_problem
 
     if cache:
         from planning_core.pddl.parse_cache import cached_parse
 
-        domain = cached_parse("domain", domain_path, domain_text, _parse_domain, ast.Domain)
+        domain = cached_parse("domain", domain_path, domain_text, _parse_domain, ast.Domain,
+                              pending)
         problem = cached_parse("problem", problem_path, problem_text, _parse_problem,
-                               ast.Problem)
+                               ast.Problem, pending)
     else:
         domain = _parse_domain(domain_text, domain_path)
         problem = _parse_problem(problem_text, problem_path)
@@ -193,9 +196,30 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
 
     The parser, checker and simulator are imported here, not at the top, so that
     registering the command costs ``planning-core``'s other commands nothing. The first
-    plan's budget starts before the domain and problem are read: parsing and checking
-    count against it, and a task too big to read in time leaves every plan unknown.
+    plan's budget starts before the files are read: reading, parsing (or loading the parse
+    cache's entry) and checking count against it, and a task too big to read in time
+    leaves every plan unknown. New parse-cache entries are stored after the last report,
+    under a budget of their own (the same limits), so no plan's verdict or resources depend
+    on whether the cache was warm.
     """
+    pending: list = []
+    try:
+        return _run_validate(paths, verbose=verbose, as_json=as_json,
+                             show_warnings=show_warnings, out=out, err=err,
+                             time_limit=time_limit, silent=silent, memory_limit=memory_limit,
+                             pending=pending)
+    finally:
+        if pending:
+            from planning_core.limits import Limits
+            from planning_core.pddl.parse_cache import write_pending
+
+            write_pending(pending, Limits(time_s=time_limit, memory_mb=memory_limit,
+                                          wall_s=time_limit).budget())
+
+
+def _run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warnings: bool,
+                  out: TextIO, err: TextIO, time_limit: float | None, silent: str,
+                  memory_limit: float | None, pending: list) -> int:
     from planning_core.limits import LimitReached, Limits, metering
     from planning_core.pddl.checker import errors_of
     from planning_core.pddl.plans import parse_plan
@@ -233,7 +257,8 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
         return ExitCode.BAD_INPUT
     try:
         with metering(budget):
-            domain, problem, diags = load_task(*inputs.domain, *inputs.problem, cache=True)
+            domain, problem, diags = load_task(*inputs.domain, *inputs.problem, cache=True,
+                                               pending=pending)
     except LimitReached as stop:
         domain = problem = None
         diags, stopped = (), ValidationReport(Verdict.UNKNOWN, limit=stop.limit, message=(
