@@ -348,6 +348,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
             print(f"{len(rows) - len(todo)} row(s) already in {out}: skipped", file=sys.stderr)
         if writer.note():
             print(writer.note(), file=sys.stderr)
+        again = {r.id for r in todo}   # a retried row replaces its old one: one row per id
+        writer.drop(lambda row: bool(row.get("retry")) and str(row.get("id")) in again)
         fresh = writer.resume([r.id for r in todo])
         work = [todo[k] for k in fresh]
         with executor_for(args) as executor:
