@@ -392,3 +392,46 @@ def test_an_oversized_or_blocking_itinerary_is_that_tasks_row_not_the_runs_end(
         "answer file longer than 1000000 bytes (--max-response-bytes); not read")
     assert rows[blocked]["case_acc"] == 0 and "is a FIFO" in rows[blocked]["bad_input"]
     assert rows[good]["case_acc"] == 1                     # the others are still scored
+
+
+# ------------------------------------------------------------------ the same shape elsewhere
+
+def _fifo_commands(folder):
+    """Every command below names a FIFO where it reads a user's file."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from acp.acp_fixtures import write_score_files
+    from cope.minicope import write_minicope
+
+    fifo = folder / "answers.fifo"
+    os.mkfifo(fifo)
+    questions, _ = write_score_files(folder)
+    task = folder / "task.json"
+    sys.path.insert(0, str(ROOT / "tests" / "toolplans"))
+    from toolplans_fixtures import TASK
+
+    task.write_text(json.dumps(TASK))
+    return fifo, {
+        "acp score answers": ["acp", "score", "--questions", questions, "--answers", fifo,
+                              "--out", folder / "acp.jsonl", "--no-progress"],
+        "acp score questions": ["acp", "score", "--questions", fifo, "--answers",
+                                folder / "a.jsonl", "--out", folder / "acp2.jsonl",
+                                "--no-progress"],
+        "cope eval outputs": ["cope", "eval", "--dataset", write_minicope(folder), "--method",
+                              "planner", "--outputs", fifo, "--out", folder / "cope.jsonl",
+                              "--no-progress", "--no-label-check"],
+        "toolplans check output": ["toolplans", "check", task, fifo],
+        "toolplans batch rows": ["toolplans", "batch", "--rows", fifo, "--out",
+                                 folder / "tp.jsonl", "--no-progress"],
+        "deepplanning report": ["deepplanning", "report", fifo],
+        "validate --batch manifest": ["validate", "--batch", fifo],
+    }
+
+
+@pytest.mark.slow      # seven commands in children, ~4 s each
+def test_no_command_waits_on_a_fifo_it_is_named(tmp_path):
+    fifo, commands = _fifo_commands(tmp_path)
+    for name, argv in commands.items():
+        run = _child(*argv, timeout=120)
+        assert run.returncode == 2, (name, run.returncode, run.stderr[-500:])
+        assert str(fifo) in run.stderr and "is a FIFO" in run.stderr, (name, run.stderr)
+        assert "Traceback" not in run.stderr, name
