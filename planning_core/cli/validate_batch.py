@@ -34,8 +34,11 @@ that plan an ``unknown`` row naming the limit (``limit``: ``time limit`` or ``me
 limit``) and the phase; the worker remembers it for the run, so the task's other plans
 are ``unknown`` at once instead of each spending a whole limit on the same parse, and the
 batch goes on. A task file larger than the memory limit is not read whole: ``unknown``
-(memory limit). Reading the plan counts against the plan's budget too. A plan whose domain, problem or plan file cannot
-be read or does not parse, or whose task has semantic errors, gets verdict ``bad_input``
+(memory limit), and one over ``--max-task-bytes`` is ``bad_input``, read no further.
+Reading the plan counts against the plan's budget too. Only regular files are read (the
+shared reader, :mod:`planning_core.pddl.files`): a FIFO or a device named as a plan,
+domain or problem is a located ``bad_input`` row, never waited on. A plan whose domain,
+problem or plan file cannot be read or does not parse, or whose task has semantic errors, gets verdict ``bad_input``
 with the located error in ``message``; a manifest line that cannot be used (not JSON,
 missing fields, a repeated id) gets a ``bad_input`` row keyed by its ``source``
 (``manifest:line``), or stops the run with ``--strict``. A group whose task produced
@@ -45,7 +48,8 @@ With ``--out`` the rows are appended to a results file locked for the run
 (:class:`~planning_core.results_file.ResultsWriter`); ids already there with a verdict are
 skipped, so an interrupted run resumes (ids recorded as ``bad_input`` are tried again: their
 files may have been fixed or missing where the task ran; so are ``unknown`` rows marked
-``retry``, whose worker died), and every row is journalled as it arrives, so killing the
+``retry``, whose worker died; the old row of each is dropped from the file first, so it
+holds one row per id however often the batch is rerun), and every row is journalled as it arrives, so killing the
 command loses no validated row held back for manifest order. Without it the rows go to
 standard output. The summary goes to stderr.
 Exit code over the manifest's latest rows: 2 when any is ``bad_input``, else 1 when a plan

@@ -20,6 +20,15 @@ user too; anything unreadable, foreign or stale is ignored and the file parsed a
 Entries are written to a temporary file and renamed into place, so concurrent calls never
 read half an entry. Only the ``validate`` command uses the cache; the library's
 ``parse_domain``/``parse_problem`` never touch the disk.
+
+The cache is inside the caller's limits (issue 27: a hit unpickled 17 MB in one call that no
+budget saw, 3.4 CPU-s at ``--time-limit 0.3``). A read happens under the active budget
+(:func:`planning_core.limits.metering`): an entry that, unpickled, would not fit in the
+memory left (``LOADED_BYTES_PER_ENTRY_BYTE`` per byte) is not loaded (the file is parsed,
+metered, instead), and loading one checks the budget at every pickle frame, so a hit stops
+at the limit as a parse would. ``validate`` writes new entries after its last report
+(``pending``, :func:`write_pending`) under a budget of their own, pickled straight to the
+temporary file, a frame at a time, and abandoned at that budget's limit.
 """
 from __future__ import annotations
 
