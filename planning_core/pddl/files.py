@@ -57,19 +57,16 @@ def _open_regular(path: str | Path) -> tuple[int, int]:
     return fd, info.st_size
 
 
-#: budget ticks per byte read: a megabyte is ``CHECK_EVERY`` ticks, one full check
-_BYTES_PER_TICK = 256
-
-
 def _bounded(path: str | Path, max_bytes: int | None, budget) -> bytearray:
     """The bytes of a user-named file, the one bounded reader every command uses.
 
     Only a regular file is read (a FIFO, a device or a socket is an :class:`InputError`
     naming it, never opened for a blocking read). With ``max_bytes``, a file whose size is
     larger raises :class:`FileTooLarge` unread, and one that grows while read stops there.
-    It is read a megabyte at a time, ticking ``budget`` (else the active budget,
-    :func:`planning_core.limits.metering`) a tick per 256 bytes, so the read counts against
-    the caller's CPU, wall-clock and memory limits and stops at them (``LimitReached``).
+    It is read a megabyte at a time, checking ``budget`` (else the active budget,
+    :func:`planning_core.limits.metering`) after each whole megabyte, so the read counts
+    against the caller's CPU, wall-clock and memory limits and stops at them
+    (``LimitReached``); a file under a megabyte costs no check.
     (``f.read(limit)`` would allocate ``limit`` bytes before reading any: with the default
     memory limit, half the machine's memory, that failed under a smaller ``ulimit -v``.)
     OS failures become :class:`InputError` naming the file."""
@@ -88,8 +85,9 @@ def _bounded(path: str | Path, max_bytes: int | None, budget) -> bytearray:
                 if not chunk:
                     break
                 data += chunk
-                if budget is not None:
-                    budget.tick(len(chunk) // _BYTES_PER_TICK)
+                if budget is not None and len(chunk) == _CHUNK:
+                    budget.check(rss=True)   # (not tick: that would charge the phase's
+                    #                          unit_bytes per item to the memory estimate)
         if max_bytes is not None and len(data) > max_bytes:
             raise FileTooLarge(max_bytes, str(path))
     except FileNotFoundError:

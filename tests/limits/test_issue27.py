@@ -64,7 +64,7 @@ def test_the_reader_refuses_what_is_not_a_regular_file_without_blocking(tmp_path
         read_bytes(tmp_path)
 
 
-def test_the_reader_ticks_the_callers_budget_and_caps_the_size(tmp_path):
+def test_the_reader_checks_the_callers_budget_and_caps_the_size(tmp_path):
     big = tmp_path / "big.pddl"
     big.write_bytes(b"; comment\n" * 400_000)     # 4 MB: four chunks, four full checks
     with pytest.raises(LimitReached) as stop:
