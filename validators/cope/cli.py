@@ -221,6 +221,9 @@ def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
                   file=sys.stderr)
         if writer.note():
             print(writer.note(), file=sys.stderr)
+        again = {pair.key for pair in todo}   # a redone check replaces its old row
+        writer.drop(lambda row: "status" in row and _pair_key(row) is None
+                    and _row_pair(row) in again)
         fresh = writer.resume([pair.key for pair in todo])
         work = [todo[k] for k in fresh]
         with executor_for(args, len(work)) as executor, \
@@ -240,6 +243,10 @@ def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
     return tuple(known[pair.key] for pair in pairs)
 
 
+def _row_pair(row: dict) -> tuple:
+    return tuple(row.get(field) for field in ("dataset", "category", "problem", "constraint"))
+
+
 def _pair_key(row: dict) -> tuple | None:
     """The pair a ``cope check --out`` or ``cope eval`` row is the result of (None for a
     bad_input row, which names no pair that is done, and for a row that is not final: a
@@ -254,7 +261,7 @@ def _pair_key(row: dict) -> tuple | None:
                 return None
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
-    return tuple(row.get(field) for field in ("dataset", "category", "problem", "constraint"))
+    return _row_pair(row)
 
 
 # --------------------------------------------------------------------------- eval

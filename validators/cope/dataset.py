@@ -434,9 +434,12 @@ def pair_objects(pair: Pair) -> tuple[tuple[str, str | None], ...]:
     for path in (pair.problem_path, pair.domain_path):
         if path is None:
             continue
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        from planning_core.errors import InputError
+        from planning_core.pddl.files import read_bytes
+
+        try:   # the shared bounded reader: a regular file only
+            text = read_bytes(path).decode("utf-8", errors="replace")
+        except (OSError, InputError):
             continue
         for name, kind in read_objects(text):
             found.setdefault(name, kind)

@@ -93,14 +93,10 @@ class Job:
 
 
 def _lines(path: Path) -> Iterable[tuple[int, str]]:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        raise InputError("no such file", file=str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, expected a JSONL file", file=str(path)) from None
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
+    from planning_core.pddl.files import read_bytes
+
+    # the shared bounded reader: a regular file only (a FIFO is refused, never waited on)
+    text = read_bytes(path).decode("utf-8", errors="replace")
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             yield number, line

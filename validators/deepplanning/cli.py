@@ -35,6 +35,10 @@ from planning_core.cli.args import positive_int
 from planning_core.errors import InputError
 from planning_core.validators.models.options import add_model_arguments
 
+#: ``score``: longest itinerary or cart file read (``--max-response-bytes``); a longer one
+#: is that task's failed case, unread (the released itineraries are a few KB)
+MAX_ANSWER_BYTES = 10_000_000
+
 __all__ = ["register"]
 
 
@@ -82,6 +86,9 @@ def register(subparsers) -> None:
     p.add_argument("--plans", metavar="DIR", help="travel: folder of id_N.json itineraries")
     p.add_argument("--scoring", choices=("paper", "released"), default="paper")
     p.add_argument("--json", action="store_true", help="one JSON line per task")
+    p.add_argument("--max-response-bytes", type=positive_int, default=MAX_ANSWER_BYTES,
+                   metavar="N", help="longest itinerary or cart read; a longer one is a "
+                                     f"failed case, unread (default {MAX_ANSWER_BYTES})")
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("report", help="Table 2 from run results")
@@ -277,31 +284,51 @@ def cmd_run(args: argparse.Namespace) -> int:
     return ExitCode.FAILED if failed else ExitCode.OK
 
 
+def _answer(path: Path, max_bytes: int) -> tuple[str | None, str | None]:
+    """``(text, None)`` of an answer file (a bad UTF-8 byte replaced, as the released
+    scorer reads it), or ``(None, why)`` when it is longer than ``max_bytes``: read by the
+    shared bounded reader (a FIFO or device is an ``InputError``, that task's bad input),
+    never more than ``max_bytes`` (a 1 GB itinerary took 48 s and 2.1 GB, and one over the
+    machine's memory ended the whole run)."""
+    from planning_core.pddl.files import FileTooLarge, read_bytes
+
+    try:
+        data = read_bytes(path, max_bytes=max_bytes)
+    except FileTooLarge:
+        return None, (f"answer file longer than {max_bytes} bytes (--max-response-bytes); "
+                      "not read")
+    return data.decode("utf-8", errors="replace"), None
+
+
 def _score_one(args: argparse.Namespace, task) -> tuple[dict, bool]:
-    """The verdict of one task's written answer, and whether its answer file is missing."""
+    """The verdict of one task's written answer, and whether it failed without being read
+    (its answer file missing, or over ``--max-response-bytes``)."""
     from planning_core.validators.deepplanning.shopping_score import score_cart
     from planning_core.validators.deepplanning.travel_score import score_travel
 
+    limit = getattr(args, "max_response_bytes", MAX_ANSWER_BYTES)
     if args.domain == "travel":
         plans = Path(args.plans)
         db = task.travel_db()      # InputError (no folder, bad id) before any plan is read
         path = next((p for p in (plans / f"id_{task.task_id}.json",
                                  plans / f"id_{task.task_id}_converted.json")
-                     if p.is_file()), None)
-        text = path.read_text(encoding="utf-8", errors="replace") if path else ""
-        v = score_travel(text, task.meta, db, task_id=task.task_id,
+                     if p.exists()), None)
+        text, why = _answer(path, limit) if path else ("", "no plan file")
+        v = score_travel(text or "", task.meta, db, task_id=task.task_id,
                          mode=args.scoring).to_json()
-        if path is None:
-            v["parse_error"] = "no plan file"
-        return v, path is None
+        if why is not None:
+            v["parse_error"] = why
+        return v, why is not None
     case = task.shopping_case()
     cart_path = task.folder / "cart.json"
-    cart = cart_path.read_text(encoding="utf-8", errors="replace") \
-        if cart_path.is_file() else "{}"
+    cart, why = _answer(cart_path, limit) if cart_path.exists() else ("{}", None)
     stock = {i: p.get("stock_quantity") for i, p in case.by_id.items()}
-    return dict(score_cart(cart, case.truth, set(case.by_id), task_id=task.task_id,
-                           mode=args.scoring, stock=stock, case=case).to_json(),
-                level=task.meta.get("level")), False
+    v = dict(score_cart(cart or "{}", case.truth, set(case.by_id), task_id=task.task_id,
+                        mode=args.scoring, stock=stock, case=case).to_json(),
+             level=task.meta.get("level"))
+    if why is not None:
+        v["parse_error"] = why
+    return v, why is not None
 
 
 def _bad_input_verdict(domain: str, mode: str, task, reason: str) -> dict:

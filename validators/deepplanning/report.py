@@ -249,8 +249,10 @@ def load_rows(path, *, torn_tail: bool = False) -> list[dict]:
 
     rows = []
     try:
-        with open(path, "rb") as f:                  # bytes: a bad UTF-8 byte is located
-            raws = f.read().split(b"\n")
+        from planning_core.pddl.files import read_bytes
+
+        # bytes (a bad UTF-8 byte is located), by the shared reader: a regular file only
+        raws = read_bytes(path).split(b"\n")
         for n, raw in enumerate(raws, 1):
             try:
                 line = raw.decode("utf-8")

@@ -80,20 +80,24 @@ class ShoppingCase:
         folder = Path(folder)
         path = folder / "products.jsonl"
         products = []
-        try:
-            with path.open(encoding="utf-8") as f:
-                for n, line in enumerate(f, 1):
-                    if line.strip():
-                        try:
-                            product = loads(line)
-                        except json.JSONDecodeError as err:
-                            raise InputError(f"not JSON: {err.msg}", file=str(path), line=n,
-                                             column=err.colno) from None
-                        if not isinstance(product, dict) or \
-                                not isinstance(product.get("product_id"), (str, int)):
-                            raise InputError("a product must be an object with a "
-                                             "product_id", file=str(path), line=n, column=1)
-                        products.append(product)
+        from planning_core.pddl.files import read_bytes
+
+        try:   # the shared bounded reader: a regular file only (a FIFO is refused)
+            text = read_bytes(path).decode("utf-8")
+            # lines as a text-mode file gives them (universal newlines)
+            lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            for n, line in enumerate(lines, 1):
+                if line.strip():
+                    try:
+                        product = loads(line)
+                    except json.JSONDecodeError as err:
+                        raise InputError(f"not JSON: {err.msg}", file=str(path), line=n,
+                                         column=err.colno) from None
+                    if not isinstance(product, dict) or \
+                            not isinstance(product.get("product_id"), (str, int)):
+                        raise InputError("a product must be an object with a "
+                                         "product_id", file=str(path), line=n, column=1)
+                    products.append(product)
         except OSError as err:
             raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
         except UnicodeDecodeError as err:

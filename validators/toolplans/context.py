@@ -14,7 +14,17 @@ from planning_core.validators.toolplans.compile import Compiled, compile_task
 from planning_core.validators.toolplans.relevance import relevant_tools
 from planning_core.validators.toolplans.spec import ToolTask
 
-__all__ = ["TaskContext"]
+__all__ = ["TaskContext", "time_left"]
+
+
+def time_left(time_limit: float) -> float:
+    """``time_limit``, or less when the active budget (the row's) has less left: a search
+    or h* call of a row never runs past the row's limit."""
+    from planning_core.limits import active_budget
+
+    budget = active_budget()
+    left = budget.remaining_s() if budget is not None else None
+    return time_limit if left is None else max(0.0, min(time_limit, left))
 
 
 class TaskContext:
@@ -44,8 +54,23 @@ class TaskContext:
 
     @cached_property
     def ground(self):
+        """The ground folded task, under the active budget (the row's, ``batch`` and the
+        commands set it: :func:`planning_core.limits.metering`): 2,000 copies of one tool
+        ground for seconds, and 10,000 ran past 150 s at ``--time-limit 2``. A grounding
+        that stops at the limit raises ``LimitReached``, and so does every later use of
+        this context (the same limit holds for the task's next row: not tried again)."""
         from planning_core.ground import ground
-        return ground(self.folded.domain, self.folded.problem)
+        from planning_core.limits import LimitReached, active_budget
+
+        stopped = self.__dict__.get("_ground_stop")
+        if stopped is not None:
+            raise LimitReached(stopped.limit, f"{stopped.detail}; grounding this task stopped "
+                               "at the limit for an earlier row, not tried again")
+        try:
+            return ground(self.folded.domain, self.folded.problem, budget=active_budget())
+        except LimitReached as stop:
+            self.__dict__["_ground_stop"] = stop
+            raise
 
     @cached_property
     def relevant(self) -> frozenset[str]:

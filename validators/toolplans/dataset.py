@@ -38,10 +38,16 @@ class ReferenceTask:
 
 def load_domain(path: str | Path, *, variant: bool = False) -> list[ReferenceTask]:
     path = Path(path)
-    try:
-        data = safe_json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as err:
+    from planning_core.errors import InputError
+    from planning_core.pddl.files import read_bytes
+
+    try:   # the shared bounded reader: a regular file only (a FIFO is refused)
+        data = safe_json.loads(read_bytes(path).decode("utf-8"))
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ToolSpecError(f"cannot read the task file: {err}", file=str(path)) from None
+    except InputError as err:
+        raise ToolSpecError(f"cannot read the task file: {err.message}",
+                            file=str(path)) from None
     tools_path = path.parent / data["tools"]
     if not tools_path.exists():
         tools_path = path.parent.parent / data["tools"]
