@@ -122,25 +122,27 @@ class Validator:
         return closed if fluents is None else fluent_state(closed, fluents)
 
     def validate(self, plan: Plan | str, trace: bool = False,
-                 budget: Budget | None = None) -> ValidationReport:
+                 budget: Budget | None = None, tolerance: float | None = None) -> ValidationReport:
         """Simulate ``plan`` from the initial state; ``trace`` records each step's changes.
 
         ``budget`` (``planning_core.limits``) bounds the CPU time and memory of quantifier
         and derived-predicate evaluation; at its limit the verdict is ``UNKNOWN``, naming it.
+        ``tolerance`` is VAL's ``-t`` for timed plans (default 0.01, as VAL's).
         """
         if budget is None:
-            return self._validate(plan, trace)
+            return self._validate(plan, trace, tolerance)
         metered = object.__new__(type(self))   # copy.copy(self), without importing copy
         metered.__dict__.update(self.__dict__)  # (and weakref): one validate call per plan
         metered.universe = self.universe.metered(budget)
         try:
-            return metered._validate(plan, trace)
+            return metered._validate(plan, trace, tolerance)
         except LimitReached as err:
             return ValidationReport(Verdict.UNKNOWN, limit=err.limit,
                                     message=f"validation stopped at the {err.limit} "
                                             f"({err.detail}); no verdict")
 
-    def _validate(self, plan: Plan | str, trace: bool) -> ValidationReport:
+    def _validate(self, plan: Plan | str, trace: bool,
+                  tolerance: float | None = None) -> ValidationReport:
         if isinstance(plan, str):
             plan = parse_plan(plan)
         if plan.errors:
@@ -148,7 +150,7 @@ class Validator:
         if self.temporal or any(a.durative for a in self.compiled.domain.actions):
             from planning_core.validate.timed import validate_timed
 
-            return validate_timed(self, plan, trace)
+            return validate_timed(self, plan, trace, tolerance)
         actions, universe = self.compiled.actions, self.universe
         fluents = dict(self.fluents)
         state = fluent_state(self.init, fluents) if self.numeric else set(self.init)
@@ -394,6 +396,8 @@ def validator_for(domain: pddl.Domain, problem: pddl.Problem) -> Validator:
 
 
 def validate_plan(domain: pddl.Domain, problem: pddl.Problem, plan: Plan | str,
-                  trace: bool = False, budget: Budget | None = None) -> ValidationReport:
+                  trace: bool = False, budget: Budget | None = None,
+                  tolerance: float | None = None) -> ValidationReport:
     """Validate ``plan`` (parsed, or plan-file text) like VAL; see :class:`Validator`."""
-    return validator_for(domain, problem).validate(plan, trace=trace, budget=budget)
+    return validator_for(domain, problem).validate(plan, trace=trace, budget=budget,
+                                                   tolerance=tolerance)
