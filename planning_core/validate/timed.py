@@ -51,10 +51,13 @@ class _Instant:
         self.start = self.end = None
 
     def text(self) -> str:
+        """As VAL names a snap action: ``(boil k1) - start``, ``(boil k1) - end``."""
         if self.til is not None:
             t = self.til
             atom = str(t.atom) if t.positive else f"(not {t.atom})"
             return f"timed initial literal (at {t.time:g} {atom})"
+        if self.kind in ("start", "end"):
+            return f"{self.step} - {self.kind}"
         return str(self.step)
 
 
@@ -152,8 +155,9 @@ def validate_timed(v, plan: Plan, trace: bool, tolerance: float | None = None) -
                                      f"{err.fluent}, which has no value"),
                                trace=tuple(steps), warnings=tuple(warnings))
             if not ok:
-                return replace(_invariant_failed(v, r, full, first), trace=tuple(steps),
-                               warnings=tuple(warnings))
+                until = instants[k].time if k < n else r.end.time
+                return replace(_invariant_failed(v, r, full, first, until),
+                               trace=tuple(steps), warnings=tuple(warnings))
     return _finish(v, plan, full, fluents, last_time, tuple(steps), warnings)
 
 
@@ -203,10 +207,10 @@ def _where(inst: _Instant, time: float) -> str:
             f"time {_fmt(time)}")
 
 
-def _fail(verdict: Verdict, inst: _Instant, time: float, message: str, **more) -> ValidationReport:
+def _fail(verdict: Verdict, inst: _Instant, time: float, message: str,
+          action: str | None = None, **more) -> ValidationReport:
     step = inst.step
-    return ValidationReport(verdict, step=inst.index or None,
-                            action=str(step) if step is not None else inst.text(),
+    return ValidationReport(verdict, step=inst.index or None, action=action or inst.text(),
                             message=message, line=step.line if step else None,
                             column=step.column if step else None, time=time, **more)
 
@@ -233,7 +237,7 @@ def _condition(v, inst: _Instant, full: set, time: float, tol: float):
     from planning_core.validate.simulator import _precondition_verdict
 
     unsatisfied = unsatisfied_conditions(formula, b, full, v.universe)
-    header = f"{inst.step} has an unsatisfied precondition at time {_fmt(time)}"
+    header = f"{inst.text()} has an unsatisfied precondition at time {_fmt(time)}"
     advice = advice_lines(header, formula, b, full, v.universe, v.compiled.derived_names)
     part = {"start": "at start condition", "end": "at end condition"}.get(inst.kind,
                                                                            "precondition")
@@ -268,28 +272,38 @@ def _duration(v, inst: _Instant, full: set, time: float, tol: float):
         if _DURATION_TESTS[constraint.op](D, d, tol):
             continue
         text = f"({constraint.op} ?duration {d:g})"
+        # VAL's StartAction::displayDurationAdvice
+        if constraint.op in ("<", "<="):
+            fix = f"Decrease duration by at least {D - d:g}"
+        elif constraint.op in (">", ">="):
+            fix = f"Increase duration by at least {d - D:g}"
+        else:
+            fix = f"Set the duration to {d:g}"
         return _fail(Verdict.DURATION_VIOLATED, inst, time,
                      f"{_where(inst, time)}: the duration {D:g} breaks the duration constraint "
                      f"{text} (tolerance {tol:g})", unsatisfied=(text,),
-                     advice=(f"{inst.step} has an unsatisfied duration constraint at time "
-                             f"{_fmt(time)}", f"Change the duration by at least {abs(d - D):g}!"))
+                     advice=(f"{inst.text()} has an unsatisfied precondition at time "
+                             f"{_fmt(time)}", f"Failed duration constraint: {fix}"))
     return None
 
 
-def _invariant_failed(v, r: _Instant, full: set, time: float) -> ValidationReport:
+def _invariant_failed(v, r: _Instant, full: set, time: float,
+                      until: float) -> ValidationReport:
+    """VAL reports the interval from the happening that broke the invariant to the next
+    one (``UnsatInvariant::display``); ``until`` is that next happening's time."""
     from planning_core.validate.advice import advice_lines, unsatisfied_conditions
 
     formula = r.act.action.over_all
     unsatisfied = unsatisfied_conditions(formula, r.binding, full, v.universe)
     start, end = r.time, r.end.time
-    header = (f"{r.step} has its condition unsatisfied between time {_fmt(start)} to "
-              f"{_fmt(end)}, the condition is satisfied on ({_fmt(start)}, {_fmt(time)}]")
+    header = (f"Invariant for {r.step} has its condition unsatisfied between time "
+              f"{_fmt(time)} to {_fmt(until)}, the condition is satisfied on the empty set.")
     advice = advice_lines(header, formula, r.binding, full, v.universe,
                           v.compiled.derived_names)
     return _fail(Verdict.INVARIANT_VIOLATED, r, time,
                  f"{_where(r, start)}: its over all condition is false after the happening at "
                  f"time {_fmt(time)}, before its end at {_fmt(end)}: " + " ".join(unsatisfied),
-                 unsatisfied=unsatisfied, advice=advice)
+                 action=f"Invariant for {r.step}", unsatisfied=unsatisfied, advice=advice)
 
 
 # ------------------------------------------------------------------------- mutex
@@ -449,8 +463,8 @@ def _mutex(v, group: list[_Instant], full: set, time: float):
     return _fail(Verdict.MUTEX_VIOLATED, a, time,
                  f"{a.text()} and {b.text()} at time {_fmt(time)} interfere: {why}",
                  unsatisfied=(why,),
-                 advice=(f"{a.text()} has a mutex violation at time {_fmt(time)} with "
-                         f"{b.text()}", "Separate these actions!"))
+                 advice=(f"{a.text()} has a mutex violation at time {_fmt(time)}",
+                         "Separate these actions!"))
 
 
 # ------------------------------------------------------------------------ the end

@@ -50,8 +50,11 @@ def test_each_temporal_fault_has_its_verdict(kitchen, plan, verdict, step, words
 def test_invariant_failure_says_when(kitchen):
     report = validate_plan(*kitchen, _plan("p01.invariant.bad.plan"))
     assert report.time == 6          # the timed literal that closes the shop
-    assert report.advice[0].startswith("(buy-milk) has its condition unsatisfied between "
-                                       "time 4.5 to 6.5")
+    # VAL's words, checked against its Validate: from the breaking happening to the next
+    assert report.advice[0] == ("Invariant for (buy-milk) has its condition unsatisfied "
+                                "between time 6 to 6.5, the condition is satisfied on the "
+                                "empty set.")
+    assert report.action == "Invariant for (buy-milk)"
 
 
 TINY = textwrap.dedent("""\
