@@ -296,10 +296,14 @@ class Validator:
             values = dict(fluents)
             values[("total-time",)] = float(length)
         try:
-            return self.metric({}, values)
+            value = self.metric({}, values)
         except UndefinedValue as err:
             warnings.append(f"the metric cannot be evaluated: {err.fluent} has no value")
             return None
+        if value != value or value in (_INF, -_INF):
+            warnings.append(f"the metric's value is {value}, not a finite number")
+            return None
+        return value
 
     # ------------------------------------------------------------------------ failures
 

@@ -174,6 +174,10 @@ def _instants(v, plan: Plan) -> tuple[list[_Instant], ValidationReport | None]:
             return out, failure
         binding = dict(zip(act.variables, step.args))
         t = step.time if step.time is not None else float(index)
+        if t in (_INF, -_INF):
+            return out, v._fail(Verdict.PLAN_SYNTAX_ERROR, index, step,
+                                f"step {index} {step} (line {step.line}): its time stamp is "
+                                "beyond any float; expected a finite time")
         if not act.durative:
             out.append(_Instant(t, "instant", index, step, act, binding))
             continue

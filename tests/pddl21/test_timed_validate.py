@@ -145,6 +145,7 @@ def test_undefined_fluent_in_a_duration_is_undefined_value():
     ("0: (make-p) [1" + "0" * 307 + "]", Verdict.DURATION_VIOLATED),      # 1e307, not 2
     ("1" + "0" * 308 + ": (make-p) [1" + "0" * 308 + "]", Verdict.DURATION_VIOLATED),  # inf
     ("0: (make-p) [-1]", Verdict.PLAN_SYNTAX_ERROR),
+    ("1" + "0" * 400 + ": (make-p) [2]", Verdict.PLAN_SYNTAX_ERROR),          # time = inf
     ("0: (make-p) [2]\n2.1: (use-p) [1" + "0" * 400 + "]", Verdict.DURATION_VIOLATED),
 ])
 def test_hostile_durations(plan, verdict):
