@@ -237,15 +237,15 @@ def _condition(v, inst: _Instant, full: set, time: float, tol: float):
                      "value (VAL: 'Attempt to access undefined expression')")
     if ok:
         return None
-    from planning_core.validate.advice import advice_lines, unsatisfied_conditions
-    from planning_core.validate.simulator import _precondition_verdict
+    from planning_core.validate.advice import advice_lines, precondition_verdict, \
+        unsatisfied_conditions
 
     unsatisfied = unsatisfied_conditions(formula, b, full, v.universe)
     header = f"{inst.text()} has an unsatisfied precondition at time {_fmt(time)}"
     advice = advice_lines(header, formula, b, full, v.universe, v.compiled.derived_names)
     part = {"start": "at start condition", "end": "at end condition"}.get(inst.kind,
                                                                            "precondition")
-    return _fail(_precondition_verdict(formula, b, full, v.universe), inst, time,
+    return _fail(precondition_verdict(formula, b, full, v.universe), inst, time,
                  f"{_where(inst, time)}: {part} not satisfied: " + " ".join(unsatisfied),
                  unsatisfied=unsatisfied, advice=advice)
 
