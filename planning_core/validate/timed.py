@@ -406,12 +406,12 @@ def _effect_reads(effects, b: dict, universe, fluents: set) -> None:
 
 
 def _pair(first: list[int], second: list[int]) -> tuple[int, int] | None:
-    """Two different instants, one from each list (each without repeats), or None: at most
-    two steps of the inner loop per outer one."""
+    """Two different instants ``(x, y)``, ``x`` from ``first`` and ``y`` from ``second``
+    (each list without repeats), or None: at most two inner steps per outer one."""
     for i in first:
         for j in second:
             if i != j:
-                return (i, j) if i < j else (j, i)
+                return i, j
     return None
 
 
@@ -440,34 +440,43 @@ def _mutex(v, group: list[_Instant], full: set, time: float):
                 table.setdefault(key, []).append(idx)
         for key, additive in t.writes.items():
             writers.setdefault(key, []).append((idx, additive))
-    found: list[tuple[tuple[int, int], str]] = []
+    # (first instant of the pair, the other, the instant that changes, what it does)
+    found: list[tuple[int, int, int, str]] = []
+
+    def record(pair, changer: int, what: str) -> None:
+        x, y = pair
+        found.append((min(x, y), max(x, y), changer, what))
+
     for key in adders.keys() & deleters.keys():
         pair = _pair(adders[key], deleters[key])
-        if pair is not None:
-            found.append((pair, f"one adds {atom_text(key)}, the other deletes it"))
+        if pair is not None:          # the later one to claim the atom is VAL's violator
+            later = max(pair)
+            record(pair, later, f"{'adds' if later == pair[0] else 'deletes'} {atom_text(key)}")
     for key in readers.keys() & (adders.keys() | deleters.keys()):
-        pair = _pair(readers[key], adders.get(key, []) + deleters.get(key, []))
+        # VAL marks every condition first, then takes the effects in order: the first
+        # instant to change an atom some other instant reads is the one it names
+        pair = _pair(sorted(adders.get(key, []) + deleters.get(key, [])), readers[key])
         if pair is not None:
-            found.append((pair, f"one requires {atom_text(key)}, the other changes it"))
+            verb = "adds" if pair[0] in adders.get(key, ()) else "deletes"
+            record(pair, pair[0], f"{verb} {atom_text(key)}")
     for key, ws in writers.items():
         who = [i for i, _ in ws]
-        pair = _pair(fluent_readers.get(key, []), who)
+        pair = _pair(who, fluent_readers.get(key, []))
+        changer = pair[0] if pair is not None else None
         if pair is None and len(set(who)) > 1 and not all(a for _, a in ws):
             fixed = next(i for i, a in ws if not a)
             pair = _pair([fixed], who)
+            changer = max(pair)
         if pair is not None:
-            found.append((pair, f"both use {atom_text(key)}, and one changes it "
-                                "(only increase and decrease commute)"))
+            record(pair, changer, f"expression {atom_text(key)}")
     if not found:
         return None
-    (i, j), why = min(found)
-    a, b = group[i], group[j]
-    if a.step is None:      # name a plan step first where there is one
-        a, b = b, a
-    return _fail(Verdict.MUTEX_VIOLATED, a, time,
-                 f"{a.text()} and {b.text()} at time {_fmt(time)} interfere: {why}",
-                 unsatisfied=(why,),
-                 advice=(f"{a.text()} has a mutex violation at time {_fmt(time)}",
+    i, j, c, what = min(found)
+    changer, other = group[c], group[j if c == i else i]
+    named = changer if changer.step is not None else other   # a plan step where there is one
+    text = f"{changer.text()} ({what}) and {other.text()}"
+    return _fail(Verdict.MUTEX_VIOLATED, named, time, text, unsatisfied=(f"({what})",),
+                 advice=(f"{changer.text()} has a mutex violation at time {_fmt(time)}",
                          "Separate these actions!"))
 
 

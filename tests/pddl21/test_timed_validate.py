@@ -170,3 +170,31 @@ def test_a_huge_happening_is_checked_in_one_pass():
     assert report.verdict is Verdict.MUTEX_VIOLATED and "(q)" in report.message
     tight = validate_plan(*task, plan, budget=Limits(time_s=0.2).budget())
     assert tight.verdict is Verdict.UNKNOWN
+
+
+def test_a_start_that_deletes_what_a_simultaneous_start_reads_is_a_mutex():
+    """The shape of TAMER's satellite-time-simple p1 plan, which VAL rejects (issue 28's
+    first look): a camera calibrates while pointing at a target (read at start) and turns
+    away at the same time (deleted at start). VAL names the turn: the first instant whose
+    effect changes what another reads."""
+    dom = parse_domain(textwrap.dedent("""\
+        (define (domain cam)
+          (:requirements :durative-actions :typing)
+          (:types target)
+          (:predicates (pointing ?t - target) (calibrated))
+          (:durative-action calibrate :parameters (?t - target) :duration (= ?duration 5)
+            :condition (at start (pointing ?t)) :effect (at end (calibrated)))
+          (:durative-action turn :parameters (?from ?to - target) :duration (= ?duration 5)
+            :condition (at start (pointing ?from))
+            :effect (and (at start (not (pointing ?from))) (at end (pointing ?to)))))
+        """))
+    prob = parse_problem("(define (problem c) (:domain cam) (:objects a b - target) "
+                         "(:init (pointing a)) (:goal (and (calibrated) (pointing b))))")
+    together = validate_plan(dom, prob, "5.01: (calibrate a) [5]\n5.01: (turn a b) [5]")
+    assert together.verdict is Verdict.MUTEX_VIOLATED
+    assert together.message == ("(turn a b) - start (deletes (pointing a)) and "
+                                "(calibrate a) - start")
+    assert together.advice == ("(turn a b) - start has a mutex violation at time 5.01",
+                               "Separate these actions!")
+    apart = validate_plan(dom, prob, "5.01: (calibrate a) [5]\n5.02: (turn a b) [5]")
+    assert apart.verdict is Verdict.VALID, apart.message
