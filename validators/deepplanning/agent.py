@@ -115,7 +115,8 @@ def run_episode(model: ToolModel, task: Task, max_tool_calls: int = MAX_TOOL_CAL
            "status": status, "note": note, "tool_calls": calls, "turns": turns,
            "final": final, "messages": messages}
     if task.domain == "shopping":
-        out["cart"] = state.to_json()
+        # the cart as the tools left it (the released cart.json document)
+        out["cart"] = tools.doc if isinstance(tools.doc, dict) else state.to_json()
     return out
 
 
