@@ -280,6 +280,13 @@ def main() -> int:
             db = TravelDB.load(folder)
             jobs["travel"].append((str(folder), travel_calls(rng, db),
                                    lambda f=folder: TravelTools(TravelDB.load(f))))
+        # and one database of each domain written by hand in the released layout (empty
+        # cells, a two-segment route, the released column names; tests/deepplanning)
+        from tests.deepplanning.fixtures import write_released_shopping, write_released_travel
+        write_released_travel(tmp / "hand_travel")
+        jobs["travel"].append((str(tmp / "hand_travel"),
+                               travel_calls(rng, TravelDB.load(tmp / "hand_travel")),
+                               lambda f=tmp / "hand_travel": TravelTools(TravelDB.load(f))))
         for level in (1, 2, 3):
             generate_level(args.n, args.seed, level, tmp / "shopping")
             for i in range(args.n):
@@ -288,6 +295,11 @@ def main() -> int:
                 jobs["shopping"].append((str(folder), shopping_calls(rng, case),
                                          lambda f=folder: ShoppingTools(
                                              Cart(ShoppingCase.load(f)))))
+        write_released_shopping(tmp / "hand_shopping")
+        jobs["shopping"].append((str(tmp / "hand_shopping"),
+                                 shopping_calls(rng, ShoppingCase.load(tmp / "hand_shopping")),
+                                 lambda f=tmp / "hand_shopping": ShoppingTools(
+                                     Cart(ShoppingCase.load(f)))))
         schemas = {"travel": {s["function"]["name"]: s["function"] for s in travel_schemas()},
                    "shopping": {s["function"]["name"]: s["function"]
                                 for s in shopping_schemas()}}
@@ -324,7 +336,10 @@ def main() -> int:
              "the project by `benchmarks/deepplanning_released_driver.py`, each call executed "
              "as the released agents execute it) and ours answer the same calls on the same "
              f"databases written by `deepplanning generate` ({args.n} travel tasks; {args.n} "
-             f"shopping cases of each level 1-3).  An answer counts as identical when the "
+             f"shopping cases of each level 1-3) and on one database per domain written by "
+             "hand in the released layout (released column names, empty cells, a "
+             "two-segment train route, a cart file with an item and no coupon list: "
+             "`tests/deepplanning/fixtures.py`).  An answer counts as identical when the "
              "two texts are equal byte for byte.  Travel tools were given our schemas (a "
              "refused call's answer quotes the schema the model was given).", "",
              f"Calls compared: {total}; identical: {same}.  Error answers (bad arguments, "
