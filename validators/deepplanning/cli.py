@@ -327,6 +327,10 @@ def _bad_input_verdict(domain: str, mode: str, task, reason: str) -> dict:
 def cmd_score(args: argparse.Namespace) -> int:
     if args.domain == "travel" and not args.plans:
         raise InputError("score travel needs --plans DIR")
+    if args.plans and not Path(args.plans).is_dir():
+        # a mistyped folder would score every task 0 with no plan file: an error instead
+        raise InputError("no such folder (--plans DIR: the folder of id_N.json itineraries)",
+                         file=str(args.plans))
     failed = bad = 0
     rows = []
     for task in _tasks(args, (args.domain,)):
@@ -381,9 +385,10 @@ def cmd_queries(args: argparse.Namespace) -> int:
     from planning_core.validators.deepplanning.queries import describe_queries
 
     r = describe_queries(args.file, args.database)
+    verdict = ExitCode.FAILED if r["flagged"] else ExitCode.OK
     if args.json:
         print(json.dumps(r, indent=2, ensure_ascii=False))
-        return ExitCode.OK
+        return verdict
     print(f"{r['file']}: {r['queries']} {r['domain']} queries")
     for k, n in r["kinds"].items():
         print(f"  {k}: {n}")
@@ -393,4 +398,7 @@ def cmd_queries(args: argparse.Namespace) -> int:
         print(f"  {r['note']}")
     for u in r.get("ungrounded", []):
         print(f"  id {u['id']} {u['kind']}: {u['reason']}")
-    return ExitCode.OK
+    if r["flagged"]:
+        print("flagged: kinds we cannot check or not in the released table, or "
+              "constraints the database cannot answer (above)", file=sys.stderr)
+    return verdict
