@@ -67,7 +67,17 @@ def register(subparsers) -> None:
     p.add_argument("--agent", choices=("model", "oracle"), default="model")
     p.add_argument("--runs", type=positive_int, default=1)
     p.add_argument("--limit", type=positive_int, metavar="N", help="first N tasks per file")
-    p.add_argument("--max-tool-calls", type=positive_int, default=400, metavar="N")
+    p.add_argument("--max-tool-calls", type=positive_int, default=None, metavar="N",
+                   help="cap: tool calls per task (the paper's, line 176; default 400 unless "
+                        "--max-model-calls is given)")
+    p.add_argument("--max-model-calls", nargs="?", const="released", default=None,
+                   metavar="N", help="cap: model calls per task instead, as the released "
+                                     "agents cap them; without N the released defaults "
+                                     "(150 travel, 400 shopping)")
+    p.add_argument("--convert", action="store_true",
+                   help="travel: turn the final answer into itinerary JSON with the model "
+                        "first (the paper's conversion step; every try kept in the row); "
+                        "default: the answer is read as JSON directly")
     p.add_argument("--scoring", choices=("paper", "released"), default="paper")
     p.add_argument("--out", required=True, metavar="FILE", help="results, JSON Lines")
     add_model_arguments(p)
@@ -177,6 +187,27 @@ def _tasks(args: argparse.Namespace, domains: tuple[str, ...]):
     return out
 
 
+def _caps(args: argparse.Namespace, domain: str) -> tuple[int | None, int | None]:
+    """(tool-call cap, model-call cap) of a task: the paper's 400 tool calls by default;
+    ``--max-model-calls``: model calls (released: 150 travel, 400 shopping), tool calls
+    then uncapped unless ``--max-tool-calls`` is also given."""
+    from planning_core.validators.deepplanning.agent import (MAX_TOOL_CALLS,
+                                                             RELEASED_MODEL_CALLS)
+    m = args.max_model_calls
+    if m is None:
+        return args.max_tool_calls or MAX_TOOL_CALLS, None
+    if m == "released":
+        n = RELEASED_MODEL_CALLS[domain]
+    else:
+        try:
+            n = int(m)
+        except ValueError:
+            n = 0
+        if n <= 0:
+            raise InputError(f"--max-model-calls takes a positive number, not {m!r}")
+    return args.max_tool_calls, n
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.validators.deepplanning.agent import (run_episode, score_episode,
                                                              shopping_oracle, travel_oracle)
@@ -186,6 +217,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if (args.queries or args.database) and args.domain == "both":
         raise InputError("--queries/--database need --domain travel or shopping")
     domains = ("travel", "shopping") if args.domain == "both" else (args.domain,)
+    _caps(args, "travel")   # a bad --max-model-calls is refused before any task runs
     tasks = _tasks(args, domains)
     model = None if args.agent == "oracle" else _tool_model(args)
     out = Path(args.out)
@@ -231,7 +263,14 @@ def cmd_run(args: argparse.Namespace) -> int:
                 agent = ScriptedToolModel(policy, "oracle")
             else:   # run r of --runs: its own cache entries when the model samples
                 agent = model.for_run(run) if hasattr(model, "for_run") else model
-            ep = run_episode(agent, task, args.max_tool_calls)
+            tool_cap, model_cap = _caps(args, task.domain)
+            ep = run_episode(agent, task, tool_cap, model_cap)
+            ep["cap"] = ({"model_calls": model_cap} if model_cap else
+                         {"tool_calls": tool_cap})
+            if args.convert and task.domain == "travel" and ep["status"] == "answered" \
+                    and model is not None:
+                from planning_core.validators.deepplanning.agent import convert_answer
+                ep["converted"], ep["conversions"] = convert_answer(agent, ep["final"] or "")
             row.update(model=agent.name, **{k: v for k, v in ep.items()
                                             if k not in ("task", "domain", "level")})
             row["score"] = score_episode(task, ep, args.scoring)

@@ -208,8 +208,19 @@ def table(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     pending = {(r.get("key"), r.get("run", 0)) if r.get("key") is not None else i
                for i, r in enumerate(rows) if r.get("score") is None}
     errors = len(pending - answered)
+    caps: dict[str, list[str]] = {}
+    for r in rows:
+        for k, v in sorted((r.get("cap") or {}).items()):
+            label = f"{v} {k.replace('_', ' ')}" + (" (paper)" if k == "tool_calls" and
+                                                    v == 400 else
+                                                    " (released agents)" if k ==
+                                                    "model_calls" and
+                                                    v == {"travel": 150, "shopping": 400}
+                                                    .get(r.get("domain")) else "")
+            if label not in caps.setdefault(r.get("domain", "travel"), []):
+                caps[r.get("domain", "travel")].append(label)
     return {"mode": mode, "runs": per_run, "average": avg, "taxonomy": tax,
-            "model_errors": errors}
+            "model_errors": errors, "caps": caps}
 
 
 def _pct(v: Any) -> str:
@@ -239,7 +250,9 @@ def render_markdown(t: dict[str, Any]) -> str:
                "count as 0 in PS, Comp and Case Acc (kept in N)." if undecided else ""))
     tax = "; ".join(f"{d}: " + ", ".join(f"{k} {v}" for k, v in sorted(c.items()))
                     for d, c in t["taxonomy"].items() if c)
-    return (f"Scoring: {t['mode']}\n\n" + head + "\n".join(lines) + note +
+    caps = "; ".join(f"{d}: {', '.join(v)}" for d, v in sorted((t.get("caps") or {}).items()))
+    return (f"Scoring: {t['mode']}" + (f"\nCaps per task: {caps}" if caps else "") +
+            "\n\n" + head + "\n".join(lines) + note +
             (f"\n\nError taxonomy (failed cases): {tax}" if tax else "") +
             (f"\n\nModel errors (no score): {t['model_errors']}" if t["model_errors"] else "")
             + "\n")
