@@ -49,7 +49,8 @@ def _run(capsys, tmp_path, tasks, mode, *extra):
 
 def test_the_conversion_step_turns_free_text_into_the_scored_json(travel_tasks, tmp_path,
                                                                   capsys):
-    code, rows, _ = _run(capsys, tmp_path, travel_tasks, "text")
+    code, rows, text = _run(capsys, tmp_path, travel_tasks, "text")
+    assert text.startswith("[1/1] run 0 travel:")      # progress: finished/total
     assert rows[0]["score"]["case_acc"] == 0 and rows[0]["score"]["parse_error"]
     assert "conversions" not in rows[0]
     code, rows, _ = _run(capsys, tmp_path, travel_tasks, "text", "--convert")
@@ -83,3 +84,16 @@ def test_the_released_model_call_caps_and_the_paper_default():
     assert _caps(ns(max_model_calls="released"), "travel") == (None, 150)
     assert _caps(ns(max_model_calls="released"), "shopping") == (None, 400)
     assert _caps(ns(max_model_calls="7", max_tool_calls=9), "shopping") == (9, 7)
+
+
+@pytest.mark.parametrize("command", ["run", "score", "generate"])
+def test_every_option_has_help(command):
+    from planning_core.console import COMMAND_GROUPS
+    from planning_core.cli import build_parser
+    parser = build_parser(COMMAND_GROUPS)
+    top = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    dp = top.choices["deepplanning"]
+    sub = next(a for a in dp._actions if isinstance(a, argparse._SubParsersAction))
+    missing = [a.dest for a in sub.choices[command]._actions
+               if not isinstance(a, argparse._HelpAction) and not a.help]
+    assert missing == []

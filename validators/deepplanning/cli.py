@@ -47,25 +47,36 @@ def register(subparsers) -> None:
     sub.required = True
 
     p = sub.add_parser("generate", help="generate tasks with proved unique optima")
-    p.add_argument("domain", choices=("travel", "shopping"))
+    p.add_argument("domain", choices=("travel", "shopping"), help="which tasks to generate")
     p.add_argument("--n", type=positive_int, default=120, help="tasks (per level for "
                                                                  "shopping; default 120)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0,
+                   help="random seed; the same seed gives the same tasks (default 0)")
     p.add_argument("--levels", default="1,2,3", help="shopping levels (default 1,2,3)")
-    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="folder to write the query files and databases to (the released "
+                        "layout)")
     p.add_argument("--json", action="store_true", help="one JSON line per task")
     p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("run", help="run an agent on tasks")
-    p.add_argument("--domain", choices=("travel", "shopping", "both"), default="both")
+    p.add_argument("--domain", choices=("travel", "shopping", "both"), default="both",
+                   help="which tasks to run (default both)")
     p.add_argument("--tasks", metavar="DIR", default=".",
                    help="folder with the query files and databases (default .)")
-    p.add_argument("--queries", metavar="FILE", help="a query file (with --domain)")
-    p.add_argument("--database", metavar="DIR", help="its database folder")
+    p.add_argument("--queries", metavar="FILE",
+                   help="a query file (with --domain travel or shopping)")
+    p.add_argument("--database", metavar="DIR",
+                   help="its database folder (database_en/ or database_levelL/); read in "
+                        "the released layout")
     p.add_argument("--lang", choices=("en", "zh"), default="en",
                    help="travel query file and database language in --tasks (default en)")
-    p.add_argument("--agent", choices=("model", "oracle"), default="model")
-    p.add_argument("--runs", type=positive_int, default=1)
+    p.add_argument("--agent", choices=("model", "oracle"), default="model",
+                   help="model: the --model/--command model calls the tools; oracle: the "
+                        "proved optimum is played through the tools (a check of the "
+                        "sandbox; default model)")
+    p.add_argument("--runs", type=positive_int, default=1,
+                   help="runs per task, averaged by report (the paper runs four; default 1)")
     p.add_argument("--limit", type=positive_int, metavar="N", help="first N tasks per file")
     p.add_argument("--max-tool-calls", type=positive_int, default=None, metavar="N",
                    help="cap: tool calls per task (the paper's, line 176; default 400 unless "
@@ -78,19 +89,30 @@ def register(subparsers) -> None:
                    help="travel: turn the final answer into itinerary JSON with the model "
                         "first (the paper's conversion step; every try kept in the row); "
                         "default: the answer is read as JSON directly")
-    p.add_argument("--scoring", choices=("paper", "released"), default="paper")
-    p.add_argument("--out", required=True, metavar="FILE", help="results, JSON Lines")
+    p.add_argument("--scoring", choices=("paper", "released"), default="paper",
+                   help="paper: the paper's definitions; released: the released evaluation "
+                        "code's (docs/deepplanning.md lists the differences; default paper)")
+    p.add_argument("--out", required=True, metavar="FILE",
+                   help="results, JSON Lines (rows already there are kept: a rerun resumes)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar on stderr (it shows on a terminal only; each "
+                        "finished task is also a numbered line on stdout)")
     add_model_arguments(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("score", help="score answers already written")
-    p.add_argument("domain", choices=("travel", "shopping"))
-    p.add_argument("--tasks", metavar="DIR", default=".")
-    p.add_argument("--queries", metavar="FILE")
-    p.add_argument("--database", metavar="DIR")
-    p.add_argument("--lang", choices=("en", "zh"), default="en")
-    p.add_argument("--plans", metavar="DIR", help="travel: folder of id_N.json itineraries")
-    p.add_argument("--scoring", choices=("paper", "released"), default="paper")
+    p.add_argument("domain", choices=("travel", "shopping"), help="which answers to score")
+    p.add_argument("--tasks", metavar="DIR", default=".",
+                   help="folder with the query files and databases (default .)")
+    p.add_argument("--queries", metavar="FILE", help="a query file instead of --tasks")
+    p.add_argument("--database", metavar="DIR", help="its database folder")
+    p.add_argument("--lang", choices=("en", "zh"), default="en",
+                   help="travel query file and database language in --tasks (default en)")
+    p.add_argument("--plans", metavar="DIR",
+                   help="travel: folder of id_N.json itineraries (must exist); shopping "
+                        "scores each case's cart.json")
+    p.add_argument("--scoring", choices=("paper", "released"), default="paper",
+                   help="paper or released definitions (default paper)")
     p.add_argument("--json", action="store_true", help="one JSON line per task")
     p.set_defaults(func=cmd_score)
 
@@ -123,11 +145,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
             print(json.dumps(row))
         else:
             p = row["proof"]
-            print(f"{args.domain} {row.get('level', '')} id {row['id']}: {p['status']} "
+            done[0] += 1
+            print(f"[{done[0]}/{total}] {args.domain} {row.get('level', '')} id {row['id']}: "
+                  f"{p['status']} "
                   f"({p['solver']}, {p['cpu_seconds']:.3f} s CPU, {p['attempts']} draw(s))")
         sys.stdout.flush()
 
     levels = _levels(args.levels)
+    done = [0]
+    total = args.n * (len(levels) if args.domain == "shopping" else 1)
     try:
         if args.domain == "travel":
             from planning_core.validators.deepplanning.travel_gen import generate_many
@@ -291,10 +317,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.results_file import append_row, open_results
 
     f, _ = open_results(out)
+    bar = None
+    if todo and not args.no_progress:
+        from tqdm import tqdm
+        bar = tqdm(total=len(todo), unit="task", file=sys.stderr, dynamic_ncols=True,
+                   disable=None)
+    finished = 0
     with f, ThreadPoolExecutor(max_workers=args.concurrency) as pool:
         futures = [pool.submit(one, run, task) for run, task in todo]
         for fut in as_completed(futures):
             row = fut.result()
+            finished += 1
+            if bar is not None:
+                bar.update(1)
             failed += row.get("status") == "error"
             if row.get("status") == "bad_input":
                 bad += 1
@@ -305,10 +340,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                 raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) \
                     from None
             s = row.get("score") or {}
-            print(f"run {row['run']} {row['key']}: {row.get('status')} "
+            print(f"[{finished}/{len(todo)}] run {row['run']} {row['key']}: {row.get('status')} "
                   f"tool_calls={row.get('tool_calls', 0)} case_acc={s.get('case_acc')}"
                   + (f" error={row['error']}" if row.get("error") else ""))
             sys.stdout.flush()
+    if bar is not None:
+        bar.close()
     if bad:
         print(f"error: {bad} task(s) with bad input, recorded as failed cases",
               file=sys.stderr)
