@@ -87,7 +87,8 @@ def test_score_records_a_missing_database_folder_and_scores_the_others(tmp_path,
     # the table counts the bad case in N
     code, out, _ = run_cli(capsys, "deepplanning", "score", "travel", "--queries", q,
                            "--database", db, "--plans", plans)
-    assert code == 2 and "bad_input=" in out and "| mean | - | 50.0 | 50.0 |" in out
+    assert code == 2 and "bad_input=" in out
+    assert "| mean | - | 50.0 [" in out and "N=2 |" in out   # the bad-input case is in N
     assert "travel: bad_input 1" in out
 
 
@@ -247,7 +248,8 @@ def test_queries_database_refuses_a_hostile_id_per_query(tmp_path, capsys):
     entries[1]["id"] = "x/../../etc"
     q.write_text(json.dumps(entries + [dict(entries[1], id="b" * 300)]))
     code, out, err = run_cli(capsys, "deepplanning", "queries", q, "--database", db, "--json")
-    assert code == 0 and "internal error" not in err, err
+    # the refused ids are ungrounded queries: flagged, exit 1
+    assert code == 1 and json.loads(out)["flagged"] and "internal error" not in err, err
     bad = {u["id"]: u for u in json.loads(out)["ungrounded"]}
     assert "not a plain folder name" in bad["x/../../etc"]["reason"]
     assert "not a plain folder name" in bad["b" * 300]["reason"]
