@@ -71,6 +71,8 @@ def test_taxonomy_from_trajectories():
                       "no_time_overlaps": {"passed": False}},
                       "constraints": {"hotel_highest_rated": {"passed": False}}}}
     assert taxonomy(travel_row) == ["A1", "A2", "A3", "B1", "B2", "C"]
+    travel_row["messages"][1]["content"] = '{\n  "error": "Missing required argument: x"\n}'
+    assert "A2" in taxonomy(travel_row)      # indented, as the released tools answer
     assert taxonomy({"domain": "travel", "score": {"case_acc": 1}}) == []
     assert taxonomy({"domain": "travel", "score": {"case_acc": 0}}) == ["undecided"]
 

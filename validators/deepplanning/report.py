@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from statistics import mean
 from typing import Any, Iterable
 
@@ -45,6 +46,9 @@ C = {"no_time_overlaps", "reasonable_transfer_time", "cost_calculation_correctne
      "closed_loop_route_structure", "seamless_intercity_transfers",
      "traceable_accommodation", "ends_with_accommodation", "essential_meal_coverage",
      "essential_attraction_coverage"}
+
+
+_ERROR_ANSWER = re.compile(r'\s*\{\s*"(error|message)"')
 
 
 def _called(messages: list[dict]) -> set[str]:
@@ -68,8 +72,10 @@ def taxonomy(row: dict[str, Any]) -> list[str]:
     messages = row.get("messages") or []
     called = _called(messages)
     out: list[str] = []
+    # an error answer: {"error": ...} or the restaurant tool's {"message": ...}, compact or
+    # indented as the released tools write them
     errors = sum(1 for m in messages if m.get("role") == "tool" and
-                 str(m.get("content", "")).startswith(('{"error"', '{"message"')))
+                 _ERROR_ANSWER.match(str(m.get("content", ""))))
     if row.get("domain") == "travel":
         cps = s.get("checkpoints") or {}
         failed = {k for k, v in cps.items() if not v.get("passed")}
