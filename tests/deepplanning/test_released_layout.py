@@ -131,3 +131,29 @@ def test_a_hand_written_shopping_case_is_answered_as_released(tmp_path):
         "estimated_delivery_days": 1}
     assert call("get_user_info", {"user_id": "u8"}) == {
         "error": "User with user_id 'u8' not found", "user": None}
+
+
+def test_score_reads_a_released_layout_database_given_by_database(tmp_path, capsys):
+    from planning_core.console import main
+    write_released_travel(tmp_path / "database_en" / "id_0")
+    queries = tmp_path / "q.json"
+    queries.write_text(json.dumps([{"id": "0", "query": "q", "meta_info": {
+        "org": "Beijing", "dest": ["Shanghai"], "depart_date": "2025-06-01",
+        "return_date": "2025-06-02", "days": 2, "people_number": 1,
+        "hard_constraints": {"hotel_highest_rated": {"hotel_name": "Bund Inn"}}}}]))
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    (plans / "id_0.json").write_text(json.dumps({"daily_plans": [
+        {"day_number": 1, "current_city": "from Beijing to Shanghai",
+         "accommodation": {"name": "Bund Inn", "price_per_night": 650},
+         "activities": [{"time_slot": "08:00-12:30", "type": "travel_intercity_public",
+                         "details": {"mode": "train", "number": "G1", "from":
+                                     "Beijing South Station", "to":
+                                     "Shanghai Hongqiao Station", "cost": 553.5}}]}],
+        "budget_summary": {"total_estimated_budget": 1203.5}}))
+    code = main(["deepplanning", "score", "travel", "--queries", str(queries), "--database",
+                 str(tmp_path / "database_en"), "--plans", str(plans), "--json"])
+    v = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert code == 0 and "bad_input" not in v
+    assert v["checkpoints"]["validated_accommodation"]["passed"]
+    assert v["checkpoints"]["validated_transportation"]["passed"]   # the released columns
