@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -38,6 +39,15 @@ sys.path.insert(0, str(ROOT))
 OUT = ROOT / "benchmarks" / "results" / "deepplanning_differential.md"
 DRIVER = Path(__file__).resolve().parent / "deepplanning_released_driver.py"
 BEGIN, END = "<!-- tools-differential -->", "<!-- /tools-differential -->"
+#: an answer that finds nothing: the released not-found texts, the flight tool's not-found
+#: error, an empty result list
+NOT_FOUND = re.compile(r'^(No (train|hotel|attraction|recommended|transportation|'
+                       r'information found)|Detailed information not found|Coordinate '
+                       r'(information not found|\S+ is not in query range)|'
+                       r'\{\n  "message": "Detailed information not found|'
+                       r'\{"error": "FlightQueryTool)|'
+                       r'^\{\n  "(product_ids|filtered_products_ids|sorted_product_ids|'
+                       r'products)": \[\]\n\}$')
 
 
 def _j(args) -> str:
@@ -320,7 +330,8 @@ def main() -> int:
                     c = per_tool.setdefault(f"{domain}:{name}", Counter())
                     c["calls"] += 1
                     c["same"] += a == b
-                    kind = ("error" if b.lstrip().startswith('{\n  "error"') or
+                    kind = ("not found" if NOT_FOUND.search(b) else
+                            "error" if b.lstrip().startswith('{\n  "error"') or
                             b.startswith('{"error"') else "answer")
                     kinds[(domain, kind)] += 1
                     c[kind] += 1
@@ -342,15 +353,19 @@ def main() -> int:
              "`tests/deepplanning/fixtures.py`).  An answer counts as identical when the "
              "two texts are equal byte for byte.  Travel tools were given our schemas (a "
              "refused call's answer quotes the schema the model was given).", "",
-             f"Calls compared: {total}; identical: {same}.  Error answers (bad arguments, "
-             "unknown ids, refused cart steps) among them: travel "
+             f"Calls compared: {total}; identical: {same}.  Among them error answers (bad "
+             "arguments, unknown ids, refused cart steps): travel "
              f"{kinds[('travel', 'error')]}, shopping {kinds[('shopping', 'error')]}; "
-             "not-found answers of the travel tools are their plain-text messages.", "",
-             "| domain | tool | calls | identical | of them errors |", "|---|---|---:|---:|---:|"]
+             "answers that find nothing (the released not-found texts, empty result lists): "
+             f"travel {kinds[('travel', 'not found')]}, shopping "
+             f"{kinds[('shopping', 'not found')]}.", "",
+             "| domain | tool | calls | identical | errors | not found |",
+             "|---|---|---:|---:|---:|---:|"]
     for key in sorted(per_tool):
         d, n = key.split(":")
         c = per_tool[key]
-        lines.append(f"| {d} | `{n}` | {c['calls']} | {c['same']} | {c['error']} |")
+        lines.append(f"| {d} | `{n}` | {c['calls']} | {c['same']} | {c['error']} | "
+                     f"{c['not found']} |")
     if diffs:
         lines += ["", "Differences (first 40):", ""] + diffs
     lines.append(END)
