@@ -103,12 +103,16 @@ def flat_init(text: str) -> FlatInit | None:
         if m.group(1):
             atoms.append(pddl.Atom(m.group(1), tuple(m.group(2).split()), where))
         else:
+            value = float(m.group(5))
+            if value in (_INF, -_INF):    # beyond a float: the grammar reports it, located
+                return None
             numeric.append(pddl.NumericInit(pddl.FunctionTerm(m.group(3), tuple(m.group(4).split()),
-                                                        where), float(m.group(5)), where))
+                                                        where), value, where))
     blanked = _blank(text, head.end(), end - 1)
     return FlatInit(tuple(atoms), tuple(numeric), blanked)
 
 
+_INF = float("inf")
 _GOAL_HEAD = re.compile(r"\(\s*:goal(?![a-z0-9_\-])\s*\(\s*and(?![a-z0-9_\-])")
 _GOAL_ITEM = re.compile(
     r"\s+|;[^\n]*"                                                     # layout
