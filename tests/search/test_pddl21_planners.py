@@ -48,6 +48,7 @@ def _run(returncode=0, cpu=0.1, killed=False, stdout="", stderr="") -> ProcessRu
                       killed_at_wall_limit=killed, stdout=stdout, stderr=stderr)
 
 
+@pytest.mark.slow
 def test_enhsp_plans_a_numeric_task():
     _need("enhsp")
     res = pp.run_planner("enhsp", COUNTER_DOMAIN, COUNTER_PROBLEM, time_limit=60,
@@ -57,6 +58,7 @@ def test_enhsp_plans_a_numeric_task():
     assert res.engine == "enhsp"
 
 
+@pytest.mark.slow
 def test_tamer_plans_a_temporal_task_in_vals_format():
     _need("tamer")
     res = pp.run_planner("tamer", LIGHT_DOMAIN, LIGHT_PROBLEM, time_limit=60,
@@ -65,6 +67,7 @@ def test_tamer_plans_a_temporal_task_in_vals_format():
     assert res.plan == ("0.0: (switch) [2.0]",)
 
 
+@pytest.mark.slow
 def test_an_unsolvable_task_is_unknown_not_a_proof():
     _need("enhsp")
     unsolvable = COUNTER_PROBLEM.replace("(>= (c) 3)", "(>= (c) 30)")
