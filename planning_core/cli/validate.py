@@ -9,7 +9,7 @@ file, line and column and gives exit code 2; no input produces a traceback.
 
 VAL compatibility: the flags VAL's users pass in scripts are accepted: ``-v`` (per-step
 trace), ``-t TOLERANCE`` (VAL's tolerance for comparing times; classical plans have no
-durations, so it changes nothing here), ``-s`` (silent: only failed plans are reported),
+durations, so it changes nothing there), ``-s`` (silent: only failed plans are reported),
 ``-S`` (one line per plan: its value, or ``failed``), ``-c`` (VAL's option to go on after
 an error; each plan here always gets its own verdict, so it changes nothing). After the
 reports comes VAL's summary, ``Successful plans:`` (``Value: V`` and `` PLAN V`` per plan)
@@ -179,7 +179,8 @@ def load_task(domain_path: str, domain_text: str, problem_path: str, problem_tex
 
 def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warnings: bool,
                  out: TextIO, err: TextIO, time_limit: float | None = DEFAULT_TIME_LIMIT_S,
-                 silent: str = "", memory_limit: float | None = None) -> int:
+                 silent: str = "", memory_limit: float | None = None,
+                 tolerance: float | None = None) -> int:
     """Validate every plan among ``paths``; print the reports to ``out``, problems to ``err``.
 
     The parser, checker and simulator are imported here, not at the top, so that
@@ -250,7 +251,8 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
         else:
             stopped_here = None
         report = stopped or stopped_here or validate_plan(domain, problem, plan,
-                                                          trace=verbose, budget=budget)
+                                                          trace=verbose, budget=budget,
+                                                          tolerance=tolerance)
         budget = None
         reports.append((path, report))
         if as_json:
@@ -314,8 +316,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                         "half the memory this process may use, cgroup and Slurm limits "
                         "included, or $PLANNING_CORE_MEMORY_LIMIT_MB)")
     p.add_argument("-t", dest="tolerance", type=float, default=None, metavar="TOLERANCE",
-                   help="VAL's time tolerance; accepted, and without effect on classical "
-                        "plans (they have no durations)")
+                   help="VAL's tolerance for timed plans (default 0.01, as VAL's): "
+                        "instants within a tenth of it are one happening, durations may miss "
+                        "their constraint by less than it; no effect on classical plans")
     p.add_argument("-s", dest="silent", action="store_const", const="errors", default="",
                    help="silent, as VAL: report only plans that are not valid")
     p.add_argument("-S", dest="silent", action="store_const", const="values",
@@ -368,7 +371,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return run_validate(args.files, verbose=args.verbose, as_json=args.json,
                         show_warnings=not args.no_warnings, out=sys.stdout, err=sys.stderr,
                         time_limit=args.time_limit, silent=args.silent,
-                        memory_limit=args.memory_limit)
+                        memory_limit=args.memory_limit, tolerance=args.tolerance)
 
 
 def register(subparsers) -> None:
