@@ -452,6 +452,12 @@ def run(args) -> list[dict]:
                            ours_msg=_first_line(oout, ("Mutex", "not satisfied", "Goal not",
                                                        "violat", "rror", "unknown", "failed",
                                                        "Plan valid")))
+                if row["val"] != row["ours"]:
+                    # VAL says why only with -v: keep its reason for the disagreement list
+                    detail = _timed([args.val, "-v"] + val_cmd[1:])[3]
+                    row["val_msg"] = _first_line(detail, ("Mutex", "unsatisfied", "Goal not",
+                                                          "violat", "Error", "Bad",
+                                                          "Plan valid"))
                 if timing:
                     order = [("val", val_cmd), ("ours", OURS + ours_args),
                              ("bare", [sys.executable, "-c", "pass"])]
