@@ -31,8 +31,9 @@ from planning_core.limits import LimitReached
 from planning_core.pddl import ast as pddl
 from planning_core.validate.formulas import UndefinedValue, atom_text, compile_formula, \
     conjuncts, formula_text, ground_args, numeric_text
+from planning_core.validate.report import Verdict
 
-__all__ = ["advice_lines", "unsatisfied_conditions", "MAX_ADVICE_ITEMS"]
+__all__ = ["advice_lines", "precondition_verdict", "unsatisfied_conditions", "MAX_ADVICE_ITEMS"]
 
 #: Leaves of one advice tree at most (a VAL-sized advice is a few dozen).
 MAX_ADVICE_ITEMS = 1000
@@ -229,3 +230,17 @@ def unsatisfied_conditions(condition: pddl.Formula, binding: dict, state: set,
     except LimitReached:
         pass
     return tuple(found)
+
+
+def precondition_verdict(condition: pddl.Formula, binding: dict, state: set,
+                         universe) -> Verdict:
+    """``numeric_precondition_failed`` when a false top-level conjunct is a numeric
+    comparison, else ``precondition_failed``."""
+    for c in conjuncts(condition):
+        if isinstance(c, pddl.Comparison):
+            try:
+                if not compile_formula(c, frozenset(binding))(state, dict(binding), universe):
+                    return Verdict.NUMERIC_PRECONDITION_FAILED
+            except UndefinedValue:
+                return Verdict.NUMERIC_PRECONDITION_FAILED
+    return Verdict.PRECONDITION_FAILED

@@ -70,14 +70,15 @@ def render_text(report: ValidationReport, plan_path: str | None = None,
         lines += ["Plan failed because of unsatisfied precondition in:", report.action or "",
                   "", "Plan failed to execute", *_advice(report), "", "Plan invalid"]
     elif verdict is Verdict.INVARIANT_VIOLATED:
-        lines += ["Invariant for " + (report.action or "") + " failed", "",
-                  "Plan failed to execute", *_advice(report), "", "Plan invalid"]
+        lines += ["Plan failed because of unsatisfied precondition in:", report.action or "",
+                  "", "Plan failed to execute", *_advice(report), "", "Plan invalid"]
     elif verdict is Verdict.MUTEX_VIOLATED:
         lines += ["Mutex violation: " + report.message, "", "Plan failed to execute",
                   *_advice(report), "", "Plan invalid"]
     elif verdict is Verdict.DURATION_VIOLATED:
-        lines += ["Failed duration constraint in " + (report.action or ""), "",
-                  "Plan failed to execute", *_advice(report), "", "Plan invalid"]
+        lines += ["Failed duration constraint in " + (report.action or ""),
+                  "Plan failed because of unsatisfied precondition in:", report.action or "",
+                  "", "Plan failed to execute", *_advice(report), "", "Plan invalid"]
     elif verdict is Verdict.UNDEFINED_VALUE:
         lines += ["Plan failed to execute: " + report.message, "", "Plan invalid"]
     elif verdict is Verdict.CONSTRAINT_VIOLATED:

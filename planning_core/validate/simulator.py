@@ -27,7 +27,7 @@ from planning_core.pddl.wellformed import Fault, ground_faults
 from planning_core.pddl.features import is_temporal
 from planning_core.validate.effects import apply_update, compile_effects
 from planning_core.validate.formulas import UndefinedValue, atom_text, compile_formula, \
-    compile_numeric, conjuncts, fluent_state
+    compile_numeric, fluent_state
 from planning_core.validate.report import StepTrace, ValidationReport, Verdict
 from planning_core.validate.world import TypeHierarchy, Universe
 
@@ -296,10 +296,14 @@ class Validator:
             values = dict(fluents)
             values[("total-time",)] = float(length)
         try:
-            return self.metric({}, values)
+            value = self.metric({}, values)
         except UndefinedValue as err:
             warnings.append(f"the metric cannot be evaluated: {err.fluent} has no value")
             return None
+        if value != value or value in (_INF, -_INF):
+            warnings.append(f"the metric's value is {value}, not a finite number")
+            return None
+        return value
 
     # ------------------------------------------------------------------------ failures
 
@@ -340,7 +344,8 @@ class Validator:
 
     def _precondition_failed(self, index: int, step: PlanStep, act: _Action, binding: dict,
                              state: set) -> ValidationReport:
-        from planning_core.validate.advice import advice_lines, unsatisfied_conditions
+        from planning_core.validate.advice import advice_lines, precondition_verdict, \
+            unsatisfied_conditions
 
         text = str(step)
         time = self._time(index, step)
@@ -349,7 +354,7 @@ class Validator:
         advice = advice_lines(header, act.precondition, binding, state, self.universe,
                               self.compiled.derived_names)
         return ValidationReport(
-            _precondition_verdict(act.precondition, binding, state, self.universe),
+            precondition_verdict(act.precondition, binding, state, self.universe),
             step=index, action=text, unsatisfied=unsatisfied,
             advice=advice, line=step.line, column=step.column, time=time,
             message=f"step {index} {text} (line {step.line}): precondition not satisfied: "
@@ -364,20 +369,6 @@ class Validator:
                                         f"{first.message}",
                                 line=first.line, column=first.column,
                                 plan_errors=plan.errors)
-
-
-def _precondition_verdict(condition: pddl.Formula, binding: dict, state: set,
-                          universe) -> Verdict:
-    """``numeric_precondition_failed`` when a false top-level conjunct is a numeric
-    comparison, else ``precondition_failed``."""
-    for c in conjuncts(condition):
-        if isinstance(c, pddl.Comparison):
-            try:
-                if not compile_formula(c, frozenset(binding))(state, dict(binding), universe):
-                    return Verdict.NUMERIC_PRECONDITION_FAILED
-            except UndefinedValue:
-                return Verdict.NUMERIC_PRECONDITION_FAILED
-    return Verdict.PRECONDITION_FAILED
 
 
 # ----------------------------------------------------------------------- the cache

@@ -51,10 +51,13 @@ class _Instant:
         self.start = self.end = None
 
     def text(self) -> str:
+        """As VAL names a snap action: ``(boil k1) - start``, ``(boil k1) - end``."""
         if self.til is not None:
             t = self.til
             atom = str(t.atom) if t.positive else f"(not {t.atom})"
             return f"timed initial literal (at {t.time:g} {atom})"
+        if self.kind in ("start", "end"):
+            return f"{self.step} - {self.kind}"
         return str(self.step)
 
 
@@ -152,8 +155,9 @@ def validate_timed(v, plan: Plan, trace: bool, tolerance: float | None = None) -
                                      f"{err.fluent}, which has no value"),
                                trace=tuple(steps), warnings=tuple(warnings))
             if not ok:
-                return replace(_invariant_failed(v, r, full, first), trace=tuple(steps),
-                               warnings=tuple(warnings))
+                until = instants[k].time if k < n else r.end.time
+                return replace(_invariant_failed(v, r, full, first, until),
+                               trace=tuple(steps), warnings=tuple(warnings))
     return _finish(v, plan, full, fluents, last_time, tuple(steps), warnings)
 
 
@@ -170,6 +174,10 @@ def _instants(v, plan: Plan) -> tuple[list[_Instant], ValidationReport | None]:
             return out, failure
         binding = dict(zip(act.variables, step.args))
         t = step.time if step.time is not None else float(index)
+        if t in (_INF, -_INF):
+            return out, v._fail(Verdict.PLAN_SYNTAX_ERROR, index, step,
+                                f"step {index} {step} (line {step.line}): its time stamp is "
+                                "beyond any float; expected a finite time")
         if not act.durative:
             out.append(_Instant(t, "instant", index, step, act, binding))
             continue
@@ -203,10 +211,10 @@ def _where(inst: _Instant, time: float) -> str:
             f"time {_fmt(time)}")
 
 
-def _fail(verdict: Verdict, inst: _Instant, time: float, message: str, **more) -> ValidationReport:
+def _fail(verdict: Verdict, inst: _Instant, time: float, message: str,
+          action: str | None = None, **more) -> ValidationReport:
     step = inst.step
-    return ValidationReport(verdict, step=inst.index or None,
-                            action=str(step) if step is not None else inst.text(),
+    return ValidationReport(verdict, step=inst.index or None, action=action or inst.text(),
                             message=message, line=step.line if step else None,
                             column=step.column if step else None, time=time, **more)
 
@@ -229,15 +237,15 @@ def _condition(v, inst: _Instant, full: set, time: float, tol: float):
                      "value (VAL: 'Attempt to access undefined expression')")
     if ok:
         return None
-    from planning_core.validate.advice import advice_lines, unsatisfied_conditions
-    from planning_core.validate.simulator import _precondition_verdict
+    from planning_core.validate.advice import advice_lines, precondition_verdict, \
+        unsatisfied_conditions
 
     unsatisfied = unsatisfied_conditions(formula, b, full, v.universe)
-    header = f"{inst.step} has an unsatisfied precondition at time {_fmt(time)}"
+    header = f"{inst.text()} has an unsatisfied precondition at time {_fmt(time)}"
     advice = advice_lines(header, formula, b, full, v.universe, v.compiled.derived_names)
     part = {"start": "at start condition", "end": "at end condition"}.get(inst.kind,
                                                                            "precondition")
-    return _fail(_precondition_verdict(formula, b, full, v.universe), inst, time,
+    return _fail(precondition_verdict(formula, b, full, v.universe), inst, time,
                  f"{_where(inst, time)}: {part} not satisfied: " + " ".join(unsatisfied),
                  unsatisfied=unsatisfied, advice=advice)
 
@@ -268,28 +276,38 @@ def _duration(v, inst: _Instant, full: set, time: float, tol: float):
         if _DURATION_TESTS[constraint.op](D, d, tol):
             continue
         text = f"({constraint.op} ?duration {d:g})"
+        # VAL's StartAction::displayDurationAdvice
+        if constraint.op in ("<", "<="):
+            fix = f"Decrease duration by at least {D - d:g}"
+        elif constraint.op in (">", ">="):
+            fix = f"Increase duration by at least {d - D:g}"
+        else:
+            fix = f"Set the duration to {d:g}"
         return _fail(Verdict.DURATION_VIOLATED, inst, time,
                      f"{_where(inst, time)}: the duration {D:g} breaks the duration constraint "
                      f"{text} (tolerance {tol:g})", unsatisfied=(text,),
-                     advice=(f"{inst.step} has an unsatisfied duration constraint at time "
-                             f"{_fmt(time)}", f"Change the duration by at least {abs(d - D):g}!"))
+                     advice=(f"{inst.text()} has an unsatisfied precondition at time "
+                             f"{_fmt(time)}", f"Failed duration constraint: {fix}"))
     return None
 
 
-def _invariant_failed(v, r: _Instant, full: set, time: float) -> ValidationReport:
+def _invariant_failed(v, r: _Instant, full: set, time: float,
+                      until: float) -> ValidationReport:
+    """VAL reports the interval from the happening that broke the invariant to the next
+    one (``UnsatInvariant::display``); ``until`` is that next happening's time."""
     from planning_core.validate.advice import advice_lines, unsatisfied_conditions
 
     formula = r.act.action.over_all
     unsatisfied = unsatisfied_conditions(formula, r.binding, full, v.universe)
     start, end = r.time, r.end.time
-    header = (f"{r.step} has its condition unsatisfied between time {_fmt(start)} to "
-              f"{_fmt(end)}, the condition is satisfied on ({_fmt(start)}, {_fmt(time)}]")
+    header = (f"Invariant for {r.step} has its condition unsatisfied between time "
+              f"{_fmt(time)} to {_fmt(until)}, the condition is satisfied on the empty set.")
     advice = advice_lines(header, formula, r.binding, full, v.universe,
                           v.compiled.derived_names)
     return _fail(Verdict.INVARIANT_VIOLATED, r, time,
                  f"{_where(r, start)}: its over all condition is false after the happening at "
                  f"time {_fmt(time)}, before its end at {_fmt(end)}: " + " ".join(unsatisfied),
-                 unsatisfied=unsatisfied, advice=advice)
+                 action=f"Invariant for {r.step}", unsatisfied=unsatisfied, advice=advice)
 
 
 # ------------------------------------------------------------------------- mutex
@@ -388,12 +406,12 @@ def _effect_reads(effects, b: dict, universe, fluents: set) -> None:
 
 
 def _pair(first: list[int], second: list[int]) -> tuple[int, int] | None:
-    """Two different instants, one from each list (each without repeats), or None: at most
-    two steps of the inner loop per outer one."""
+    """Two different instants ``(x, y)``, ``x`` from ``first`` and ``y`` from ``second``
+    (each list without repeats), or None: at most two inner steps per outer one."""
     for i in first:
         for j in second:
             if i != j:
-                return (i, j) if i < j else (j, i)
+                return i, j
     return None
 
 
@@ -422,35 +440,44 @@ def _mutex(v, group: list[_Instant], full: set, time: float):
                 table.setdefault(key, []).append(idx)
         for key, additive in t.writes.items():
             writers.setdefault(key, []).append((idx, additive))
-    found: list[tuple[tuple[int, int], str]] = []
+    # (first instant of the pair, the other, the instant that changes, what it does)
+    found: list[tuple[int, int, int, str]] = []
+
+    def record(pair, changer: int, what: str) -> None:
+        x, y = pair
+        found.append((min(x, y), max(x, y), changer, what))
+
     for key in adders.keys() & deleters.keys():
         pair = _pair(adders[key], deleters[key])
-        if pair is not None:
-            found.append((pair, f"one adds {atom_text(key)}, the other deletes it"))
+        if pair is not None:          # the later one to claim the atom is VAL's violator
+            later = max(pair)
+            record(pair, later, f"{'adds' if later == pair[0] else 'deletes'} {atom_text(key)}")
     for key in readers.keys() & (adders.keys() | deleters.keys()):
-        pair = _pair(readers[key], adders.get(key, []) + deleters.get(key, []))
+        # VAL marks every condition first, then takes the effects in order: the first
+        # instant to change an atom some other instant reads is the one it names
+        pair = _pair(sorted(adders.get(key, []) + deleters.get(key, [])), readers[key])
         if pair is not None:
-            found.append((pair, f"one requires {atom_text(key)}, the other changes it"))
+            verb = "adds" if pair[0] in adders.get(key, ()) else "deletes"
+            record(pair, pair[0], f"{verb} {atom_text(key)}")
     for key, ws in writers.items():
         who = [i for i, _ in ws]
-        pair = _pair(fluent_readers.get(key, []), who)
+        pair = _pair(who, fluent_readers.get(key, []))
+        changer = pair[0] if pair is not None else None
         if pair is None and len(set(who)) > 1 and not all(a for _, a in ws):
             fixed = next(i for i, a in ws if not a)
             pair = _pair([fixed], who)
+            changer = max(pair)
         if pair is not None:
-            found.append((pair, f"both use {atom_text(key)}, and one changes it "
-                                "(only increase and decrease commute)"))
+            record(pair, changer, f"expression {atom_text(key)}")
     if not found:
         return None
-    (i, j), why = min(found)
-    a, b = group[i], group[j]
-    if a.step is None:      # name a plan step first where there is one
-        a, b = b, a
-    return _fail(Verdict.MUTEX_VIOLATED, a, time,
-                 f"{a.text()} and {b.text()} at time {_fmt(time)} interfere: {why}",
-                 unsatisfied=(why,),
-                 advice=(f"{a.text()} has a mutex violation at time {_fmt(time)} with "
-                         f"{b.text()}", "Separate these actions!"))
+    i, j, c, what = min(found)
+    changer, other = group[c], group[j if c == i else i]
+    named = changer if changer.step is not None else other   # a plan step where there is one
+    text = f"{changer.text()} ({what}) and {other.text()}"
+    return _fail(Verdict.MUTEX_VIOLATED, named, time, text, unsatisfied=(f"({what})",),
+                 advice=(f"{changer.text()} has a mutex violation at time {_fmt(time)}",
+                         "Separate these actions!"))
 
 
 # ------------------------------------------------------------------------ the end

@@ -50,8 +50,11 @@ def test_each_temporal_fault_has_its_verdict(kitchen, plan, verdict, step, words
 def test_invariant_failure_says_when(kitchen):
     report = validate_plan(*kitchen, _plan("p01.invariant.bad.plan"))
     assert report.time == 6          # the timed literal that closes the shop
-    assert report.advice[0].startswith("(buy-milk) has its condition unsatisfied between "
-                                       "time 4.5 to 6.5")
+    # VAL's words, checked against its Validate: from the breaking happening to the next
+    assert report.advice[0] == ("Invariant for (buy-milk) has its condition unsatisfied "
+                                "between time 6 to 6.5, the condition is satisfied on the "
+                                "empty set.")
+    assert report.action == "Invariant for (buy-milk)"
 
 
 TINY = textwrap.dedent("""\
@@ -142,6 +145,7 @@ def test_undefined_fluent_in_a_duration_is_undefined_value():
     ("0: (make-p) [1" + "0" * 307 + "]", Verdict.DURATION_VIOLATED),      # 1e307, not 2
     ("1" + "0" * 308 + ": (make-p) [1" + "0" * 308 + "]", Verdict.DURATION_VIOLATED),  # inf
     ("0: (make-p) [-1]", Verdict.PLAN_SYNTAX_ERROR),
+    ("1" + "0" * 400 + ": (make-p) [2]", Verdict.PLAN_SYNTAX_ERROR),          # time = inf
     ("0: (make-p) [2]\n2.1: (use-p) [1" + "0" * 400 + "]", Verdict.DURATION_VIOLATED),
 ])
 def test_hostile_durations(plan, verdict):
@@ -166,3 +170,31 @@ def test_a_huge_happening_is_checked_in_one_pass():
     assert report.verdict is Verdict.MUTEX_VIOLATED and "(q)" in report.message
     tight = validate_plan(*task, plan, budget=Limits(time_s=0.2).budget())
     assert tight.verdict is Verdict.UNKNOWN
+
+
+def test_a_start_that_deletes_what_a_simultaneous_start_reads_is_a_mutex():
+    """The shape of TAMER's satellite-time-simple p1 plan, which VAL rejects (issue 28's
+    first look): a camera calibrates while pointing at a target (read at start) and turns
+    away at the same time (deleted at start). VAL names the turn: the first instant whose
+    effect changes what another reads."""
+    dom = parse_domain(textwrap.dedent("""\
+        (define (domain cam)
+          (:requirements :durative-actions :typing)
+          (:types target)
+          (:predicates (pointing ?t - target) (calibrated))
+          (:durative-action calibrate :parameters (?t - target) :duration (= ?duration 5)
+            :condition (at start (pointing ?t)) :effect (at end (calibrated)))
+          (:durative-action turn :parameters (?from ?to - target) :duration (= ?duration 5)
+            :condition (at start (pointing ?from))
+            :effect (and (at start (not (pointing ?from))) (at end (pointing ?to)))))
+        """))
+    prob = parse_problem("(define (problem c) (:domain cam) (:objects a b - target) "
+                         "(:init (pointing a)) (:goal (and (calibrated) (pointing b))))")
+    together = validate_plan(dom, prob, "5.01: (calibrate a) [5]\n5.01: (turn a b) [5]")
+    assert together.verdict is Verdict.MUTEX_VIOLATED
+    assert together.message == ("(turn a b) - start (deletes (pointing a)) and "
+                                "(calibrate a) - start")
+    assert together.advice == ("(turn a b) - start has a mutex violation at time 5.01",
+                               "Separate these actions!")
+    apart = validate_plan(dom, prob, "5.01: (calibrate a) [5]\n5.02: (turn a b) [5]")
+    assert apart.verdict is Verdict.VALID, apart.message

@@ -24,7 +24,7 @@
   (:action refuel
     :parameters (?t - truck ?d - depot)
     :precondition (and (at ?t ?d) (sells-fuel ?d) (< (fuel ?t) (capacity ?t)))
-    :effect (assign (fuel ?t) (capacity ?t)))
+    :effect (and (assign (fuel ?t) (capacity ?t))))
   (:action load
     :parameters (?t - truck ?d - depot)
     :precondition (and (at ?t ?d) (> (stock ?d) 0) (< (drums ?t) 3))
@@ -36,5 +36,5 @@
   (:action double-tank
     :parameters (?t - truck)
     :precondition (<= (* 2 (capacity ?t)) 200)
-    :effect (scale-up (capacity ?t) 2))
+    :effect (and (scale-up (capacity ?t) 2)))
 )
