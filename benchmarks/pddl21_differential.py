@@ -30,7 +30,7 @@ The same calls give the timing (whole process, wall and CPU from ``getrusage``, 
 sides alternating per case). Usage::
 
     python benchmarks/pddl21_differential.py --val /path/to/Validate [--plans DIR]
-        [--limit N] [--tolerance-lpg 0.001]
+        [--limit N] [--timing-per-variant N] [--wheel-python VENV/bin/python]
 
 It writes ``benchmarks/results/pddl21_differential.md`` (the section "Findings" is kept
 from the previous file) and ``benchmarks/results/pddl21_differential.jsonl`` (one row per
@@ -408,8 +408,10 @@ def run(args) -> list[dict]:
         # as a user runs it: bytecode cached, validate's parse cache on (in a fresh folder,
         # so the first call on a task fills it)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env.update(PYTHONPATH=str(ROOT), PLANNING_CORE_PARSE_CACHE="1",
+        env.update(PLANNING_CORE_PARSE_CACHE="1",
                    PLANNING_CORE_PARSE_CACHE_DIR=str(Path(tmp) / "cache"))
+        if not args.wheel_python:
+            env["PYTHONPATH"] = str(ROOT)
         for count, (planner, variant, inst, path) in enumerate(files):
             domain = DATA / variant / "domain.pddl"
             problem = DATA / variant / "instances" / f"{inst}.pddl"
@@ -459,8 +461,9 @@ def run(args) -> list[dict]:
                                                           "violat", "Error", "Bad",
                                                           "Plan valid"))
                 if timing:
-                    order = [("val", val_cmd), ("ours", OURS + ours_args),
-                             ("bare", [sys.executable, "-c", "pass"])]
+                    python = args.wheel_python or sys.executable
+                    order = [("val", val_cmd), ("ours", [python] + OURS[1:] + ours_args),
+                             ("bare", [python, "-c", "pass"])]
                     if count % 2:
                         order = order[::-1]
                     res = {side: _timed(cmd, env if side != "val" else None)
@@ -485,13 +488,19 @@ def _kind(variant: str) -> str:
 def report(rows: list[dict], args, load: tuple[str, str]) -> str:
     judged = [r for r in rows if not r.get("skipped")]
     lines = ["# PDDL 2.1 differential: planners' plans and mutations, VAL vs planning_core", "",
-             f"Made by `python benchmarks/pddl21_differential.py --val VALIDATE` "
-             f"(VAL built from KCL-Planning/VAL, outside the project). Load average at start / "
-             f"end: {load[0]} / {load[1]} (2 cores shared with other jobs).", "",
+             f"Made by `python benchmarks/pddl21_differential.py --val VALIDATE "
+             f"--timing-per-variant {args.timing_per_variant}"
+             + (" --wheel-python VENV/bin/python" if args.wheel_python else "") + "` "
+             f"(VAL 4 built from KCL-Planning/VAL, outside the project). Load average at "
+             f"start / end: {load[0]} / {load[1]} (2 cores shared with other jobs). Plans: "
+             "`benchmarks/pddl21_plans/` (section Plans below).", "",
              "Every case is one plan file (and, for `numeric`, one mutated problem file) "
-             "judged by VAL's `Validate -t TOL` and by our `validate -t TOL`, each "
-             "its own process; the two alternate case by case. `TOL` is VAL's default 0.01, "
-             f"and {LPG_TOLERANCE:g} for LPG-td's timed plans (see Findings).", "",
+             "judged by VAL's `Validate -t TOL` (a process; VAL's exit code is 0 for a "
+             "failed plan too, so its output is read) and by our `validate -t TOL` (the "
+             "command's entry point, in process; the timing section runs it as a process). "
+             f"`TOL` is VAL's default 0.01, and {LPG_TOLERANCE:g} for LPG-td's timed plans "
+             "(see Findings). A mutation that does not apply to a plan (a duration on a "
+             "sequential plan, a numeric condition in a domain without one) is skipped.", "",
              "## Agreement per domain and variant", "",
              "| domain | variant | planner | tasks | cases | VAL valid | ours valid | agree | disagree | skipped mutations |",
              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -575,6 +584,10 @@ def main() -> int:
     ap.add_argument("--val", required=True, help="VAL's Validate binary")
     ap.add_argument("--plans", default=str(PLANS))
     ap.add_argument("--limit", type=int, default=0, help="only the first N plan files")
+    ap.add_argument("--wheel-python", default=None,
+                    help="time ours with this interpreter: a venv with planning_core installed "
+                         "from a wheel build of this tree and lark only (what a user's install "
+                         "runs, without this venv's start-up hooks); also its bare start-up")
     ap.add_argument("--timing-per-variant", type=int, default=2,
                     help="time every case of the first N tasks of each variant as processes")
     ap.add_argument("--rows", default=None, help="render from a rows file instead of running")

@@ -255,6 +255,7 @@ def solve_pddl21(domain: pddl.Domain, problem: pddl.Problem, kind: str, *, engin
     if report.verdict is Verdict.UNKNOWN:
         reason = f"{report.limit or 'time limit'} while validating {chosen}'s plan"
     else:
-        reason = f"{chosen}'s plan is invalid ({report.verdict.value}): {report.message}"
+        when = f" at time {report.time:g}" if report.time is not None else ""
+        reason = f"{chosen}'s plan is invalid ({report.verdict.value}{when}): {report.message}"
     return SolveResult(Status.UNKNOWN, None, None, chosen, time.perf_counter() - t0,
                        tuple(sorted(stats.items())), reason)

@@ -66,7 +66,7 @@ def test_a_plan_our_validator_rejects_is_never_reported(monkeypatch):
     res = solve(*_task(COUNTER_DOMAIN, COUNTER_PROBLEM), time_limit=30)
     assert res.status is Status.UNKNOWN
     assert res.plan is None
-    assert res.reason.startswith("enhsp's plan is invalid (goal_not_satisfied)")
+    assert res.reason.startswith("enhsp's plan is invalid (goal_not_satisfied")
 
 
 def test_a_plan_our_validator_accepts_is_reported_with_its_value(monkeypatch):
@@ -104,3 +104,43 @@ def test_tamer_solves_and_we_validate():
     assert res.status is Status.SOLVED
     assert res.plan == ("0.0: (switch) [2.0]",)
     assert res.engine == "tamer"
+
+
+# TAMER's plan for IPC 2002 satellite-time-simple p1 (issue 28's first look), as it gave it
+TAMER_SATELLITE_P1 = (
+    "0.0: (turn_to satellite0 groundstation2 phenomenon6) [5.0]",
+    "0.0: (switch_on instrument0 satellite0) [2.0]",
+    "5.01: (calibrate satellite0 instrument0 groundstation2) [5.0]",
+    "5.01: (turn_to satellite0 phenomenon6 groundstation2) [5.0]",
+    "10.02: (take_image satellite0 phenomenon6 instrument0 thermograph0) [7.0]",
+    "17.02: (turn_to satellite0 phenomenon4 phenomenon6) [5.0]",
+    "22.03: (take_image satellite0 phenomenon4 instrument0 thermograph0) [7.0]",
+    "29.03: (turn_to satellite0 star5 phenomenon4) [5.0]",
+    "34.04: (take_image satellite0 star5 instrument0 thermograph0) [7.0]",
+)
+
+
+def test_tamers_mutex_plan_for_satellite_is_not_reported(monkeypatch):
+    from tests.conftest import require_shared
+    folder = require_shared() / "pddl21" / "ipc2002" / "satellite-time-simple-automatic"
+    domain = parse_domain((folder / "domain.pddl").read_text())
+    problem = parse_problem((folder / "instances" / "instance-1.pddl").read_text())
+    monkeypatch.setattr(pp, "available", lambda engine: True)
+    monkeypatch.setattr(pp, "run_planner", _fake_planner(TAMER_SATELLITE_P1))
+    res = solve(domain, problem, time_limit=30)
+    assert (res.status, res.engine, res.plan) == (Status.UNKNOWN, "tamer", None)
+    assert res.reason.startswith("tamer's plan is invalid (mutex_violated at time 5.01): ")
+    # the turn_to after the calibration, and everything later, 0.01 later each (VAL: valid,
+    # value 41.08): reported, with the metric's value (makespan)
+    fixed = TAMER_SATELLITE_P1[:3] + (
+        "5.03: (turn_to satellite0 phenomenon6 groundstation2) [5.0]",
+        "10.04: (take_image satellite0 phenomenon6 instrument0 thermograph0) [7.0]",
+        "17.05: (turn_to satellite0 phenomenon4 phenomenon6) [5.0]",
+        "22.06: (take_image satellite0 phenomenon4 instrument0 thermograph0) [7.0]",
+        "29.07: (turn_to satellite0 star5 phenomenon4) [5.0]",
+        "34.08: (take_image satellite0 star5 instrument0 thermograph0) [7.0]")
+    monkeypatch.setattr(pp, "run_planner", _fake_planner(fixed))
+    res = solve(domain, problem, time_limit=30)
+    assert res.status is Status.SOLVED, res.reason
+    assert res.plan == fixed
+    assert res.cost == pytest.approx(41.08)
