@@ -428,9 +428,13 @@ def run(args) -> list[dict]:
                 timed_keys.add(key)
             cases = {"plan": (path.read_text(), problem_text, "the planner's plan")}
             cases.update(mutations(steps, schemas, problem_text, timed))
+            if tol != DEFAULT_TOLERANCE:
+                cases["plan@0.01"] = (path.read_text(), problem_text,
+                                      "the planner's plan at VAL's default tolerance 0.01")
             for kind, case in cases.items():
+                case_tol = DEFAULT_TOLERANCE if kind == "plan@0.01" else tol
                 row = {"planner": planner, "variant": variant, "instance": inst, "case": kind,
-                       "tolerance": tol}
+                       "tolerance": case_tol}
                 if case is None:
                     row["skipped"] = True
                     rows.append(row)
@@ -442,8 +446,9 @@ def run(args) -> list[dict]:
                 if prob_text != problem_text:
                     prob_path = Path(tmp) / f"{count}-{kind}-problem.pddl"
                     prob_path.write_text(prob_text)
-                val_cmd = [args.val, "-t", str(tol), str(domain), str(prob_path), str(plan_path)]
-                ours_args = ["-t", str(tol), str(plan_path), str(domain), str(prob_path)]
+                val_cmd = [args.val, "-t", str(case_tol), str(domain), str(prob_path),
+                           str(plan_path)]
+                ours_args = ["-t", str(case_tol), str(plan_path), str(domain), str(prob_path)]
                 vw, vc, vcode, vout = _timed(val_cmd)
                 ocode, oout = _ours_in_process(ours_args)
                 row.update(what=what, val=val_verdict(vout), ours=ours_verdict(ocode),
@@ -525,7 +530,7 @@ def report(rows: list[dict], args, load: tuple[str, str]) -> str:
     lines += ["", "## Agreement per case kind", "",
               "| case | judged | VAL valid | ours valid | agree | disagree |",
               "|---|---:|---:|---:|---:|---:|"]
-    for kind in ("plan",) + MUTATIONS:
+    for kind in ("plan",) + MUTATIONS + ("plan@0.01",):
         j = [r for r in judged if r["case"] == kind]
         a = sum(r["val"] == r["ours"] for r in j)
         lines.append(f"| {kind} | {len(j)} | {sum(r['val'] == 'valid' for r in j)} | "
