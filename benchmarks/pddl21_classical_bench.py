@@ -59,8 +59,8 @@ def main() -> int:
              f"measurement on the {len(runs['before (main)'][0]['alone'])} VAL-judged IPC "
              f"plans of `shared/data/val_oracle/ipc_cases.jsonl`, {args.rounds} rounds, the "
              "two trees alternating (one child process per tree and round). Per-plan times "
-             "are medians over plans of the per-round medians' round; totals are CPU "
-             "seconds of the whole pass, median over rounds.", "",
+             "are the median over rounds of each round's median over plans; totals are "
+             "CPU seconds of the whole pass, median over rounds.", "",
              "| tree | validate alone, median ms/plan | parse+check+validate, median ms/plan "
              "| CPU s per pass (median) | agreement with VAL's verdicts |",
              "|---|---|---|---|---|"]

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from planning_core.pddl import ast as pddl
 
-__all__ = ["Pddl21Feature", "first_pddl21_feature", "is_temporal"]
+__all__ = ["Pddl21Feature", "comparison_in", "first_pddl21_feature", "is_temporal",
+           "numeric_effect_in"]
 
 
 class Pddl21Feature:
@@ -83,3 +84,10 @@ def is_temporal(domain: pddl.Domain, problem: pddl.Problem | None = None) -> boo
     """Durative actions or timed initial literals: plans are timed (happenings)."""
     return any(a.durative for a in domain.actions) or bool(
         problem is not None and problem.timed_literals)
+
+
+#: the first comparison inside a formula, or None
+comparison_in = _in_formula
+#: ``(what, pos)`` of the first numeric effect (other than ``increase``) or comparison in a
+#: ``when`` condition inside effects, or None
+numeric_effect_in = _in_effects

@@ -20,11 +20,9 @@ HOSTILE = [
     "()", "( )", "(a) ;; (b)", "(a )\r", "(1. 2)", "(step 1)", "(a\tb\fc)", "(a\nb)",
     "(a b) [2]", "step 1: (a)", "1. (a)", "(a\u2028b)", "(a\x7f)", "(İ)", "((a))", "(a))",
     "(a b\\c)", "(a b,c)", "(a 'b')", "(é)", ") (", "(a) x",
-    # timed steps (PDDL 2.1): what LPG, TAMER and VAL write, and near misses
-    "1.5:(a b)[2]", "1: (a) [ 2.5 ] ; c", "1:(a)[2]\n3.25 : (b c) [0.5]\n", "1.: (a)",
-    "1 (a)", ".5: (a)", "1e3: (a)", "1: [2]", "(a) [2] [3]", "1: 2: (a)", "01.50: (a) [007]",
-    "0.0003:   (SWITCH_ON I0 S0) [2.0000]", "1:\n(a)", "1: (a)\n[2]", "1: (a) [2", "-1: (a)",
-    "1: (a) [-2]", "1\t:\t(a)\t[2]\t", "\u0663: (a)",
+    # timed plans (VAL, LPG, TAMER): read by the fast reader since issue 28
+    "0.000: (a x) [1]\n", "0: (a)[5]", " 2.5 : ( c  d )[ 3 ] ; x\n", "1.5: (a) [", "1.: (a)",
+    "0.5 (a)", ": (a)", "1e3: (a)", "0: (a) [1e3]", "0: (a) [2] [3]", "-1: (a)", "0: (a) [-1]",
 ]
 
 
@@ -53,16 +51,14 @@ def test_hostile_texts(text):
 
 
 def test_the_fast_reader_declines_what_is_not_plain():
-    for text in ("(a [1])", "(a\nb)", "(a\u00a0b)", "1. (a)", "(a ; b)\n c)", "1.: (a)",
-                 "1: [2]", "(a) [2] [3]", "1:\n(a)"):
+    for text in ("(a [1])", "(a\nb)", "(a\u00a0b)", "1. (a)", "(a ; b)\n c)", "1.5: (a) ["):
         assert plans._simple_steps(text) is None
 
 
-def test_timed_steps_are_read_fast_with_their_time_and_duration():
-    steps = plans._simple_steps("0.0003: (SWITCH_ON I0 S0) [2.0000]\n5.01:(b)\n")
-    assert [(s.name, s.args, s.time, s.duration, s.column, s.text) for s in steps] == [
-        ("switch_on", ("i0", "s0"), 0.0003, 2.0, 9, "(SWITCH_ON I0 S0)"),
-        ("b", (), 5.01, None, 6, "(b)")]
+def test_the_fast_reader_reads_timed_steps():
+    steps = plans._simple_steps("0.000: (A x) [1.5]\n3: (b)")
+    assert [(s.name, s.time, s.duration, s.column) for s in steps] == [
+        ("a", 0.0, 1.5, 8), ("b", 3.0, None, 4)]
 
 
 def test_bundled_plans_read_the_same():
