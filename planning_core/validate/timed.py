@@ -2,11 +2,11 @@
 
 A plan line ``t: (a x y) [d]`` of a durative action is two snap actions: its start at
 ``t`` and its end at ``t + d`` (KCL-Planning/VAL, ``Plan::planBuilder::handleDurativeAction``).
-A plain action is one instant at ``t`` (a step without a time stamp is at its 1-based
-index), a timed initial literal one at its time. The instants are sorted by time and
-grouped into *happenings* as VAL groups them (``Plan::Plan``): an instant joins the current
-happening when its time is within a tenth of the tolerance of the happening's first instant
-(``after``: ``t > time + tolerance / 10`` starts a new one). Each happening, in time order:
+A plain action is one instant at ``t`` (steps without a time stamp are at 1, 2, 3, ... in
+file order, VAL's ``defaultTime``), a timed initial literal one at its time. The instants
+are sorted by time and grouped into *happenings* as VAL groups them (``Plan::Plan``): an
+instant joins the current happening when its time is within a tenth of the tolerance of
+the happening's first instant (``after``: ``t > time + tolerance / 10`` starts a new one). Each happening, in time order:
 
 1. every instant's condition holds in the state before the happening: ``at start`` (and the
    duration constraint, within the tolerance, as ``DurativeActionElement::confirmPrecondition``
@@ -166,6 +166,7 @@ def validate_timed(v, plan: Plan, trace: bool, tolerance: float | None = None) -
 def _instants(v, plan: Plan) -> tuple[list[_Instant], ValidationReport | None]:
     out: list[_Instant] = []
     actions = v.compiled.actions
+    default_time = 1.0      # VAL's planBuilder: untimed steps at 1, 2, 3, ... in file order
     for index, step in enumerate(plan.steps, start=1):
         _tick(v)
         act = actions.get(step.name)
@@ -173,7 +174,10 @@ def _instants(v, plan: Plan) -> tuple[list[_Instant], ValidationReport | None]:
         if failure is not None:
             return out, failure
         binding = dict(zip(act.variables, step.args))
-        t = step.time if step.time is not None else float(index)
+        if step.time is not None:
+            t = step.time
+        else:
+            t, default_time = default_time, default_time + 1
         if t in (_INF, -_INF):
             return out, v._fail(Verdict.PLAN_SYNTAX_ERROR, index, step,
                                 f"step {index} {step} (line {step.line}): its time stamp is "

@@ -198,3 +198,14 @@ def test_a_start_that_deletes_what_a_simultaneous_start_reads_is_a_mutex():
                                "Separate these actions!")
     apart = validate_plan(dom, prob, "5.01: (calibrate a) [5]\n5.02: (turn a b) [5]")
     assert apart.verdict is Verdict.VALID, apart.message
+
+
+def test_untimed_steps_are_at_one_two_three_as_vals_default_time():
+    # make-p on [0, 0.5], use-p on [0.6, 0.9]; (finish) has no stamp: the first untimed
+    # step is at time 1, after use-p's end (not at 3, its place in the file)
+    plan = "0: (make-p) [0.5]\n0.6: (use-p) [0.3]\n(finish)"
+    dom = parse_domain(TINY.replace("(= ?duration 2)", "(= ?duration 0.5)")
+                       .replace("(>= ?duration 1)", "(>= ?duration 0.1)"))
+    report = validate_plan(dom, _tiny(goal="(r)")[1], plan)
+    assert report.verdict is Verdict.VALID, report.message
+    assert report.cost == pytest.approx(1.0)
