@@ -93,3 +93,15 @@ def test_classical_tasks_keep_plain_set_states():
     assert not v.numeric and not v.temporal
     assert validate_plan(dom, prob, "(a)").valid
     assert math.isfinite(validate_plan(dom, prob, "(a)").cost)
+
+
+def test_an_expression_nested_to_the_parser_limit_validates():
+    """250 nested additions (the parser refuses more than 256 levels): compiled, evaluated,
+    printed in the advice, no recursion error."""
+    expr = "(+ 1 " * 250 + "(x)" + ")" * 250
+    dom = parse_domain(DOMAIN.replace("(:action finish :parameters () :precondition (>= (x) 0)",
+                                      f"(:action finish :parameters () :precondition (> {expr} 1000)"))
+    report = validate_plan(dom, _calc("1", "1")[1], "(finish)")
+    assert report.verdict is Verdict.NUMERIC_PRECONDITION_FAILED
+    assert report.advice[1].startswith("(Satisfy (1 + (1 + ")
+    assert validate_plan(dom, _calc("800", "1")[1], "(finish)").verdict is Verdict.VALID
