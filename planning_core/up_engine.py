@@ -67,6 +67,25 @@ def _kind() -> ProblemKind:
     kind.set_quality_metrics("PLAN_LENGTH")
     kind.set_actions_cost_kind("STATIC_FLUENTS_IN_ACTIONS_COST")
     kind.set_actions_cost_kind("INT_NUMBERS_IN_ACTIONS_COST")
+    # PDDL 2.1 level 2 (numeric fluents) and level 3 (durative actions), and PDDL 2.2's
+    # timed initial literals: validated by our validator with VAL's semantics; solved by
+    # ENHSP or TAMER (the 'planners' extra), whose plans our validator checks first
+    for fluents in ("INT_FLUENTS", "REAL_FLUENTS"):
+        kind.set_fluents_type(fluents)
+    for problem_type in ("SIMPLE_NUMERIC_PLANNING", "GENERAL_NUMERIC_PLANNING"):
+        kind.set_problem_type(problem_type)
+    for eff in ("INCREASE_EFFECTS", "DECREASE_EFFECTS", "STATIC_FLUENTS_IN_NUMERIC_ASSIGNMENTS",
+                "FLUENTS_IN_NUMERIC_ASSIGNMENTS"):
+        kind.set_effects_kind(eff)
+    for time in ("CONTINUOUS_TIME", "DURATION_INEQUALITIES", "TIMED_EFFECTS"):
+        kind.set_time(time)
+    for duration in ("STATIC_FLUENTS_IN_DURATIONS", "FLUENTS_IN_DURATIONS",
+                     "INT_TYPE_DURATIONS", "REAL_TYPE_DURATIONS"):
+        kind.set_expression_duration(duration)
+    for metric in ("FINAL_VALUE", "MAKESPAN"):
+        kind.set_quality_metrics(metric)
+    for cost in ("FLUENTS_IN_ACTIONS_COST", "REAL_NUMBERS_IN_ACTIONS_COST"):
+        kind.set_actions_cost_kind(cost)
     return kind
 
 
@@ -103,7 +122,7 @@ class PlanningCoreEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin):
 
     @staticmethod
     def supports_plan(plan_kind: PlanKind) -> bool:
-        return plan_kind == PlanKind.SEQUENTIAL_PLAN
+        return plan_kind in (PlanKind.SEQUENTIAL_PLAN, PlanKind.TIME_TRIGGERED_PLAN)
 
     @staticmethod
     def satisfies(optimality_guarantee: OptimalityGuarantee) -> bool:

@@ -128,7 +128,10 @@ def _durative_action(a: pddl.Action) -> str:
               ([f"(at end {_effects(a.end_effects)})"] if a.end_effects else [])
     lines = [f"  (:durative-action {a.name}",
              f"    :parameters ({_typed(a.parameters)})",
-             "    :duration (and" + "".join(" " + _duration(d) for d in a.duration) + ")",
+             # one constraint bare: unified-planning's reader (TAMER's way in) refuses
+             # (and c) around a single one, which PDDL 2.1 allows
+             "    :duration " + (_duration(a.duration[0]) if len(a.duration) == 1 else
+                                 "(and" + "".join(" " + _duration(d) for d in a.duration) + ")"),
              "    :condition (and" + "".join(" " + c for c in conditions) + ")",
              "    :effect (and" + "".join(" " + e for e in effects) + "))"]
     return "\n".join(lines)

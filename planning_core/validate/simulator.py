@@ -77,6 +77,32 @@ class CompiledDomain:
 _INF = float("inf")
 
 
+def _happenings_matter(plan: Plan, tolerance: float | None) -> bool:
+    """Whether VAL would not run this sequential plan step after step in file order.
+
+    VAL reads every plan as happenings: a ``t:`` stamp is a step's time (an unstamped step
+    of a stamped plan is at 1, 2, 3, ... in file order), steps run in time order, and steps
+    at one time point (within the tolerance) are one happening, where interfering steps are
+    a mutex violation. Time stamps that do not increase by more than the tolerance in file
+    order therefore go to the timed simulation, which does all that; plain and strictly
+    increasing plans keep the sequential one (the same verdicts, faster).
+    """
+    if all(step.time is None for step in plan.steps):
+        return False
+    eps = 0.01 if tolerance is None else tolerance
+    last, untimed = None, 0
+    for step in plan.steps:
+        if step.time is None:
+            untimed += 1
+            when = float(untimed)
+        else:
+            when = step.time
+        if last is not None and when <= last + eps:
+            return True
+        last = when
+    return False
+
+
 def _fmt(value: float) -> str:
     return f"{value:g}"
 
@@ -147,7 +173,8 @@ class Validator:
             plan = parse_plan(plan)
         if plan.errors:
             return self._syntax_error(plan)
-        if self.temporal or any(a.durative for a in self.compiled.domain.actions):
+        if self.temporal or any(a.durative for a in self.compiled.domain.actions) \
+                or _happenings_matter(plan, tolerance):
             from planning_core.validate.timed import validate_timed
 
             return validate_timed(self, plan, trace, tolerance)
