@@ -208,7 +208,7 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
         return _run_validate(paths, verbose=verbose, as_json=as_json,
                              show_warnings=show_warnings, out=out, err=err,
                              time_limit=time_limit, silent=silent, memory_limit=memory_limit,
-                             pending=pending)
+                             pending=pending, tolerance=tolerance)
     finally:
         if pending:
             from planning_core.limits import Limits
@@ -220,7 +220,8 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
 
 def _run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warnings: bool,
                   out: TextIO, err: TextIO, time_limit: float | None, silent: str,
-                  memory_limit: float | None, pending: list) -> int:
+                  memory_limit: float | None, pending: list,
+                  tolerance: float | None = None) -> int:
     from planning_core.limits import LimitReached, Limits, metering
     from planning_core.pddl.checker import errors_of
     from planning_core.pddl.plans import parse_plan
