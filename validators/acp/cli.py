@@ -35,8 +35,7 @@ from planning_core.cli import ArgumentParser, ExitCode
 from planning_core.cli.args import positive_int, seconds
 from planning_core.cli.executor_args import add_executor_options, executor_for
 from planning_core.errors import InputError
-from planning_core.validators.acp.records import MAX_RESPONSE_BYTES
-from planning_core.validators.acp.scorers.queries import DEFAULT_BUDGET
+from planning_core.validators.acp.defaults import DEFAULT_BUDGET, MAX_RESPONSE_BYTES
 from planning_core.results_file import add_bad_row_options
 
 __all__ = ["register"]

@@ -48,7 +48,7 @@ from planning_core.cli import ArgumentParser, ExitCode, error_line
 from planning_core.cli.args import seconds
 from planning_core.cli.executor_args import add_executor_options, executor_for
 from planning_core.results_file import add_bad_row_options
-from planning_core.validators.cope.evaluate import MAX_RESPONSE_BYTES
+from planning_core.validators.cope.dataset import MAX_RESPONSE_BYTES
 
 __all__ = ["register"]
 
