@@ -99,7 +99,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------------ score
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from planning_core.validators.acp.batch import ScoreSettings, match_answers, \
+    from planning_core.validators.acp.batch import Job, ScoreSettings, match_answers, \
         score_arrivals
     from planning_core.validators.acp.dataset import (
         current_rows,
@@ -152,10 +152,14 @@ def cmd_score(args: argparse.Namespace) -> int:
         for row in new_bad:
             print(f"warning: {row.source}: {row.message}; recorded as a bad-input row",
                   file=sys.stderr)
-        for row in new_bad:
-            writer.write(row.to_row())
-        fresh = writer.resume([_job_key(j) for j in todo])
-        work = [todo[k] for k in fresh]
+        # the answers' lines in their order: a bad line's row is written in its place, not
+        # first (issue 32)
+        entries = sorted([*todo, *new_bad], key=lambda e: _position(
+            answers[e.index].source if isinstance(e, Job) else e.source))
+        ready = {p: e.to_row() for p, e in enumerate(entries) if not isinstance(e, Job)}
+        fresh = writer.resume([_job_key(e) if isinstance(e, Job) else ("bad-input", e.source)
+                               for e in entries], ready)
+        work = [entries[k] for k in fresh]
         settings = ScoreSettings(args.time_limit, args.budget, args.trust_stored_none,
                                  provenance=True, max_response_bytes=args.max_response_bytes)
         with executor_for(args) as executor:
@@ -188,6 +192,13 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(f"error: {args.answers}: no answer could be scored", file=sys.stderr)
         return ExitCode.BAD_INPUT
     return ExitCode.OK
+
+
+def _position(source: str) -> tuple[Path, int]:
+    """Where an answer line is (``FILE:LINE``), for sorting in the answers' order (the files
+    of a folder in the order they are read, sorted)."""
+    file, _, line = source.rpartition(":")
+    return (Path(file), int(line)) if file and line.isdigit() else (Path(source), 0)
 
 
 def _row_key(row: dict) -> tuple[str, str, str | None] | None:
