@@ -18,10 +18,13 @@ names and helps here are the ones each ``register`` adds.
 from __future__ import annotations
 
 import sys
-from typing import Sequence
 
 from planning_core import cli
 from planning_core.cli import LazyGroup
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING, without importing typing (and with it re,
+if TYPE_CHECKING:       # collections...): a third of what `planning-core --help` costs
+    from collections.abc import Sequence
 
 __all__ = ["COMMAND_GROUPS", "main"]
 

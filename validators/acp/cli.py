@@ -34,9 +34,10 @@ from pathlib import Path
 from planning_core.cli import ArgumentParser, ExitCode
 from planning_core.cli.args import positive_int, seconds
 from planning_core.cli.executor_args import add_executor_options, executor_for
+from planning_core.cli.tables import add_format_option
 from planning_core.errors import InputError
 from planning_core.validators.acp.defaults import DEFAULT_BUDGET, MAX_RESPONSE_BYTES
-from planning_core.results_file import add_bad_row_options
+from planning_core.cli.args import add_bad_row_options
 
 __all__ = ["register"]
 
@@ -59,9 +60,11 @@ def register(subparsers) -> None:
                         "file or a folder of them)")
     p.add_argument("--out", required=True, metavar="FILE",
                    help="results, JSON Lines (appended; answers already there are skipped)")
-    p.add_argument("--report", metavar="FILE", help="also write a Markdown summary")
+    p.add_argument("--report", metavar="FILE",
+                   help="also write a summary (Markdown; CSV or LaTeX with --format)")
     p.add_argument("--plot", metavar="FILE",
                    help="also write a domain x task heatmap (.png, .pdf or .svg)")
+    add_format_option(p, "the --report file")
     _common(p)
     add_executor_options(p, unit="problem")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -177,13 +180,15 @@ def cmd_score(args: argparse.Namespace) -> int:
                     bar.close()
         rows = read_results(out)
     summary = summarize(current_rows(rows))
-    print(text_table(summary))
+    print(text_table(summary, args.interval))
     if bad:
         print(f"{len(bad)} answer row(s) could not be used (evidence bad-input in {out})",
               file=sys.stderr)
     if args.report:
         try:
-            Path(args.report).write_text(markdown_report(summary), encoding="utf-8")
+            Path(args.report).write_text(markdown_report(summary, fmt=args.format,
+                                                         method=args.interval),
+                                         encoding="utf-8")
         except OSError as err:
             raise InputError(f"cannot write: {err.strerror or err}", file=args.report) from None
     if args.plot:

@@ -47,7 +47,7 @@ from typing import Callable, Mapping, Sequence
 from planning_core.cli import ArgumentParser, ExitCode, error_line
 from planning_core.cli.args import seconds
 from planning_core.cli.executor_args import add_executor_options, executor_for
-from planning_core.results_file import add_bad_row_options
+from planning_core.cli.args import add_bad_row_options
 from planning_core.validators.cope.dataset import MAX_RESPONSE_BYTES
 
 __all__ = ["register"]
