@@ -236,8 +236,8 @@ def run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> 
             return _internal(err)
         # a full disk (or quota, or a read-only file system) is the machine's state, not a
         # bug: say what could not be written, exit 2 (what was written stays; resumable)
-        where = f" {err.filename}" if err.filename else ""
-        print(f"error: cannot write{where}: {err.strerror or err}", file=sys.stderr)
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"{where}error: cannot write: {err.strerror or err}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     except Exception as err:  # noqa: BLE001 - the promise is: no traceback for any input
         if os.environ.get("PLANNING_CORE_DEBUG") == "1":

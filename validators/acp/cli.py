@@ -194,7 +194,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.plot:
         heatmap(summary, args.plot)
     if not jobs and not any(r.get("evidence") != "bad-input" for r in rows):
-        print(f"error: {args.answers}: no answer could be scored", file=sys.stderr)
+        print(f"{args.answers}: error: no answer could be scored", file=sys.stderr)
         return ExitCode.BAD_INPUT
     return ExitCode.OK
 
