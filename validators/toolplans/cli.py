@@ -136,7 +136,8 @@ def _context(args):
     """The task of ``args.task``: a task file, or ``DATASET.json#ID`` for one task of a
     dataset file (``domains/toolplans/travel.json#travel-02``)."""
     from planning_core.validators.toolplans.context import TaskContext
-    from planning_core.validators.toolplans.spec import read_task, read_tools
+    from planning_core.validators.toolplans.dataset import read_task
+    from planning_core.validators.toolplans.spec import read_tools
 
     path, _, task_id = args.task.rpartition("#")
     dataset_task = bool(path and task_id) and not Path(args.task).is_file()

@@ -184,22 +184,8 @@ def read_tools(path: str | Path) -> tuple[Tool, ...]:
 
 def read_task(path: str | Path, tools: tuple[Tool, ...] | None = None) -> ToolTask:
     """A task file; its tools come from ``tools`` or from the task's own ``"tools"`` key.
-
-    ``DATASET.json#ID`` (the form the CLI takes, e.g. ``domains/toolplans/travel.json#travel-02``)
-    is the task ``ID`` of a dataset file, with the dataset's tools (``tools`` must then be
-    None). A path that names an existing file is that file, ``#`` or not."""
-    text = str(path)
-    file, _, task_id = text.rpartition("#")
-    if file and task_id and not Path(text).is_file():
-        if tools is not None:
-            raise ToolSpecError("a task of a dataset file uses the dataset's tools: give no "
-                                "tools with FILE.json#ID", file=file)
-        from planning_core.validators.toolplans.dataset import load_domain
-        found = [r.task for r in load_domain(file) if r.id == task_id]
-        if not found:
-            raise ToolSpecError(f"no task {task_id!r} in this file", file=file)
-        return found[0]
-    return parse_task(_read(path), tools, file=text)
+    (The package's ``read_task``, :func:`.dataset.read_task`, also takes ``DATASET.json#ID``.)"""
+    return parse_task(_read(path), tools, file=str(path))
 
 
 class _Reader:
