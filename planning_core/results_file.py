@@ -38,7 +38,7 @@ import fcntl
 import io
 import json
 import os
-from typing import IO, TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 
 from planning_core import safe_json
 from planning_core.cli.args import add_bad_row_options  # noqa: F401 - its home was here
@@ -325,15 +325,23 @@ class ResultsWriter:
         old.close()
         return dropped
 
-    def resume(self, keys: Sequence[Hashable]) -> list[int]:
+    def resume(self, keys: Sequence[Hashable],
+               ready: Mapping[int, dict] | None = None) -> list[int]:
         """Start this run's rows: ``keys`` name the items still to do, in input order.
 
-        Returns the positions in ``keys`` whose rows must be computed; the journal holds
-        the others', which :meth:`in_order` writes in their places."""
+        ``ready`` maps positions in ``keys`` to rows already made on the spot (a bad input
+        line's row): :meth:`in_order` writes them in their places, so rows follow the input's
+        order whatever was wrong with a line. Returns the positions in ``keys`` whose rows
+        must be computed; the journal holds the others', which :meth:`in_order` writes in
+        their places."""
         if self._fresh is not None:
             raise RuntimeError("ResultsWriter: one resume() per run")
         self._fresh = []
+        ready = ready or {}
         for position, key in enumerate(keys):
+            if position in ready:
+                self._taken[position] = ready[position]
+                continue
             row = self._recovered.pop(key, None)
             if row is None:
                 self._fresh.append(position)

@@ -100,6 +100,26 @@ def _ours(problem):
     return writer, domain, task
 
 
+#: Verdicts of a step that cannot be applied: UP's ``INAPPLICABLE_ACTION`` with that step
+_INAPPLICABLE = frozenset({Verdict.PRECONDITION_FAILED, Verdict.UNDEFINED_VALUE,
+                           Verdict.UNKNOWN_ACTION, Verdict.WRONG_ARITY, Verdict.UNKNOWN_OBJECT,
+                           Verdict.TYPE_ERROR})
+
+
+def _failure(report, plan):
+    """``(reason, inapplicable_action)`` of an invalid plan, as UP's own validators fill
+    them: the action instance of the failing step, or ``UNSATISFIED_GOALS``."""
+    from unified_planning.engines.results import FailedValidationReason
+
+    if report.verdict is Verdict.GOAL_NOT_SATISFIED:
+        return FailedValidationReason.UNSATISFIED_GOALS, None
+    actions = getattr(plan, "actions", ())
+    if report.verdict in _INAPPLICABLE and report.step is not None \
+            and 1 <= report.step <= len(actions):
+        return FailedValidationReason.INAPPLICABLE_ACTION, actions[report.step - 1]
+    return None, None
+
+
 class PlanningCoreEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin):
     """planning_core's ``solve`` and ``validate`` behind UP's engine interface."""
 
@@ -169,6 +189,8 @@ class PlanningCoreEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin):
         else:
             status = ValidationResultStatus.INVALID
         logs = [LogMessage(LogLevel.INFO, report.message)] if report.message else []
-        return ValidationResult(status, self.name, log_messages=logs,
+        reason, inapplicable = _failure(report, plan)
+        return ValidationResult(status, self.name, log_messages=logs, reason=reason,
+                                inapplicable_action=inapplicable,
                                 metrics={"verdict": report.verdict.value,
                                          "cost": "" if report.cost is None else f"{report.cost:g}"})

@@ -305,6 +305,11 @@ def _run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warnin
                   else "unknown" if report.verdict is Verdict.UNKNOWN else "failed", file=out)
         elif not (silent == "errors" and report.valid):
             print(render_text(report, path, verbose=verbose), file=out)
+        if not as_json and report.verdict.value in _PLAN_TEXT_ERRORS and report.line is not None:
+            # a fault of the plan's text, located: also in the one error-line format of every
+            # command (VAL's report above says it in its own words)
+            print(f"{path}:{report.line}:{report.column or 1}: error: {report.message}",
+                  file=err)
     if not as_json and not silent:
         print(_summary(reports, Verdict.UNKNOWN), file=out)
     if all(r.valid for _, r in reports):
@@ -312,6 +317,12 @@ def _run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warnin
     if any(not r.valid and r.verdict is not Verdict.UNKNOWN for _, r in reports):
         return ExitCode.INVALID
     return ExitCode.UNKNOWN
+
+
+#: verdicts that are faults of the plan's text (a step naming what the task does not have)
+#: (values: the report module is imported by the command, not by this module's import)
+_PLAN_TEXT_ERRORS = frozenset({"unknown_action", "wrong_arity", "unknown_object",
+                               "type_error", "plan_syntax_error"})
 
 
 def _value(cost) -> str:

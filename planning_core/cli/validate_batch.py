@@ -58,6 +58,7 @@ is invalid, else 3 when a plan hit the time limit (``unknown``), else 0.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import sys
@@ -505,22 +506,24 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
             writer.drop(lambda row: "source" not in row and not _final(row)
                         and json.dumps(row.get("id")) in again)
 
-        def emit(row: dict) -> None:
-            if writer is not None:
-                writer.write(row)
-            else:
-                print(json.dumps(row), file=out)
-
+        # the manifest's lines in their order: plans to check and new bad lines, whose rows
+        # are made now and written in their places (not first: issue 32)
         new_rows: list[dict] = []
+        entries: list[PlanItem | BadLine] = list(todo)
         for bad in manifest.bad:
             if bad.source not in recorded:
                 print(f"warning: {bad.source}: {bad.message}; recorded as a bad_input row",
                       file=err)
-                emit(bad.to_row())
-            new_rows.append(bad.to_row())
-        fresh = writer.resume([json.dumps(item.id) for item in todo]) if writer is not None \
-            else range(len(todo))
-        work = [todo[k] for k in fresh]
+                entries.append(bad)
+            else:
+                new_rows.append(bad.to_row())
+        entries.sort(key=lambda e: _line_of(e.source))
+        ready = {p: e.to_row() for p, e in enumerate(entries) if isinstance(e, BadLine)}
+        keys = ["\0bad " + e.source if isinstance(e, BadLine) else json.dumps(e.id)
+                for e in entries]
+        fresh = writer.resume(keys, ready) if writer is not None \
+            else [p for p in range(len(entries)) if p not in ready]
+        work = [entries[k] for k in fresh]
         settings = BatchSettings(time_limit, max_plan_bytes, os.urandom(8).hex(),
                                  memory_limit, **({} if max_task_bytes is None else
                                                   {"max_task_bytes": max_task_bytes}))
@@ -532,7 +535,9 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
                 arrivals = row_arrivals(work, executor, settings,
                                         on_done=(lambda _row: bar.update(1)) if bar else None)
                 rows = writer.in_order(arrivals) if writer is not None \
-                    else in_input_order(arrivals, len(work))
+                    else in_input_order(itertools.chain(
+                        ready.items(), ((fresh[k], row) for k, row in arrivals)),
+                        len(entries))
                 for _, row in rows:
                     if writer is None:
                         print(json.dumps(row), file=out)
@@ -553,6 +558,11 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
               file=err)
         return ExitCode.BAD_INPUT
     return _exit_code(latest)
+
+
+def _line_of(source: str) -> int:
+    """The line number of a manifest ``source`` (``PATH:LINE``)."""
+    return int(source.rpartition(":")[2])
 
 
 def _latest(manifest: Manifest, done: Sequence[dict], new: Sequence[dict]) -> list[dict]:

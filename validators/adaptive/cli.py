@@ -225,14 +225,20 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not tasks:
         raise InputError("no problem with a domain.pddl beside it", file=args.tasks[0])
 
+    done = [0]
+    if not args.json:   # progress: a folder can hold hundreds of tasks, seconds each
+        print(f"building {len(tasks)} profile(s) into {args.out}", file=sys.stderr)
+
     def show(row: dict) -> None:
+        done[0] += 1
+        step = f"[{done[0]}/{len(tasks)}] "
         if args.json:
             print(json.dumps(row))
         elif "error" in row:
-            print(f"{row['task']}: FAILED: {row['error']}")
+            print(f"{step}{row['task']}: FAILED: {row['error']}")
         else:
             sizes = " ".join(f"{k}={v}" for k, v in row["tiers"].items())
-            print(f"{row['task']}: {sizes} -> {row['profile']}"
+            print(f"{step}{row['task']}: {sizes} -> {row['profile']}"
                   + (f"\n  no constraint: {row['note']}" if row.get("note") else ""))
         sys.stdout.flush()
 

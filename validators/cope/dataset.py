@@ -325,6 +325,10 @@ def _sort_key(pair: Pair) -> tuple:
             _number(pair.constraint), pair.constraint)
 
 
+#: Longest model output read, in UTF-8 bytes (``cope eval --max-response-bytes``); here,
+#: not in :mod:`.evaluate`, so that ``cope --help`` shows it without importing the executors.
+MAX_RESPONSE_BYTES = 1_000_000
+
 #: How deep below ``--dataset`` dataset folders are looked for: the CoPE release's
 #: ``data/`` root holds ``<domain>/<dataset>/constraints`` (two levels).
 MAX_DATASET_DEPTH = 3

@@ -136,16 +136,12 @@ def _context(args):
     """The task of ``args.task``: a task file, or ``DATASET.json#ID`` for one task of a
     dataset file (``domains/toolplans/travel.json#travel-02``)."""
     from planning_core.validators.toolplans.context import TaskContext
-    from planning_core.validators.toolplans.spec import ToolSpecError, read_task, read_tools
+    from planning_core.validators.toolplans.dataset import read_task
+    from planning_core.validators.toolplans.spec import read_tools
 
-    path, _, task_id = args.task.partition("#")
-    if task_id:
-        from planning_core.validators.toolplans.dataset import load_domain
-        found = [r.task for r in load_domain(path) if r.id == task_id]
-        if not found:
-            raise ToolSpecError(f"no task {task_id!r} in this file", file=path)
-        return TaskContext(found[0])
-    tools = read_tools(args.tools) if args.tools else None
+    path, _, task_id = args.task.rpartition("#")
+    dataset_task = bool(path and task_id) and not Path(args.task).is_file()
+    tools = read_tools(args.tools) if args.tools and not dataset_task else None
     return TaskContext(read_task(args.task, tools))
 
 

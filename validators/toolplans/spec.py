@@ -187,7 +187,8 @@ def read_tools(path: str | Path) -> tuple[Tool, ...]:
 
 
 def read_task(path: str | Path, tools: tuple[Tool, ...] | None = None) -> ToolTask:
-    """A task file; its tools come from ``tools`` or from the task's own ``"tools"`` key."""
+    """A task file; its tools come from ``tools`` or from the task's own ``"tools"`` key.
+    (The package's ``read_task``, :func:`.dataset.read_task`, also takes ``DATASET.json#ID``.)"""
     return parse_task(_read(path), tools, file=str(path))
 
 
