@@ -89,8 +89,10 @@ def cached_big(tmp_path_factory):
     (folder / "finish.plan").write_text("(finish)\n")
     cache = folder / "cache"
     env = {"PLANNING_CORE_PARSE_CACHE": "1", "PLANNING_CORE_PARSE_CACHE_DIR": str(cache)}
+    # a generous limit: the wall-clock guard of --time-limit must not stop the warm-up on
+    # a loaded machine
     warm = _child("validate", folder / "finish.plan", folder / "domain.pddl",
-                  folder / "big.pddl", "--json", env=env, timeout=600)
+                  folder / "big.pddl", "--json", "--time-limit", "900", env=env, timeout=1200)
     assert warm.returncode == 0, warm.stderr
     (entry,) = cache.glob("problem-*.pickle")
     return folder, env, entry

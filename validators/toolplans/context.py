@@ -14,17 +14,7 @@ from planning_core.validators.toolplans.compile import Compiled, compile_task
 from planning_core.validators.toolplans.relevance import relevant_tools
 from planning_core.validators.toolplans.spec import ToolTask
 
-__all__ = ["TaskContext", "time_left"]
-
-
-def time_left(time_limit: float) -> float:
-    """``time_limit``, or less when the active budget (the row's) has less left: a search
-    or h* call of a row never runs past the row's limit."""
-    from planning_core.limits import active_budget
-
-    budget = active_budget()
-    left = budget.remaining_s() if budget is not None else None
-    return time_limit if left is None else max(0.0, min(time_limit, left))
+__all__ = ["TaskContext"]
 
 
 class TaskContext:

@@ -169,8 +169,7 @@ def analyse(ctx, *, engine: str = "auto", time_limit: float = 60.0) -> Feasibili
                            reason="relaxed unreachable", engine="relaxed")
     # cpu_budget: a verdict must not depend on machine load, so Fast Downward (which auto
     # picks for the largest tool sets) gets a CPU limit, not a wall-clock one
-    from planning_core.limits import active_budget
-    from planning_core.validators.toolplans.context import time_left
+    from planning_core.limits import active_budget, time_left
 
     row = active_budget()     # the row's budget: the search gets what grounding left of it
     res = solve(c.domain, c.problem, optimal=True, time_limit=time_left(time_limit),

@@ -16,7 +16,8 @@ from planning_core.errors import PlanningError
 from planning_core.search.hstar import h_star
 from planning_core.validators.toolplans.calls import Call, OutputJSONError, loads, parse_output
 from planning_core.validators.toolplans.check import execute
-from planning_core.validators.toolplans.context import TaskContext, time_left
+from planning_core.limits import time_left
+from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.faults import Fault, classes_of
 
 __all__ = ["BEHAVIOURS", "NextReport", "PredictionReport", "judge_next", "judge_prediction"]
