@@ -44,7 +44,7 @@ from planning_core.validators.toolplans.feasibility import plan_calls
 from planning_core.validators.toolplans.relevance import relevant_tools
 from planning_core.validators.toolplans.spec import Tool, ToolTask, parse_task, read_tools
 
-__all__ = ["KIND_COLUMNS", "N_E", "PAPER_COUNTS", "SETTINGS", "build_sets", "distractors",
+__all__ = ["KIND_COLUMNS", "N_E", "extraneous_bases", "PAPER_COUNTS", "SETTINGS", "build_sets", "distractors",
            "load_domains", "replacement_tool", "task_to_json", "tool_to_json",
            "unsolvable_variants"]
 
@@ -412,3 +412,24 @@ def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
             cases.append({"id": f"u-{v.id}", "setting": "unsolvable", "domain": d, "kind": kind,
                           "task": task_to_json(v), "reference": ref})
     return cases
+
+
+def extraneous_bases(cases: list[dict]) -> list[dict]:
+    """For each extraneous base (the five cases ``e-BBBB-...-n2`` .. ``-n10`` of one base),
+    the same case without its distractors: ``n_e`` 0, id ``e-BBBB-...-n0``. Table 2's CR_B
+    is the correctness rate on these (line 173: "correctness rates in base and extraneous
+    settings"); the step-wise bases' prefixes differ from the step-wise set's, so the base
+    rate is measured on the very cases the distractors were added to."""
+    out, seen = [], set()
+    for c in cases:
+        if c.get("setting") != "extraneous" or not c.get("n_e"):
+            continue
+        group = str(c.get("id")).rsplit("-n", 1)[0]
+        if group in seen:
+            continue
+        seen.add(group)
+        task = dict(c["task"])
+        gone = set(task.pop("extraneous", None) or ())
+        task["tools"] = [t for t in task.get("tools") or () if t.get("name") not in gone]
+        out.append({**c, "id": f"{group}-n0", "n_e": 0, "task": task})
+    return out
