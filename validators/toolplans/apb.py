@@ -114,9 +114,34 @@ def task_to_json(task: ToolTask) -> dict:
     return out
 
 
-def load_domains(root: str | Path) -> dict[str, tuple[Tool, ...]]:
-    """Every tool set ``root/tools/*.json`` (``domains/toolplans``), by file stem."""
-    return {p.stem: read_tools(p) for p in sorted(Path(root, "tools").glob("*.json"))}
+def domains_folder():
+    """The installed tool domains (package data ``tool_domains``), else the checkout's
+    ``domains/toolplans/tools``: a traversable folder of ``*.json`` tool sets."""
+    from importlib import resources
+
+    try:
+        folder = resources.files("planning_core.validators.toolplans.tool_domains")
+        if any(p.name.endswith(".json") for p in folder.iterdir()):
+            return folder
+    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
+        pass
+    return Path(__file__).resolve().parents[2] / "domains" / "toolplans" / "tools"
+
+
+def load_domains(root: str | Path | None = None) -> dict[str, tuple[Tool, ...]]:
+    """Every tool set by file stem: ``root/tools/*.json`` (or ``root/*.json``) when a folder
+    is given, else the tool domains installed with the package (:func:`domains_folder`)."""
+    if root is None:
+        from planning_core.validators.toolplans.spec import parse_tools
+        from planning_core import safe_json
+
+        folder = domains_folder()
+        files = sorted((p for p in folder.iterdir() if p.name.endswith(".json")),
+                       key=lambda p: p.name)
+        return {p.name[:-5]: parse_tools(safe_json.loads(p.read_text(encoding="utf-8")),
+                                         file=p.name) for p in files}
+    base = Path(root, "tools") if Path(root, "tools").is_dir() else Path(root)
+    return {p.stem: read_tools(p) for p in sorted(base.glob("*.json"))}
 
 
 # ------------------------------------------------------------------ holistic tasks

@@ -107,9 +107,9 @@ def register(subparsers) -> None:
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser("generate", help="write APB-sized cases of the five settings (JSON Lines)")
-    p.add_argument("--root", default="domains/toolplans", metavar="DIR",
-                   help="folder with tools/*.json, one tool domain per file (default "
-                        "domains/toolplans)")
+    p.add_argument("--root", default=None, metavar="DIR",
+                   help="folder with tools/*.json (or *.json), one tool domain per file "
+                        "(default: the eleven tool domains installed with planning-core)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--scale", type=float, default=1.0,
                    help="fraction of the paper's counts 1109/900/1500/300/400 (default 1)")
@@ -304,8 +304,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise InputError(f"--scale must be in (0, 10], not {args.scale:g}")
     domains = load_domains(args.root)
     if not domains:
-        raise InputError("no tool domains (tools/*.json) here: run from the repository root, or "
-                         "give --root DIR (the checkout's domains/toolplans)", file=args.root)
+        raise InputError("no tool domains (tools/*.json or *.json) in this folder",
+                         file=args.root or "the installed tool domains")
     cases = build_sets(domains, seed=args.seed, scale=args.scale)
     _write(Path(args.out), "".join(json.dumps(c) + "\n" for c in cases))
     counts = Counter(c["setting"] for c in cases)
