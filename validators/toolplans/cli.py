@@ -161,7 +161,11 @@ def _text(value: str, *, file_only: bool = False, lenient: bool = False) -> str:
     if value == "-":
         return sys.stdin.read()
     p = Path(value)
-    if file_only or p.is_file():
+    try:
+        is_file = p.is_file()
+    except (OSError, ValueError):   # a long JSON text is no file name (ENAMETOOLONG, NUL)
+        is_file = False
+    if file_only or is_file:
         try:
             if lenient:
                 return p.read_bytes().decode("utf-8", errors="replace")
