@@ -193,3 +193,16 @@ def test_generate_works_from_any_folder(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert code == 0 and "over 11 tool domain(s)" in out
     assert (tmp_path / "c.jsonl").read_text().count("\n") > 10
+
+
+def test_generated_cases_never_state_a_withheld_value_and_references_fit_k():
+    cases = build_sets(load_domains(), seed=0, scale=0.05)
+    hidden = [c for c in cases if c.get("kind") in ("missing_input", "visual_missing")]
+    assert hidden
+    for c in hidden:
+        assert c["withheld"], c["id"]
+        for w in c["withheld"]:
+            assert str(w["value"]) not in c["task"]["request"], (c["id"], c["task"]["request"])
+    for c in cases:
+        if c["setting"] == "stepwise" or c.get("base") == "stepwise":
+            assert len(c["reference"]) == c["k"], c["id"]

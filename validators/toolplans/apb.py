@@ -350,6 +350,29 @@ def unsolvable_variants(task: ToolTask, rng: random.Random) -> dict[str, ToolTas
     return out
 
 
+_PRIVATE = ("the {t} I gave you on the phone this morning", "the {t} from our meeting notes",
+            "the {t} I mentioned in my last message", "the {t} my manager sent me")
+
+
+def withhold(base: ToolTask, variant: ToolTask, kind: str) -> tuple[ToolTask, list[dict]]:
+    """The request of an information-missing or visual-missing variant rewritten so that it
+    never states what the agent cannot know, and the withheld items with their values. The
+    paper rewrites the query "so it refers to a specific parameter that the Agent cannot
+    know" (Figure 14, lines 487, 493: a private reference such as "the specific restaurant
+    we discussed in the morning meeting"); a visual-missing query refers to the image whose
+    file is gone (Figure 17, line 516)."""
+    kept = {i.name for i in variant.items if i.accessible}
+    gone = [i for i in base.items if i.name not in kept]
+    text = base.request
+    for k, i in enumerate(gone):
+        what = i.type.replace("_", " ")
+        phrase = (f"the {what} shown in the attached image" if kind == "visual_missing"
+                  else _PRIVATE[k % len(_PRIVATE)].format(t=what))
+        text = text.replace(str(i.value), phrase)
+    withheld = [{"name": i.name, "type": i.type, "value": i.value} for i in gone]
+    return replace(variant, request=text), withheld
+
+
 # ------------------------------------------------------------------ the sets
 
 def _counts(scale: float) -> dict[str, int]:
@@ -382,17 +405,26 @@ def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
         return {"domain": d, "task": task_to_json(task), "prefix": ref[:j], "k": k_steps,
                 "reference": ref[j:j + k_steps]}
 
+    def long_enough(i, k_steps):
+        """The first base from ``i`` on whose reference has at least k calls left to
+        predict (a shorter one would make the case's own reference wrong: E3, k steps)."""
+        for j in range(len(bases)):
+            base = bases[(i + j) % len(bases)]
+            if len(base[2]) >= k_steps:
+                return base
+        return bases[i % len(bases)]
+
     for i in range(counts["stepwise"]):
-        d, task, ref = bases[i % len(bases)]
         k_steps = (1, 2, 3)[i % 3]
+        d, task, ref = long_enough(i, k_steps)
         case = stepwise_case(i, d, task, ref, k_steps, random.Random(f"{seed}:s:{i}"))
         cases.append({"id": f"s-{i:04d}-{task.id}-k{k_steps}", "setting": "stepwise", **case})
     per_base = len(N_E)
     n_bases = max(1, counts["extraneous"] // per_base)
     for b in range(n_bases):
-        d, task, ref = bases[b % len(bases)]
-        rng = random.Random(f"{seed}:e:{b}")
         stepwise = b % 2 == 1           # half holistic, half step-wise bases (line 83)
+        d, task, ref = long_enough(b, 1 + b % 3) if stepwise else bases[b % len(bases)]
+        rng = random.Random(f"{seed}:e:{b}")
         base = stepwise_case(b, d, task, ref, 1 + b % 3, rng) if stepwise else None
         for n_e in N_E:
             noisy = distractors(task, n_e, random.Random(f"{seed}:e:{b}:{n_e}"))
@@ -434,8 +466,10 @@ def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
             continue     # every base gives all four kinds, as in the paper
         done += 1
         for kind, v in sorted(variants.items()):
-            cases.append({"id": f"u-{v.id}", "setting": "unsolvable", "domain": d, "kind": kind,
-                          "task": task_to_json(v), "reference": ref})
+            row = {"id": f"u-{v.id}", "setting": "unsolvable", "domain": d, "kind": kind}
+            if kind in ("missing_input", "visual_missing"):
+                v, row["withheld"] = withhold(task, v, kind)
+            cases.append({**row, "task": task_to_json(v), "reference": ref})
     return cases
 
 
