@@ -373,6 +373,21 @@ def withhold(base: ToolTask, variant: ToolTask, kind: str) -> tuple[ToolTask, li
     return replace(variant, request=text), withheld
 
 
+def with_returns(task: ToolTask, calls: list[dict], rng: random.Random) -> list[dict]:
+    """Prefix calls with what each returned (line 73: the trajectory "includes the initial
+    query, previous actions, and observed tool returns"): one value per output type, a
+    short identifier (``flight_offer`` -> ``FO-4821``) that later arguments may name."""
+    out = []
+    for c in calls:
+        tool = task.tool(c["name"])
+        values = {}
+        for x in tool.produces if tool is not None else ():
+            tag = "".join(w[0] for w in x.split("_")).upper()
+            values[x] = f"{tag}-{rng.randint(1000, 9999)}"
+        out.append({**c, "returns": values})
+    return out
+
+
 # ------------------------------------------------------------------ the sets
 
 def _counts(scale: float) -> dict[str, int]:
@@ -402,7 +417,8 @@ def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
 
     def stepwise_case(i, d, task, ref, k_steps, rng):
         j = rng.randint(0, max(0, len(ref) - k_steps))
-        return {"domain": d, "task": task_to_json(task), "prefix": ref[:j], "k": k_steps,
+        return {"domain": d, "task": task_to_json(task),
+                "prefix": with_returns(task, ref[:j], rng), "k": k_steps,
                 "reference": ref[j:j + k_steps]}
 
     def long_enough(i, k_steps):
@@ -451,7 +467,8 @@ def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
             continue   # a tool must come after the broken one: the replacement cannot stand in
         made += 1
         cases.append({"id": f"b-{made - 1:04d}-{task.id}", "setting": "broken", "domain": d,
-                      "task": task_to_json(broken), "prefix": ref[:j + 1], "k": 1,
+                      "task": task_to_json(broken),
+                      "prefix": with_returns(task, ref[:j], rng) + [ref[j]], "k": 1,
                       "broken_tool": name, "replacement": alt.name,
                       "error": f"Error: {name} is unavailable (HTTP 503)",
                       "reference": [{"name": alt.spelling, "arguments": ref[j]["arguments"]}]})
