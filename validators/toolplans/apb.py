@@ -51,6 +51,9 @@ __all__ = ["KIND_COLUMNS", "N_E", "extraneous_bases", "PAPER_COUNTS", "SETTINGS"
 PAPER_COUNTS = {"holistic": 1109, "stepwise": 900, "extraneous": 1500, "broken": 300,
                 "unsolvable": 400}   # lines 61, 69, 81, 85, 89
 SETTINGS = tuple(PAPER_COUNTS)
+#: the solver the generator proves solvability and optima with (in-process A*, with a
+#: 60 s limit per proof)
+GEN_ENGINE = "internal"
 N_E = (2, 4, 6, 8, 10)               # line 83
 KIND_COLUMNS = {"contradictory_constraints": "Conf", "missing_input": "Info",
                 "missing_tool": "Tool", "visual_missing": "Vis"}   # Table 1
@@ -156,56 +159,127 @@ def _makers(tools, x):
     return [t for t in tools if x in t.produces]
 
 
-def make_holistic(domain: str, tools: tuple[Tool, ...], rng: random.Random, case_id: str,
-                  tries: int = 40) -> tuple[ToolTask, list[dict]] | None:
-    """A solvable request over ``tools`` (see the module docstring) and its optimal chain."""
-    inputs = _input_types(tools)
-    goals = sorted({x for t in tools for x in t.produces if t.data_params or t.requires})
-    if not goals:
-        return None
-    for _ in range(tries):
-        goal = rng.sample(goals, 2 if rng.random() < 0.3 and len(goals) > 1 else 1)
-        need, seen, given, used = list(goal), set(), set(), []
-        while need:
-            x = need.pop()
-            if x in seen:
-                continue
-            seen.add(x)
-            if x in inputs:
-                given.add(x)
-                continue
-            makers = _makers(tools, x)
-            t = rng.choice(makers)
-            used.append(t.name)
-            need += [p.data_type for p in t.data_params] + list(t.requires)
-            for a in t.after:
-                u = next(u for u in tools if u.name == a)
+#: Table 10 (line 857): holistic reference lengths, 434 of 1,109 at 1-10 calls, 590 at
+#: 11-20, 85 over 20 (mean 12.48); a target length is drawn from these buckets
+LENGTH_BUCKETS = ((434, 3, 10), (590, 11, 20), (85, 21, 28))
+
+
+def target_length(rng: random.Random) -> int:
+    r = rng.randrange(sum(n for n, _, _ in LENGTH_BUCKETS))
+    for n, lo, hi in LENGTH_BUCKETS:
+        if r < n:
+            return rng.randint(lo, hi)
+        r -= n
+    return LENGTH_BUCKETS[-1][2]
+
+
+def _closure(pool, goal, inputs, rng, fixed: dict) -> tuple[list[str], set[str]]:
+    """Tools and input types a chain for ``goal`` needs: backwards, one maker per needed
+    type (``fixed``: makers already drawn, shared with the goals before)."""
+    need, seen, given, used = [goal], set(), set(), []
+    by_name = {t.name: t for t in pool}
+    while need:
+        x = need.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        if x in inputs:
+            given.add(x)
+            continue
+        makers = _makers(pool, x)
+        if not makers:
+            continue
+        t = by_name[fixed[x]] if x in fixed else rng.choice(makers)
+        fixed[x] = t.name
+        used.append(t.name)
+        need += [p.data_type for p in t.data_params] + list(t.requires)
+        for a in t.after:
+            u = by_name.get(a)
+            if u is not None:
+                used.append(u.name)
                 need += [p.data_type for p in u.data_params] + list(u.requires)
+    return used, given
+
+
+_ASKS = ("Could you get me the {goals}? Here is what I have: {values}.",
+         "I need the {goals}. Use {values}.",
+         "Please prepare the {goals} for me, starting from {values}.",
+         "Using {values}, I'd like you to produce the {goals}.",
+         "Help me with this: I want the {goals}, and I can give you {values}.",
+         "My details are {values}. With them, work out the {goals}.",
+         "Can you take care of the {goals}? You'll need {values}.",
+         "I'm trying to get the {goals} done today; the information I have is {values}.")
+
+
+def _listing(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def request_text(goal: list[str], items: list[dict], rng: random.Random) -> str:
+    """A request as a user writes it: one of several phrasings, the wanted outputs and the
+    values the user has."""
+    goals = _listing([f"{g.replace('_', ' ')}" for g in goal])
+    values = _listing([str(i["value"]) for i in items]) if items else "nothing else"
+    return rng.choice(_ASKS).format(goals=goals, values=values)
+
+
+def _pool(domain, domains, rng, target) -> tuple[list[Tool], list[str]]:
+    """The tools a request of ``domain`` may use: the domain's own. (Joining other domains'
+    tools to reach the paper's longest chains was tried; the optimal solver's proofs then
+    take minutes per request, so chains stay within one domain: at most its tools.)"""
+    return list(domains[domain]), [domain]
+
+
+def make_holistic(domain: str, domains, rng: random.Random, case_id: str,
+                  tries: int = 20) -> tuple[ToolTask, list[dict]] | None:
+    """A solvable request (see the module docstring) and its optimal chain. ``domains``:
+    every tool domain by name (or the domain's own tools only). A target length is drawn
+    from the paper's distribution (:func:`target_length`); required outputs are added,
+    from the domain and then from other services joined to it, until their chains need
+    that many calls."""
+    if not isinstance(domains, dict):
+        domains = {domain: tuple(domains)}
+    for _ in range(tries):
+        target = target_length(rng)
+        pool, _used_domains = _pool(domain, domains, rng, target)
+        inputs = _input_types(pool)
+        candidates = sorted({x for t in pool for x in t.produces if t.data_params or t.requires})
+        if not candidates:
+            return None
+        rng.shuffle(candidates)
+        goal, used, given, fixed = [], [], set(), {}
+        for g in candidates:
+            if len(dict.fromkeys(used)) >= target:
+                break
+            if g in fixed:
+                continue    # already made on the way to another output
+            more, need = _closure(pool, g, inputs, rng, fixed)
+            if not more:
+                continue
+            goal.append(g)
+            used += more
+            given |= need
+        if not goal:
+            continue
         spare = sorted(inputs - given)
         if spare and rng.random() < 0.5:
             given.add(rng.choice(spare))     # an item the request mentions but no chain needs
-        numeric = {p.data_type for t in tools for p in t.params
+        numeric = {p.data_type for t in pool for p in t.params
                    if p.json_type in ("integer", "number")}
         items = [{"name": f"{x}_{k}", "type": x,
                   "value": rng.randint(1, 30) if x in numeric
                   else f"{x.replace('_', ' ')} {rng.randint(1, 999)}"}
                  for k, x in enumerate(sorted(given))]
-        data = {"id": case_id, "request": f"Produce the {' and the '.join(goal)} using "
-                + ", ".join(str(i["value"]) for i in items) + ".", "items": items, "goal": goal,
-                "tools": [tool_to_json(t) for t in tools]}
+        data = {"id": case_id, "request": request_text(goal, items, rng), "items": items,
+                "goal": goal, "tools": [tool_to_json(t) for t in pool]}
         task = parse_task(data)
         ctx = TaskContext(task)
-        feas = ctx.feasibility(engine="internal", time_limit=10)
+        feas = ctx.feasibility(engine=GEN_ENGINE, time_limit=60)
         if feas.status is not Status.SOLVED or feas.cost is None or len(feas.plan) < 2:
             continue
-        plan_tools = {s.strip("()").split()[0] for s in feas.plan}
-        alternatives = sorted(ctx.relevant - plan_tools)
-        if alternatives and rng.random() < 0.25:
-            task = replace(task, forbidden=(rng.choice(alternatives),))
-            ctx = TaskContext(task)
-            feas = ctx.feasibility(engine="internal", time_limit=10)
-            if feas.status is not Status.SOLVED:
-                continue
+        task, ctx, feas = _constrain(task, ctx, feas, rng)
+        if feas is None:
+            continue
         calls = plan_calls(ctx, feas.plan)
         # the values the request names, per call: the goal stated formally (E1 decidable)
         values = {json.dumps(i.value) for i in task.items}
@@ -218,6 +292,44 @@ def make_holistic(domain: str, tools: tuple[Tool, ...], rng: random.Random, case
                 intent.append((c["name"], args))
         return replace(task, intent=tuple(intent)), calls
     return None
+
+
+def _constrain(task, ctx, feas, rng):
+    """Query constraints of the kinds the paper names (E3, "time range, data source,
+    format, method", line 617; negative constraints such as "Don't use mouse", Figure 43,
+    line 767; a mandated method, Figure 16, line 494): sometimes a forbidden alternative
+    tool ("do not use X"), an order between two calls of the chain ("do not call Y before
+    X"), a mandated tool the optimal chain would not use ("you must use X"), or a limit on
+    the calls of a tool. Each is kept only when the request stays solvable; the reference
+    is the optimal chain under it. Returns (task, context, feasibility), feasibility None
+    when no chain is left."""
+    from planning_core.validators.toolplans.spec import Constraint
+
+    plan_tools = [s_.strip("()").split()[0] for s_ in feas.plan]
+    alternatives = sorted(ctx.relevant - set(plan_tools))
+    r = rng.random()
+    if r < 0.2 and alternatives:
+        new = replace(task, forbidden=(rng.choice(alternatives),))
+    elif r < 0.4 and len(plan_tools) >= 2:
+        a, b = sorted(rng.sample(range(len(plan_tools)), 2))
+        if plan_tools[a] == plan_tools[b]:
+            return task, ctx, feas
+        new = replace(task, constraints=task.constraints + (
+            Constraint("not_before", plan_tools[b], until=plan_tools[a]),))
+    elif r < 0.5 and alternatives:
+        new = replace(task, constraints=task.constraints + (
+            Constraint("must_call", rng.choice(alternatives)),))
+    elif r < 0.6:
+        t = rng.choice(plan_tools)
+        new = replace(task, constraints=task.constraints + (
+            Constraint("at_most", t, n=plan_tools.count(t)),))
+    else:
+        return task, ctx, feas
+    nctx = TaskContext(new)
+    nfeas = nctx.feasibility(engine=GEN_ENGINE, time_limit=60)
+    if nfeas.status is not Status.SOLVED or nfeas.plan is None or len(nfeas.plan) < 2:
+        return task, ctx, feas      # the constraint would leave no chain: not added
+    return new, nctx, nfeas
 
 
 # ------------------------------------------------------------------ distractors
@@ -337,14 +449,14 @@ def unsolvable_variants(task: ToolTask, rng: random.Random) -> dict[str, ToolTas
     rng.shuffle(types)
     for x in types:
         dropped = replace(task, id=f"{task.id}-info", items=tuple(i for i in task.items if i.type != x))
-        if TaskContext(dropped).feasibility(engine="internal", time_limit=10).kind == "missing_input":
+        if TaskContext(dropped).feasibility(engine=GEN_ENGINE, time_limit=60).kind == "missing_input":
             cands["missing_input"] = dropped
             cands["visual_missing"] = replace(task, id=f"{task.id}-vis", items=tuple(
                 replace(i, accessible=False, modality="image") if i.type == x else i
                 for i in task.items))
             break
     for kind, variant in cands.items():
-        feas = TaskContext(variant).feasibility(engine="internal", time_limit=10)
+        feas = TaskContext(variant).feasibility(engine=GEN_ENGINE, time_limit=60)
         if feas.status is Status.UNSOLVABLE and feas.kind == kind:
             out[kind] = variant
     return out
@@ -404,7 +516,7 @@ def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
     k = 0
     while len(bases) < counts["holistic"]:
         d = names[k % len(names)]
-        made = make_holistic(d, domains[d], random.Random(f"{seed}:h:{k}"), f"h-{d}-{k:04d}")
+        made = make_holistic(d, domains, random.Random(f"{seed}:h:{k}"), f"h-{d}-{k:04d}")
         k += 1
         if made is not None:
             bases.append((d, *made))
@@ -462,8 +574,8 @@ def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
         alt = replacement_tool(task, name)
         broken = replace(task, tools=task.tools + (alt,), broken=(name,))
         if any(name in t.after for t in task.tools) or \
-                TaskContext(broken).feasibility(engine="internal", time_limit=10).cost != \
-                TaskContext(task).feasibility(engine="internal", time_limit=10).cost:
+                TaskContext(broken).feasibility(engine=GEN_ENGINE, time_limit=60).cost != \
+                TaskContext(task).feasibility(engine=GEN_ENGINE, time_limit=60).cost:
             continue   # a tool must come after the broken one: the replacement cannot stand in
         made += 1
         cases.append({"id": f"b-{made - 1:04d}-{task.id}", "setting": "broken", "domain": d,
