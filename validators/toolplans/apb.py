@@ -485,6 +485,22 @@ def withhold(base: ToolTask, variant: ToolTask, kind: str) -> tuple[ToolTask, li
     return replace(variant, request=text), withheld
 
 
+def _alter_possible(broken: ToolTask, ref: list[dict], j: int, replacement: str) -> bool:
+    """Whether, after the broken call j of ``ref``, some later reference call of another
+    tool is a correct next step (the tool-broken judge's Alter)."""
+    from planning_core.validators.toolplans.stepwise import judge_prediction
+
+    ctx = TaskContext(broken)
+    for c in ref[j + 1:]:
+        if c["name"] in (ref[j]["name"], replacement):
+            continue
+        rep = judge_prediction(ctx, ref[:j + 1], [c], 1, replacement=replacement,
+                               time_limit=60)
+        if rep.behaviour == "alter":
+            return True
+    return False
+
+
 def with_returns(task: ToolTask, calls: list[dict], rng: random.Random) -> list[dict]:
     """Prefix calls with what each returned (line 73: the trajectory "includes the initial
     query, previous actions, and observed tool returns"): one value per output type, a
@@ -569,14 +585,28 @@ def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
         d, task, ref = bases[i % len(bases)]
         rng = random.Random(f"{seed}:b:{i}")
         i += 1
-        j = rng.randrange(len(ref))
-        name = ref[j]["name"]
-        alt = replacement_tool(task, name)
-        broken = replace(task, tools=task.tools + (alt,), broken=(name,))
-        if any(name in t.after for t in task.tools) or \
-                TaskContext(broken).feasibility(engine=GEN_ENGINE, time_limit=60).cost != \
-                TaskContext(task).feasibility(engine=GEN_ENGINE, time_limit=60).cost:
-            continue   # a tool must come after the broken one: the replacement cannot stand in
+        # every other case breaks a call after which another tool can make progress
+        # (Alter possible, Figure 36: "another valid tool"), when the chain has one
+        want_alter = made % 2 == 0
+        order = list(range(len(ref)))
+        rng.shuffle(order)
+        picked = None
+        for j in order[:6]:
+            name = ref[j]["name"]
+            alt = replacement_tool(task, name)
+            broken = replace(task, tools=task.tools + (alt,), broken=(name,))
+            if any(name in t.after for t in task.tools) or \
+                    TaskContext(broken).feasibility(engine=GEN_ENGINE, time_limit=60).cost != \
+                    TaskContext(task).feasibility(engine=GEN_ENGINE, time_limit=60).cost:
+                continue   # a tool must come after the broken one: no stand-in
+            alter = _alter_possible(broken, ref, j, alt.name)
+            if picked is None or (want_alter and alter and not picked[4]):
+                picked = (j, name, alt, broken, alter)
+            if alter == want_alter or not want_alter:
+                break
+        if picked is None:
+            continue
+        j, name, alt, broken, _ = picked
         made += 1
         cases.append({"id": f"b-{made - 1:04d}-{task.id}", "setting": "broken", "domain": d,
                       "task": task_to_json(broken),
