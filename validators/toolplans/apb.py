@@ -2,10 +2,12 @@
 
 Line numbers refer to ``/work/shared/seeds/001_25509288ef9c2098.txt`` (the APB paper).
 
-* **holistic** (lines 61-67; 1,109 cases): a request over one tool domain: required output
-  types and the user items an optimal chain needs (backward from the outputs, one maker
-  drawn per needed type), sometimes a forbidden alternative tool; kept only when the solver
-  proves it solvable with two or more calls; its optimal chain is the reference.
+* **holistic** (lines 61-67; 1,109 cases): a request over one tool domain: a target length
+  drawn from Table 10's buckets (line 857), required output types added until their chains
+  need that many calls, the user items an optimal chain needs (backward from the outputs,
+  one maker drawn per needed type), a request in one of several user phrasings, sometimes
+  a query constraint (:func:`_constrain`); kept only when the solver proves it solvable
+  with two or more calls; its optimal chain is the reference.
 * **stepwise** (lines 69-79; 900 cases, 300 for each k in {1, 2, 3}): a holistic task, a
   prefix of its reference chain, k.
 * every holistic request states the values it names per call (``intent``: the reference
