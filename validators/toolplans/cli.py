@@ -333,7 +333,21 @@ def cmd_report(args: argparse.Namespace) -> int:
     t = table1(rows)
     if not t:
         raise InputError("no APB rows (rows with a 'setting') in the results", file=args.results)
-    print(json.dumps(t) if args.json else format_table1(t, args.name), end="" if not args.json else "\n")
+    if args.json:
+        from planning_core.validators.toolplans.apb_report import horizons, table2
+        print(json.dumps({**t, "table2": table2(rows),
+                          "horizons": {str(k): v for k, v in horizons(rows).items()}}))
+        return ExitCode.OK
+    from planning_core.validators.toolplans.apb_report import (format_horizons, format_table2,
+                                                               horizons, table2)
+    text = format_table1(t, args.name)
+    t2 = table2(rows)
+    if t2:
+        text += "\nTable 2 (extraneous tools):\n\n" + format_table2(t2, args.name)
+    h = horizons(rows)
+    if h:
+        text += "\nStep-wise by prediction horizon:\n\n" + format_horizons(h, args.name)
+    print(text, end="")
     return ExitCode.OK
 
 
