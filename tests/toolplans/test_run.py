@@ -80,8 +80,8 @@ def test_reference_answers_are_all_correct_and_the_report_has_every_table(cases,
     assert {r["behaviour"] for r in rows if r["setting"] == "broken"} == {"replace"}
     assert rows[0]["model"] == "scripted" and rows[0]["params"]["temperature"] == 0.0
     text = report.read_text()
-    for heading in ("## Table 1", "## Table 2 (extraneous tools)",
-                    "## Step-wise by prediction horizon (Figure 5)"):
+    for heading in ("### Table 1", "### Table 2 (extraneous tools)",
+                    "### Step-wise by prediction horizon (Figure 5)"):
         assert heading in text
     assert "| scripted | 100.0 | 1.0 |" in text
     # what was sent: the paper's prompts, no reference

@@ -581,15 +581,17 @@ def run_report(rows: list[dict], name: str, setting: dict, refine: str | None) -
                                                                horizons, refinement, table1,
                                                                table2)
 
-    parts = ["## Table 1\n", format_table1(table1(rows), name)]
+    parts = ["### Table 1\n\n", format_table1(table1(rows), name)]
     t2 = table2(rows)
     if t2:
-        parts += ["\n## Table 2 (extraneous tools)\n", format_table2(t2, name)]
+        parts += ["\n### Table 2 (extraneous tools)\n\n", format_table2(t2, name)]
     h = horizons(rows)
     if h:
-        parts += ["\n## Step-wise by prediction horizon (Figure 5)\n", format_horizons(h, name)]
+        parts += ["\n### Step-wise by prediction horizon (Figure 5)\n\n",
+                  format_horizons(h, name)]
     if refine:
-        parts += ["\n## Table 4 (refinement)\n", format_refinement(refinement(rows), name, refine)]
+        parts += ["\n### Table 4 (refinement)\n\n",
+                  format_refinement(refinement(rows), name, refine)]
     params = json.dumps(setting.get("params") or {}, sort_keys=True)
     where = setting.get("base_url") or "the OpenAI API"
     parts.append(f"\nSetting: model {setting['model']} at {where}; parameters {params}"
