@@ -91,7 +91,7 @@ def main() -> int:
             asked = len(server.requests)
         wall = time.perf_counter() - t0
         text = report.read_text().split("\n", 2)[2]
-    body = (f"{HEAD}\n\nMade by `python benchmarks/apb_stub_run.py --limit {args.limit}`: the "
+    body = (f"{HEAD}\n\nMade by `python benchmarks/apb_stub_run.py --scale {args.scale:g} --limit {args.limit}`: the "
             f"first {args.limit} cases of each setting of `build_sets(seed={args.seed}, "
             f"scale={args.scale:g})` (and each extraneous base without its distractors), asked through the "
             "real openai client of a stub OpenAI-compatible server on 127.0.0.1 whose "
