@@ -157,7 +157,10 @@ def expected(agent: str, t: dict) -> dict:
     if agent == "stops_early":
         # one concluding step: E2; for k = 2, 3 (two thirds of the rows) also E3 (one step
         # of k): grade 0.4 for k = 1, 0.2 otherwise, mean 0.27
-        return {"holistic": {"CR": 0.0, "E1": 0.0, "E2": 100.0, "E5": 0.0, "E6": 0.0},
+        # holistic E2 is not asserted: when the last call is a tool the request mandates
+        # ("you must use X"), dropping it breaks the constraint (E3) and may leave every
+        # required output made
+        return {"holistic": {"CR": 0.0, "E1": 0.0, "E5": 0.0, "E6": 0.0},
                 "stepwise": {"CR": 0.0, "Grade": 0.27, "E1": 0.0, "E2": 100.0, "E3": 66.7,
                              "E4": 0.0, "E5": 0.0, "E6": 0.0},
                 "extraneous": {"CR": 0.0, "E2-H": 100.0, "E2-S": 100.0, "E5": 0.0},
