@@ -157,7 +157,10 @@ def expected(agent: str, t: dict) -> dict:
     if agent == "stops_early":
         # one concluding step: E2; for k = 2, 3 (two thirds of the rows) also E3 (one step
         # of k): grade 0.4 for k = 1, 0.2 otherwise, mean 0.27
-        return {"holistic": {"CR": 0.0, "E1": 0.0, "E2": 100.0, "E5": 0.0, "E6": 0.0},
+        # holistic E2 is not asserted: when the last call is a tool the request mandates
+        # ("you must use X"), dropping it breaks the constraint (E3) and may leave every
+        # required output made
+        return {"holistic": {"CR": 0.0, "E1": 0.0, "E5": 0.0, "E6": 0.0},
                 "stepwise": {"CR": 0.0, "Grade": 0.27, "E1": 0.0, "E2": 100.0, "E3": 66.7,
                              "E4": 0.0, "E5": 0.0, "E6": 0.0},
                 "extraneous": {"CR": 0.0, "E2-H": 100.0, "E2-S": 100.0, "E5": 0.0},
@@ -181,20 +184,24 @@ def main() -> int:
     args = ap.parse_args()
     from collections import Counter
     from planning_core.validators.toolplans import TaskContext, parse_task
-    from planning_core.validators.toolplans.apb import build_sets, load_domains
-    from planning_core.validators.toolplans.apb_report import check_case, format_table1, \
-        paper_table, table1
+    from planning_core.validators.toolplans.apb import build_sets, extraneous_bases, \
+        load_domains
+    from planning_core.validators.toolplans.apb_report import check_case, format_horizons, \
+        format_table1, format_table2, horizons, paper_table, table1, table2
     t0 = time.perf_counter()
     domains = load_domains(ROOT / "domains" / "toolplans")
     cases = build_sets(domains, seed=args.seed, scale=args.scale)
     gen_s = time.perf_counter() - t0
+    lengths = [len(c["reference"]) for c in cases if c["setting"] == "holistic"]
+    # Table 2's CR_B: each extraneous base without its distractors (as toolplans run asks)
+    bases = extraneous_bases(cases)
     counts = Counter(c["setting"] for c in cases)
     contexts: dict[str, TaskContext] = {}
-    failures, blocks, times, tables = [], [], {}, {}
+    failures, blocks, times, tables, tables2 = [], [], {}, {}, {}
     for agent in AGENTS:
         t1 = time.perf_counter()
         rows = []
-        for case in cases:
+        for case in cases + bases:
             key = json.dumps(case["task"], sort_keys=True)
             ctx = contexts.get(key)
             if ctx is None:
@@ -203,7 +210,11 @@ def main() -> int:
         times[agent] = time.perf_counter() - t1
         t = table1(rows)
         tables[agent] = t
-        blocks.append(f"### {agent}\n\n" + format_table1(t, agent))
+        blocks.append(f"### {agent}\n\n" + format_table1(t, agent) + "\nTable 2 (lines "
+                      "159-173) and ExtUse per n_e (Tables 16-17):\n\n"
+                      + format_table2(table2(rows), agent) + "\nStep-wise by horizon "
+                      "(Figure 5):\n\n" + format_horizons(horizons(rows), agent))
+        tables2[agent] = table2(rows)
         for setting, cells in expected(agent, t).items():
             got = t.get(setting, {})
             for key, want in cells.items():
@@ -222,15 +233,35 @@ def main() -> int:
             "(the generated requests state their values per call, `intent`; a refusal leaves "
             "it undecided): '-' when no row decides it, with the count of undecided rows. Extraneous E2 is split "
             "into E2 of holistic bases (H) and step-wise bases (S), as in Table 1.", ""]
+    buckets = (sum(1 for n in lengths if n <= 10), sum(1 for n in lengths if 10 < n <= 20),
+               sum(1 for n in lengths if n > 20))
+    hidden = [c for c in cases if c.get("kind") in ("missing_input", "visual_missing")]
+    stated = sum(1 for c in hidden for w in c["withheld"]
+                 if str(w["value"]) in c["task"]["request"])
+    constrained = sum(1 for c in cases if c["setting"] == "holistic"
+                      and (c["task"]["forbidden"] or c["task"]["constraints"]))
+    text += [f"Holistic reference chains: mean {sum(lengths) / len(lengths):.2f} calls, max "
+             f"{max(lengths)}; 1-10: {buckets[0]}, 11-20: {buckets[1]}, >20: {buckets[2]} (the "
+             "paper: mean 12.48; 434 / 590 / 85, Table 10). Holistic requests with a query "
+             f"constraint (forbidden tool, order, mandated tool, call limit): {constrained} of "
+             f"{len(lengths)}. Missing-input and visual-missing requests stating a withheld "
+             f"value: {stated} of {len(hidden)}.", ""]
     text += ["### Table 1 (the paper's layout, lines 93-121), one row per agent", "",
-             paper_table(tables), "### Details per agent", ""]
+             paper_table(tables), "### Table 2 (lines 159-173), one row per agent", "",
+             "| Model | Hol. TC | CR_B | CR_E | Δ | Step TC | CR_B | CR_E | Δ |",
+             "|---|" + "---:|" * 8]
+    for agent, t2 in tables2.items():
+        text.append(format_table2(t2, agent).splitlines()[2])
+    text += ["", "### Details per agent", ""]
     text += [b.replace("### ", "#### ") for b in blocks]
     text += ["", "Every expected cell (written by hand in `expected()`) matched: "
              + ("yes" if not failures else "NO: " + "; ".join(failures[:10]))]
     body = "\n".join(text) + "\n"
     old = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
     cut = old.find("## APB settings")
-    OUT.write_text((old[:cut] if cut >= 0 else old + "\n") + body, encoding="utf-8")
+    stub = old.find("## APB: a served model")     # apb_stub_run.py's section stays
+    tail = "\n" + old[stub:] if stub >= 0 else ""
+    OUT.write_text((old[:cut] if cut >= 0 else old + "\n") + body + tail, encoding="utf-8")
     print(body)
     return 1 if failures else 0
 

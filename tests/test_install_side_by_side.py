@@ -51,6 +51,12 @@ def test_planning_core_and_pypi_validators_install_side_by_side(tmp_path):
     venv.create(env_dir, with_pip=True, clear=True)
     python = env_dir / "bin" / "python"
     ours = next(wheels.glob("planning_core-*.whl"))
+    import zipfile
+    names = set(zipfile.ZipFile(ours).namelist())
+    # package data: the APB tool domains (toolplans generate from any folder)
+    assert "planning_core/validators/toolplans/tool_domains/travel.json" in names
+    assert sum(n.startswith("planning_core/validators/toolplans/tool_domains/")
+               and n.endswith(".json") for n in names) == 11
     theirs = next(wheels.glob("validators-*.whl"))
     installed = _run([python, "-m", "pip", "install", "--no-deps", "-q", ours, theirs])
     assert installed.returncode == 0, installed.stderr[-2000:]

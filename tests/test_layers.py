@@ -5,7 +5,7 @@
 ``planning-core`` entry point) sits on top and is the one module that knows both. Inside
 ``validators`` the rooms point one way too: ``formalizations`` build on ``cope`` and
 ``models``, ``acp`` on ``models`` (``acp run`` asks a model), ``toolplans`` on ``acp`` (its
-JSON Lines results I/O), ``deepplanning`` on ``models``; ``cope`` and ``models`` import no other room, and ``acp.answers``
+JSON Lines results I/O) and ``models`` (``toolplans run``), ``deepplanning`` on ``models``; ``cope`` and ``models`` import no other room, and ``acp.answers``
 (text -> parsed answer) imports nothing else of ``acp``. ``docs/architecture.md`` draws the
 same picture.
 
@@ -82,7 +82,8 @@ ROOM_MAY_IMPORT = {
     "formalizations": {"formalizations", "cope", "models"},
     "models": {"models"},
     "adaptive": {"adaptive", "models"},
-    "toolplans": {"toolplans", "acp"},   # the batch command reuses acp's JSON Lines I/O
+    # the batch command reuses acp's JSON Lines I/O; toolplans run asks a model
+    "toolplans": {"toolplans", "acp", "models"},
     "deepplanning": {"deepplanning", "models"},
 }
 

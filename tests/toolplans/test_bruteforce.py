@@ -220,6 +220,30 @@ def test_every_class_and_call_agree_with_brute_force(seed):
         assert rep.correct is (not got and not e1 and solvable)
 
 
+def _serves_goal(task, name) -> bool:
+    """Whether tool ``name`` can feed the required outputs: backwards from them (and the
+    must-call tools), every type some permitted working maker of a needed type consumes
+    (optional inputs too) is needed, and the tools such makers must follow are needed; a
+    tool serves the goal when it is needed or makes a needed type (line 683: a correct step
+    "aligns with the goal")."""
+    ok = [t for t in task.tools if t.name not in task.broken and t.name not in task.forbidden]
+    need = set(task.goal)
+    tools = {c.tool for c in task.constraints if c.kind == "must_call"}
+    while True:
+        size = (len(need), len(tools))
+        for t in ok:
+            if t.name in tools or need & set(t.produces):
+                tools.add(t.name)
+                need |= {p.data_type for p in t.params if p.data_type} | set(t.requires)
+                tools |= set(t.after)
+                tools |= {c.until for c in task.constraints
+                          if c.kind == "not_before" and c.tool == t.name}
+        if (len(need), len(tools)) == size:
+            break
+    tool = task.tool(name)
+    return tool is not None and (name in tools or bool(need & set(tool.produces)))
+
+
 @pytest.mark.parametrize("seed", range(0, 150, 3))
 def test_stepwise_predictions_agree_with_brute_force(seed):
     """k = 1..3 actions after a prefix that executes: correct iff the oracle flags nothing
@@ -260,7 +284,8 @@ def test_stepwise_predictions_agree_with_brute_force(seed):
         if brute_force(task, *states[cut]) is None:
             continue       # unreachable before the prediction: not this test's case
         alive = all(brute_force(task, *st) is not None for st in states[cut + 1:])
-        assert rep.correct is alive, (prefix, pred, rep.to_dict())
+        aligned = all(_serves_goal(task, name) for name, _ in pred)
+        assert rep.correct is (alive and aligned), (prefix, pred, rep.to_dict())
         checked += 1
     assert checked >= 1
 

@@ -2,10 +2,12 @@
 
 Line numbers refer to ``/work/shared/seeds/001_25509288ef9c2098.txt`` (the APB paper).
 
-* **holistic** (lines 61-67; 1,109 cases): a request over one tool domain: required output
-  types and the user items an optimal chain needs (backward from the outputs, one maker
-  drawn per needed type), sometimes a forbidden alternative tool; kept only when the solver
-  proves it solvable with two or more calls; its optimal chain is the reference.
+* **holistic** (lines 61-67; 1,109 cases): a request over one tool domain: a target length
+  drawn from Table 10's buckets (line 857), required output types added until their chains
+  need that many calls, the user items an optimal chain needs (backward from the outputs,
+  one maker drawn per needed type), a request in one of several user phrasings, sometimes
+  a query constraint (:func:`_constrain`); kept only when the solver proves it solvable
+  with two or more calls; its optimal chain is the reference.
 * **stepwise** (lines 69-79; 900 cases, 300 for each k in {1, 2, 3}): a holistic task, a
   prefix of its reference chain, k.
 * every holistic request states the values it names per call (``intent``: the reference
@@ -44,13 +46,16 @@ from planning_core.validators.toolplans.feasibility import plan_calls
 from planning_core.validators.toolplans.relevance import relevant_tools
 from planning_core.validators.toolplans.spec import Tool, ToolTask, parse_task, read_tools
 
-__all__ = ["KIND_COLUMNS", "N_E", "PAPER_COUNTS", "SETTINGS", "build_sets", "distractors",
+__all__ = ["KIND_COLUMNS", "N_E", "extraneous_bases", "PAPER_COUNTS", "SETTINGS", "build_sets", "distractors",
            "load_domains", "replacement_tool", "task_to_json", "tool_to_json",
            "unsolvable_variants"]
 
 PAPER_COUNTS = {"holistic": 1109, "stepwise": 900, "extraneous": 1500, "broken": 300,
                 "unsolvable": 400}   # lines 61, 69, 81, 85, 89
 SETTINGS = tuple(PAPER_COUNTS)
+#: the solver the generator proves solvability and optima with (in-process A*, with a
+#: 60 s limit per proof)
+GEN_ENGINE = "internal"
 N_E = (2, 4, 6, 8, 10)               # line 83
 KIND_COLUMNS = {"contradictory_constraints": "Conf", "missing_input": "Info",
                 "missing_tool": "Tool", "visual_missing": "Vis"}   # Table 1
@@ -114,9 +119,34 @@ def task_to_json(task: ToolTask) -> dict:
     return out
 
 
-def load_domains(root: str | Path) -> dict[str, tuple[Tool, ...]]:
-    """Every tool set ``root/tools/*.json`` (``domains/toolplans``), by file stem."""
-    return {p.stem: read_tools(p) for p in sorted(Path(root, "tools").glob("*.json"))}
+def domains_folder():
+    """The installed tool domains (package data ``tool_domains``), else the checkout's
+    ``domains/toolplans/tools``: a traversable folder of ``*.json`` tool sets."""
+    from importlib import resources
+
+    try:
+        folder = resources.files("planning_core.validators.toolplans.tool_domains")
+        if any(p.name.endswith(".json") for p in folder.iterdir()):
+            return folder
+    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
+        pass
+    return Path(__file__).resolve().parents[2] / "domains" / "toolplans" / "tools"
+
+
+def load_domains(root: str | Path | None = None) -> dict[str, tuple[Tool, ...]]:
+    """Every tool set by file stem: ``root/tools/*.json`` (or ``root/*.json``) when a folder
+    is given, else the tool domains installed with the package (:func:`domains_folder`)."""
+    if root is None:
+        from planning_core.validators.toolplans.spec import parse_tools
+        from planning_core import safe_json
+
+        folder = domains_folder()
+        files = sorted((p for p in folder.iterdir() if p.name.endswith(".json")),
+                       key=lambda p: p.name)
+        return {p.name[:-5]: parse_tools(safe_json.loads(p.read_text(encoding="utf-8")),
+                                         file=p.name) for p in files}
+    base = Path(root, "tools") if Path(root, "tools").is_dir() else Path(root)
+    return {p.stem: read_tools(p) for p in sorted(base.glob("*.json"))}
 
 
 # ------------------------------------------------------------------ holistic tasks
@@ -131,56 +161,127 @@ def _makers(tools, x):
     return [t for t in tools if x in t.produces]
 
 
-def make_holistic(domain: str, tools: tuple[Tool, ...], rng: random.Random, case_id: str,
-                  tries: int = 40) -> tuple[ToolTask, list[dict]] | None:
-    """A solvable request over ``tools`` (see the module docstring) and its optimal chain."""
-    inputs = _input_types(tools)
-    goals = sorted({x for t in tools for x in t.produces if t.data_params or t.requires})
-    if not goals:
-        return None
-    for _ in range(tries):
-        goal = rng.sample(goals, 2 if rng.random() < 0.3 and len(goals) > 1 else 1)
-        need, seen, given, used = list(goal), set(), set(), []
-        while need:
-            x = need.pop()
-            if x in seen:
-                continue
-            seen.add(x)
-            if x in inputs:
-                given.add(x)
-                continue
-            makers = _makers(tools, x)
-            t = rng.choice(makers)
-            used.append(t.name)
-            need += [p.data_type for p in t.data_params] + list(t.requires)
-            for a in t.after:
-                u = next(u for u in tools if u.name == a)
+#: Table 10 (line 857): holistic reference lengths, 434 of 1,109 at 1-10 calls, 590 at
+#: 11-20, 85 over 20 (mean 12.48); a target length is drawn from these buckets
+LENGTH_BUCKETS = ((434, 3, 10), (590, 11, 20), (85, 21, 28))
+
+
+def target_length(rng: random.Random) -> int:
+    r = rng.randrange(sum(n for n, _, _ in LENGTH_BUCKETS))
+    for n, lo, hi in LENGTH_BUCKETS:
+        if r < n:
+            return rng.randint(lo, hi)
+        r -= n
+    return LENGTH_BUCKETS[-1][2]
+
+
+def _closure(pool, goal, inputs, rng, fixed: dict) -> tuple[list[str], set[str]]:
+    """Tools and input types a chain for ``goal`` needs: backwards, one maker per needed
+    type (``fixed``: makers already drawn, shared with the goals before)."""
+    need, seen, given, used = [goal], set(), set(), []
+    by_name = {t.name: t for t in pool}
+    while need:
+        x = need.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        if x in inputs:
+            given.add(x)
+            continue
+        makers = _makers(pool, x)
+        if not makers:
+            continue
+        t = by_name[fixed[x]] if x in fixed else rng.choice(makers)
+        fixed[x] = t.name
+        used.append(t.name)
+        need += [p.data_type for p in t.data_params] + list(t.requires)
+        for a in t.after:
+            u = by_name.get(a)
+            if u is not None:
+                used.append(u.name)
                 need += [p.data_type for p in u.data_params] + list(u.requires)
+    return used, given
+
+
+_ASKS = ("Could you get me the {goals}? Here is what I have: {values}.",
+         "I need the {goals}. Use {values}.",
+         "Please prepare the {goals} for me, starting from {values}.",
+         "Using {values}, I'd like you to produce the {goals}.",
+         "Help me with this: I want the {goals}, and I can give you {values}.",
+         "My details are {values}. With them, work out the {goals}.",
+         "Can you take care of the {goals}? You'll need {values}.",
+         "I'm trying to get the {goals} done today; the information I have is {values}.")
+
+
+def _listing(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def request_text(goal: list[str], items: list[dict], rng: random.Random) -> str:
+    """A request as a user writes it: one of several phrasings, the wanted outputs and the
+    values the user has."""
+    goals = _listing([f"{g.replace('_', ' ')}" for g in goal])
+    values = _listing([str(i["value"]) for i in items]) if items else "nothing else"
+    return rng.choice(_ASKS).format(goals=goals, values=values)
+
+
+def _pool(domain, domains, rng, target) -> tuple[list[Tool], list[str]]:
+    """The tools a request of ``domain`` may use: the domain's own. (Joining other domains'
+    tools to reach the paper's longest chains was tried; the optimal solver's proofs then
+    take minutes per request, so chains stay within one domain: at most its tools.)"""
+    return list(domains[domain]), [domain]
+
+
+def make_holistic(domain: str, domains, rng: random.Random, case_id: str,
+                  tries: int = 20) -> tuple[ToolTask, list[dict]] | None:
+    """A solvable request (see the module docstring) and its optimal chain. ``domains``:
+    every tool domain by name (or the domain's own tools only). A target length is drawn
+    from the paper's distribution (:func:`target_length`); required outputs are added,
+    from the domain and then from other services joined to it, until their chains need
+    that many calls."""
+    if not isinstance(domains, dict):
+        domains = {domain: tuple(domains)}
+    for _ in range(tries):
+        target = target_length(rng)
+        pool, _used_domains = _pool(domain, domains, rng, target)
+        inputs = _input_types(pool)
+        candidates = sorted({x for t in pool for x in t.produces if t.data_params or t.requires})
+        if not candidates:
+            return None
+        rng.shuffle(candidates)
+        goal, used, given, fixed = [], [], set(), {}
+        for g in candidates:
+            if len(dict.fromkeys(used)) >= target:
+                break
+            if g in fixed:
+                continue    # already made on the way to another output
+            more, need = _closure(pool, g, inputs, rng, fixed)
+            if not more:
+                continue
+            goal.append(g)
+            used += more
+            given |= need
+        if not goal:
+            continue
         spare = sorted(inputs - given)
         if spare and rng.random() < 0.5:
             given.add(rng.choice(spare))     # an item the request mentions but no chain needs
-        numeric = {p.data_type for t in tools for p in t.params
+        numeric = {p.data_type for t in pool for p in t.params
                    if p.json_type in ("integer", "number")}
         items = [{"name": f"{x}_{k}", "type": x,
                   "value": rng.randint(1, 30) if x in numeric
                   else f"{x.replace('_', ' ')} {rng.randint(1, 999)}"}
                  for k, x in enumerate(sorted(given))]
-        data = {"id": case_id, "request": f"Produce the {' and the '.join(goal)} using "
-                + ", ".join(str(i["value"]) for i in items) + ".", "items": items, "goal": goal,
-                "tools": [tool_to_json(t) for t in tools]}
+        data = {"id": case_id, "request": request_text(goal, items, rng), "items": items,
+                "goal": goal, "tools": [tool_to_json(t) for t in pool]}
         task = parse_task(data)
         ctx = TaskContext(task)
-        feas = ctx.feasibility(engine="internal", time_limit=10)
+        feas = ctx.feasibility(engine=GEN_ENGINE, time_limit=60)
         if feas.status is not Status.SOLVED or feas.cost is None or len(feas.plan) < 2:
             continue
-        plan_tools = {s.strip("()").split()[0] for s in feas.plan}
-        alternatives = sorted(ctx.relevant - plan_tools)
-        if alternatives and rng.random() < 0.25:
-            task = replace(task, forbidden=(rng.choice(alternatives),))
-            ctx = TaskContext(task)
-            feas = ctx.feasibility(engine="internal", time_limit=10)
-            if feas.status is not Status.SOLVED:
-                continue
+        task, ctx, feas = _constrain(task, ctx, feas, rng)
+        if feas is None:
+            continue
         calls = plan_calls(ctx, feas.plan)
         # the values the request names, per call: the goal stated formally (E1 decidable)
         values = {json.dumps(i.value) for i in task.items}
@@ -193,6 +294,44 @@ def make_holistic(domain: str, tools: tuple[Tool, ...], rng: random.Random, case
                 intent.append((c["name"], args))
         return replace(task, intent=tuple(intent)), calls
     return None
+
+
+def _constrain(task, ctx, feas, rng):
+    """Query constraints of the kinds the paper names (E3, "time range, data source,
+    format, method", line 617; negative constraints such as "Don't use mouse", Figure 43,
+    line 767; a mandated method, Figure 16, line 494): sometimes a forbidden alternative
+    tool ("do not use X"), an order between two calls of the chain ("do not call Y before
+    X"), a mandated tool the optimal chain would not use ("you must use X"), or a limit on
+    the calls of a tool. Each is kept only when the request stays solvable; the reference
+    is the optimal chain under it. Returns (task, context, feasibility), feasibility None
+    when no chain is left."""
+    from planning_core.validators.toolplans.spec import Constraint
+
+    plan_tools = [s_.strip("()").split()[0] for s_ in feas.plan]
+    alternatives = sorted(ctx.relevant - set(plan_tools))
+    r = rng.random()
+    if r < 0.2 and alternatives:
+        new = replace(task, forbidden=(rng.choice(alternatives),))
+    elif r < 0.4 and len(plan_tools) >= 2:
+        a, b = sorted(rng.sample(range(len(plan_tools)), 2))
+        if plan_tools[a] == plan_tools[b]:
+            return task, ctx, feas
+        new = replace(task, constraints=task.constraints + (
+            Constraint("not_before", plan_tools[b], until=plan_tools[a]),))
+    elif r < 0.5 and alternatives:
+        new = replace(task, constraints=task.constraints + (
+            Constraint("must_call", rng.choice(alternatives)),))
+    elif r < 0.6:
+        t = rng.choice(plan_tools)
+        new = replace(task, constraints=task.constraints + (
+            Constraint("at_most", t, n=plan_tools.count(t)),))
+    else:
+        return task, ctx, feas
+    nctx = TaskContext(new)
+    nfeas = nctx.feasibility(engine=GEN_ENGINE, time_limit=60)
+    if nfeas.status is not Status.SOLVED or nfeas.plan is None or len(nfeas.plan) < 2:
+        return task, ctx, feas      # the constraint would leave no chain: not added
+    return new, nctx, nfeas
 
 
 # ------------------------------------------------------------------ distractors
@@ -312,16 +451,70 @@ def unsolvable_variants(task: ToolTask, rng: random.Random) -> dict[str, ToolTas
     rng.shuffle(types)
     for x in types:
         dropped = replace(task, id=f"{task.id}-info", items=tuple(i for i in task.items if i.type != x))
-        if TaskContext(dropped).feasibility(engine="internal", time_limit=10).kind == "missing_input":
+        if TaskContext(dropped).feasibility(engine=GEN_ENGINE, time_limit=60).kind == "missing_input":
             cands["missing_input"] = dropped
             cands["visual_missing"] = replace(task, id=f"{task.id}-vis", items=tuple(
                 replace(i, accessible=False, modality="image") if i.type == x else i
                 for i in task.items))
             break
     for kind, variant in cands.items():
-        feas = TaskContext(variant).feasibility(engine="internal", time_limit=10)
+        feas = TaskContext(variant).feasibility(engine=GEN_ENGINE, time_limit=60)
         if feas.status is Status.UNSOLVABLE and feas.kind == kind:
             out[kind] = variant
+    return out
+
+
+_PRIVATE = ("the {t} I gave you on the phone this morning", "the {t} from our meeting notes",
+            "the {t} I mentioned in my last message", "the {t} my manager sent me")
+
+
+def withhold(base: ToolTask, variant: ToolTask, kind: str) -> tuple[ToolTask, list[dict]]:
+    """The request of an information-missing or visual-missing variant rewritten so that it
+    never states what the agent cannot know, and the withheld items with their values. The
+    paper rewrites the query "so it refers to a specific parameter that the Agent cannot
+    know" (Figure 14, lines 487, 493: a private reference such as "the specific restaurant
+    we discussed in the morning meeting"); a visual-missing query refers to the image whose
+    file is gone (Figure 17, line 516)."""
+    kept = {i.name for i in variant.items if i.accessible}
+    gone = [i for i in base.items if i.name not in kept]
+    text = base.request
+    for k, i in enumerate(gone):
+        what = i.type.replace("_", " ")
+        phrase = (f"the {what} shown in the attached image" if kind == "visual_missing"
+                  else _PRIVATE[k % len(_PRIVATE)].format(t=what))
+        text = text.replace(str(i.value), phrase)
+    withheld = [{"name": i.name, "type": i.type, "value": i.value} for i in gone]
+    return replace(variant, request=text), withheld
+
+
+def _alter_possible(broken: ToolTask, ref: list[dict], j: int, replacement: str) -> bool:
+    """Whether, after the broken call j of ``ref``, some later reference call of another
+    tool is a correct next step (the tool-broken judge's Alter)."""
+    from planning_core.validators.toolplans.stepwise import judge_prediction
+
+    ctx = TaskContext(broken)
+    for c in ref[j + 1:]:
+        if c["name"] in (ref[j]["name"], replacement):
+            continue
+        rep = judge_prediction(ctx, ref[:j + 1], [c], 1, replacement=replacement,
+                               time_limit=60)
+        if rep.behaviour == "alter":
+            return True
+    return False
+
+
+def with_returns(task: ToolTask, calls: list[dict], rng: random.Random) -> list[dict]:
+    """Prefix calls with what each returned (line 73: the trajectory "includes the initial
+    query, previous actions, and observed tool returns"): one value per output type, a
+    short identifier (``flight_offer`` -> ``FO-4821``) that later arguments may name."""
+    out = []
+    for c in calls:
+        tool = task.tool(c["name"])
+        values = {}
+        for x in tool.produces if tool is not None else ():
+            tag = "".join(w[0] for w in x.split("_")).upper()
+            values[x] = f"{tag}-{rng.randint(1000, 9999)}"
+        out.append({**c, "returns": values})
     return out
 
 
@@ -341,7 +534,7 @@ def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
     k = 0
     while len(bases) < counts["holistic"]:
         d = names[k % len(names)]
-        made = make_holistic(d, domains[d], random.Random(f"{seed}:h:{k}"), f"h-{d}-{k:04d}")
+        made = make_holistic(d, domains, random.Random(f"{seed}:h:{k}"), f"h-{d}-{k:04d}")
         k += 1
         if made is not None:
             bases.append((d, *made))
@@ -354,20 +547,30 @@ def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
 
     def stepwise_case(i, d, task, ref, k_steps, rng):
         j = rng.randint(0, max(0, len(ref) - k_steps))
-        return {"domain": d, "task": task_to_json(task), "prefix": ref[:j], "k": k_steps,
+        return {"domain": d, "task": task_to_json(task),
+                "prefix": with_returns(task, ref[:j], rng), "k": k_steps,
                 "reference": ref[j:j + k_steps]}
 
+    def long_enough(i, k_steps):
+        """The first base from ``i`` on whose reference has at least k calls left to
+        predict (a shorter one would make the case's own reference wrong: E3, k steps)."""
+        for j in range(len(bases)):
+            base = bases[(i + j) % len(bases)]
+            if len(base[2]) >= k_steps:
+                return base
+        return bases[i % len(bases)]
+
     for i in range(counts["stepwise"]):
-        d, task, ref = bases[i % len(bases)]
         k_steps = (1, 2, 3)[i % 3]
+        d, task, ref = long_enough(i, k_steps)
         case = stepwise_case(i, d, task, ref, k_steps, random.Random(f"{seed}:s:{i}"))
         cases.append({"id": f"s-{i:04d}-{task.id}-k{k_steps}", "setting": "stepwise", **case})
     per_base = len(N_E)
     n_bases = max(1, counts["extraneous"] // per_base)
     for b in range(n_bases):
-        d, task, ref = bases[b % len(bases)]
-        rng = random.Random(f"{seed}:e:{b}")
         stepwise = b % 2 == 1           # half holistic, half step-wise bases (line 83)
+        d, task, ref = long_enough(b, 1 + b % 3) if stepwise else bases[b % len(bases)]
+        rng = random.Random(f"{seed}:e:{b}")
         base = stepwise_case(b, d, task, ref, 1 + b % 3, rng) if stepwise else None
         for n_e in N_E:
             noisy = distractors(task, n_e, random.Random(f"{seed}:e:{b}:{n_e}"))
@@ -384,17 +587,32 @@ def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
         d, task, ref = bases[i % len(bases)]
         rng = random.Random(f"{seed}:b:{i}")
         i += 1
-        j = rng.randrange(len(ref))
-        name = ref[j]["name"]
-        alt = replacement_tool(task, name)
-        broken = replace(task, tools=task.tools + (alt,), broken=(name,))
-        if any(name in t.after for t in task.tools) or \
-                TaskContext(broken).feasibility(engine="internal", time_limit=10).cost != \
-                TaskContext(task).feasibility(engine="internal", time_limit=10).cost:
-            continue   # a tool must come after the broken one: the replacement cannot stand in
+        # every other case breaks a call after which another tool can make progress
+        # (Alter possible, Figure 36: "another valid tool"), when the chain has one
+        want_alter = made % 2 == 0
+        order = list(range(len(ref)))
+        rng.shuffle(order)
+        picked = None
+        for j in order[:6]:
+            name = ref[j]["name"]
+            alt = replacement_tool(task, name)
+            broken = replace(task, tools=task.tools + (alt,), broken=(name,))
+            if any(name in t.after for t in task.tools) or \
+                    TaskContext(broken).feasibility(engine=GEN_ENGINE, time_limit=60).cost != \
+                    TaskContext(task).feasibility(engine=GEN_ENGINE, time_limit=60).cost:
+                continue   # a tool must come after the broken one: no stand-in
+            alter = _alter_possible(broken, ref, j, alt.name)
+            if picked is None or (want_alter and alter and not picked[4]):
+                picked = (j, name, alt, broken, alter)
+            if alter == want_alter or not want_alter:
+                break
+        if picked is None:
+            continue
+        j, name, alt, broken, _ = picked
         made += 1
         cases.append({"id": f"b-{made - 1:04d}-{task.id}", "setting": "broken", "domain": d,
-                      "task": task_to_json(broken), "prefix": ref[:j + 1], "k": 1,
+                      "task": task_to_json(broken),
+                      "prefix": with_returns(task, ref[:j], rng) + [ref[j]], "k": 1,
                       "broken_tool": name, "replacement": alt.name,
                       "error": f"Error: {name} is unavailable (HTTP 503)",
                       "reference": [{"name": alt.spelling, "arguments": ref[j]["arguments"]}]})
@@ -409,6 +627,29 @@ def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
             continue     # every base gives all four kinds, as in the paper
         done += 1
         for kind, v in sorted(variants.items()):
-            cases.append({"id": f"u-{v.id}", "setting": "unsolvable", "domain": d, "kind": kind,
-                          "task": task_to_json(v), "reference": ref})
+            row = {"id": f"u-{v.id}", "setting": "unsolvable", "domain": d, "kind": kind}
+            if kind in ("missing_input", "visual_missing"):
+                v, row["withheld"] = withhold(task, v, kind)
+            cases.append({**row, "task": task_to_json(v), "reference": ref})
     return cases
+
+
+def extraneous_bases(cases: list[dict]) -> list[dict]:
+    """For each extraneous base (the five cases ``e-BBBB-...-n2`` .. ``-n10`` of one base),
+    the same case without its distractors: ``n_e`` 0, id ``e-BBBB-...-n0``. Table 2's CR_B
+    is the correctness rate on these (line 173: "correctness rates in base and extraneous
+    settings"); the step-wise bases' prefixes differ from the step-wise set's, so the base
+    rate is measured on the very cases the distractors were added to."""
+    out, seen = [], set()
+    for c in cases:
+        if c.get("setting") != "extraneous" or not c.get("n_e"):
+            continue
+        group = str(c.get("id")).rsplit("-n", 1)[0]
+        if group in seen:
+            continue
+        seen.add(group)
+        task = dict(c["task"])
+        gone = set(task.pop("extraneous", None) or ())
+        task["tools"] = [t for t in task.get("tools") or () if t.get("name") not in gone]
+        out.append({**c, "id": f"{group}-n0", "n_e": 0, "task": task})
+    return out

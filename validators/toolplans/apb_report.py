@@ -7,7 +7,9 @@ from __future__ import annotations
 from planning_core.validators.toolplans.apb import KIND_COLUMNS, N_E
 from planning_core.validators.toolplans.context import TaskContext
 
-__all__ = ["check_case", "format_table1", "paper_table", "row_fault", "table1"]
+__all__ = ["check_case", "format_horizons", "format_refinement", "format_table1",
+           "format_table2", "half_up", "horizons", "paper_table", "refinement", "row_fault",
+           "table1", "table2"]
 
 
 # ------------------------------------------------------------------ checking one case
@@ -40,8 +42,45 @@ def check_case(ctx: TaskContext, case: dict, output, *, time_limit: float = 30.0
 
 # ------------------------------------------------------------------ Table 1
 
+def half_up(numerator, denominator, places: int) -> float:
+    """``numerator / denominator`` rounded half-up to ``places`` decimals, exactly (the
+    paper prints 0.625 as 0.63 and 62.25% as 62.3; Python's ``round`` rounds a float half
+    to even, and 0.625 is not even exactly 0.625 once divided)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    q = Decimal(numerator) / Decimal(denominator)
+    return float(q.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
+
+
 def _rate(rows, pred) -> float | None:
-    return round(100 * sum(1 for r in rows if pred(r)) / len(rows), 1) if rows else None
+    """Percentage of ``rows`` where ``pred`` holds, one decimal, half-up (Table 1)."""
+    return half_up(100 * sum(1 for r in rows if pred(r)), len(rows), 1) if rows else None
+
+
+def _share(rows, pred):
+    """The exact percentage (a Fraction) of ``rows`` where ``pred`` holds (None: no rows)."""
+    from fractions import Fraction
+
+    return Fraction(100 * sum(1 for r in rows if pred(r)), len(rows)) if rows else None
+
+
+def _delta(after, before) -> float | None:
+    """``after - before`` of two exact percentages, one decimal, half-up (Table 2 prints
+    GPT-5's 77.33 -> 55.36 as -22.0, from the unrounded rates)."""
+    if after is None or before is None:
+        return None
+    d = after - before
+    return half_up(d.numerator, d.denominator, 1)
+
+
+def _mean_grade(grades) -> float | None:
+    """Mean Plan Grade, two decimals, half-up; grades are on {0, 0.2, ..., 1}, summed
+    exactly as decimals."""
+    from decimal import Decimal
+
+    if not grades:
+        return None
+    return half_up(sum(Decimal(str(g)) for g in grades), len(grades), 2)
 
 
 def row_fault(r: dict) -> str | None:
@@ -76,13 +115,15 @@ def table1(results: list[dict]) -> dict:
     per n_e; tool-broken behaviour shares; unsolvable refusal rates per kind."""
     out: dict = {}
     for s in ("holistic", "stepwise", "extraneous"):
-        rows = [r for r in results if r.get("setting") == s and r.get("correct") is not None]
+        # n_e 0: an extraneous case's base without distractors (Table 2's CR_B), not Table 1
+        rows = [r for r in results if r.get("setting") == s and r.get("correct") is not None
+                and not (s == "extraneous" and r.get("n_e") == 0)]
         if not rows:
             continue
         grades = [r["grade"] for r in rows if r.get("grade") is not None]
         e1_rows = [r for r in rows if r.get("e1") != "undecided"]
         entry = {"n": len(rows), "CR": _rate(rows, lambda r: r["correct"] is True),
-                 "Grade": round(sum(grades) / len(grades), 2) if grades else None,
+                 "Grade": _mean_grade(grades),
                  "E1": _rate(e1_rows, lambda r: "E1" in r.get("classes", {})),
                  "E1_undecided": len(rows) - len(e1_rows)}
         for e in ("E2", "E3", "E4", "E5", "E6"):
@@ -159,3 +200,111 @@ def format_table1(t: dict, name: str = "agent") -> str:
         if key in t:
             lines.append(f"\n{label} rows: {t[key]['n']}")
     return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------ Table 2, Fig. 5, Table 4
+
+def extraneous_uses(r: dict) -> int:
+    """Calls of distractor tools in a result row (``extraneous_tool`` faults)."""
+    return sum(1 for f in r.get("faults") or () if isinstance(f, dict)
+               and f.get("kind") == "extraneous_tool")
+
+
+def table2(results: list[dict]) -> dict:
+    """Table 2 (lines 159-173) and the ExtUse columns of Tables 16-17 (lines 1132-1255), per
+    base (holistic, step-wise): TC, the number of distractor calls over the extraneous cases
+    (Table 2's TC is the sum of the per-level ExtUse: GPT-5's step-wise 23 = 3+2+6+6+6);
+    CR_B, the correctness rate of the same bases without distractors (rows with ``n_e``
+    0, which ``toolplans run`` asks beside them); CR_E, the rate with distractors; delta =
+    CR_E - CR_B; and per n_e its ExtUse, CR and mean grade."""
+    out: dict = {}
+    rows = [r for r in results if r.get("setting") == "extraneous" and r.get("correct") is not None]
+    for base in ("holistic", "stepwise"):
+        sub = [r for r in rows if r.get("base") == base]
+        if not sub:
+            continue
+        plain = [r for r in sub if not r.get("n_e")]
+        noisy = [r for r in sub if r.get("n_e")]
+        ok = lambda r: r["correct"] is True   # noqa: E731
+        entry = {"n_base": len(plain), "n": len(noisy),
+                 "TC": sum(extraneous_uses(r) for r in noisy), "CR_B": _rate(plain, ok),
+                 "CR_E": _rate(noisy, ok), "delta": _delta(_share(noisy, ok), _share(plain, ok))}
+        levels = {}
+        for n in N_E:
+            at = [r for r in noisy if r.get("n_e") == n]
+            if at:
+                levels[n] = {"ExtUse": sum(extraneous_uses(r) for r in at),
+                             "CR": _rate(at, lambda r: r["correct"] is True),
+                             "Grade": _mean_grade([r["grade"] for r in at
+                                                   if r.get("grade") is not None])}
+        entry["levels"] = levels
+        out[base] = entry
+    return out
+
+
+def format_table2(t: dict, name: str = "agent") -> str:
+    """Table 2's layout (one row), then ExtUse/CR/Grade per n_e (Tables 16-17)."""
+    def cells(base):
+        e = t.get(base) or {}
+        return [_cell(e.get(k)) for k in ("TC", "CR_B", "CR_E", "delta")]
+    lines = ["| Model | Hol. TC | CR_B | CR_E | Δ | Step TC | CR_B | CR_E | Δ |",
+             "|---|" + "---:|" * 8, f"| {name} | " + " | ".join(cells("holistic")
+                                                             + cells("stepwise")) + " |", ""]
+    lines += ["| Model | base | n_e | ExtUse | CR | Grade |", "|---|---|---:|---:|---:|---:|"]
+    for base in ("holistic", "stepwise"):
+        for n, e in (t.get(base) or {}).get("levels", {}).items():
+            lines.append(f"| {name} | {base} | {n} | {e['ExtUse']} | {_cell(e['CR'])} | "
+                         f"{_cell(e['Grade'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def horizons(results: list[dict]) -> dict:
+    """Step-wise results per prediction horizon k = 1, 2, 3 (Figure 5, line 205; Table 14,
+    line 1093): CR, mean grade and E1-E6 incidence over the step-wise rows with that k."""
+    out: dict = {}
+    rows = [r for r in results if r.get("setting") == "stepwise" and r.get("correct") is not None]
+    for k in (1, 2, 3):
+        at = [r for r in rows if r.get("k") == k]
+        if not at:
+            continue
+        entry = {"n": len(at), "CR": _rate(at, lambda r: r["correct"] is True),
+                 "Grade": _mean_grade([r["grade"] for r in at if r.get("grade") is not None])}
+        for e in _ES:
+            entry[e] = _rate(at, lambda r, e=e: e in (r.get("classes") or {}))
+        out[k] = entry
+    return out
+
+
+def format_horizons(h: dict, name: str = "agent") -> str:
+    lines = ["| Model | Step | n | CR | Grade | " + " | ".join(_ES) + " |",
+             "|---|---|---:|---:|---:|" + "---:|" * len(_ES)]
+    for k, e in h.items():
+        lines.append(f"| {name} | {k}-step | {e['n']} | {_cell(e['CR'])} | {_cell(e['Grade'])} | "
+                     + " | ".join(_cell(e[x]) for x in _ES) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def refinement(results: list[dict]) -> dict:
+    """Table 4 (line 229): per base setting (holistic, step-wise), CR of the initial answers
+    (Base), of the refined ones (Refined) and Refined - Base, over the refined rows."""
+    out: dict = {}
+    for s in ("holistic", "stepwise"):
+        rows = [r for r in results if r.get("setting") == s and isinstance(r.get("initial"), dict)
+                and r.get("correct") is not None]
+        if not rows:
+            continue
+        first = lambda r: r["initial"].get("correct") is True   # noqa: E731
+        final = lambda r: r["correct"] is True   # noqa: E731
+        out[s] = {"n": len(rows), "Base": _rate(rows, first), "Refined": _rate(rows, final),
+                  "delta": _delta(_share(rows, final), _share(rows, first))}
+    return out
+
+
+def format_refinement(t: dict, name: str = "agent", mode: str = "") -> str:
+    def cells(s):
+        e = t.get(s) or {}
+        return [_cell(e.get(k)) for k in ("Base", "Refined", "delta")]
+    return ("| Model | Method | Hol. Base | Refined | Δ | Step Base | Refined | Δ |\n"
+            "|---|---|" + "---:|" * 6 + "\n"
+            f"| {name} | {mode or '-'} | " + " | ".join(cells("holistic") + cells("stepwise"))
+            + " |\n")

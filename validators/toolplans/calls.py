@@ -53,6 +53,34 @@ __all__ = ["Call", "ModelOutput", "Step", "loads", "parse_output", "parse_predic
 
 _parser = lazy_parser("toolcall.lark", parser="lalr")
 _REFUSAL = re.compile(r"^\s*(refuse|reject|unsolvable)\b", re.IGNORECASE)
+#: a refusal in plain words (the unsolvable judges pass an "explicit refusal", Figure 41,
+#: line 739; the tool-broken judge's Refusal "states it cannot proceed", line 709)
+_PLAIN_REFUSAL = re.compile(
+    r"\b(?:i|we)\s+(?:cannot|can't|can\s+not|am\s+unable\s+to|am\s+not\s+able\s+to|"
+    r"won't\s+be\s+able\s+to|will\s+not\s+be\s+able\s+to|must\s+(?:decline|refuse))\b|"
+    r"\b(?:unable|not\s+able|impossible|not\s+possible)\s+to\s+(?:complete|proceed|perform|"
+    r"fulfil|fulfill|do|carry\s+out|solve|finish|continue)\b|"
+    r"\b(?:task|request|query)\s+(?:cannot|can't|is\s+impossible|is\s+not\s+possible|"
+    r"is\s+unsolvable)\b", re.IGNORECASE)
+#: a request for the missing information (the information-missing judge passes an
+#: "explicit refusal or clarification request", line 739)
+_CLARIFY = re.compile(
+    r"\b(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:provide|share|tell|give|confirm|"
+    r"clarify|specify|send|upload|supply|let\s+me\s+know)\b|"
+    r"\bplease\s+(?:provide|share|tell\s+me|specify|confirm|clarify|upload|supply|send)\b|"
+    r"\b(?:i|i'd|we)\s+(?:need|would\s+need|require)\s+(?:you\s+to\s+(?:provide|share|"
+    r"tell|give|confirm|specify)|more\s+information|the\s+(?:exact|actual|specific))\b",
+    re.IGNORECASE)
+
+
+def plain_refusal(text) -> tuple[bool, bool]:
+    """(refuses, asks for clarification) of a text answer with no call; a text that
+    refuses is a refusal even if it also asks (clarification is then False)."""
+    if not isinstance(text, str) or not text.strip():
+        return False, False
+    if _PLAIN_REFUSAL.search(text):
+        return True, False
+    return (True, True) if _CLARIFY.search(text) else (False, False)
 
 
 class OutputJSONError(ValueError):
@@ -84,6 +112,9 @@ class Call:
     arguments: dict = field(compare=False)
     line: int | None = None
     prose: bool = False     # arguments are APB's parameter_description (described, not given)
+    #: what the call returned, by output type, when a trajectory records it (a step-wise
+    #: prefix's tool returns); arguments may name these values
+    returns: dict | None = field(default=None, compare=False)
 
     def text(self) -> str:
         args = ", ".join(f"{k}={json.dumps(v)}" for k, v in self.arguments.items())
@@ -113,6 +144,8 @@ class ModelOutput:
     issues: tuple[tuple[int | None, str], ...] = ()
     format: str = "ours"
     steps: tuple[Step, ...] = ()
+    #: the refusal is a request for information (see :func:`plain_refusal`)
+    clarification: bool = False
 
     @property
     def refused(self) -> bool:
@@ -179,7 +212,12 @@ def parse_output(text: str | object) -> ModelOutput:
         return _from_json(data)
     if _REFUSAL.match(stripped):
         return ModelOutput(refusal=stripped.strip())
-    return _from_lines(stripped)
+    out = _from_lines(stripped)
+    if out.error and not out.calls:
+        refuses, asks = plain_refusal(stripped)
+        if refuses:     # words, no call: a refusal or a clarification request
+            return ModelOutput(refusal=stripped, clarification=asks, format="text")
+    return out
 
 
 def _strip_fence(text: str) -> str:
@@ -281,7 +319,8 @@ def _call(entry, ptr: str) -> tuple[Call | None, str | None]:
         args = {}
     if not isinstance(args, dict):
         return None, f"at {ptr}/arguments: expected an object, found {type(args).__name__}"
-    return Call(name, dict(args)), None
+    returns = entry.get("returns")
+    return Call(name, dict(args), returns=dict(returns) if isinstance(returns, dict) else None), None
 
 
 def _from_holistic(data: dict) -> ModelOutput:
@@ -333,6 +372,11 @@ def _from_holistic(data: dict) -> ModelOutput:
             issues.append((k, f"call {k}: 'reason' must be a string, found "
                               f"{type(entry['reason']).__name__}"))
         calls.append(Call(name, dict(args), prose=prose))
+    if not calls and not issues:
+        refuses, asks = plain_refusal(data.get("plan"))
+        if refuses:   # an empty tool_chain whose plan refuses or asks (Figure 41: PASS
+            return ModelOutput(refusal=data["plan"].strip(), clarification=asks,   # when
+                               format="paper-holistic")   # "the tool_chain is empty")
     return ModelOutput(calls=tuple(calls), issues=tuple(issues), format="paper-holistic")
 
 
@@ -391,6 +435,9 @@ def parse_prediction(text, k: int | None = None) -> ModelOutput:
         if out.refused:
             return out
         if out.error and isinstance(data, str) and data.strip()[:1] not in "[{":
+            refuses, asks = plain_refusal(data)
+            if refuses:
+                return ModelOutput(refusal=data.strip(), clarification=asks, format="text")
             # prose that is no call: a step that concludes with text, outside the format
             return ModelOutput(issues=((None, "the answer is text, not the required JSON"),),
                                steps=(Step((), data.strip()),), format="text")
@@ -419,6 +466,12 @@ def parse_prediction(text, k: int | None = None) -> ModelOutput:
             steps_l.append(step)
         steps = tuple(steps_l)
         issues = [(None, m) for st in steps for m in st.issues]
+    if paper is not None and steps and not any(st.calls for st in steps):
+        refuses, asks = plain_refusal(" ".join(st.thought or "" for st in steps))
+        if refuses:    # no call, a thought that says it cannot go on (or asks the user)
+            return ModelOutput(refusal=" ".join(st.thought or "" for st in steps).strip(),
+                               clarification=asks, issues=tuple(issues), steps=steps,
+                               format="paper-stepwise")
     if k is not None and len(steps) != k:
         issues.append((None, f"the prediction has {len(steps)} step(s); {k} were asked for"))
     calls = tuple(c for st in steps for c in st.calls)

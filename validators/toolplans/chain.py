@@ -163,13 +163,66 @@ class _Resolver:
     def resolve(self, value, p: Param, index: int) -> str | None:
         if isinstance(value, str) and value.startswith("$"):
             return self.reference(value[1:], p, index)
-        return self.literal(value, p)
+        obj = self.literal(value, p)
+        if obj is None and isinstance(value, str):
+            obj = self.returned.get(value.strip().casefold())
+            if obj is None and p.data_type is not None:
+                obj = self.placeholder(value, p, index)
+        return obj
 
-    def prose(self, text: str, p: Param, index: int) -> tuple[str | None, bool]:
-        """(object, decided) for a described argument; see the module docstring."""
-        obj = self.resolve(text, p, index)
-        if obj is not None:
-            return obj, True
+    @property
+    def returned(self) -> dict[str, str]:
+        """Values the calls are recorded to have returned (a step-wise prefix's tool
+        returns, ``Call.returns``; else ``<type> #<k>``, the value the run's prompt shows
+        for output ``type`` of call k): value -> that output item."""
+        cached = getattr(self, "_returned", None)
+        if cached is None:
+            cached = {}
+            for k, (c, t) in enumerate(zip(self.calls, self.tools), start=1):
+                if t is None:
+                    continue
+                values = c.returns if c.returns else {x: f"{x} #{k}" for x in t.produces}
+                for x, v in values.items():
+                    if x in t.produces and isinstance(v, (str, int, float)) \
+                            and not isinstance(v, bool):
+                        cached.setdefault(str(v).strip().casefold(), output_object(t.name, x))
+            self._returned = cached
+        return cached
+
+    def placeholder(self, value: str, p: Param, index: int) -> str | None:
+        """A clear reference to an earlier call's output written as a value (the step-wise
+        prompts give no syntax for it, lines 673-677): ``{{find_contact.contact}}``,
+        ``<contact_from_step_1>``, "the contact returned by find_contact", "result of step
+        1". Read as prose (steps, earlier tools, the data type) when it is marked as a
+        placeholder (braces, angle brackets) or says returned/result/output/from step;
+        None otherwise (an unknown literal stays a hallucinated input)."""
+        text = value.strip()
+        inner = re.fullmatch(r"\{\{\s*(.+?)\s*\}\}|<\s*(.+?)\s*>|\$\{\s*(.+?)\s*\}", text)
+        if inner:
+            body = next(g for g in inner.groups() if g)
+            if re.fullmatch(r"[\w.]+", body) and "." in body:
+                obj = self.reference(body, p, index)
+                if obj is not None:
+                    return obj
+            text = body.replace("_", " ")
+        elif not _MENTION.search(text):
+            return None
+        low = text.casefold()
+        steps = {int(a or b) for a, b in _STEP.findall(low)}
+        if len(steps) == 1:
+            k = steps.pop()
+            return self.reference(str(k), p, index) if 1 <= k < index else None
+        obj, decided = self.prose(text, p, index, exact=False)
+        return obj if decided else None
+
+    def prose(self, text: str, p: Param, index: int, *,
+              exact: bool = True) -> tuple[str | None, bool]:
+        """(object, decided) for a described argument; see the module docstring
+        (``exact``: try the value as a reference or an item first)."""
+        if exact:
+            obj = self.resolve(text, p, index)
+            if obj is not None:
+                return obj, True
         low = text.casefold()
         steps = {int(a or b) for a, b in _STEP.findall(low)}
         if len(steps) == 1:
@@ -272,6 +325,8 @@ class _Resolver:
 
 
 _STEP = re.compile(r"\b(?:step|call)\s*#?\s*(\d+)\b|#(\d+)\b")
+_MENTION = re.compile(r"\b(?:returned|result|results|output|outputs|obtained|from (?:step|call))\b",
+                      re.IGNORECASE)
 
 
 def _as_text(value) -> str:

@@ -50,7 +50,7 @@ _PRIORITY = {"format_violation": 0, "unknown_tool": 0, "forbidden_tool": 1, "ext
              "wrong_arguments": 2, "broken_tool": 3, "hallucinated_input": 4,
              "inaccessible_input": 4, "constraint_violated": 5, "premature_call": 6,
              "missing_prerequisite": 6, "dead_end": 7, "incomplete": 8,
-             "premature_conclusion": 8, "goal_misunderstood": 9, "missed_refusal": 9,
+             "premature_conclusion": 8, "goal_misunderstood": 9, "off_goal": 9, "missed_refusal": 9,
              "unjustified_refusal": 9, "malformed_output": 9}
 
 
@@ -541,6 +541,43 @@ def _intent_met(task, calls, intent) -> bool:
     return False
 
 
+def intent_state(task, infos, intent) -> bool | None:
+    """Whether some call of ``intent``'s tool has the values the request asks for: True,
+    False, or None when a described value (APB's ``parameter_description``, line 690: values
+    "described conceptually") could not be resolved to an item, so a judge must decide. A
+    description resolved to an item is that item ("the IBAN provided in the query" is the
+    user's IBAN)."""
+    from planning_core.validators.toolplans.chain import _same
+    tool, args = intent
+    known = task.tool(tool)
+    undecided = False
+    for info in infos:
+        c = info.call
+        if known is None or c.name != known.spelling:
+            continue
+        ok, open_ = True, False
+        for key, raw in args:
+            want = json.loads(raw)
+            got = c.arguments.get(key)
+            item = next((i.name for i in task.items if _same(i.value, want)), None)
+            if c.prose and isinstance(got, str) and not isinstance(want, bool):
+                if isinstance(want, (str, int, float)) and re.search(
+                        r"(?<![\w])" + re.escape(str(want).casefold()) + r"(?![\w])",
+                        got.casefold()):
+                    continue
+                if key in info.undecided:
+                    open_ = True
+                elif item is None or info.objects.get(key) != item:
+                    ok = False
+            elif got is None or not (_same(got, want) or (
+                    item is not None and info.objects.get(key) == item)):
+                ok = False
+        if ok and not open_:
+            return True
+        undecided |= ok and open_
+    return None if undecided else False
+
+
 def goal_understanding(ctx: TaskContext, calls, infos) -> tuple[bool | None, str, list[Fault]]:
     """E1, decided only where the goal is formal (paper lines 139, 613, 649: misreading the
     user's intent). The required output types are formal: a non-empty chain none of whose
@@ -558,7 +595,10 @@ def goal_understanding(ctx: TaskContext, calls, infos) -> tuple[bool | None, str
     if not task.intent:
         return None, "the request's intent is formal only up to data types", []
     called = {i.tool.name for i in infos if i.tool is not None}
-    missed = [t for t in task.intent if t[0] in called and not _intent_met(task, calls, t)]
+    states = {t: intent_state(task, infos, t) for t in task.intent if t[0] in called}
+    missed = [t for t, ok in states.items() if ok is False]
+    if not missed and None in states.values():
+        return None, "a described value could not be resolved to an item", []
     if missed:
         tool, args = missed[0]
         want = ", ".join(f"{k}={v}" for k, v in args)
@@ -579,6 +619,14 @@ def check_output(ctx: TaskContext, output: str | ModelOutput | object, *, grade:
     if parsed.refused:
         if feas.status is Status.UNKNOWN:
             return ChainReport(None, True, 0, feasibility=feas, format=parsed.format)
+        if feas.status is Status.UNSOLVABLE and parsed.clarification \
+                and feas.kind != "missing_input":
+            # only the information-missing judge passes a clarification request (line 739);
+            # the others ask for an explicit refusal
+            return ChainReport(False, True, 0, (Fault(
+                "missed_refusal", None, f"asked for clarification, but the request cannot be "
+                f"done ({feas.kind}: {feas.detail}): only missing information is asked for; "
+                "this needs a refusal"),), feasibility=feas, grade=0.0, format=parsed.format)
         if feas.status is Status.UNSOLVABLE:
             return ChainReport(True, True, 0, feasibility=feas, grade=1.0, e1=False,
                                e1_reason="refused an unsolvable request", format=parsed.format)

@@ -10,6 +10,9 @@
 * ``report RESULTS.jsonl``: Table 1 of APB (CR, Plan Grade, E1-E6 incidence per setting,
   tool-broken behaviour shares, unsolvable refusal rates per kind).
 * ``batch --rows R.jsonl --out O.jsonl``: check every row, append results, resume.
+* ``run --cases C.jsonl --out R.jsonl (--model NAME [--base-url URL] | --command CMD)``:
+  ask a model every case with the paper's prompts, score each answer, resume, report
+  (Tables 1, 2 and 4 and the per-horizon step-wise results).
 
 Exit codes: 0 correct / solvable / optimal / done; 1 incorrect / unsolvable / not optimal;
 2 bad input; 3 unknown (a solver limit was hit).
@@ -104,9 +107,9 @@ def register(subparsers) -> None:
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser("generate", help="write APB-sized cases of the five settings (JSON Lines)")
-    p.add_argument("--root", default="domains/toolplans", metavar="DIR",
-                   help="folder with tools/*.json, one tool domain per file (default "
-                        "domains/toolplans)")
+    p.add_argument("--root", default=None, metavar="DIR",
+                   help="folder with tools/*.json (or *.json), one tool domain per file "
+                        "(default: the eleven tool domains installed with planning-core)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--scale", type=float, default=1.0,
                    help="fraction of the paper's counts 1109/900/1500/300/400 (default 1)")
@@ -118,6 +121,8 @@ def register(subparsers) -> None:
     p.add_argument("--name", default="agent", help="the row label (default agent)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_report)
+
+    add_run_command(sub)
 
     p = sub.add_parser("batch", help="check a JSON Lines file of (tools, task, output) rows")
     p.add_argument("--rows", required=True, metavar="FILE",
@@ -152,7 +157,11 @@ def _text(value: str, *, file_only: bool = False, lenient: bool = False) -> str:
     if value == "-":
         return sys.stdin.read()
     p = Path(value)
-    if file_only or p.is_file():
+    try:
+        is_file = p.is_file()
+    except (OSError, ValueError):   # a long JSON text is no file name (ENAMETOOLONG, NUL)
+        is_file = False
+    if file_only or is_file:
         from planning_core.pddl.files import read_bytes
 
         try:   # the shared bounded reader: a regular file only (a FIFO is refused)
@@ -297,8 +306,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise InputError(f"--scale must be in (0, 10], not {args.scale:g}")
     domains = load_domains(args.root)
     if not domains:
-        raise InputError("no tool domains (tools/*.json) here: run from the repository root, or "
-                         "give --root DIR (the checkout's domains/toolplans)", file=args.root)
+        raise InputError("no tool domains (tools/*.json or *.json) in this folder",
+                         file=args.root or "the installed tool domains")
     cases = build_sets(domains, seed=args.seed, scale=args.scale)
     _write(Path(args.out), "".join(json.dumps(c) + "\n" for c in cases))
     counts = Counter(c["setting"] for c in cases)
@@ -322,7 +331,21 @@ def cmd_report(args: argparse.Namespace) -> int:
     t = table1(rows)
     if not t:
         raise InputError("no APB rows (rows with a 'setting') in the results", file=args.results)
-    print(json.dumps(t) if args.json else format_table1(t, args.name), end="" if not args.json else "\n")
+    if args.json:
+        from planning_core.validators.toolplans.apb_report import horizons, table2
+        print(json.dumps({**t, "table2": table2(rows),
+                          "horizons": {str(k): v for k, v in horizons(rows).items()}}))
+        return ExitCode.OK
+    from planning_core.validators.toolplans.apb_report import (format_horizons, format_table2,
+                                                               horizons, table2)
+    text = format_table1(t, args.name)
+    t2 = table2(rows)
+    if t2:
+        text += "\nTable 2 (extraneous tools):\n\n" + format_table2(t2, args.name)
+    h = horizons(rows)
+    if h:
+        text += "\nStep-wise by prediction horizon:\n\n" + format_horizons(h, args.name)
+    print(text, end="")
     return ExitCode.OK
 
 
@@ -366,3 +389,213 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.report:
         _write(Path(args.report), markdown_report(summary))
     return ExitCode.OK
+
+
+# ------------------------------------------------------------------ toolplans run
+
+def add_run_command(sub) -> None:
+    from planning_core.cli.args import positive_int
+    from planning_core.validators.models.options import add_model_arguments
+    from planning_core.validators.toolplans.apb import SETTINGS
+    from planning_core.validators.toolplans.prompts import REFINE_MODES
+
+    p = sub.add_parser("run", help="ask a model the APB cases with the paper's prompts and "
+                                   "score every answer",
+                       description="Ask a model (OpenAI-compatible endpoint or a command) "
+                                   "every case of toolplans generate in its setting, with the "
+                                   "APB paper's prompts; score each answer with the checker; "
+                                   "write rows (resumable) and Tables 1, 2 and 4.")
+    p.add_argument("--cases", required=True, metavar="FILE",
+                   help="cases of toolplans generate (JSON Lines)")
+    p.add_argument("--out", required=True, metavar="FILE",
+                   help="results, JSON Lines (appended; cases already answered with the same "
+                        "prompt are skipped, failed ones asked again)")
+    p.add_argument("--report", metavar="FILE", help="also write a Markdown report")
+    p.add_argument("--settings", metavar="S,S",
+                   help="only these settings (comma-separated: " + ", ".join(SETTINGS) + ")")
+    p.add_argument("--limit", type=positive_int, metavar="N",
+                   help="only the first N cases of each setting")
+    p.add_argument("--refine", choices=REFINE_MODES,
+                   help="inference-time refinement (paper C.7): self or critic, with (+) or "
+                        "without (-) the error taxonomy; applies to the holistic and "
+                        "step-wise settings")
+    p.add_argument("--critic-model", metavar="NAME", help="the critic of --refine critic+/-")
+    p.add_argument("--critic-base-url", metavar="URL", help="the critic's base URL")
+    p.add_argument("--critic-api-key-env", metavar="VAR", help="the critic's API key variable")
+    p.add_argument("--critic-command", metavar="CMD", help="the critic as a command")
+    p.add_argument("--force", action="store_true",
+                   help="when --out holds rows of another setting: move them aside (OUT.1, "
+                        "...) and start a new run instead of refusing")
+    p.add_argument("--name", help="the report's row label (default: the model's name)")
+    p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
+                   help="seconds per h* computation when scoring (default 30)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_model_arguments(p, temperature=0.0)
+    p.set_defaults(func=cmd_run)
+
+
+def _read_cases(path: str) -> list[dict]:
+    from planning_core.validators.toolplans.apb import SETTINGS
+    from planning_core.validators.toolplans.batch import read_rows
+
+    rows = read_rows(_text(path, file_only=True), path)
+    cases = []
+    for r in rows:
+        if r.error:
+            raise InputError(r.error)
+        if r.data.get("setting") not in SETTINGS or not isinstance(r.data.get("task"), dict):
+            raise InputError(f"line {r.line}: not an APB case (a 'setting' of "
+                             f"{', '.join(SETTINGS)} and a 'task' object)", file=path)
+        cases.append(r.data)
+    return cases
+
+
+def _select_cases(cases: list[dict], settings: str | None, limit: int | None) -> list[dict]:
+    from planning_core.validators.toolplans.apb import SETTINGS, extraneous_bases
+
+    if settings:
+        wanted = [s.strip() for s in settings.split(",") if s.strip()]
+        unknown = [s for s in wanted if s not in SETTINGS]
+        if unknown:
+            raise InputError(f"unknown setting(s) {', '.join(unknown)}; known: "
+                             f"{', '.join(SETTINGS)}")
+        cases = [c for c in cases if c["setting"] in wanted]
+    if limit:
+        seen: dict[str, int] = {}
+        kept = []
+        for c in cases:
+            seen[c["setting"]] = seen.get(c["setting"], 0) + 1
+            if seen[c["setting"]] <= limit:
+                kept.append(c)
+        cases = kept
+    # each extraneous base is asked without its distractors too (Table 2's CR_B)
+    return cases + extraneous_bases(cases)
+
+
+def _critic(args):
+    from planning_core.validators.models.options import model_from_args
+
+    if not (args.refine or "").startswith("critic"):
+        if args.critic_model or args.critic_command:
+            raise InputError("--critic-model/--critic-command need --refine critic+ or critic-")
+        return None
+    if not (args.critic_model or args.critic_command):
+        raise InputError(f"--refine {args.refine} needs a critic: --critic-model NAME (with "
+                         "--critic-base-url) or --critic-command CMD")
+    ns = argparse.Namespace(**{**vars(args), "model": args.critic_model,
+                               "base_url": args.critic_base_url,
+                               "api_key_env": args.critic_api_key_env,
+                               "command": args.critic_command, "sample": None})
+    return model_from_args(ns)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from planning_core.results_file import append_row, open_results
+    from planning_core.validators.acp.dataset import read_results
+    from planning_core.validators.models.options import model_from_args
+    from planning_core.validators.models.run_setting import (cached_samples_note, check_resume,
+                                                               resume_or_supersede, setting_of,
+                                                               superseded_note)
+    from planning_core.validators.toolplans.run import (latest_rows, pending_items, plan_items,
+                                                        run_cases)
+
+    cases = _select_cases(_read_cases(args.cases), args.settings, args.limit)
+    if not cases:
+        raise InputError("no case to run", file=args.cases)
+    model = model_from_args(args)
+    critic = _critic(args)
+    critic_setting = None
+    if critic is not None:
+        cs = setting_of(critic)
+        critic_setting = {"model": cs["model"], "base_url": cs["base_url"], "params": cs["params"]}
+    setting = setting_of(model, refine=args.refine, critic=critic_setting)
+    items = plan_items(cases, args.refine)
+    out = Path(args.out)
+    handle, _ = open_results(out)
+    with handle:
+        moved = resume_or_supersede(
+            lambda: check_resume([_with_setting(r) for r in read_results(out)], setting,
+                                 ("refine", "critic"), out), handle, out, args.force)
+        if moved is not None:
+            print(superseded_note(moved, out), file=sys.stderr)
+        todo = pending_items(items, read_results(out))
+        if len(items) > len(todo):
+            print(f"{len(items) - len(todo)} case(s) already answered in {out}: skipped",
+                  file=sys.stderr)
+        bar = None
+        if not args.no_progress and todo:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(todo), unit="case", file=sys.stderr, dynamic_ncols=True,
+                       disable=None)
+        right = known = cached = 0
+        try:
+            for row in run_cases(model, todo, refine=args.refine, critic=critic,
+                                 concurrency=args.concurrency, time_limit=args.time_limit):
+                row.update(refine=args.refine, critic=critic_setting)
+                append_row(handle, row)
+                cached += bool(row.get("cache_hit"))
+                if row.get("correct") is not None:
+                    known += 1
+                    right += row["correct"] is True
+                if bar is not None:
+                    bar.set_postfix_str(f"CR {right / known:.1%}" if known else "CR -")
+                    bar.update(1)
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
+        finally:
+            if bar is not None:
+                bar.close()
+    wanted = {i.key for i in items}
+    rows = [r for r in latest_rows(read_results(out))
+            if (str(r.get("id")), str(r.get("prompt_hash"))) in wanted]
+    answered = [r for r in rows if "error" not in r]
+    errors = [r for r in rows if "error" in r]
+    name = args.name or setting["model"]
+    text = run_report(answered, name, setting, args.refine)
+    print(text, end="")
+    if errors:
+        print(f"{len(errors)} case(s) have no answer (request failed, see \"error\" in "
+              f"{out}); run the same command again to ask them again", file=sys.stderr)
+    reused = cached_samples_note(model, cached)
+    if reused:
+        print(f"note: {reused}", file=sys.stderr)
+    if args.report:
+        extra = (f"\n{len(errors)} case(s) failed to get an answer and are not counted.\n"
+                 if errors else "")
+        _write(Path(args.report), f"# APB results: {name}\n\n" + text + extra)
+    return ExitCode.NEGATIVE if errors else ExitCode.OK
+
+
+def _with_setting(row: dict) -> dict:
+    """A row as check_resume reads it (its refinement fields default to none)."""
+    return {**row, "refine": row.get("refine"), "critic": row.get("critic")}
+
+
+def run_report(rows: list[dict], name: str, setting: dict, refine: str | None) -> str:
+    """Tables 1 and 2, the per-horizon step-wise results and (with refinement) Table 4 of
+    the answered rows, and the setting they were produced with."""
+    from planning_core.validators.toolplans.apb_report import (format_horizons,
+                                                               format_refinement,
+                                                               format_table1, format_table2,
+                                                               horizons, refinement, table1,
+                                                               table2)
+
+    parts = ["### Table 1\n\n", format_table1(table1(rows), name)]
+    t2 = table2(rows)
+    if t2:
+        parts += ["\n### Table 2 (extraneous tools)\n\n", format_table2(t2, name)]
+    h = horizons(rows)
+    if h:
+        parts += ["\n### Step-wise by prediction horizon (Figure 5)\n\n",
+                  format_horizons(h, name)]
+    if refine:
+        parts += ["\n### Table 4 (refinement)\n\n",
+                  format_refinement(refinement(rows), name, refine)]
+    params = json.dumps(setting.get("params") or {}, sort_keys=True)
+    where = setting.get("base_url") or "the OpenAI API"
+    parts.append(f"\nSetting: model {setting['model']} at {where}; parameters {params}"
+                 + (f"; refinement {refine}" if refine else "")
+                 + (f" (critic {setting['critic']['model']})" if setting.get("critic") else "")
+                 + f"; {len(rows)} answered case(s).\n")
+    return "".join(parts)

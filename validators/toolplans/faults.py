@@ -37,6 +37,9 @@ FAULT_CLASS = {
     "premature_conclusion": "E2",   # a step-wise step concludes with work left (615)
     "unjustified_refusal": "E2",    # refusing although a plan exists (premature conclusion)
     "goal_misunderstood": "E1",     # no call serves the formal goal, or an intent is unmet
+    "off_goal": "E1",               # a step-wise call that serves no required output: it
+                                    # does not "align with the goal" nor "progress the
+                                    # task" (lines 613, 683)
     "unknown_tool": "E6",           # a call to a tool not in the set (623, 659)
     "wrong_arguments": "E5",        # missing, unknown or mistyped arguments (621, 657)
     "missed_refusal": None,         # a chain for a request no chain can satisfy

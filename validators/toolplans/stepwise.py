@@ -204,21 +204,36 @@ def judge_prediction(ctx: TaskContext, prefix, output, k: int | None = None, *,
     h0 = h_star(task, state, time_limit=time_left(time_limit), cpu_budget=True)
     if parsed.refused:
         if h0 is None:
-            return PredictionReport(None, None, refused=True, behaviour=_refusal(replacement),
+            return PredictionReport(None, None, refused=True, behaviour=_refusal(replacement, parsed.clarification),
                                     message=f"h* hit the {time_limit:g} s limit")
         if math.isinf(h0):
             return PredictionReport(True, 1.0, refused=True, h_before=h0,
-                                    behaviour=_refusal(replacement),
+                                    behaviour=_refusal(replacement, parsed.clarification),
                                     message="refused: no chain completes the request from here")
         f = Fault("unjustified_refusal", None, f"the request can still be completed in "
                                                f"{h0:g}, but the model refused")
         return PredictionReport(False, stepwise_grade({"E2"}), (f,), h_before=h0, refused=True,
-                                behaviour=_refusal(replacement), message=f.message)
+                                behaviour=_refusal(replacement, parsed.clarification), message=f.message)
     preds = infos[n:]
     faults = [f for i in preds for f in i.faults]
     faults += [Fault("format_violation", None, m) for _, m in parsed.issues]
     sim = simulate(ctx, preds, have=pre.have, called=pre.called, counts=pre.counts, goal=False)
     faults += list(sim.faults)
+    # a call of a tool no required output depends on does not "align with the goal" nor
+    # "progress the task" (Figure 33, line 683; E1, line 613); forbidden, broken and
+    # distractor tools have classes of their own
+    task_ = ctx.task
+    own = set(task_.forbidden) | set(task_.broken) | set(task_.extraneous)
+    # a tool serves the goal when it is relevant, or makes an optional input of a relevant
+    # tool (a voucher for the booking)
+    fed = {q.data_type for t in task_.tools if t.name in ctx.relevant for q in t.params
+           if q.data_type is not None}
+    for info in preds:
+        if info.tool is not None and info.tool.name not in ctx.relevant \
+                and info.tool.name not in own and not set(info.tool.produces) & fed:
+            faults.append(Fault("off_goal", info.index, f"call {info.index}: "
+                                f"{info.tool.name} serves no required output "
+                                f"({', '.join(task_.goal)})", info.call.text()))
     # conclusions: a step with no call, judged in the state reached by the calls before it
     done_types = {ctx.pddl3.item_type[o] for o in pre.have}
     done_called = set(pre.called)
@@ -257,11 +272,14 @@ def judge_prediction(ctx: TaskContext, prefix, output, k: int | None = None, *,
         h1 = h_next
     e1 = None
     if ctx.task.intent:
-        from planning_core.validators.toolplans.check import _intent_met
+        from planning_core.validators.toolplans.check import intent_state
         e1 = False
         for info in preds:
             mine = [t for t in ctx.task.intent if info.tool is not None and t[0] == info.tool.name]
-            if mine and not any(_intent_met(ctx.task, (info.call,), t) for t in mine):
+            states = [intent_state(ctx.task, (info,), t) for t in mine]
+            if mine and True not in states and None in states:
+                e1 = None if e1 is False else e1
+            elif mine and True not in states:
                 e1 = True
                 faults.append(Fault("goal_misunderstood", info.index, f"call {info.index} "
                                     f"contradicts the request's {info.tool.name} values",
@@ -291,8 +309,9 @@ def _other(replacement):
     return "other" if replacement else None
 
 
-def _refusal(replacement):
-    return "refusal" if replacement else None
+def _refusal(replacement, clarification: bool = False):
+    # Figure 36 (line 709): a clarification request is Other, not Refusal
+    return ("other" if clarification else "refusal") if replacement else None
 
 
 def _behaviour(ctx: TaskContext, preds, faults, replacement: str) -> str:
