@@ -28,7 +28,7 @@ MAY_IMPORT = {
     "acp": {"acp", "models"},
     "cope": {"cope", "formalizations", "models"},
     "adaptive": {"adaptive", "models"},
-    "toolplans": {"toolplans"},
+    "toolplans": {"toolplans", "models"},   # toolplans run drives a model (issue 29)
     "deepplanning": {"deepplanning", "models"},
 }
 # what no --help needs: the parser generator, the grounder, the scorers, the model client
