@@ -44,15 +44,13 @@ from planning_core.result import Status
 from planning_core.validators.toolplans.context import TaskContext
 from planning_core.validators.toolplans.feasibility import plan_calls
 from planning_core.validators.toolplans.relevance import relevant_tools
+from planning_core.validators.toolplans.settings import PAPER_COUNTS, SETTINGS
 from planning_core.validators.toolplans.spec import Tool, ToolTask, parse_task, read_tools
 
 __all__ = ["KIND_COLUMNS", "N_E", "extraneous_bases", "PAPER_COUNTS", "SETTINGS", "build_sets", "distractors",
            "load_domains", "replacement_tool", "task_to_json", "tool_to_json",
            "unsolvable_variants"]
 
-PAPER_COUNTS = {"holistic": 1109, "stepwise": 900, "extraneous": 1500, "broken": 300,
-                "unsolvable": 400}   # lines 61, 69, 81, 85, 89
-SETTINGS = tuple(PAPER_COUNTS)
 #: the solver the generator proves solvability and optima with (in-process A*, with a
 #: 60 s limit per proof)
 GEN_ENGINE = "internal"

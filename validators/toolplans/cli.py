@@ -396,8 +396,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
 def add_run_command(sub) -> None:
     from planning_core.cli.args import positive_int
     from planning_core.validators.models.options import add_model_arguments
-    from planning_core.validators.toolplans.apb import SETTINGS
-    from planning_core.validators.toolplans.prompts import REFINE_MODES
+    from planning_core.validators.toolplans.settings import REFINE_MODES, SETTINGS
 
     p = sub.add_parser("run", help="ask a model the APB cases with the paper's prompts and "
                                    "score every answer",

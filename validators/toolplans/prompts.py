@@ -31,12 +31,10 @@ from __future__ import annotations
 import hashlib
 import json
 
+from planning_core.validators.toolplans.settings import REFINE_MODES
+
 __all__ = ["REFINE_MODES", "case_prompt", "prompt_hash", "query_text", "reflection_prompt",
            "refine_prompt", "render_tools", "render_prefix"]
-
-#: Table 4's four refinement methods (lines 749-756): self or critic, with (+) or without
-#: (-) the error taxonomy
-REFINE_MODES = ("self+", "self-", "critic+", "critic-")
 
 
 def query_text(task: dict) -> str:
