@@ -81,6 +81,8 @@ class PairCheck:
     notes: tuple[str, ...] = ()       # non-blocking oddities (edit markers, descriptions)
     validation: str = ""              # the validator's message on an invalid plan
     proof: str | None = None          # the kind of unsolvability proof (solving.proof_kind)
+    time_limit_s: float | None = None  # the limit the solver had (a rerun with a larger
+                                      # one checks an unknown pair again: results_file)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -128,6 +130,7 @@ class PairCheck:
             "time_s": round(self.time_s, 4),
             "issues": [i.to_json() for i in self.issues],
             "notes": list(self.notes), "proof": self.proof,
+            **({} if self.time_limit_s is None else {"time_limit_s": self.time_limit_s}),
         }
 
     @classmethod
@@ -143,7 +146,8 @@ class PairCheck:
             error=row.get("error"), reason=row.get("reason", ""),
             engine=row.get("engine", ""), time_s=float(row.get("time_s", 0.0)),
             issues=tuple(Issue(**issue) for issue in row.get("issues", ())),
-            notes=tuple(row.get("notes", ())), proof=row.get("proof"))
+            notes=tuple(row.get("notes", ())), proof=row.get("proof"),
+            time_limit_s=row.get("time_limit_s"))
 
 
 def _base(truth: GroundTruth) -> dict:
@@ -210,7 +214,7 @@ def check_pair(pair: Pair, *, time_limit: float = DEFAULT_TIME_LIMIT,
     start = time.perf_counter()
     truth = (cache or GroundTruthCache()).load(pair)
     result = check_truth(truth, time_limit=time_limit)
-    return replace(result, time_s=time.perf_counter() - start)
+    return replace(result, time_s=time.perf_counter() - start, time_limit_s=time_limit)
 
 
 # ------------------------------------------------------------------ checking on an executor

@@ -45,9 +45,9 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from planning_core.cli import ArgumentParser, ExitCode, error_line
-from planning_core.cli.args import seconds
+from planning_core.cli.args import positive_int, seconds
 from planning_core.cli.executor_args import add_executor_options, executor_for
-from planning_core.results_file import add_bad_row_options
+from planning_core.results_file import add_bad_row_options, add_retry_option
 from planning_core.validators.cope.evaluate import MAX_RESPONSE_BYTES
 
 __all__ = ["register"]
@@ -78,7 +78,11 @@ def register(subparsers, methods: Mapping[str, object],
                    help="also append one JSON row per pair to FILE as each pair finishes; "
                         "pairs already there are skipped, so an interrupted check resumes")
     p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
-                   help="CPU seconds per pair before answering unknown (default 30)")
+                   help="CPU seconds per pair before answering unknown (default 30); with "
+                        "--out, pairs unknown at a smaller limit are checked again")
+    add_retry_option(p)
+    p.add_argument("--limit", type=positive_int, default=None, metavar="N",
+                   help="check only the first N pairs (in dataset order), to try a few")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_executor_options(p, unit="pair")
     p.set_defaults(func=_cmd_check)
@@ -169,6 +173,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if loaded is None:
         return ExitCode.BAD_INPUT
     pairs, notes = loaded
+    if args.limit is not None:
+        pairs = pairs[:args.limit]
     if args.out:
         checks = _check_into(args, pairs)
         if checks is None:
@@ -199,12 +205,16 @@ def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
     already there skipped (resume); all checks of ``pairs`` in dataset order, or None on an
     error."""
     from planning_core.errors import InputError
-    from planning_core.results_file import ResultsWriter
+    from planning_core.results_file import LimitRetry, ResultsWriter
     from planning_core.validators.cope.check import PairCheck, check_arrivals, is_final
     from planning_core.validators.cope.evaluate import read_checks
 
-    try:   # locked for the run; a torn tail cut off; a killed run's journal taken
-        writer = ResultsWriter(args.out, key=_pair_key)
+    # locked for the run; a torn tail cut off; a killed run's journal taken; rows unknown
+    # at a smaller limit (or any with --retry-unknown) taken out, to be checked again
+    retry = LimitRetry(args.time_limit, lambda row: row["status"] == "unknown",
+                       retry_unknown=args.retry_unknown)
+    try:
+        writer = ResultsWriter(args.out, key=_pair_key, retry=retry)
     except InputError as err:
         print(error_line(err), file=sys.stderr)
         return None
