@@ -51,7 +51,7 @@ import os
 from typing import IO, TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Sequence
 
 from planning_core import safe_json
-from planning_core.cli.args import add_bad_row_options  # noqa: F401 - its home was here
+from planning_core.cli.args import add_bad_row_options, add_retry_option  # noqa: F401
 from planning_core.errors import InputError
 
 if TYPE_CHECKING:   # pathlib is imported where used: `validate` imports this module for its
@@ -113,13 +113,6 @@ class LimitRetry:
                          f"computes them again")
         return "; ".join(parts) or None
 
-
-def add_retry_option(parser) -> None:
-    """``--retry-unknown``, for every batch command whose rows can hit a limit."""
-    parser.add_argument("--retry-unknown", action="store_true",
-                        help="compute again the rows of --out that ran into their limit "
-                             "(rows whose limit was below --time-limit are always computed "
-                             "again)")
 
 
 class ResultsLocked(InputError):

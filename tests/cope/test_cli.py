@@ -233,3 +233,28 @@ def test_check_limit_tries_the_first_pairs(dataset, capsys):
           "--limit", "2"])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["status"] for r in rows] == ["solved", "error"]
+
+
+def test_eval_rerun_with_a_larger_limit_judges_unknown_rows_again(dataset, tmp_path, capsys):
+    outputs = write_outputs(tmp_path / "outputs.jsonl", [
+        {"category": "baseline", "problem": "p01", "constraint": "constraint1",
+         "output": STYLES["numbered_calls"](PLAN)},
+        {"category": "goal", "problem": "p01", "constraint": "constraint2",
+         "output": "No valid plan exists."}])
+    out = tmp_path / "results.jsonl"
+    args = ["cope", "eval", "--dataset", str(dataset), "--method", "planner", "--outputs",
+            str(outputs), "--out", str(out), "--no-progress"]
+    assert main(args + ["--time-limit", "20"]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["time_limit_s"] for r in rows] == [20.0, 20.0]
+    # as if the second had been unknown at a limit of 1 s
+    out.write_text(json.dumps(rows[0]) + "\n" + json.dumps(
+        {**rows[1], "outcome": "unknown", "correct": False, "time_limit_s": 1.0}) + "\n")
+    capsys.readouterr()
+    assert main(args + ["--time-limit", "1"]) == 0         # same or larger limit: kept
+    assert "computed again" not in capsys.readouterr().err
+    assert main(args + ["--time-limit", "20"]) == 0
+    assert "1 row(s) of" in capsys.readouterr().err
+    again = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["outcome"], r["time_limit_s"]) for r in again] == \
+        [(rows[0]["outcome"], 20.0), (rows[1]["outcome"], 20.0)]

@@ -99,7 +99,9 @@ def register(subparsers, methods: Mapping[str, object],
                    help="results JSONL; appended to, pairs already there are skipped")
     p.add_argument("--report", metavar="FILE", help="write a markdown report here")
     p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
-                   help="solver seconds per pair (default 30)")
+                   help="solver seconds per pair (default 30); outputs unknown at a smaller "
+                        "limit in --out are judged again")
+    add_retry_option(p)
     p.add_argument("--memory-limit", type=seconds, default=None, metavar="MB",
                    help="methods pddl and ltl: megabytes for reading, grounding and solving "
                         "a model's task before its row is unknown (default: half the "
@@ -285,14 +287,18 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                                                         read_checks, read_outputs,
                                                         read_results)
     from planning_core.validators.cope.report import render_eval_report
-    from planning_core.results_file import ResultsWriter
+    from planning_core.results_file import LimitRetry, ResultsWriter
 
     loaded = _load(args.dataset)
     if loaded is None:
         return ExitCode.BAD_INPUT
     pairs, _ = loaded
-    try:   # locked for the run; a torn tail cut off; a killed run's journal taken
-        writer = ResultsWriter(args.out, key=_pair_key)
+    # locked for the run; a torn tail cut off; a killed run's journal taken; rows unknown at
+    # a smaller --time-limit (or any, --retry-unknown) taken out, to be judged again
+    retry = LimitRetry(args.time_limit, lambda row: row["outcome"] == "unknown",
+                       retry_unknown=args.retry_unknown)
+    try:
+        writer = ResultsWriter(args.out, key=_pair_key, retry=retry)
     except InputError as err:
         print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
