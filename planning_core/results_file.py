@@ -73,8 +73,11 @@ class LimitRetry:
     row whatever its limit."""
 
     def __init__(self, limit: float | None, hit_limit: Callable[[dict], bool], *,
-                 retry_unknown: bool = False) -> None:
+                 retry_unknown: bool = False, field: str = LIMIT_FIELD,
+                 unit: str = "s") -> None:
         self.limit = limit
+        self.field = field      # where rows record it (acp score: its --budget, "budget")
+        self.unit = unit
         self.hit_limit = hit_limit
         self.retry_unknown = retry_unknown
         self.retried = 0        # rows taken out of OUT to be computed again
@@ -83,7 +86,7 @@ class LimitRetry:
     def stamp(self, row: dict) -> dict:
         """``row`` with this run's limit recorded (unless it already names one)."""
         if self.limit is not None and isinstance(row, dict):
-            row.setdefault(LIMIT_FIELD, self.limit)
+            row.setdefault(self.field, self.limit)
         return row
 
     def wants(self, row: dict) -> bool:
@@ -95,7 +98,7 @@ class LimitRetry:
             return False
         if self.retry_unknown:
             return True
-        recorded = row.get(LIMIT_FIELD)
+        recorded = row.get(self.field)
         if isinstance(recorded, bool) or not isinstance(recorded, (int, float)):
             return False
         return self.limit is not None and recorded < self.limit
@@ -104,7 +107,8 @@ class LimitRetry:
         parts = []
         if self.retried:
             why = ("--retry-unknown" if self.retry_unknown else
-                   f"their limit was below this run's {self.limit:g} s")
+                   f"their limit was below this run's {self.limit:g}{' ' if self.unit else ''}"
+                   f"{self.unit}")
             parts.append(f"{self.retried} row(s) of {path} that ran into their limit are "
                          f"computed again ({why})")
         if self.unstamped and not self.retry_unknown:
@@ -306,7 +310,7 @@ class ResultsWriter:
                 hit = retry.hit_limit(row)
             except (KeyError, TypeError, AttributeError, ValueError):
                 hit = False
-            if hit and LIMIT_FIELD not in row:
+            if hit and retry.field not in row:
                 retry.unstamped += 1
             return False
 
