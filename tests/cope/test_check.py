@@ -162,6 +162,17 @@ def test_h2_proves_the_blocksworld_pair_relaxation_and_greedy_leave_open(cope_pa
         ("unsolvable", "agrees", "h2-mutex", "internal")
 
 
+def test_state_equation_proves_the_blocksworld_counting_pair(cope_pairs):
+    # state/p12/constraint10: pickup and putdown toggle one fact, so the table never holds
+    # two blocks fewer than at the start; every pair of goal facts is h^2-reachable
+    pytest.importorskip("scipy")
+    (pair,) = [p for p in cope_pairs[0] if p.key == ("BlocksWorld-100", "state", "p12",
+                                                     "constraint10")]
+    check = check_pair(pair, time_limit=30)
+    assert (check.status, check.verdict, check.proof, check.engine) == \
+        ("unsolvable", "agrees", "state-equation", "internal")
+
+
 @pytest.mark.slow
 def test_full_check_accounts_for_every_pair(full_checks, cope_pairs):
     pairs, _ = cope_pairs

@@ -17,7 +17,9 @@ time, so that a verdict does not depend on how busy the machine is (issue 9):
    h^2 reachability (:mod:`planning_core.heuristics.hm`, a deterministic work budget
    :data:`H2_WORK`) looks for two goal facts that are never true together: a proof the
    delete relaxation misses (BlocksWorld-100 state/p03/constraint3 in 0.02 CPU-s, which
-   neither Fast Downward configuration settles in 30 s);
+   neither Fast Downward configuration settles in 30 s), then the state equation
+   (:mod:`planning_core.heuristics.state_equation`) for counting arguments (state/p12 and
+   p13: the table's block count can never drop by two);
 2. everything else, and whatever that search left open, goes to Fast Downward: lazy
    greedy h_FF, then, if it left the question open, ``lama-first`` (FD's standard
    satisficing configuration), each with the *whole* limit as CPU budget (``cpu_budget``;
@@ -30,7 +32,7 @@ BlocksWorld-100-XL tasks used to go through in-process grounding (5,000 actions,
 each, and 64 ground tasks kept by the relaxed-task cache: the 2 GB) and then lazy greedy
 h_FF under a wall-clock limit, which left three action pairs unknown that ``lama-first``
 solves. Unsolvability is still a proof only: relaxed unreachability, an h^2 mutex among the
-goal facts, or an exhausted complete search (FD's translator and search say which);
+goal facts, an infeasible state equation, or an exhausted complete search (FD's translator and search say which);
 :func:`proof_kind` names it for the rows of ``cope check``.
 """
 from __future__ import annotations
@@ -66,6 +68,7 @@ INTERNAL_WORK = 1_000_000
 #: 10M bounds the test at a few CPU-s on any task the in-process stage grounds.
 H2_WORK = 10_000_000
 H2_REASON = "h^2 mutex"
+STATE_EQUATION_REASON = "state equation infeasible"
 
 
 class _Metered:
@@ -161,23 +164,30 @@ def _internal(domain: pddl.Domain, problem: pddl.Problem, time_limit: float,
 def _h2(task, start: float, stats: tuple) -> SolveResult | None:
     """After the greedy search left the task open: h^2 reachability
     (:mod:`planning_core.heuristics.hm`), under its deterministic work budget
-    :data:`H2_WORK`; UNSOLVABLE when two goal facts are never reachable together, else None
-    (Fast Downward's turn). The greedy search goes first so that the solvable tasks it
+    :data:`H2_WORK`, then the state equation (:mod:`planning_core.heuristics.state_equation`,
+    a counting argument; needs SciPy); UNSOLVABLE when either proves it, else None (Fast
+    Downward's turn). The greedy search goes first so that the solvable tasks it
     solves (nearly all CoPE pairs) never pay for it."""
     import time
 
     from planning_core.heuristics.hm import h2_unsolvable
+    from planning_core.heuristics.state_equation import state_equation_unsolvable
 
-    if h2_unsolvable(task, work=H2_WORK) is not True:
+    if h2_unsolvable(task, work=H2_WORK) is True:
+        reason = H2_REASON
+    elif state_equation_unsolvable(task, work=H2_WORK) is True:
+        reason = STATE_EQUATION_REASON
+    else:
         return None
     return SolveResult(Status.UNSOLVABLE, None, None, "internal", time.perf_counter() - start,
-                       stats, H2_REASON)
+                       stats, reason)
 
 
 #: How ``reason`` (the proof of an UNSOLVABLE answer) reads in a row's ``proof`` field.
 PROOF_KINDS = {
     "relaxed unreachable": "relaxed-unreachable",
     H2_REASON: "h2-mutex",
+    STATE_EQUATION_REASON: "state-equation",
     "goal violates a mutex": "fd-mutex",
     "goal simplified to false": "fd-goal-false",
     "goal trivially false": "fd-goal-false",
@@ -188,6 +198,7 @@ PROOF_KINDS = {
 def proof_kind(result: SolveResult) -> str | None:
     """The kind of proof behind an UNSOLVABLE answer, for reports (None otherwise):
     ``relaxed-unreachable`` (the delete relaxation), ``h2-mutex`` (h^2 reachability),
+    ``state-equation`` (no action counts reach the goal, with h^2's mutexes),
     ``fd-mutex`` / ``fd-goal-false`` (Fast Downward's translator), ``search-exhausted``
     (the in-process greedy search or Fast Downward's search ran out of states), or
     ``other`` for a reason not listed here."""
