@@ -163,6 +163,7 @@ def main() -> None:
             lines.append(f"- {row['verdict']}: {row['dataset']} {row['category']} "
                          f"{row['problem']} {row['constraint']} (plan_exists="
                          f"{row['plan_exists']}, {row['status']}): {why[:160]}")
+    RESULTS.write_text("\n".join(lines) + "\n")   # the check's part, before the peer runs
     if args.compare_fd:
         results, fd_wall = run_fd(rows, args.time_limit, args.workers)
         statuses = Counter(status for status, _, _ in results)

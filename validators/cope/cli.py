@@ -1,12 +1,15 @@
 """``planning-core cope ...``: check CoPE ground truth and evaluate model outputs.
 
-``cope check --dataset DIR [--json] [--out FILE] [--time-limit S] [--workers N]
-[--executor local|dask] [--scheduler ADDRESS]``
+``cope check --dataset DIR [--json] [--out FILE] [--time-limit S] [--retry-unknown]
+[--limit N] [--workers N] [--executor local|dask] [--scheduler ADDRESS]``
     Solve and validate every ground-truth pair, compare with ``plan_exists``, and list
     ground-truth defects (with positions) and label disagreements (with the plan or the
     proof). ``DIR`` is a dataset, a folder of datasets, or the release's ``data/`` root.
-    ``--out`` streams one row per pair to a file, in dataset order, and resumes from it; the
-    time limit is CPU time (:mod:`planning_core.validators.cope.solving`). Exit 0 when
+    ``--out`` streams one row per pair to a file, in dataset order, and resumes from it;
+    a pair unknown at a smaller ``--time-limit`` than this run's (or any unknown pair,
+    ``--retry-unknown``) is checked again (:class:`~planning_core.results_file.LimitRetry`);
+    the time limit is CPU time (:mod:`planning_core.validators.cope.solving`). ``--limit N``
+    checks the first N pairs only. Exit 0 when
     every pair agrees with its label, 1 when a defect or disagreement was found, 3 when
     the only problems are solver limits, 2 on bad input.
 ``cope eval --dataset DIR --method M --outputs FILE.jsonl --out RESULTS.jsonl [--report MD]``
