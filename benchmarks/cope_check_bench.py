@@ -128,7 +128,8 @@ def main() -> None:
              f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores "
              f"(shared), Python {platform.python_version()}. Command: `planning-core cope check "
              f"--dataset ../shared/data/cope --json --workers {args.workers} --time-limit "
-             f"{args.time_limit:g}`.", "",
+             f"{args.time_limit:g}`. Load average at the start: "
+             f"{os.getloadavg()[0]:.1f}.", "",
              f"**Total wall time: {wall:.1f} s for {len(rows)} pairs** "
              f"(target: at most 300 s on 2 cores).", "",
              "## Verdicts", "",
