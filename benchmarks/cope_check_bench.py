@@ -5,9 +5,9 @@ user would (one subprocess, wall clock from start to exit) and reads each pair's
 (load, parse, check, solve, validate) from the JSON rows. Optional extras:
 
 ``--compare-fd``
-    the same pairs solved by Fast Downward alone (the written PDDL, satisficing search,
-    one subprocess per pair, two at a time), as the peer to planning_core's ``auto``
-    engine. The reference pipeline's remote solver is not reachable offline.
+    the same pairs solved by Fast Downward's ``lama-first`` alone (the written PDDL, the
+    same limit as CPU budget, one subprocess per pair, two at a time), as the peer; its
+    time per dataset is tabled beside ``cope check``'s. The reference pipeline's remote solver is not reachable offline.
 ``--formalizer``
     every pair whose ground truth is solvable and agrees with its label, fed to the PDDL
     formalizer pipeline as a model answer holding the ground truth with cosmetic changes
@@ -49,20 +49,23 @@ def run_check(time_limit: float, workers: int) -> tuple[list[dict], float]:
     return [json.loads(line) for line in done.stdout.splitlines()], wall
 
 
-def _fd_one(job: tuple[str, str, float]) -> tuple[str, float]:
+def _fd_one(job: tuple[str, str, float, str]) -> tuple[str, float, str]:
     from planning_core.errors import PlanningError
     from planning_core.pddl.parser import parse_domain_file, parse_problem_file
-    from planning_core.solve import solve_fd
+    from planning_core.pddl.writer import write_domain, write_problem
+    from planning_core.search.fast_downward import run_fast_downward
 
-    domain, problem, limit = job
+    domain, problem, limit, dataset = job
     start = time.perf_counter()
     try:
-        result = solve_fd(parse_domain_file(domain), parse_problem_file(problem),
-                          optimal=False, time_limit=limit)
+        result = run_fast_downward(write_domain(parse_domain_file(domain)),
+                                   write_problem(parse_problem_file(problem)),
+                                   search="lama-first", optimal=False, time_limit=limit,
+                                   cpu_budget=True)
         status = result.status.value
     except PlanningError:
         status = "error"
-    return status, time.perf_counter() - start
+    return status, time.perf_counter() - start, dataset
 
 
 def run_fd(rows: list[dict], time_limit: float, workers: int) -> tuple[list, float]:
@@ -73,7 +76,8 @@ def run_fd(rows: list[dict], time_limit: float, workers: int) -> tuple[list, flo
     for row in rows:
         pair = pairs[(row["dataset"], row["category"], row["problem"], row["constraint"])]
         if row["status"] != "error":
-            jobs.append((str(pair.domain_path), str(pair.problem_path), time_limit))
+            jobs.append((str(pair.domain_path), str(pair.problem_path), time_limit,
+                         row["dataset"]))
     start = time.perf_counter()
     with get_context("fork").Pool(workers) as pool:
         results = pool.map(_fd_one, jobs, chunksize=1)
@@ -124,7 +128,8 @@ def main() -> None:
              f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores "
              f"(shared), Python {platform.python_version()}. Command: `planning-core cope check "
              f"--dataset ../shared/data/cope --json --workers {args.workers} --time-limit "
-             f"{args.time_limit:g}`.", "",
+             f"{args.time_limit:g}`. Load average at the start: "
+             f"{os.getloadavg()[0]:.1f}.", "",
              f"**Total wall time: {wall:.1f} s for {len(rows)} pairs** "
              f"(target: at most 300 s on 2 cores).", "",
              "## Verdicts", "",
@@ -146,6 +151,11 @@ def main() -> None:
     for key, values in sorted(groups.items()):
         lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {len(values)} " + _stats(values))
     lines.append("| all | | | " + str(len(rows)) + " " + _stats([r["time_s"] for r in rows]))
+    proofs = Counter((r["dataset"], r.get("proof") or "–") for r in rows
+                     if r["status"] == "unsolvable")
+    lines += ["", "## Unsolvability proofs (the rows' `proof` field)", "",
+              "| Dataset | Proof | Pairs |", "|---|---|---:|"]
+    lines += [f"| {d} | {k} | {n} |" for (d, k), n in sorted(proofs.items())]
     lines += ["", "Findings (positions and evidence are in `cope check`'s text output):", ""]
     for row in rows:
         if row["verdict"] != "agrees":
@@ -154,20 +164,32 @@ def main() -> None:
             lines.append(f"- {row['verdict']}: {row['dataset']} {row['category']} "
                          f"{row['problem']} {row['constraint']} (plan_exists="
                          f"{row['plan_exists']}, {row['status']}): {why[:160]}")
+    RESULTS.write_text("\n".join(lines) + "\n")   # the check's part, before the peer runs
     if args.compare_fd:
         results, fd_wall = run_fd(rows, args.time_limit, args.workers)
-        statuses = Counter(status for status, _ in results)
-        lines += ["", "## Peer: Fast Downward alone", "",
-                  "Each parsable pair solved by `solve_fd` (written PDDL, satisficing search), "
-                  f"{args.workers} at a time, same time limit; no validation.", "",
+        statuses = Counter(status for status, _, _ in results)
+        lines += ["", "## Peer: Fast Downward lama-first alone", "",
+                  "Each parsable pair solved by Fast Downward `lama-first` (written PDDL, the "
+                  f"same limit as CPU budget), {args.workers} at a time; no validation.", "",
                   f"Wall time {fd_wall:.1f} s for {len(results)} pairs; statuses: "
                   + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())) + ".", "",
                   "| Solver | Pairs | Mean | Median | Max | Sum |",
                   "|---|---:|---:|---:|---:|---:|",
                   f"| Fast Downward alone | {len(results)} "
-                  + _stats([t for _, t in results]),
-                  f"| planning_core `auto` + validation | {len(rows)} "
+                  + _stats([t for _, t, _ in results]),
+                  f"| planning_core `cope check` (solve + validate) | {len(rows)} "
                   + _stats([r["time_s"] for r in rows])]
+        lines += ["", "### Time per dataset (seconds per pair summed; unknown = no answer "
+                  "within the limit)", "",
+                  "| Dataset | cope check | its unknown | lama-first | its unknown |",
+                  "|---|---:|---:|---:|---:|"]
+        for dataset in sorted(by_dataset):
+            ours = [r for r in rows if r["dataset"] == dataset]
+            theirs = [(s, t) for s, t, d in results if d == dataset]
+            lines.append(f"| {dataset} | {sum(r['time_s'] for r in ours):.1f} | "
+                         f"{sum(r['status'] == 'unknown' for r in ours)} | "
+                         f"{sum(t for _, t in theirs):.1f} | "
+                         f"{sum(s == 'unknown' for s, _ in theirs)} |")
     if args.formalizer:
         outcomes, seconds, failures = run_formalizer(rows, args.time_limit)
         lines += ["", "## PDDL formalizer round trip", "",
@@ -178,6 +200,8 @@ def main() -> None:
                   + f" in {seconds:.1f} s."]
         lines += [f"- not correct: {' '.join(key)}: {outcome}" for key, outcome in failures]
     RESULTS.write_text("\n".join(lines) + "\n")
+    Path("/tmp/cope_check_rows.jsonl").write_text(   # raw rows, for a look afterwards
+        "".join(json.dumps(r) + "\n" for r in rows))
     print("\n".join(lines))
 
 

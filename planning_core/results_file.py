@@ -31,6 +31,16 @@ exists (deleted to start over), its journal is moved aside to ``OUT.pending.stal
 As with rows already in ``OUT``, an item is known by its command's key (an answer's id and
 response hash for ``acp score``; an id or pair for the others), so an item edited in place
 under the same key keeps the row computed before the edit.
+
+A row that ran into its limit (``unknown``) is not a final answer at a *larger* limit. A
+command that has a limit gives its writer a :class:`LimitRetry`: every row it writes is
+stamped with the limit it was computed under (``time_limit_s``), and on opening, the writer
+removes from ``OUT`` (and from the journal's recovered rows) the rows that hit a limit
+smaller than the one now asked for, or every row that hit its limit with
+``--retry-unknown``, so the run computes them again and ``OUT`` keeps one row per item;
+:meth:`ResultsWriter.note` says how many on stderr. A row with the same or a larger limit is
+kept (rerunning the same command does not redo its unknowns). Rows written before the stamp
+existed name no limit: they are retried only with ``--retry-unknown``, and the note says so.
 """
 from __future__ import annotations
 
@@ -41,14 +51,72 @@ import os
 from typing import IO, TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 
 from planning_core import safe_json
-from planning_core.cli.args import add_bad_row_options  # noqa: F401 - its home was here
+from planning_core.cli.args import add_bad_row_options, add_retry_option  # noqa: F401
 from planning_core.errors import InputError
 
 if TYPE_CHECKING:   # pathlib is imported where used: `validate` imports this module for its
     from pathlib import Path   # options, once per plan, and pathlib costs it ~2 ms
 
-__all__ = ["ResultsLocked", "ResultsWriter", "open_results", "append_row",
-           "add_bad_row_options", "json_objects", "pending_path"]
+__all__ = ["ResultsLocked", "ResultsWriter", "LimitRetry", "LIMIT_FIELD", "open_results",
+           "append_row", "add_bad_row_options", "add_retry_option", "json_objects",
+           "pending_path"]
+
+#: The field in which a row records the ``--time-limit`` (seconds) it was computed under.
+LIMIT_FIELD = "time_limit_s"
+
+
+class LimitRetry:
+    """Which recorded rows a rerun computes again because of their limit (module doc).
+
+    ``limit`` is this run's limit in seconds; ``hit_limit(row)`` says whether a row's answer
+    is the limit's (``unknown``), a command's own test; ``retry_unknown`` retries every such
+    row whatever its limit."""
+
+    def __init__(self, limit: float | None, hit_limit: Callable[[dict], bool], *,
+                 retry_unknown: bool = False, field: str = LIMIT_FIELD,
+                 unit: str = "s") -> None:
+        self.limit = limit
+        self.field = field      # where rows record it (acp score: its --budget, "budget")
+        self.unit = unit
+        self.hit_limit = hit_limit
+        self.retry_unknown = retry_unknown
+        self.retried = 0        # rows taken out of OUT to be computed again
+        self.unstamped = 0      # rows that hit a limit not recorded (left as they are)
+
+    def stamp(self, row: dict) -> dict:
+        """``row`` with this run's limit recorded (unless it already names one)."""
+        if self.limit is not None and isinstance(row, dict):
+            row.setdefault(self.field, self.limit)
+        return row
+
+    def wants(self, row: dict) -> bool:
+        """Whether ``row`` is to be computed again by this run."""
+        try:
+            if not self.hit_limit(row):
+                return False
+        except (KeyError, TypeError, AttributeError, ValueError):
+            return False
+        if self.retry_unknown:
+            return True
+        recorded = row.get(self.field)
+        if isinstance(recorded, bool) or not isinstance(recorded, (int, float)):
+            return False
+        return self.limit is not None and recorded < self.limit
+
+    def note(self, path) -> str | None:
+        parts = []
+        if self.retried:
+            why = ("--retry-unknown" if self.retry_unknown else
+                   f"their limit was below this run's {self.limit:g}{' ' if self.unit else ''}"
+                   f"{self.unit}")
+            parts.append(f"{self.retried} row(s) of {path} that ran into their limit are "
+                         f"computed again ({why})")
+        if self.unstamped and not self.retry_unknown:
+            parts.append(f"{self.unstamped} row(s) of {path} ran into a limit that they do "
+                         f"not record (written by an older version); kept, --retry-unknown "
+                         f"computes them again")
+        return "; ".join(parts) or None
+
 
 
 class ResultsLocked(InputError):
@@ -185,13 +253,21 @@ class ResultsWriter:
     to :meth:`resume`); None for rows that never count as done (they are not recovered).
     """
 
-    def __init__(self, path: str | Path, key: Callable[[dict], Hashable | None]) -> None:
+    def __init__(self, path: str | Path, key: Callable[[dict], Hashable | None], *,
+                 retry: LimitRetry | None = None) -> None:
         from pathlib import Path
 
         self.path = Path(path)
         self._key = key
+        self._retry = retry
         existed = self.path.exists()
         self._out, self.cut = open_results(self.path)
+        if retry is not None and existed:
+            try:
+                self._take_retries(retry)
+            except BaseException:
+                self._out.close()
+                raise
         journal = pending_path(self.path)
         #: where a journal whose results file was gone was moved (not recovered), or None
         self.stale: Path | None = None
@@ -225,16 +301,35 @@ class ResultsWriter:
         self._total = 0
         self._streaming: bool | None = None   # in_order(): None not begun, False under way
 
+    def _take_retries(self, retry: LimitRetry) -> None:
+        """Remove from ``out`` the rows ``retry`` wants computed again (module doc)."""
+        def unwanted(row: dict) -> bool:
+            if retry.wants(row):
+                return True
+            try:
+                hit = retry.hit_limit(row)
+            except (KeyError, TypeError, AttributeError, ValueError):
+                hit = False
+            if hit and retry.field not in row:
+                retry.unstamped += 1
+            return False
+
+        retry.retried = self.drop(unwanted)
+
     def note(self) -> str | None:
         """What a command says on stderr when the journal had rows for it, or was set aside
-        because ``out`` had been deleted (else None)."""
+        because ``out`` had been deleted, or rows are computed again because of their limit
+        (else None)."""
+        notes = []
+        if self._retry is not None:
+            notes.append(self._retry.note(self.path))
         if self.stale is not None:
-            return (f"{self.path} did not exist, so the journal of an earlier run on it was "
-                    f"not used; moved to {self.stale}")
-        if not self.recovered:
-            return None
-        return (f"{self.recovered} row(s) computed by an interrupted run recovered from "
-                f"{pending_path(self.path)}")
+            notes.append(f"{self.path} did not exist, so the journal of an earlier run on "
+                         f"it was not used; moved to {self.stale}")
+        elif self.recovered:
+            notes.append(f"{self.recovered} row(s) computed by an interrupted run recovered "
+                         f"from {pending_path(self.path)}")
+        return "\n".join(n for n in notes if n) or None
 
     def _key_of(self, row: dict) -> Hashable | None:
         try:
@@ -248,6 +343,8 @@ class ResultsWriter:
         """The journal's rows whose key no row of ``out`` has, by key (first one wins)."""
         rows: dict[Hashable, dict] = {}
         for row in _json_rows(journalled):
+            if self._retry is not None and self._retry.wants(row):
+                continue   # hit a smaller limit: computed again, not recovered
             key = self._key_of(row)
             if key is not None:
                 rows.setdefault(key, row)
@@ -270,6 +367,8 @@ class ResultsWriter:
 
     def write(self, row: dict) -> None:
         """Append ``row`` to ``out`` now (a row made on the spot, not on an executor)."""
+        if self._retry is not None:
+            self._retry.stamp(row)
         self._append(self._out, _line(row), self.path)
 
     def drop(self, unwanted: Callable[[dict], bool]) -> int:
@@ -366,6 +465,8 @@ class ResultsWriter:
             for position, row in taken.items():
                 yield position, (row, _line(row))
             for index, row in arrivals:
+                if self._retry is not None:
+                    self._retry.stamp(row)
                 line = _line(row)   # encoded once for the journal and for ``out``
                 self._append(self._journal, line, journal)
                 yield fresh[index], (row, line)

@@ -67,3 +67,12 @@ def add_bad_row_options(parser, *, default_bytes: int, too_large: str, bad_row: 
     parser.add_argument("--strict", action="store_true",
                         help=f"stop at the first unusable input row ({bad_rows}) instead "
                              f"of recording it as a {bad_row} row and going on")
+
+
+def add_retry_option(parser) -> None:
+    """``--retry-unknown``, for every batch command whose rows can hit a limit (the rows
+    are taken out by :class:`planning_core.results_file.LimitRetry`)."""
+    parser.add_argument("--retry-unknown", action="store_true",
+                        help="compute again the rows of --out that ran into their limit "
+                             "(rows whose limit was below --time-limit are always computed "
+                             "again)")

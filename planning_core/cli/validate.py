@@ -391,7 +391,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                             "them")
     batch.add_argument("--no-progress", action="store_true",
                        help="--batch: no progress bar")
-    from planning_core.cli.args import add_bad_row_options, positive_int
+    from planning_core.cli.args import add_bad_row_options, add_retry_option, positive_int
 
     add_bad_row_options(batch, default_bytes=BATCH_MAX_PLAN_BYTES,
                         too_large="a bad_input row", bad_row="bad_input",
@@ -400,6 +400,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                        metavar="N", help="--batch: longest domain or problem file read; a "
                                          "longer one is a bad_input row (default "
                                          f"{BATCH_MAX_TASK_BYTES})")
+    add_retry_option(batch)
     add_executor_options(p, unit="(domain, problem)")
 
 
@@ -417,12 +418,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
                          max_plan_bytes=args.max_response_bytes,
                          progress=not args.no_progress, out=sys.stdout, err=sys.stderr,
                          memory_limit=args.memory_limit,
-                         max_task_bytes=args.max_task_bytes)
+                         max_task_bytes=args.max_task_bytes,
+                         retry_unknown=args.retry_unknown)
     if not args.files:
         raise InputError("the following arguments are required: FILE (a plan, a domain "
                          "and a problem, in any order), or --batch MANIFEST")
     for flag in ("out", "no_progress", "strict", "executor", "scheduler", "cluster",
-                 "no_workers_timeout"):
+                 "no_workers_timeout", "retry_unknown"):
         if getattr(args, flag):
             raise InputError(f"--{flag.replace('_', '-')} is an option of --batch")
     return run_validate(args.files, verbose=args.verbose, as_json=args.json,

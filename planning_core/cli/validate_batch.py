@@ -473,11 +473,11 @@ def _exit_code(rows: Sequence[dict]) -> int:
 def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict: bool,
               time_limit: float | None, max_plan_bytes: int, progress: bool,
               out: TextIO, err: TextIO, memory_limit: float | None = None,
-              max_task_bytes: int | None = None) -> int:
+              max_task_bytes: int | None = None, retry_unknown: bool = False) -> int:
     """The ``validate --batch`` command (see the module doc); returns the exit code."""
     from planning_core.cli import ExitCode, error_line
     from planning_core.cli.executor_args import executor_for
-    from planning_core.results_file import ResultsWriter
+    from planning_core.results_file import LimitRetry, ResultsWriter
 
     manifest = read_manifest(manifest_path, max_plan_bytes=max_plan_bytes)
     if manifest.bad and strict:
@@ -486,7 +486,10 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
         return ExitCode.BAD_INPUT
     done_rows: list[dict] = []
     # locked for the run, a torn tail cut off, a killed run's journal taken
-    writer = ResultsWriter(out_path, key=_row_key) if out_path else None
+    # and the rows unknown at a smaller --time-limit (or any, --retry-unknown) taken out
+    retry = LimitRetry(time_limit, lambda row: row["verdict"] == "unknown"
+                       and not row.get("retry"), retry_unknown=retry_unknown)
+    writer = ResultsWriter(out_path, key=_row_key, retry=retry) if out_path else None
     with writer or contextlib.nullcontext():
         if writer is not None:
             done_rows, warnings = _read_done(Path(out_path))

@@ -32,7 +32,7 @@ def test_score_writes_rows_summary_report_and_plot(files, tmp_path, capsys):
                                                        ("land", 1)]
     # issue 12 items 4 and 5: each row names the response it scored and its CPU time
     assert list(rows[0]) == ["id", "task", "domain", "score", "reason", "evidence",
-                             "response_sha256", "cpu_s"]
+                             "response_sha256", "cpu_s", "budget"]
     assert all(r["cpu_s"] >= 0 and len(r["response_sha256"]) == 64 for r in rows)
     assert rows[2]["evidence"] == "planner-unsolvable" and rows[0]["domain"] == "trap"
     assert "accuracy" in text and "trap" in text
@@ -52,6 +52,26 @@ def test_score_resumes_and_skips_done_answers(files, capsys):
     assert rows[0]["reason"] == "earlier run"
     code, _, err = run(capsys, "score", "--questions", q, "--answers", a, "--out", out)
     assert "4 answer(s) already" in err and len(out.read_text().splitlines()) == 4
+
+
+def test_score_rerun_with_a_larger_budget_rescores_unknown_answers(files, capsys):
+    # issue 32 item 3: an answer unknown at a smaller --budget is scored again, once
+    q, a, out = files
+    code, _, _ = run(capsys, "score", "--questions", q, "--answers", a, "--out", out,
+                     "--budget", "5000")
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert code == 0 and {r["budget"] for r in rows} == {5000}
+    unknown = {**rows[2], "score": None, "reason": "budget", "budget": 10}
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows[:2] + [unknown] + rows[3:]))
+    code, _, err = run(capsys, "score", "--questions", q, "--answers", a, "--out", out,
+                       "--budget", "10")
+    assert "scored again" not in err and "computed again" not in err
+    code, _, err = run(capsys, "score", "--questions", q, "--answers", a, "--out", out,
+                       "--budget", "5000")
+    assert "1 row(s) of" in err and "computed again" in err and "4 answer(s)" not in err
+    again = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted((r["task"], r["score"], r["budget"]) for r in again) == \
+        sorted((r["task"], r["score"], 5000) for r in rows)
 
 
 def test_score_rescores_an_edited_response(files, capsys):

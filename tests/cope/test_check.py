@@ -37,6 +37,9 @@ def test_agreeing_pairs(mini):
     assert (proof.status, proof.verdict, proof.agrees, proof.plan) == \
         ("unsolvable", "agrees", True, None)
     assert "relaxed unreachable" in proof.reason
+    assert proof.proof == "relaxed-unreachable"
+    assert proof.to_json()["proof"] == "relaxed-unreachable"
+    assert solved.proof is None and solved.to_json()["proof"] is None
 
 
 def test_label_disagreements_carry_their_evidence(mini):
@@ -149,6 +152,27 @@ def test_shared_ground_truth_defects_are_found_without_solving(cope_pairs):
     assert found == EXPECTED_DEFECTS
 
 
+def test_h2_proves_the_blocksworld_pair_relaxation_and_greedy_leave_open(cope_pairs):
+    # BlocksWorld-100 state/p03/constraint3 is labelled unsolvable; the delete relaxation
+    # reaches its goal and Fast Downward's configurations run out of 30 s: h^2 proves it
+    (pair,) = [p for p in cope_pairs[0] if p.key == ("BlocksWorld-100", "state", "p03",
+                                                     "constraint3")]
+    check = check_pair(pair, time_limit=30)
+    assert (check.status, check.verdict, check.proof, check.engine) == \
+        ("unsolvable", "agrees", "h2-mutex", "internal")
+
+
+def test_state_equation_proves_the_blocksworld_counting_pair(cope_pairs):
+    # state/p12/constraint10: pickup and putdown toggle one fact, so the table never holds
+    # two blocks fewer than at the start; every pair of goal facts is h^2-reachable
+    pytest.importorskip("scipy")
+    (pair,) = [p for p in cope_pairs[0] if p.key == ("BlocksWorld-100", "state", "p12",
+                                                     "constraint10")]
+    check = check_pair(pair, time_limit=30)
+    assert (check.status, check.verdict, check.proof, check.engine) == \
+        ("unsolvable", "agrees", "state-equation", "internal")
+
+
 @pytest.mark.slow
 def test_full_check_accounts_for_every_pair(full_checks, cope_pairs):
     pairs, _ = cope_pairs
@@ -159,6 +183,7 @@ def test_full_check_accounts_for_every_pair(full_checks, cope_pairs):
         if check.verdict == "agrees":
             assert check.agrees is True
             assert check.plan_valid is True if check.plan_exists else check.plan is None
+            assert (check.proof is None) == (check.status == "solved"), check.key
         elif check.verdict == "defect":
             assert check.issues and check.issues[0].line is not None, check.key
         elif check.verdict == "label_disagreement":

@@ -164,3 +164,97 @@ def test_eval_reuses_cope_check_output_for_label_doubts(dataset, tmp_path, capsy
                  "--no-progress"]) == 0
     assert [json.loads(line)["detail"]["label_doubt"]
             for line in out.read_text().splitlines()] == [None, None]
+
+
+def _unknown_below(limit, monkeypatch):
+    """solve_task answers unknown on every pair when given less than ``limit`` seconds;
+    returns the list of (pair's problem file, time limit) it was asked for."""
+    import planning_core.validators.cope.check as module
+    from planning_core.result import SolveResult, Status
+
+    real, asked = module.solve_task, []
+
+    def solve(domain, problem, time_limit):
+        asked.append(time_limit)
+        if time_limit < limit:
+            return SolveResult(Status.UNKNOWN, None, None, "stub", 0.0, reason="time limit")
+        return real(domain, problem, time_limit=time_limit)
+
+    monkeypatch.setattr(module, "solve_task", solve)
+    return asked
+
+
+def test_check_rerun_with_a_larger_limit_retries_unknown_pairs(dataset, tmp_path, capsys,
+                                                                 monkeypatch):
+    asked = _unknown_below(10, monkeypatch)
+    out = tmp_path / "checks.jsonl"
+    base = ["cope", "check", "--dataset", str(dataset), "--out", str(out), "--no-progress",
+            "--json"]
+    assert main(base + ["--time-limit", "2"]) in (1, 3)
+    first = [json.loads(line) for line in out.read_text().splitlines()]
+    unknown = [r for r in first if r["status"] == "unknown"]
+    assert unknown and all(r["time_limit_s"] == 2 for r in first)
+    capsys.readouterr()
+    # the same limit: nothing is solved again
+    asked.clear()
+    assert main(base + ["--time-limit", "2"]) in (1, 3)
+    assert asked == [] and "computed again" not in capsys.readouterr().err
+    # a larger limit: the unknown pairs are solved again, and stderr says so
+    assert main(base + ["--time-limit", "20"]) == 1
+    err = capsys.readouterr().err
+    assert f"{len(unknown)} row(s) of {out} that ran into their limit are computed again" in err
+    assert asked == [20.0] * len(unknown)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    keys = [(r["category"], r["problem"], r["constraint"]) for r in rows]
+    assert sorted(keys) == sorted((r["category"], r["problem"], r["constraint"])
+                                  for r in first)      # one row per pair
+    assert not [r for r in rows if r["status"] == "unknown"]
+    assert sorted(r["time_limit_s"] for r in rows if r["status"] != "error") \
+        == sorted([2.0] * (len(rows) - len(unknown) - 2) + [20.0] * len(unknown))
+
+
+def test_check_retry_unknown_at_the_same_limit(dataset, tmp_path, capsys, monkeypatch):
+    asked = _unknown_below(10, monkeypatch)
+    out = tmp_path / "checks.jsonl"
+    base = ["cope", "check", "--dataset", str(dataset), "--out", str(out), "--no-progress",
+            "--time-limit", "2"]
+    main(base)
+    unknown = sum(json.loads(line)["status"] == "unknown"
+                  for line in out.read_text().splitlines())
+    asked.clear()
+    main(base + ["--retry-unknown"])
+    assert len(asked) == unknown > 0
+    assert "--retry-unknown" in capsys.readouterr().err
+    assert len(out.read_text().splitlines()) == 6
+
+
+def test_check_limit_tries_the_first_pairs(dataset, capsys):
+    main(["cope", "check", "--dataset", str(dataset), "--json", "--no-progress",
+          "--limit", "2"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["status"] for r in rows] == ["solved", "error"]
+
+
+def test_eval_rerun_with_a_larger_limit_judges_unknown_rows_again(dataset, tmp_path, capsys):
+    outputs = write_outputs(tmp_path / "outputs.jsonl", [
+        {"category": "baseline", "problem": "p01", "constraint": "constraint1",
+         "output": STYLES["numbered_calls"](PLAN)},
+        {"category": "goal", "problem": "p01", "constraint": "constraint2",
+         "output": "No valid plan exists."}])
+    out = tmp_path / "results.jsonl"
+    args = ["cope", "eval", "--dataset", str(dataset), "--method", "planner", "--outputs",
+            str(outputs), "--out", str(out), "--no-progress"]
+    assert main(args + ["--time-limit", "20"]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["time_limit_s"] for r in rows] == [20.0, 20.0]
+    # as if the second had been unknown at a limit of 1 s
+    out.write_text(json.dumps(rows[0]) + "\n" + json.dumps(
+        {**rows[1], "outcome": "unknown", "correct": False, "time_limit_s": 1.0}) + "\n")
+    capsys.readouterr()
+    assert main(args + ["--time-limit", "1"]) == 0         # same or larger limit: kept
+    assert "computed again" not in capsys.readouterr().err
+    assert main(args + ["--time-limit", "20"]) == 0
+    assert "1 row(s) of" in capsys.readouterr().err
+    again = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["outcome"], r["time_limit_s"]) for r in again] == \
+        [(rows[0]["outcome"], 20.0), (rows[1]["outcome"], 20.0)]

@@ -290,3 +290,36 @@ def test_a_journalled_retry_row_does_not_stand_in_for_the_retry(tmp_path):
         {"id": "x", "verdict": "unknown", "valid": False, "retry": True}) + "\n")
     assert validate_main(["--batch", str(manifest), "--out", str(out), "--no-progress"]) == 0
     assert [(r["id"], r["verdict"]) for r in rows_of(out)] == [("x", "valid")]
+
+
+def test_rerun_with_a_larger_limit_validates_unknown_rows_again(tmp_path, capsys):
+    # issue 32 item 3: a row unknown at a smaller --time-limit is validated again (and
+    # stderr says so); the same limit keeps it; the file keeps one row per id
+    folder = DOMAINS / "blocksworld"
+    manifest = tmp_path / "manifest.jsonl"
+    manifest.write_text("".join(json.dumps(
+        {"id": name, "plan_text": "", "domain": str(folder / "domain.pddl"),
+         "problem": str(folder / "p01.pddl")}) + "\n" for name in ("a", "b")))
+    out = tmp_path / "results.jsonl"
+    validate_main(["--batch", str(manifest), "--out", str(out), "--no-progress",
+                   "--time-limit", "5"])
+    first = rows_of(out)
+    assert [r["time_limit_s"] for r in first] == [5.0, 5.0]
+    verdict = first[0]["verdict"]
+    assert verdict != "unknown"
+    # as if b had been unknown at a smaller limit
+    out.write_text(json.dumps(first[0]) + "\n" + json.dumps(
+        {**first[1], "verdict": "unknown", "time_limit_s": 1.0}) + "\n")
+    capsys.readouterr()
+    validate_main(["--batch", str(manifest), "--out", str(out), "--no-progress",
+                   "--time-limit", "1"])
+    assert "computed again" not in capsys.readouterr().err
+    assert rows_of(out)[1]["verdict"] == "unknown"
+    validate_main(["--batch", str(manifest), "--out", str(out), "--no-progress",
+                   "--time-limit", "5"])
+    err = capsys.readouterr().err
+    assert "1 row(s) of" in err and "computed again" in err
+    rows = rows_of(out)
+    assert sorted(r["id"] for r in rows) == ["a", "b"]
+    assert {r["id"]: (r["verdict"], r["time_limit_s"]) for r in rows} == \
+        {"a": (verdict, 5.0), "b": (verdict, 5.0)}

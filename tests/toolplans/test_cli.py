@@ -218,3 +218,24 @@ def _file(tmp_path, text):
 
 
 DOMAINS = __import__("tests.toolplans.toolplans_fixtures", fromlist=["DATASET"]).DATASET
+
+
+def test_batch_rerun_with_a_larger_limit_checks_limit_rows_again(tmp_path, capsys):
+    # issue 32 item 3: a row stopped at a smaller --time-limit is checked again, once
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"id": "a", "task": TASK, "output": VALID}) + "\n")
+    out = tmp_path / "out.jsonl"
+    assert run(capsys, "batch", "--rows", rows, "--out", out, "--no-progress",
+               "--time-limit", "30")[0] == 0
+    (first,) = map(json.loads, out.read_text().splitlines())
+    assert first["verdict"] == "valid" and first["time_limit_s"] == 30.0
+    out.write_text(json.dumps({"id": "a", "verdict": "unknown", "limit": "time limit",
+                               "time_limit_s": 2.0}) + "\n")
+    code, _, err = run(capsys, "batch", "--rows", rows, "--out", out, "--no-progress",
+                       "--time-limit", "2")
+    assert "computed again" not in err and "1 row(s) already" in err
+    code, _, err = run(capsys, "batch", "--rows", rows, "--out", out, "--no-progress",
+                       "--time-limit", "30")
+    assert "1 row(s) of" in err and "computed again" in err
+    (again,) = map(json.loads, out.read_text().splitlines())
+    assert (again["verdict"], again["time_limit_s"]) == ("valid", 30.0)

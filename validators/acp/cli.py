@@ -66,6 +66,9 @@ def register(subparsers) -> None:
                    help="also write a domain x task heatmap (.png, .pdf or .svg)")
     add_format_option(p, "the --report file")
     _common(p)
+    p.add_argument("--retry-unknown", action="store_true",
+                   help="score again the answers of --out that were unknown (answers unknown "
+                        "at a smaller --budget are always scored again)")
     add_executor_options(p, unit="problem")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_bad_row_options(p, default_bytes=MAX_RESPONSE_BYTES,
@@ -120,7 +123,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         summarize,
         text_table,
     )
-    from planning_core.results_file import ResultsWriter
+    from planning_core.results_file import LimitRetry, ResultsWriter
 
     out = Path(args.out)
     if args.plot:
@@ -136,7 +139,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     jobs = match_answers(questions, answers, args.answers, bad)
     # locked until the end, a torn last line cut off; rows a killed run computed but had
     # not written yet (held back for input order) are taken from its journal
-    with ResultsWriter(out, key=_row_key) as writer:
+    # answers unknown (score None) at a smaller --budget, or any with --retry-unknown, are
+    # taken out and scored again
+    retry = LimitRetry(args.budget, lambda row: row["score"] is None
+                       and row.get("evidence") not in ("bad-input", "too-large")
+                       and not row.get("retry"),
+                       retry_unknown=args.retry_unknown, field="budget",
+                       unit="expanded states")
+    with ResultsWriter(out, key=_row_key, retry=retry) as writer:
         if writer.note():
             print(writer.note(), file=sys.stderr)
         rows = read_results(out)

@@ -14,7 +14,8 @@ tell apart questions of different tasks that share an id, or lm-evaluation-harne
 ``--log_samples`` output (``samples_<task>_<date>.jsonl``: one row per question with the
 dataset row in ``doc``, the raw generations in ``resps`` and the filtered ones in
 ``filtered_resps``), one file or a folder of them. Results are JSON Lines
-``{"id", "task", "domain", "score", "reason", "evidence", "response_sha256", "cpu_s"}``,
+``{"id", "task", "domain", "score", "reason", "evidence", "response_sha256", "cpu_s",
+"budget"}``,
 appended one per answer, so a run that stops can be resumed: an answer is skipped when a row
 with its ``(task, id)`` and the hash of its response exists (:func:`is_done`); an edited
 response is scored again and its new row supersedes the old one (:func:`current_rows`).

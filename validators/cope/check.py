@@ -52,7 +52,7 @@ from planning_core.validators.cope.dataset import Pair
 from planning_core.validators.cope.groundtruth import UNREADABLE, GroundTruth, GroundTruthCache, \
     Issue
 from planning_core.validators.cope.naming import squash
-from planning_core.validators.cope.solving import DEFAULT_TIME_LIMIT, solve_task
+from planning_core.validators.cope.solving import DEFAULT_TIME_LIMIT, proof_kind, solve_task
 
 __all__ = ["PairCheck", "VERDICTS", "CheckSettings", "check_pair", "check_truth", "check_task",
            "failed_check", "is_final", "check_arrivals", "iter_checks", "check_pairs", "count_verdicts"]
@@ -80,6 +80,9 @@ class PairCheck:
     issues: tuple[Issue, ...] = ()    # blocking ground-truth errors, located
     notes: tuple[str, ...] = ()       # non-blocking oddities (edit markers, descriptions)
     validation: str = ""              # the validator's message on an invalid plan
+    proof: str | None = None          # the kind of unsolvability proof (solving.proof_kind)
+    time_limit_s: float | None = None  # the limit the solver had (a rerun with a larger
+                                      # one checks an unknown pair again: results_file)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -126,7 +129,8 @@ class PairCheck:
             "verdict": self.verdict, "reason": self.reason, "engine": self.engine,
             "time_s": round(self.time_s, 4),
             "issues": [i.to_json() for i in self.issues],
-            "notes": list(self.notes),
+            "notes": list(self.notes), "proof": self.proof,
+            **({} if self.time_limit_s is None else {"time_limit_s": self.time_limit_s}),
         }
 
     @classmethod
@@ -142,7 +146,8 @@ class PairCheck:
             error=row.get("error"), reason=row.get("reason", ""),
             engine=row.get("engine", ""), time_s=float(row.get("time_s", 0.0)),
             issues=tuple(Issue(**issue) for issue in row.get("issues", ())),
-            notes=tuple(row.get("notes", ())))
+            notes=tuple(row.get("notes", ())), proof=row.get("proof"),
+            time_limit_s=row.get("time_limit_s"))
 
 
 def _base(truth: GroundTruth) -> dict:
@@ -182,7 +187,7 @@ def check_truth(truth: GroundTruth, *, time_limit: float = DEFAULT_TIME_LIMIT) -
                          time_s=time.perf_counter() - start)
     if result.status is Status.UNSOLVABLE:
         return PairCheck(**base, status="unsolvable", verdict=_verdict(pair, False),
-                         **common, time_s=time.perf_counter() - start)
+                         proof=proof_kind(result), **common, time_s=time.perf_counter() - start)
     plan = tuple(result.plan)
     report = validate_plan(truth.domain, truth.problem, "".join(s + "\n" for s in plan))
     if not report.valid:
@@ -209,7 +214,7 @@ def check_pair(pair: Pair, *, time_limit: float = DEFAULT_TIME_LIMIT,
     start = time.perf_counter()
     truth = (cache or GroundTruthCache()).load(pair)
     result = check_truth(truth, time_limit=time_limit)
-    return replace(result, time_s=time.perf_counter() - start)
+    return replace(result, time_s=time.perf_counter() - start, time_limit_s=time_limit)
 
 
 # ------------------------------------------------------------------ checking on an executor

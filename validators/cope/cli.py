@@ -1,12 +1,15 @@
 """``planning-core cope ...``: check CoPE ground truth and evaluate model outputs.
 
-``cope check --dataset DIR [--json] [--out FILE] [--time-limit S] [--workers N]
-[--executor local|dask] [--scheduler ADDRESS]``
+``cope check --dataset DIR [--json] [--out FILE] [--time-limit S] [--retry-unknown]
+[--limit N] [--workers N] [--executor local|dask] [--scheduler ADDRESS]``
     Solve and validate every ground-truth pair, compare with ``plan_exists``, and list
     ground-truth defects (with positions) and label disagreements (with the plan or the
     proof). ``DIR`` is a dataset, a folder of datasets, or the release's ``data/`` root.
-    ``--out`` streams one row per pair to a file, in dataset order, and resumes from it; the
-    time limit is CPU time (:mod:`planning_core.validators.cope.solving`). Exit 0 when
+    ``--out`` streams one row per pair to a file, in dataset order, and resumes from it;
+    a pair unknown at a smaller ``--time-limit`` than this run's (or any unknown pair,
+    ``--retry-unknown``) is checked again (:class:`~planning_core.results_file.LimitRetry`);
+    the time limit is CPU time (:mod:`planning_core.validators.cope.solving`). ``--limit N``
+    checks the first N pairs only. Exit 0 when
     every pair agrees with its label, 1 when a defect or disagreement was found, 3 when
     the only problems are solver limits, 2 on bad input.
 ``cope eval --dataset DIR --method M --outputs FILE.jsonl --out RESULTS.jsonl [--report MD]``
@@ -45,9 +48,8 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from planning_core.cli import ArgumentParser, ExitCode, error_line
-from planning_core.cli.args import seconds
+from planning_core.cli.args import add_bad_row_options, add_retry_option, positive_int, seconds
 from planning_core.cli.executor_args import add_executor_options, executor_for
-from planning_core.cli.args import add_bad_row_options
 from planning_core.validators.cope.dataset import MAX_RESPONSE_BYTES
 
 __all__ = ["register"]
@@ -78,7 +80,11 @@ def register(subparsers, methods: Mapping[str, object],
                    help="also append one JSON row per pair to FILE as each pair finishes; "
                         "pairs already there are skipped, so an interrupted check resumes")
     p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
-                   help="CPU seconds per pair before answering unknown (default 30)")
+                   help="CPU seconds per pair before answering unknown (default 30); with "
+                        "--out, pairs unknown at a smaller limit are checked again")
+    add_retry_option(p)
+    p.add_argument("--limit", type=positive_int, default=None, metavar="N",
+                   help="check only the first N pairs (in dataset order), to try a few")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_executor_options(p, unit="pair")
     p.set_defaults(func=_cmd_check)
@@ -95,7 +101,9 @@ def register(subparsers, methods: Mapping[str, object],
                    help="results JSONL; appended to, pairs already there are skipped")
     p.add_argument("--report", metavar="FILE", help="write a markdown report here")
     p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
-                   help="solver seconds per pair (default 30)")
+                   help="solver seconds per pair (default 30); outputs unknown at a smaller "
+                        "limit in --out are judged again")
+    add_retry_option(p)
     p.add_argument("--memory-limit", type=seconds, default=None, metavar="MB",
                    help="methods pddl and ltl: megabytes for reading, grounding and solving "
                         "a model's task before its row is unknown (default: half the "
@@ -169,6 +177,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if loaded is None:
         return ExitCode.BAD_INPUT
     pairs, notes = loaded
+    if args.limit is not None:
+        pairs = pairs[:args.limit]
     if args.out:
         checks = _check_into(args, pairs)
         if checks is None:
@@ -199,12 +209,16 @@ def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
     already there skipped (resume); all checks of ``pairs`` in dataset order, or None on an
     error."""
     from planning_core.errors import InputError
-    from planning_core.results_file import ResultsWriter
+    from planning_core.results_file import LimitRetry, ResultsWriter
     from planning_core.validators.cope.check import PairCheck, check_arrivals, is_final
     from planning_core.validators.cope.evaluate import read_checks
 
-    try:   # locked for the run; a torn tail cut off; a killed run's journal taken
-        writer = ResultsWriter(args.out, key=_pair_key)
+    # locked for the run; a torn tail cut off; a killed run's journal taken; rows unknown
+    # at a smaller limit (or any with --retry-unknown) taken out, to be checked again
+    retry = LimitRetry(args.time_limit, lambda row: row["status"] == "unknown",
+                       retry_unknown=args.retry_unknown)
+    try:
+        writer = ResultsWriter(args.out, key=_pair_key, retry=retry)
     except InputError as err:
         print(error_line(err), file=sys.stderr)
         return None
@@ -275,14 +289,18 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                                                         read_checks, read_outputs,
                                                         read_results)
     from planning_core.validators.cope.report import render_eval_report
-    from planning_core.results_file import ResultsWriter
+    from planning_core.results_file import LimitRetry, ResultsWriter
 
     loaded = _load(args.dataset)
     if loaded is None:
         return ExitCode.BAD_INPUT
     pairs, _ = loaded
-    try:   # locked for the run; a torn tail cut off; a killed run's journal taken
-        writer = ResultsWriter(args.out, key=_pair_key)
+    # locked for the run; a torn tail cut off; a killed run's journal taken; rows unknown at
+    # a smaller --time-limit (or any, --retry-unknown) taken out, to be judged again
+    retry = LimitRetry(args.time_limit, lambda row: row["outcome"] == "unknown",
+                       retry_unknown=args.retry_unknown)
+    try:
+        writer = ResultsWriter(args.out, key=_pair_key, retry=retry)
     except InputError as err:
         print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT

@@ -13,7 +13,13 @@ time, so that a verdict does not depend on how busy the machine is (issue 9):
    by h_FF (evaluations times the task's ground actions: an evaluation's cost grows with
    the task, so a plain evaluation count would let a 600-action task run 20 CPU-s), both
    deterministic, so the stage costs under a CPU-second on any pair (most
-   CoPE tasks are solved here in milliseconds);
+   CoPE tasks are solved here in milliseconds); when that search leaves the task open,
+   h^2 reachability (:mod:`planning_core.heuristics.hm`, a deterministic work budget
+   :data:`H2_WORK`) looks for two goal facts that are never true together: a proof the
+   delete relaxation misses (BlocksWorld-100 state/p03/constraint3 in 0.02 CPU-s, which
+   neither Fast Downward configuration settles in 30 s), then the state equation
+   (:mod:`planning_core.heuristics.state_equation`) for counting arguments (state/p12 and
+   p13: the table's block count can never drop by two);
 2. everything else, and whatever that search left open, goes to Fast Downward: lazy
    greedy h_FF, then, if it left the question open, ``lama-first`` (FD's standard
    satisficing configuration), each with the *whole* limit as CPU budget (``cpu_budget``;
@@ -25,8 +31,9 @@ limit: the 50-block
 BlocksWorld-100-XL tasks used to go through in-process grounding (5,000 actions, ~3 s
 each, and 64 ground tasks kept by the relaxed-task cache: the 2 GB) and then lazy greedy
 h_FF under a wall-clock limit, which left three action pairs unknown that ``lama-first``
-solves. Unsolvability is still a proof only: relaxed unreachability or an exhausted
-complete search (FD's translator and search say which).
+solves. Unsolvability is still a proof only: relaxed unreachability, an h^2 mutex among the
+goal facts, an infeasible state equation, or an exhausted complete search (FD's translator and search say which);
+:func:`proof_kind` names it for the rows of ``cope check``.
 """
 from __future__ import annotations
 
@@ -55,6 +62,13 @@ FD_PORTFOLIO = (("lazy-ff", 1.0), ("lama-first", 1.0))
 #: and no pair now spends more than 0.8 CPU-s in this stage before Fast Downward (one spent
 #: the whole 10 s CPU limit, action/p10/constraint2, which lazy-ff solves in 0.14 s).
 INTERNAL_WORK = 1_000_000
+#: Work units of the h^2 test (:func:`planning_core.heuristics.hm.h2_reachability`: facts
+#: tested plus pairs made reachable) run when the greedy search leaves a task open. Measured
+#: on the 4 BlocksWorld-100 state pairs labelled unsolvable: 28k-61k units, 0.02-0.04 CPU-s;
+#: 10M bounds the test at a few CPU-s on any task the in-process stage grounds.
+H2_WORK = 10_000_000
+H2_REASON = "h^2 mutex"
+STATE_EQUATION_REASON = "state equation infeasible"
 
 
 class _Metered:
@@ -140,11 +154,57 @@ def _internal(domain: pddl.Domain, problem: pddl.Problem, time_limit: float,
         out = greedy(task, heuristic=_Metered(task, INTERNAL_WORK), time_limit=time_limit,
                      node_limit=INTERNAL_NODES, budget=budget)
     except LimitReached:
-        return None
-    if out.status is Status.UNKNOWN:
-        return None
+        out = None
+    if out is None or out.status is Status.UNKNOWN:
+        return _h2(task, start, stats)
     return SolveResult(out.status, out.plan, out.cost, "internal", time.perf_counter() - start,
                        stats + (("expanded", out.expanded),), out.reason)
+
+
+def _h2(task, start: float, stats: tuple) -> SolveResult | None:
+    """After the greedy search left the task open: h^2 reachability
+    (:mod:`planning_core.heuristics.hm`), under its deterministic work budget
+    :data:`H2_WORK`, then the state equation (:mod:`planning_core.heuristics.state_equation`,
+    a counting argument; needs SciPy); UNSOLVABLE when either proves it, else None (Fast
+    Downward's turn). The greedy search goes first so that the solvable tasks it
+    solves (nearly all CoPE pairs) never pay for it."""
+    import time
+
+    from planning_core.heuristics.hm import h2_unsolvable
+    from planning_core.heuristics.state_equation import state_equation_unsolvable
+
+    if h2_unsolvable(task, work=H2_WORK) is True:
+        reason = H2_REASON
+    elif state_equation_unsolvable(task, work=H2_WORK) is True:
+        reason = STATE_EQUATION_REASON
+    else:
+        return None
+    return SolveResult(Status.UNSOLVABLE, None, None, "internal", time.perf_counter() - start,
+                       stats, reason)
+
+
+#: How ``reason`` (the proof of an UNSOLVABLE answer) reads in a row's ``proof`` field.
+PROOF_KINDS = {
+    "relaxed unreachable": "relaxed-unreachable",
+    H2_REASON: "h2-mutex",
+    STATE_EQUATION_REASON: "state-equation",
+    "goal violates a mutex": "fd-mutex",
+    "goal simplified to false": "fd-goal-false",
+    "goal trivially false": "fd-goal-false",
+    "search exhausted": "search-exhausted",
+}
+
+
+def proof_kind(result: SolveResult) -> str | None:
+    """The kind of proof behind an UNSOLVABLE answer, for reports (None otherwise):
+    ``relaxed-unreachable`` (the delete relaxation), ``h2-mutex`` (h^2 reachability),
+    ``state-equation`` (no action counts reach the goal, with h^2's mutexes),
+    ``fd-mutex`` / ``fd-goal-false`` (Fast Downward's translator), ``search-exhausted``
+    (the in-process greedy search or Fast Downward's search ran out of states), or
+    ``other`` for a reason not listed here."""
+    if result.status is not Status.UNSOLVABLE:
+        return None
+    return PROOF_KINDS.get(result.reason, "other")
 
 
 def solve_task(domain: pddl.Domain, problem: pddl.Problem, *,

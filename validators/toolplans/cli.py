@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from planning_core.cli import ArgumentParser, ExitCode
-from planning_core.cli.args import seconds
+from planning_core.cli.args import add_retry_option, seconds
 from planning_core.cli.executor_args import add_executor_options, executor_for
 from planning_core.errors import InputError
 
@@ -133,6 +133,7 @@ def register(subparsers) -> None:
     p.add_argument("--report", metavar="FILE", help="also write a Markdown summary")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     solver_args(p)
+    add_retry_option(p)
     add_executor_options(p, unit="task's rows")
     p.set_defaults(func=cmd_batch)
 
@@ -352,16 +353,19 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_batch(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.cli import _progress
     from planning_core.validators.acp.dataset import read_results
-    from planning_core.results_file import ResultsWriter
+    from planning_core.results_file import LimitRetry, ResultsWriter
     from planning_core.validators.toolplans.batch import CheckSettings, check_arrivals, \
         markdown_report, read_rows, summarize, text_table
 
     rows = read_rows(_text(args.rows, file_only=True), args.rows)
     out = Path(args.out)
     # locked until the end, a torn last line cut off, a killed run's journal taken
-    # a journalled row marked retry must not stand in for the retry
+    # a journalled row marked retry must not stand in for the retry; rows that stopped at a
+    # smaller --time-limit (or any, --retry-unknown) are checked again
+    retry = LimitRetry(args.time_limit, lambda row: row["verdict"] == "unknown"
+                       and "limit" in row, retry_unknown=args.retry_unknown)
     with ResultsWriter(out, key=lambda row: None if row.get("retry")
-                       else str(row.get("id"))) as writer:
+                       else str(row.get("id")), retry=retry) as writer:
         # a row marked retry (its worker died) is not done: checked again
         done = {str(r.get("id")) for r in read_results(out) if not r.get("retry")}
         todo = [r for r in rows if r.id not in done]
