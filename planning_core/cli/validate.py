@@ -451,3 +451,7 @@ def validate_main(argv: Sequence[str] | None = None) -> int:
     add_version(parser)
     args = parser.parse_args(argv)
     return int(run(cmd_validate, args))
+
+
+if __name__ == "__main__":   # `python -m planning_core.cli.validate ...` is the console script
+    sys.exit(validate_main())

@@ -197,3 +197,18 @@ def test_a_cached_call_without_site_imports_none_of_the_modules_it_does_not_need
         if sys.version_info[:2] != _node_methods.PYTHON:   # @node classes are the real
             unneeded -= {"dataclasses", "inspect", "copy"}  # dataclasses on another Python
         assert not unneeded & set(found["modules"]), sorted(unneeded & set(found["modules"]))
+
+
+def test_python_dash_m_runs_the_validator_and_reports_its_exit_code():
+    # without a __main__ block, `python -m planning_core.cli.validate` imported the module,
+    # validated nothing and exited 0, even for a bad plan
+    bw = DOMAINS / "blocksworld"
+    codes = []
+    for plan in ("p01.plan", "p01.bad.plan"):
+        done = subprocess.run([sys.executable, "-m", "planning_core.cli.validate",
+                               str(bw / plan), str(bw / "domain.pddl"), str(bw / "p01.pddl")],
+                              capture_output=True, text=True, timeout=120)
+        codes.append(done.returncode)
+        assert "Traceback" not in done.stdout + done.stderr
+        assert ("Plan valid" in done.stdout) == (plan == "p01.plan")
+    assert codes == [0, 1]
