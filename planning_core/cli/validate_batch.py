@@ -318,7 +318,7 @@ def _validate_one(settings: BatchSettings, item: PlanItem) -> dict:
     if item.plan_path is not None:
         try:
             size = os.stat(item.plan_path).st_size
-        except OSError:
+        except (OSError, ValueError):   # ValueError: a NUL byte in the name
             size = 0   # read_text below names the problem
         if size > settings.max_plan_bytes:
             return _bad_row(item, f"{item.plan_path}: error: the plan is {size} bytes, longer "

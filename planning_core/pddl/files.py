@@ -67,6 +67,9 @@ def read_text(path: str | Path, *, expected: str = "PDDL text",
         raise InputError("is a directory, expected a file", file=str(path)) from None
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
+    except ValueError:   # open() refuses a name holding a NUL byte (a manifest can hold one)
+        raise InputError("not a file name: it holds a NUL byte",
+                         file=str(path).replace("\0", "\\0")) from None
     if data.startswith(b"\xef\xbb\xbf"):  # what decoding "utf-8-sig" drops (without
         data = data[3:]                      # importing that codec: one call per plan)
     try:
