@@ -398,13 +398,20 @@ def _adaptive_setup():
     return task, loads_profile(json.dumps(profile_json()), "hand.json")
 
 
-def _adaptive(text: str, budget) -> object:
-    """Two turns of an episode: the fuzzed answer, then its lines reversed (a revealed
-    constraint changes what the second turn is checked against)."""
+@functools.lru_cache(maxsize=None)
+def _adaptive_env():
     from planning_core.validators.adaptive.env import AdaptiveEnv
 
     (domain, problem), profile = _adaptive_setup()
-    env = AdaptiveEnv(domain, problem, profile, "main", max_turns=3)
+    return AdaptiveEnv(domain, problem, profile, "main", max_turns=3)
+
+
+def _adaptive(text: str, budget) -> object:
+    """Two turns of an episode: the fuzzed answer, then its lines reversed (a revealed
+    constraint changes what the second turn is checked against); one environment, reset
+    before each input as a runner resets it before each episode."""
+    env = _adaptive_env()
+    env.reset()
     observation, done, info = env.step(text)
     if not isinstance(observation, str) or not isinstance(info, dict):
         raise ContractBroken("adaptive: step returned no observation")

@@ -8,11 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import atheris  # noqa: F401 - required: CI installs the dev extra, which has it
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_atheris_runs_a_target_to_its_count_without_a_contract_break(tmp_path):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
