@@ -49,13 +49,14 @@ def child(name: str, libfuzzer_args: list[str]) -> None:
     import atheris
 
     sys.path.insert(0, str(ROOT))
-    from tests.fuzz import targets as fuzz_targets
-
-    target = fuzz_targets.TARGETS[name]
-    seeds = fuzz_targets.seeds(target)
-    # the project's modules imported here are the instrumented ones (the targets import
-    # what they read lazily, so one pass over the seeds imports it inside the block)
+    # only the project's modules imported inside this block are instrumented (coverage is
+    # the fuzzer's guide): building the target, its seeds (fixtures import the rooms) and one
+    # pass over them (the targets import what they read lazily) all happen inside it
     with atheris.instrument_imports(include=["planning_core"]):
+        from tests.fuzz import targets as fuzz_targets
+
+        target = fuzz_targets.TARGETS[name]
+        seeds = fuzz_targets.seeds(target)
         for data in seeds:
             try:
                 fuzz_targets.check(target, data)
