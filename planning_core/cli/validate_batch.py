@@ -296,6 +296,8 @@ def _task_stopped_row(item: PlanItem, stopped: _Stopped, cpu: float) -> dict:
 def _number(value):
     if value is None:
         return None
+    if value - value != 0:   # inf or nan (an overflowed cost): no JSON number, so a string
+        return f"{float(value):g}"
     return int(value) if float(value).is_integer() else float(value)
 
 

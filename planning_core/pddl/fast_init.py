@@ -103,8 +103,11 @@ def flat_init(text: str) -> FlatInit | None:
         if m.group(1):
             atoms.append(pddl.Atom(m.group(1), tuple(m.group(2).split()), where))
         else:
+            value = float(m.group(5))
+            if value - value != 0:   # infinite (309 digits or more): the grammar says where
+                return None
             numeric.append(pddl.NumericInit(pddl.FunctionTerm(m.group(3), tuple(m.group(4).split()),
-                                                        where), float(m.group(5)), where))
+                                                        where), value, where))
     blanked = _blank(text, head.end(), end - 1)
     return FlatInit(tuple(atoms), tuple(numeric), blanked)
 

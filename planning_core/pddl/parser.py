@@ -76,6 +76,21 @@ def _pos(tok: Token) -> pddl.Pos:
     return pddl.Pos(tok.line, tok.column)
 
 
+def _finite(tok: Token) -> float:
+    """A NUMBER token's value; one past the largest float (309 digits or more) would be
+    infinite, and an infinite cost makes ``--json`` and results rows write ``Infinity``,
+    which is not JSON."""
+    value = float(tok)
+    if value in (_INF, -_INF):
+        raise PDDLSyntaxError(f"number too large ({len(str(tok).lstrip('-'))} characters); "
+                              "expected a number below 1.8e308", line=tok.line,
+                              column=tok.column)
+    return value
+
+
+_INF = float("inf")
+
+
 def _group_typed(items: list) -> tuple[pddl.TypedName, ...]:
     """Turn the flat ``a b - t c`` into typed names; untyped trailing names are objects."""
     out: list[pddl.TypedName] = []
@@ -155,7 +170,7 @@ class _ToAst(Transformer):
         return pddl.FunctionTerm(str(head), tuple(str(a) for a in args), _pos(head))
 
     def number(self, c):
-        return pddl.Number(float(c[0]), _pos(c[0]))
+        return pddl.Number(_finite(c[0]), _pos(c[0]))
 
     def binary(self, c):
         op, left, right = c
@@ -307,7 +322,7 @@ class _ToAst(Transformer):
 
     def numeric_init(self, c):
         fluent, value = c
-        return pddl.NumericInit(fluent, float(value), fluent.pos)
+        return pddl.NumericInit(fluent, _finite(value), fluent.pos)
 
     def negated_init(self, c):
         return _NegatedInit(c[0])

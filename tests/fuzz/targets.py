@@ -204,7 +204,37 @@ def _pddl_problem(text: str, budget) -> object:
 
     problem = parse_problem(text, "problem.pddl")
     domain = _domains().get(problem.domain_name) or _domains()["blocksworld"]
-    return check_problem(domain, problem)
+    diagnostics = check_problem(domain, problem)
+    if not any(d.severity == "error" for d in diagnostics):   # then a plan of its folder
+        _validate_a_plan(domain, problem, budget)
+    return diagnostics
+
+
+@functools.lru_cache(maxsize=None)
+def _plans_by_domain() -> dict:
+    from planning_core.pddl.plans import parse_plan
+
+    out = {}
+    for name in _domains():
+        for path in sorted(DOMAINS.glob("*/domain*.pddl")):
+            if name in path.read_text().lower():
+                plans = sorted((p for p in path.parent.glob("*.plan") if ".bad" not in p.name),
+                               key=lambda p: (p.name.count("."), p.name))   # p01.plan first
+                if plans:
+                    out[name] = parse_plan(plans[0].read_text(), plans[0].name)
+                break
+    return out
+
+
+def _validate_a_plan(domain, problem, budget) -> None:
+    """A fuzzed problem that checks clean is validated against a plan of its domain's
+    folder: the simulator reads its numbers (costs), and the report must be strict JSON."""
+    from planning_core.validate.simulator import validate_plan
+
+    plan = _plans_by_domain().get(domain.name)
+    if plan is not None:
+        strict_json(validate_plan(domain, problem, plan, budget=budget).to_json(
+            "plan", (), ()), "pddl-problem")
 
 
 @functools.lru_cache(maxsize=None)
@@ -216,15 +246,41 @@ def _blocks_task():
             parse_problem((folder / "p01.pddl").read_text(), "p01.pddl"))
 
 
+@functools.lru_cache(maxsize=None)
+def _costs_task():
+    from planning_core.pddl.parser import parse_domain, parse_problem
+
+    folder = DOMAINS / "costs"
+    return (parse_domain((folder / "domain.pddl").read_text(), "domain.pddl"),
+            parse_problem((folder / "p01.pddl").read_text(), "p01.pddl"))
+
+
+def _task_for_plan(text: str):
+    """The task a plan is checked against: blocksworld p01, or the :action-costs task when
+    the plan drives a van (its seeds do), so that costs are summed and printed too."""
+    return _costs_task() if "drive" in text or "van" in text else _blocks_task()
+
+
+def strict_json(value, name: str) -> str:
+    """``value`` as JSON that strict readers accept (no NaN, no Infinity), else a broken
+    contract: rows and ``--json`` reports are read by other programs."""
+    try:
+        return json.dumps(value, allow_nan=False)
+    except ValueError as err:
+        raise ContractBroken(f"{name}: a verdict that is not strict JSON: {err}: "
+                             f"{json.dumps(value)[:500]}") from None
+
+
 def _plan(text: str, budget) -> object:
     from planning_core.pddl.plans import parse_plan
     from planning_core.validate.report import ValidationReport
     from planning_core.validate.simulator import validate_plan
 
-    domain, problem = _blocks_task()
+    domain, problem = _task_for_plan(text)
     report = validate_plan(domain, problem, parse_plan(text, "plan.txt"), budget=budget)
     if not isinstance(report, ValidationReport):
         raise ContractBroken(f"plan: validate_plan returned {type(report).__name__}")
+    strict_json(report.to_json("plan.txt", (), ()), "plan")
     return report
 
 
@@ -252,6 +308,9 @@ def _validate_flags(text: str, budget) -> object:
             code = stop.code
     if code not in (0, 1, 2, 3):
         raise ContractBroken(f"validate-flags: exit {code} for {argv!r}\n{err.getvalue()}")
+    if "--json" in argv:
+        for line in out.getvalue().splitlines():
+            strict_json(json.loads(line), "validate-flags")
     return code
 
 
@@ -464,7 +523,7 @@ def _manifest(data: bytes, budget) -> object:
             raise ContractBroken(f"manifest: no row for {item!r}")
         if "internal" in str(row.get("message")):
             raise ContractBroken(f"manifest: {row['message']}")
-        json.dumps(row)
+        strict_json(row, "manifest")
     return manifest
 
 

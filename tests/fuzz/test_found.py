@@ -40,3 +40,53 @@ def test_a_manifest_path_holding_a_nul_byte_is_a_bad_input_row_and_the_batch_goe
     assert not by_id[2].get("retry")
     assert by_id[3]["verdict"] == "valid"
     assert code == 2
+
+
+COSTS = DOMAINS / "costs"
+BIG = "1" + "0" * 308   # 1e308, the largest power of ten a float holds
+
+
+def _costs_problem(tmp_path, ab: str, bc: str = "4"):
+    text = (COSTS / "p01.pddl").read_text() \
+        .replace("(= (road-length a b) 3)", f"(= (road-length a b) {ab})") \
+        .replace("(= (road-length b c) 4)", f"(= (road-length b c) {bc})")
+    path = tmp_path / "p.pddl"
+    path.write_text(text)
+    return path
+
+
+def _strict(line: str) -> dict:
+    def refuse(token):
+        raise ValueError(f"not JSON: {token}")
+    return json.loads(line, parse_constant=refuse)
+
+
+def test_a_number_past_the_largest_float_is_a_located_syntax_error(tmp_path, capsys):
+    """pddl-problem: a 400-digit literal was read as infinity and the plan was `valid`
+    with cost Infinity; now it is refused where it stands."""
+    problem = _costs_problem(tmp_path, "9" * 400)
+    code = validate_main([str(COSTS / "domain.pddl"), str(problem), str(COSTS / "p01.plan")])
+    err = capsys.readouterr().err
+    assert code == 2
+    line = next(i for i, t in enumerate(problem.read_text().splitlines(), 1) if "9" * 400 in t)
+    assert f"p.pddl:{line}:" in err and "number too large" in err
+
+
+def test_an_overflowed_cost_is_strict_json_in_reports_and_rows(tmp_path, capsys):
+    """pddl-problem: two roads of 1e308 sum past the largest float; ``--json`` and
+    ``--batch`` rows wrote ``"cost": Infinity``, which no strict JSON reader accepts. The
+    cost is now the string VAL prints (``inf``); the text report says ``Value: inf``."""
+    problem = _costs_problem(tmp_path, BIG, BIG)
+    plan = COSTS / "p01.plan"
+    assert validate_main(["--json", str(COSTS / "domain.pddl"), str(problem), str(plan)]) == 0
+    report = _strict(capsys.readouterr().out.splitlines()[0])
+    assert report["valid"] and report["cost"] == "inf"
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text(json.dumps({"id": 1, "domain": str(COSTS / "domain.pddl"),
+                                    "problem": str(problem), "plan": str(plan)}) + "\n")
+    assert validate_main(["--batch", str(manifest), "--no-progress"]) == 0
+    row = _strict(next(line for line in capsys.readouterr().out.splitlines()
+                       if line.startswith("{")))
+    assert row["verdict"] == "valid" and row["cost"] == "inf"
+    assert validate_main([str(COSTS / "domain.pddl"), str(problem), str(plan)]) == 0
+    assert "Value: inf" in capsys.readouterr().out
