@@ -177,10 +177,10 @@ def render() -> str:
         "## Contract breaks found, each fixed, its input kept as a regression case", "",
     ]
     if crashes:
-        lines += ["| target | input (tests/fuzz/regressions/) | what broke | fixed in |",
-                  "|---|---|---|---|"]
-        lines += [f"| {c['target']} | `{c['input']}` | {c['what']} | {c['fix']} |"
-                  for c in crashes]
+        lines += ["| target | input (tests/fuzz/regressions/) | found by | what broke | "
+                  "fixed in |", "|---|---|---|---|---|"]
+        lines += [f"| {c['target']} | `{c['input']}` | {c.get('found', '')} | {c['what']} | "
+                  f"{c['fix']} |" for c in crashes]
     else:
         lines.append("None.")
     lines += ["", f"Left open: {len(open_)}" + (

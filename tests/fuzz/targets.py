@@ -393,6 +393,7 @@ def _toolplans(text: str, budget) -> object:
     report = check_output(_toolplans_ctx(), text, grade=False, time_limit=CPU_S)
     if report.correct not in (True, False, None):
         raise ContractBroken(f"toolplans: correct is {report.correct!r}")
+    strict_json(report.to_dict(), "toolplans")
     parse_prediction(text, 1 + len(text) % 3)
     return report
 
@@ -408,7 +409,7 @@ def _travel(text: str, budget) -> object:
 
     t = _travel_task()
     verdict = score_travel(text, t["entry"]["meta_info"], t["db"])
-    verdict.case_acc  # noqa: B018 - the verdict's fields must be computable
+    strict_json(verdict.to_json(), "deepplanning-travel")
     return verdict
 
 
@@ -435,7 +436,7 @@ def _cart(text: str, budget) -> object:
     verdict = score_cart(text, case.truth, set(case.by_id), case=case,
                          stock={p["product_id"]: p.get("stock_quantity")
                                 for p in case.products})
-    verdict.case_acc  # noqa: B018
+    strict_json(verdict.to_json(), "deepplanning-cart")
     return verdict
 
 
@@ -476,6 +477,8 @@ def _adaptive(text: str, budget) -> object:
         raise ContractBroken("adaptive: step returned no observation")
     if not done:
         env.step("\n".join(reversed(text.split("\n"))))
+    for turn in env.turns:
+        strict_json(turn.to_json(), "adaptive-turn")
     return env.outcome
 
 
@@ -604,7 +607,7 @@ def _build() -> dict[str, Target]:
                _pddl_seeds("domain"), located=True),
         Target("pddl-problem", "PDDL problem: parse + check against its domain",
                _pddl_problem, planning, _pddl_seeds("problem"), located=True),
-        Target("plan", "sequential plan: parse + validate (blocksworld p01)", _plan,
+        Target("plan", "sequential plan: parse + validate (blocksworld p01; the :action-costs task for plans that drive)", _plan,
                planning, _pddl_seeds("plan"), located=True),
         TIMED_PLAN,
         Target("validate-flags", "`validate` command line: VAL-style flags + files",
