@@ -541,27 +541,39 @@ def _manifest_seeds() -> list[bytes]:
 
 def _results(data: bytes, budget) -> object:
     """A results file (``OUT``) and its journal (``OUT.pending``), split at the first
-    ``\\x1e``, read the way a resumed ``validate --batch --out`` reads them."""
-    from planning_core.cli.validate_batch import _read_done, _row_key
-    from planning_core.results_file import ResultsWriter, pending_path
+    ``\\x1e``, read the way a resumed run reads them: by ``validate --batch M --out OUT``
+    itself (its manifest: two plans and a bad line); exit 0-3, strict JSON rows, and the
+    results file still one JSON object per line."""
+    from planning_core.cli.validate import validate_main
 
     out_text, _, journal_text = data.partition(b"\x1e")
-    out = _scratch() / "results.jsonl"
+    folder = _batch_folder()
+    manifest = folder / "resume.jsonl"
+    if not manifest.exists():
+        manifest.write_text(
+            '{"id": 1, "domain": "d.pddl", "problem": "p.pddl", "plan": "plan.txt"}\n'
+            '{"id": "b", "domain": "d.pddl", "problem": "p.pddl", "plan_text": "(pick-up a)"}\n'
+            'not json\n')
+    out = folder / "results.jsonl"
     out.write_bytes(out_text)
-    journal = pending_path(out)
+    journal = folder / "results.jsonl.pending"
     if journal_text:
         journal.write_bytes(journal_text)
     elif journal.exists():
         journal.unlink()
-    with ResultsWriter(out, key=_row_key) as writer:
-        rows, warnings = _read_done(out)
-        keys = [json.dumps(i) for i in (1, 2, "b")]
-        fresh = writer.resume(keys)
-        arrivals = [(k, {"id": json.loads(keys[p]), "verdict": "valid"})
-                    for k, p in enumerate(fresh)]
-        for _ in writer.in_order(arrivals):
-            pass
-    return rows
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = validate_main(["--batch", str(manifest), "--out", str(out), "--no-progress",
+                              "--time-limit", str(CPU_S)])
+    if code not in (0, 1, 2, 3):
+        raise ContractBroken(f"results-file: exit {code}\n{stderr.getvalue()}")
+    text = out.read_text(encoding="utf-8", errors="replace")
+    kept = text[len(out_text.decode("utf-8", "replace")):] if text.startswith(
+        out_text.decode("utf-8", "replace")) else text
+    for line in kept.splitlines():   # what this run appended
+        if line.strip():
+            strict_json(json.loads(line), "results-file")
+    return code
 
 
 def _results_seeds() -> list[bytes]:

@@ -90,3 +90,36 @@ def test_an_overflowed_cost_is_strict_json_in_reports_and_rows(tmp_path, capsys)
     assert row["verdict"] == "valid" and row["cost"] == "inf"
     assert validate_main([str(COSTS / "domain.pddl"), str(problem), str(plan)]) == 0
     assert "Value: inf" in capsys.readouterr().out
+
+
+def _batch(tmp_path, out_text: str, journal_text: str | None = None):
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text("".join(json.dumps(
+        {"id": i, "domain": str(BW / "domain.pddl"), "problem": str(BW / "p01.pddl"),
+         "plan": str(BW / "p01.plan")}) + "\n" for i in (1, 2)))
+    out = tmp_path / "out.jsonl"
+    out.write_text(out_text)
+    if journal_text is not None:
+        (tmp_path / "out.jsonl.pending").write_text(journal_text)
+    code = validate_main(["--batch", str(manifest), "--out", str(out), "--no-progress"])
+    return code, [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+
+
+def test_a_results_row_edited_to_hold_a_list_is_ignored_not_a_crash(tmp_path, capsys):
+    """results-file: ``"source": [...]`` (or a list as verdict) in OUT stopped the rerun
+    with ``TypeError: unhashable type``; such a line is now "not a result row; ignored"
+    and its plans validated."""
+    code, rows = _batch(tmp_path, '{"source": ["x"], "verdict": "bad_input"}\n'
+                                  '{"id": 1, "verdict": ["valid"], "valid": true}\n')
+    err = capsys.readouterr().err
+    assert code == 0 and "out.jsonl:1: not a result row; ignored" in err
+    assert [r["id"] for r in rows if r.get("verdict") == "valid"] == [1, 2]
+
+
+def test_a_journal_row_without_valid_is_validated_again(tmp_path, capsys):
+    """results-file: a journal (OUT.pending) row without "valid" was recovered and the run
+    stopped at ``row["valid"]`` (KeyError, internal error); it is now not recovered, and
+    its plan is validated again."""
+    code, rows = _batch(tmp_path, "", '{"id": 2, "verdict": "valid"}\n')
+    assert code == 0
+    assert sorted(r["id"] for r in rows) == [1, 2] and all(r["valid"] for r in rows)
