@@ -123,3 +123,16 @@ def test_a_journal_row_without_valid_is_validated_again(tmp_path, capsys):
     code, rows = _batch(tmp_path, "", '{"id": 2, "verdict": "valid"}\n')
     assert code == 0
     assert sorted(r["id"] for r in rows) == [1, 2] and all(r["valid"] for r in rows)
+
+
+def test_cope_results_bad_input_row_with_a_list_as_source_is_not_a_row(tmp_path):
+    """The same fault as above in ``cope eval``'s reader of its results file: a bad_input
+    row's ``source`` goes into a set on rerun, so a list there stopped the run."""
+    from planning_core.validators.cope.evaluate import read_results
+
+    out = tmp_path / "out.jsonl"
+    out.write_text('{"outcome": "bad_input", "source": ["x"]}\n'
+                   '{"outcome": "bad_input", "source": "o.jsonl:3"}\n')
+    rows, warnings = read_results(out)
+    assert [r["source"] for r in rows] == ["o.jsonl:3"]
+    assert warnings == (f"{out}:1: not a result row; ignored",)
