@@ -136,3 +136,21 @@ def test_cope_results_bad_input_row_with_a_list_as_source_is_not_a_row(tmp_path)
     rows, warnings = read_results(out)
     assert [r["source"] for r in rows] == ["o.jsonl:3"]
     assert warnings == (f"{out}:1: not a result row; ignored",)
+
+
+def test_deepplanning_results_rows_with_lists_where_sets_need_values_are_bad_input(
+        tmp_path, capsys):
+    """The same shape in ``deepplanning report`` and a resumed ``deepplanning run``: a
+    list as ``score.mode``, ``key`` or ``sample`` went into a set (TypeError, internal
+    error); each is now a located bad row."""
+    from planning_core.console import main
+
+    rows = ['{"domain": "travel", "key": "t1", "score": {"commonsense": 1, "mode": ["paper"]}}',
+            '{"domain": "travel", "key": ["t1"], "score": null}',
+            '{"domain": "travel", "key": "t1", "sample": [1], "score": null}']
+    for row, what in zip(rows, ("score.mode", "key must", "sample must")):
+        path = tmp_path / "r.jsonl"
+        path.write_text(row + "\n")
+        assert main(["deepplanning", "report", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert f"{path}:1:1: error: {what}" in err, err
