@@ -154,3 +154,15 @@ def test_deepplanning_results_rows_with_lists_where_sets_need_values_are_bad_inp
         assert main(["deepplanning", "report", str(path)]) == 2
         err = capsys.readouterr().err
         assert f"{path}:1:1: error: {what}" in err, err
+
+
+def test_acp_report_names_a_run_whatever_its_shots_field_holds(tmp_path, capsys):
+    """The same shape in ``acp report``: a list as ``shots`` went into a set (TypeError)."""
+    from planning_core.console import main
+
+    path = tmp_path / "r.jsonl"
+    for shots, name in (("[2]", "m |"), ("2", "m (2-shot) |")):
+        path.write_text('{"task": "app", "id": "1", "score": 1, "model": "m", "shots": '
+                        + shots + '}\n')
+        assert main(["acp", "report", str(path)]) == 0
+        assert f"| {name}" in capsys.readouterr().out
