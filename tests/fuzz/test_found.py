@@ -166,3 +166,13 @@ def test_acp_report_names_a_run_whatever_its_shots_field_holds(tmp_path, capsys)
                         + shots + '}\n')
         assert main(["acp", "report", str(path)]) == 0
         assert f"| {name}" in capsys.readouterr().out
+
+
+def test_adaptive_resume_skips_results_lines_that_are_not_objects(tmp_path):
+    """The same shape in ``adaptive run``'s resume: a results line holding a JSON array or
+    number stopped it with AttributeError (``.get`` of a list); it is skipped now."""
+    from planning_core.validators.adaptive.runner import _done
+
+    out = tmp_path / "out.jsonl"
+    out.write_text('[1]\n3\n{"task": "t", "tier": "mid", "agent": "a"}\n')
+    assert len(_done(out)) == 1
