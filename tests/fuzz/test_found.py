@@ -176,3 +176,28 @@ def test_adaptive_resume_skips_results_lines_that_are_not_objects(tmp_path):
     out = tmp_path / "out.jsonl"
     out.write_text('[1]\n3\n{"task": "t", "tier": "mid", "agent": "a"}\n')
     assert len(_done(out)) == 1
+
+
+def test_toolplans_call_costs_are_bounded_so_sums_stay_exact():
+    """A tool's ``cost`` of 10**308 summed to infinity and a valid chain was judged
+    invalid; 10**400 raised OverflowError. Costs above 10**9 are a located spec error."""
+    import copy
+
+    import pytest
+
+    from planning_core.validators.toolplans import TaskContext, check_output, parse_task, \
+        parse_tools
+    from planning_core.validators.toolplans.spec import ToolSpecError
+    from tests.toolplans.toolplans_fixtures import TASK, TOOLS, VALID
+
+    for cost in (10**308, 10**400):
+        tools = copy.deepcopy(TOOLS)
+        tools[0]["x-planning"]["cost"] = cost
+        with pytest.raises(ToolSpecError, match=r"/0/x-planning/cost: expected a whole number"):
+            parse_tools(tools)
+    tools = copy.deepcopy(TOOLS)
+    for t in tools:
+        t["x-planning"]["cost"] = 10**9
+    report = check_output(TaskContext(parse_task(TASK, parse_tools(tools))), VALID,
+                          time_limit=30)
+    assert report.verdict == "valid" and report.to_dict()["cost"] % 10**9 == 0
