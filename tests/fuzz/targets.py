@@ -567,12 +567,17 @@ def _results(data: bytes, budget) -> object:
                               "--time-limit", str(CPU_S)])
     if code not in (0, 1, 2, 3):
         raise ContractBroken(f"results-file: exit {code}\n{stderr.getvalue()}")
-    text = out.read_text(encoding="utf-8", errors="replace")
-    kept = text[len(out_text.decode("utf-8", "replace")):] if text.startswith(
-        out_text.decode("utf-8", "replace")) else text
-    for line in kept.splitlines():   # what this run appended
-        if line.strip():
-            strict_json(json.loads(line), "results-file")
+    # the run keeps every whole line it found (only a torn last line, with no newline after
+    # it, is cut) and appends rows, each one strict JSON object on its own line
+    kept = out_text[:out_text.rfind(b"\n") + 1]
+    after = out.read_bytes()
+    if not after.startswith(kept):
+        raise ContractBroken("results-file: the run changed lines it found in OUT")
+    for line in after[len(kept):].decode("utf-8").splitlines():
+        row = json.loads(line)
+        if not isinstance(row, dict):
+            raise ContractBroken(f"results-file: appended {line[:200]!r}")
+        strict_json(row, "results-file")
     return code
 
 
