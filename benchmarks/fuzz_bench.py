@@ -191,10 +191,15 @@ def render() -> str:
         lines += ["", "**Below 100,000 inputs:** " + ", ".join(short) + ". Each target had "
                   "a share of the wall time this session allowed (`--seconds`); under `nice -n "
                   "10` on a machine whose load average stayed at 8-19 on 2 cores the run got "
-                  "5-20% of one core (the CPU s column), not the instrumented rate's worth. At "
+                  "4-60% of one core (the CPU s column over about 310 s each). At "
                   f"the measured inputs per CPU-second the rest to 100,000 each is about "
                   f"{need / 60:,.0f} CPU-minutes: `nice -n 10 python benchmarks/fuzz_bench.py "
                   "--runs 100000` on an idle core finishes it in about that time."]
+    lines += ["", "Note on this session's run: the children ran this branch's `planning_core` "
+              "(PYTHONPATH) but, through the machine's editable install of the main checkout, "
+              "main's `validators/` and `grammars/`; the readers fuzzed there are the same "
+              "code on both, except the bound on a tool's cost this branch added "
+              "(toolplans/spec.py), which the toolplans target's fixed task never reaches."]
     return "\n".join(lines) + "\n"
 
 
