@@ -138,7 +138,11 @@ def main() -> None:
         for dt, t, d, qid, kind, ev, val in sorted(slow, reverse=True):
             lines.append(f"| {dt:.2f} | {t} | {d} | {qid} | {kind} | {ev} | {val} |")
         lines.append("")
-    RESULTS.write_text("\n".join(lines))
+    # the all-in section (benchmarks/acp_score_allin.py) is kept as it was
+    section = "## All-in: one process per answers file"
+    old = RESULTS.read_text() if RESULTS.exists() else ""
+    kept = "\n\n" + section + old.split(section, 1)[1] if section in old else ""
+    RESULTS.write_text("\n".join(lines).rstrip("\n") + kept + ("" if kept else "\n"))
     print("\n".join(lines))
 
 

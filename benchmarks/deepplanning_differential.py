@@ -393,7 +393,13 @@ def main() -> int:
         lines += ["## Disagreements", ""] + [f"- {d}" for d in disagreements[:60]]
         if len(disagreements) > 60:
             lines.append(f"- ... {len(disagreements) - 60} more")
-    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # keep the tools differential's section (deepplanning_tools_differential.py) as it is
+    old = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
+    begin, end = "<!-- tools-differential -->", "<!-- /tools-differential -->"
+    keep = old[old.index(begin):old.index(end) + len(end)] if begin in old and end in old \
+        else ""
+    OUT.write_text("\n".join(lines) + "\n" + ("\n" + keep + "\n" if keep else ""),
+                   encoding="utf-8")
     print("\n".join(lines))
     return 0
 

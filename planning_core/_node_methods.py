@@ -589,6 +589,96 @@ def _pddl_ast_BinaryOp(cls, _d, FrozenInstanceError, _fields_of):
             '__getstate__': __getstate__, '__setstate__': __setstate__}
 
 
+def _pddl_ast_NumericVariable(cls, _d, FrozenInstanceError, _fields_of):
+    _object_setattr = object.__setattr__
+    _t = {'name': 'str', 'pos': 'Pos | None'}
+
+    def __init__(self, name: _t['name'], pos: _t['pos'] = _d['pos']) -> None:
+        _object_setattr(self, 'name', name)
+        _object_setattr(self, 'pos', pos)
+
+    def __repr__(self):
+        return self.__class__.__qualname__ + f"(name={self.name!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.name,) == (other.name,)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.name,))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('name','pos',):
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('name','pos',):
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    def __getstate__(self):
+        names = _fields_of(type(self))
+        if names is None:
+            return [self.name, self.pos]
+        return [getattr(self, name) for name in names]
+
+    def __setstate__(self, state):
+        for name, value in zip(_fields_of(type(self)) or ('name','pos',), state):
+            _object_setattr(self, name, value)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__,
+            '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__,
+            '__getstate__': __getstate__, '__setstate__': __setstate__}
+
+
+def _pddl_ast_Comparison(cls, _d, FrozenInstanceError, _fields_of):
+    _object_setattr = object.__setattr__
+    _t = {'op': 'str', 'left': 'NumericExpr', 'right': 'NumericExpr', 'pos': 'Pos | None'}
+
+    def __init__(self, op: _t['op'], left: _t['left'], right: _t['right'], pos: _t['pos'] = _d['pos']) -> None:
+        _object_setattr(self, 'op', op)
+        _object_setattr(self, 'left', left)
+        _object_setattr(self, 'right', right)
+        _object_setattr(self, 'pos', pos)
+
+    def __repr__(self):
+        return self.__class__.__qualname__ + f"(op={self.op!r}, left={self.left!r}, right={self.right!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.op,self.left,self.right,) == (other.op,other.left,other.right,)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.op,self.left,self.right,))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('op','left','right','pos',):
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('op','left','right','pos',):
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    def __getstate__(self):
+        names = _fields_of(type(self))
+        if names is None:
+            return [self.op, self.left, self.right, self.pos]
+        return [getattr(self, name) for name in names]
+
+    def __setstate__(self, state):
+        for name, value in zip(_fields_of(type(self)) or ('op','left','right','pos',), state):
+            _object_setattr(self, name, value)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__,
+            '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__,
+            '__getstate__': __getstate__, '__setstate__': __setstate__}
+
+
 def _pddl_ast_Add(cls, _d, FrozenInstanceError, _fields_of):
     _object_setattr = object.__setattr__
     _t = {'atom': 'Atom'}
@@ -803,6 +893,144 @@ def _pddl_ast_Increase(cls, _d, FrozenInstanceError, _fields_of):
 
     def __setstate__(self, state):
         for name, value in zip(_fields_of(type(self)) or ('fluent','amount','pos',), state):
+            _object_setattr(self, name, value)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__,
+            '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__,
+            '__getstate__': __getstate__, '__setstate__': __setstate__}
+
+
+def _pddl_ast_NumericEffect(cls, _d, FrozenInstanceError, _fields_of):
+    _object_setattr = object.__setattr__
+    _t = {'op': 'str', 'fluent': 'FunctionTerm', 'amount': 'NumericExpr', 'pos': 'Pos | None'}
+
+    def __init__(self, op: _t['op'], fluent: _t['fluent'], amount: _t['amount'], pos: _t['pos'] = _d['pos']) -> None:
+        _object_setattr(self, 'op', op)
+        _object_setattr(self, 'fluent', fluent)
+        _object_setattr(self, 'amount', amount)
+        _object_setattr(self, 'pos', pos)
+
+    def __repr__(self):
+        return self.__class__.__qualname__ + f"(op={self.op!r}, fluent={self.fluent!r}, amount={self.amount!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.op,self.fluent,self.amount,) == (other.op,other.fluent,other.amount,)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.op,self.fluent,self.amount,))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('op','fluent','amount','pos',):
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('op','fluent','amount','pos',):
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    def __getstate__(self):
+        names = _fields_of(type(self))
+        if names is None:
+            return [self.op, self.fluent, self.amount, self.pos]
+        return [getattr(self, name) for name in names]
+
+    def __setstate__(self, state):
+        for name, value in zip(_fields_of(type(self)) or ('op','fluent','amount','pos',), state):
+            _object_setattr(self, name, value)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__,
+            '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__,
+            '__getstate__': __getstate__, '__setstate__': __setstate__}
+
+
+def _pddl_ast_DurationConstraint(cls, _d, FrozenInstanceError, _fields_of):
+    _object_setattr = object.__setattr__
+    _t = {'op': 'str', 'value': 'NumericExpr', 'time': 'str', 'pos': 'Pos | None'}
+
+    def __init__(self, op: _t['op'], value: _t['value'], time: _t['time'] = _d['time'], pos: _t['pos'] = _d['pos']) -> None:
+        _object_setattr(self, 'op', op)
+        _object_setattr(self, 'value', value)
+        _object_setattr(self, 'time', time)
+        _object_setattr(self, 'pos', pos)
+
+    def __repr__(self):
+        return self.__class__.__qualname__ + f"(op={self.op!r}, value={self.value!r}, time={self.time!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.op,self.value,self.time,) == (other.op,other.value,other.time,)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.op,self.value,self.time,))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('op','value','time','pos',):
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('op','value','time','pos',):
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    def __getstate__(self):
+        names = _fields_of(type(self))
+        if names is None:
+            return [self.op, self.value, self.time, self.pos]
+        return [getattr(self, name) for name in names]
+
+    def __setstate__(self, state):
+        for name, value in zip(_fields_of(type(self)) or ('op','value','time','pos',), state):
+            _object_setattr(self, name, value)
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__,
+            '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__,
+            '__getstate__': __getstate__, '__setstate__': __setstate__}
+
+
+def _pddl_ast_TimedLiteral(cls, _d, FrozenInstanceError, _fields_of):
+    _object_setattr = object.__setattr__
+    _t = {'time': 'float', 'atom': 'Atom', 'positive': 'bool', 'pos': 'Pos | None'}
+
+    def __init__(self, time: _t['time'], atom: _t['atom'], positive: _t['positive'] = _d['positive'], pos: _t['pos'] = _d['pos']) -> None:
+        _object_setattr(self, 'time', time)
+        _object_setattr(self, 'atom', atom)
+        _object_setattr(self, 'positive', positive)
+        _object_setattr(self, 'pos', pos)
+
+    def __repr__(self):
+        return self.__class__.__qualname__ + f"(time={self.time!r}, atom={self.atom!r}, positive={self.positive!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.time,self.atom,self.positive,) == (other.time,other.atom,other.positive,)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.time,self.atom,self.positive,))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in ('time','atom','positive','pos',):
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in ('time','atom','positive','pos',):
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    def __getstate__(self):
+        names = _fields_of(type(self))
+        if names is None:
+            return [self.time, self.atom, self.positive, self.pos]
+        return [getattr(self, name) for name in names]
+
+    def __setstate__(self, state):
+        for name, value in zip(_fields_of(type(self)) or ('time','atom','positive','pos',), state):
             _object_setattr(self, name, value)
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__,
@@ -1258,44 +1486,49 @@ def _pddl_ast_FunctionDef(cls, _d, FrozenInstanceError, _fields_of):
 
 def _pddl_ast_Action(cls, _d, FrozenInstanceError, _fields_of):
     _object_setattr = object.__setattr__
-    _t = {'name': 'str', 'parameters': 'tuple[TypedName, ...]', 'precondition': 'Formula', 'effects': 'tuple[Effect, ...]', 'pos': 'Pos | None'}
+    _t = {'name': 'str', 'parameters': 'tuple[TypedName, ...]', 'precondition': 'Formula', 'effects': 'tuple[Effect, ...]', 'pos': 'Pos | None', 'durative': 'bool', 'duration': 'tuple[DurationConstraint, ...]', 'over_all': 'Formula', 'end_condition': 'Formula', 'end_effects': 'tuple[Effect, ...]'}
 
-    def __init__(self, name: _t['name'], parameters: _t['parameters'] = _d['parameters'], precondition: _t['precondition'] = _d['precondition'], effects: _t['effects'] = _d['effects'], pos: _t['pos'] = _d['pos']) -> None:
+    def __init__(self, name: _t['name'], parameters: _t['parameters'] = _d['parameters'], precondition: _t['precondition'] = _d['precondition'], effects: _t['effects'] = _d['effects'], pos: _t['pos'] = _d['pos'], durative: _t['durative'] = _d['durative'], duration: _t['duration'] = _d['duration'], over_all: _t['over_all'] = _d['over_all'], end_condition: _t['end_condition'] = _d['end_condition'], end_effects: _t['end_effects'] = _d['end_effects']) -> None:
         _object_setattr(self, 'name', name)
         _object_setattr(self, 'parameters', parameters)
         _object_setattr(self, 'precondition', precondition)
         _object_setattr(self, 'effects', effects)
         _object_setattr(self, 'pos', pos)
+        _object_setattr(self, 'durative', durative)
+        _object_setattr(self, 'duration', duration)
+        _object_setattr(self, 'over_all', over_all)
+        _object_setattr(self, 'end_condition', end_condition)
+        _object_setattr(self, 'end_effects', end_effects)
 
     def __repr__(self):
-        return self.__class__.__qualname__ + f"(name={self.name!r}, parameters={self.parameters!r}, precondition={self.precondition!r}, effects={self.effects!r})"
+        return self.__class__.__qualname__ + f"(name={self.name!r}, parameters={self.parameters!r}, precondition={self.precondition!r}, effects={self.effects!r}, durative={self.durative!r}, duration={self.duration!r}, over_all={self.over_all!r}, end_condition={self.end_condition!r}, end_effects={self.end_effects!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name,self.parameters,self.precondition,self.effects,) == (other.name,other.parameters,other.precondition,other.effects,)
+            return (self.name,self.parameters,self.precondition,self.effects,self.durative,self.duration,self.over_all,self.end_condition,self.end_effects,) == (other.name,other.parameters,other.precondition,other.effects,other.durative,other.duration,other.over_all,other.end_condition,other.end_effects,)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name,self.parameters,self.precondition,self.effects,))
+        return hash((self.name,self.parameters,self.precondition,self.effects,self.durative,self.duration,self.over_all,self.end_condition,self.end_effects,))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('name','parameters','precondition','effects','pos',):
+        if type(self) is cls or name in ('name','parameters','precondition','effects','pos','durative','duration','over_all','end_condition','end_effects',):
             raise FrozenInstanceError(f"cannot assign to field {name!r}")
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('name','parameters','precondition','effects','pos',):
+        if type(self) is cls or name in ('name','parameters','precondition','effects','pos','durative','duration','over_all','end_condition','end_effects',):
             raise FrozenInstanceError(f"cannot delete field {name!r}")
         super(cls, self).__delattr__(name)
 
     def __getstate__(self):
         names = _fields_of(type(self))
         if names is None:
-            return [self.name, self.parameters, self.precondition, self.effects, self.pos]
+            return [self.name, self.parameters, self.precondition, self.effects, self.pos, self.durative, self.duration, self.over_all, self.end_condition, self.end_effects]
         return [getattr(self, name) for name in names]
 
     def __setstate__(self, state):
-        for name, value in zip(_fields_of(type(self)) or ('name','parameters','precondition','effects','pos',), state):
+        for name, value in zip(_fields_of(type(self)) or ('name','parameters','precondition','effects','pos','durative','duration','over_all','end_condition','end_effects',), state):
             _object_setattr(self, name, value)
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__,
@@ -1493,9 +1726,9 @@ def _pddl_ast_Domain(cls, _d, FrozenInstanceError, _fields_of):
 
 def _pddl_ast_Problem(cls, _d, FrozenInstanceError, _fields_of):
     _object_setattr = object.__setattr__
-    _t = {'name': 'str', 'domain_name': 'str', 'requirements': 'tuple[str, ...]', 'objects': 'tuple[TypedName, ...]', 'init': 'tuple[Atom, ...]', 'numeric_init': 'tuple[NumericInit, ...]', 'goal': 'Formula', 'metric': 'Metric | None', 'constraints': 'Constraint | None', 'pos': 'Pos | None', 'filename': 'str | None', 'negated_init': 'tuple[Atom, ...]'}
+    _t = {'name': 'str', 'domain_name': 'str', 'requirements': 'tuple[str, ...]', 'objects': 'tuple[TypedName, ...]', 'init': 'tuple[Atom, ...]', 'numeric_init': 'tuple[NumericInit, ...]', 'goal': 'Formula', 'metric': 'Metric | None', 'constraints': 'Constraint | None', 'pos': 'Pos | None', 'filename': 'str | None', 'negated_init': 'tuple[Atom, ...]', 'timed_literals': 'tuple[TimedLiteral, ...]'}
 
-    def __init__(self, name: _t['name'], domain_name: _t['domain_name'], requirements: _t['requirements'] = _d['requirements'], objects: _t['objects'] = _d['objects'], init: _t['init'] = _d['init'], numeric_init: _t['numeric_init'] = _d['numeric_init'], goal: _t['goal'] = _d['goal'], metric: _t['metric'] = _d['metric'], constraints: _t['constraints'] = _d['constraints'], pos: _t['pos'] = _d['pos'], filename: _t['filename'] = _d['filename'], negated_init: _t['negated_init'] = _d['negated_init']) -> None:
+    def __init__(self, name: _t['name'], domain_name: _t['domain_name'], requirements: _t['requirements'] = _d['requirements'], objects: _t['objects'] = _d['objects'], init: _t['init'] = _d['init'], numeric_init: _t['numeric_init'] = _d['numeric_init'], goal: _t['goal'] = _d['goal'], metric: _t['metric'] = _d['metric'], constraints: _t['constraints'] = _d['constraints'], pos: _t['pos'] = _d['pos'], filename: _t['filename'] = _d['filename'], negated_init: _t['negated_init'] = _d['negated_init'], timed_literals: _t['timed_literals'] = _d['timed_literals']) -> None:
         _object_setattr(self, 'name', name)
         _object_setattr(self, 'domain_name', domain_name)
         _object_setattr(self, 'requirements', requirements)
@@ -1508,36 +1741,37 @@ def _pddl_ast_Problem(cls, _d, FrozenInstanceError, _fields_of):
         _object_setattr(self, 'pos', pos)
         _object_setattr(self, 'filename', filename)
         _object_setattr(self, 'negated_init', negated_init)
+        _object_setattr(self, 'timed_literals', timed_literals)
 
     def __repr__(self):
-        return self.__class__.__qualname__ + f"(name={self.name!r}, domain_name={self.domain_name!r}, requirements={self.requirements!r}, objects={self.objects!r}, init={self.init!r}, numeric_init={self.numeric_init!r}, goal={self.goal!r}, metric={self.metric!r}, constraints={self.constraints!r}, negated_init={self.negated_init!r})"
+        return self.__class__.__qualname__ + f"(name={self.name!r}, domain_name={self.domain_name!r}, requirements={self.requirements!r}, objects={self.objects!r}, init={self.init!r}, numeric_init={self.numeric_init!r}, goal={self.goal!r}, metric={self.metric!r}, constraints={self.constraints!r}, negated_init={self.negated_init!r}, timed_literals={self.timed_literals!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name,self.domain_name,self.requirements,self.objects,self.init,self.numeric_init,self.goal,self.metric,self.constraints,self.negated_init,) == (other.name,other.domain_name,other.requirements,other.objects,other.init,other.numeric_init,other.goal,other.metric,other.constraints,other.negated_init,)
+            return (self.name,self.domain_name,self.requirements,self.objects,self.init,self.numeric_init,self.goal,self.metric,self.constraints,self.negated_init,self.timed_literals,) == (other.name,other.domain_name,other.requirements,other.objects,other.init,other.numeric_init,other.goal,other.metric,other.constraints,other.negated_init,other.timed_literals,)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name,self.domain_name,self.requirements,self.objects,self.init,self.numeric_init,self.goal,self.metric,self.constraints,self.negated_init,))
+        return hash((self.name,self.domain_name,self.requirements,self.objects,self.init,self.numeric_init,self.goal,self.metric,self.constraints,self.negated_init,self.timed_literals,))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('name','domain_name','requirements','objects','init','numeric_init','goal','metric','constraints','pos','filename','negated_init',):
+        if type(self) is cls or name in ('name','domain_name','requirements','objects','init','numeric_init','goal','metric','constraints','pos','filename','negated_init','timed_literals',):
             raise FrozenInstanceError(f"cannot assign to field {name!r}")
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('name','domain_name','requirements','objects','init','numeric_init','goal','metric','constraints','pos','filename','negated_init',):
+        if type(self) is cls or name in ('name','domain_name','requirements','objects','init','numeric_init','goal','metric','constraints','pos','filename','negated_init','timed_literals',):
             raise FrozenInstanceError(f"cannot delete field {name!r}")
         super(cls, self).__delattr__(name)
 
     def __getstate__(self):
         names = _fields_of(type(self))
         if names is None:
-            return [self.name, self.domain_name, self.requirements, self.objects, self.init, self.numeric_init, self.goal, self.metric, self.constraints, self.pos, self.filename, self.negated_init]
+            return [self.name, self.domain_name, self.requirements, self.objects, self.init, self.numeric_init, self.goal, self.metric, self.constraints, self.pos, self.filename, self.negated_init, self.timed_literals]
         return [getattr(self, name) for name in names]
 
     def __setstate__(self, state):
-        for name, value in zip(_fields_of(type(self)) or ('name','domain_name','requirements','objects','init','numeric_init','goal','metric','constraints','pos','filename','negated_init',), state):
+        for name, value in zip(_fields_of(type(self)) or ('name','domain_name','requirements','objects','init','numeric_init','goal','metric','constraints','pos','filename','negated_init','timed_literals',), state):
             _object_setattr(self, name, value)
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__,
@@ -2055,6 +2289,12 @@ METHODS = {
     'planning_core.pddl.ast.BinaryOp': ((('op', 'str', False, True, True), ('left', "'NumericExpr'", False, True, True), ('right', "'NumericExpr'", False, True, True), ('pos', 'Pos | None', True, False, False)),
         'BinaryOp(op: \'str\', left: "\'NumericExpr\'", right: "\'NumericExpr\'", pos: \'Pos | None\' = None)',
         _pddl_ast_BinaryOp),
+    'planning_core.pddl.ast.NumericVariable': ((('name', 'str', False, True, True), ('pos', 'Pos | None', True, False, False)),
+        "NumericVariable(name: 'str', pos: 'Pos | None' = None)",
+        _pddl_ast_NumericVariable),
+    'planning_core.pddl.ast.Comparison': ((('op', 'str', False, True, True), ('left', 'NumericExpr', False, True, True), ('right', 'NumericExpr', False, True, True), ('pos', 'Pos | None', True, False, False)),
+        "Comparison(op: 'str', left: 'NumericExpr', right: 'NumericExpr', pos: 'Pos | None' = None)",
+        _pddl_ast_Comparison),
     'planning_core.pddl.ast.Add': ((('atom', 'Atom', False, True, True),),
         "Add(atom: 'Atom')",
         _pddl_ast_Add),
@@ -2070,6 +2310,15 @@ METHODS = {
     'planning_core.pddl.ast.Increase': ((('fluent', 'FunctionTerm', False, True, True), ('amount', 'NumericExpr', False, True, True), ('pos', 'Pos | None', True, False, False)),
         "Increase(fluent: 'FunctionTerm', amount: 'NumericExpr', pos: 'Pos | None' = None)",
         _pddl_ast_Increase),
+    'planning_core.pddl.ast.NumericEffect': ((('op', 'str', False, True, True), ('fluent', 'FunctionTerm', False, True, True), ('amount', 'NumericExpr', False, True, True), ('pos', 'Pos | None', True, False, False)),
+        "NumericEffect(op: 'str', fluent: 'FunctionTerm', amount: 'NumericExpr', pos: 'Pos | None' = None)",
+        _pddl_ast_NumericEffect),
+    'planning_core.pddl.ast.DurationConstraint': ((('op', 'str', False, True, True), ('value', 'NumericExpr', False, True, True), ('time', 'str', True, True, True), ('pos', 'Pos | None', True, False, False)),
+        "DurationConstraint(op: 'str', value: 'NumericExpr', time: 'str' = '', pos: 'Pos | None' = None)",
+        _pddl_ast_DurationConstraint),
+    'planning_core.pddl.ast.TimedLiteral': ((('time', 'float', False, True, True), ('atom', 'Atom', False, True, True), ('positive', 'bool', True, True, True), ('pos', 'Pos | None', True, False, False)),
+        "TimedLiteral(time: 'float', atom: 'Atom', positive: 'bool' = True, pos: 'Pos | None' = None)",
+        _pddl_ast_TimedLiteral),
     'planning_core.pddl.ast.Always': ((('body', 'Formula', False, True, True), ('pos', 'Pos | None', True, False, False)),
         "Always(body: 'Formula', pos: 'Pos | None' = None)",
         _pddl_ast_Always),
@@ -2100,8 +2349,8 @@ METHODS = {
     'planning_core.pddl.ast.FunctionDef': ((('name', 'str', False, True, True), ('parameters', 'tuple[TypedName, ...]', True, True, True), ('type', 'str', True, True, True), ('pos', 'Pos | None', True, False, False)),
         "FunctionDef(name: 'str', parameters: 'tuple[TypedName, ...]' = (), type: 'str' = 'number', pos: 'Pos | None' = None)",
         _pddl_ast_FunctionDef),
-    'planning_core.pddl.ast.Action': ((('name', 'str', False, True, True), ('parameters', 'tuple[TypedName, ...]', True, True, True), ('precondition', 'Formula', True, True, True), ('effects', 'tuple[Effect, ...]', True, True, True), ('pos', 'Pos | None', True, False, False)),
-        "Action(name: 'str', parameters: 'tuple[TypedName, ...]' = (), precondition: 'Formula' = And(parts=()), effects: 'tuple[Effect, ...]' = (), pos: 'Pos | None' = None)",
+    'planning_core.pddl.ast.Action': ((('name', 'str', False, True, True), ('parameters', 'tuple[TypedName, ...]', True, True, True), ('precondition', 'Formula', True, True, True), ('effects', 'tuple[Effect, ...]', True, True, True), ('pos', 'Pos | None', True, False, False), ('durative', 'bool', True, True, True), ('duration', 'tuple[DurationConstraint, ...]', True, True, True), ('over_all', 'Formula', True, True, True), ('end_condition', 'Formula', True, True, True), ('end_effects', 'tuple[Effect, ...]', True, True, True)),
+        "Action(name: 'str', parameters: 'tuple[TypedName, ...]' = (), precondition: 'Formula' = And(parts=()), effects: 'tuple[Effect, ...]' = (), pos: 'Pos | None' = None, durative: 'bool' = False, duration: 'tuple[DurationConstraint, ...]' = (), over_all: 'Formula' = And(parts=()), end_condition: 'Formula' = And(parts=()), end_effects: 'tuple[Effect, ...]' = ())",
         _pddl_ast_Action),
     'planning_core.pddl.ast.DerivedPredicate': ((('head', 'PredicateDef', False, True, True), ('body', 'Formula', False, True, True), ('pos', 'Pos | None', True, False, False)),
         "DerivedPredicate(head: 'PredicateDef', body: 'Formula', pos: 'Pos | None' = None)",
@@ -2115,8 +2364,8 @@ METHODS = {
     'planning_core.pddl.ast.Domain': ((('name', 'str', False, True, True), ('requirements', 'tuple[str, ...]', True, True, True), ('types', 'tuple[TypedName, ...]', True, True, True), ('constants', 'tuple[TypedName, ...]', True, True, True), ('predicates', 'tuple[PredicateDef, ...]', True, True, True), ('functions', 'tuple[FunctionDef, ...]', True, True, True), ('actions', 'tuple[Action, ...]', True, True, True), ('derived', 'tuple[DerivedPredicate, ...]', True, True, True), ('constraints', 'Constraint | None', True, True, True), ('pos', 'Pos | None', True, False, False), ('filename', 'str | None', True, False, False)),
         "Domain(name: 'str', requirements: 'tuple[str, ...]' = (), types: 'tuple[TypedName, ...]' = (), constants: 'tuple[TypedName, ...]' = (), predicates: 'tuple[PredicateDef, ...]' = (), functions: 'tuple[FunctionDef, ...]' = (), actions: 'tuple[Action, ...]' = (), derived: 'tuple[DerivedPredicate, ...]' = (), constraints: 'Constraint | None' = None, pos: 'Pos | None' = None, filename: 'str | None' = None)",
         _pddl_ast_Domain),
-    'planning_core.pddl.ast.Problem': ((('name', 'str', False, True, True), ('domain_name', 'str', False, True, True), ('requirements', 'tuple[str, ...]', True, True, True), ('objects', 'tuple[TypedName, ...]', True, True, True), ('init', 'tuple[Atom, ...]', True, True, True), ('numeric_init', 'tuple[NumericInit, ...]', True, True, True), ('goal', 'Formula', True, True, True), ('metric', 'Metric | None', True, True, True), ('constraints', 'Constraint | None', True, True, True), ('pos', 'Pos | None', True, False, False), ('filename', 'str | None', True, False, False), ('negated_init', 'tuple[Atom, ...]', True, True, True)),
-        "Problem(name: 'str', domain_name: 'str', requirements: 'tuple[str, ...]' = (), objects: 'tuple[TypedName, ...]' = (), init: 'tuple[Atom, ...]' = (), numeric_init: 'tuple[NumericInit, ...]' = (), goal: 'Formula' = And(parts=()), metric: 'Metric | None' = None, constraints: 'Constraint | None' = None, pos: 'Pos | None' = None, filename: 'str | None' = None, negated_init: 'tuple[Atom, ...]' = ())",
+    'planning_core.pddl.ast.Problem': ((('name', 'str', False, True, True), ('domain_name', 'str', False, True, True), ('requirements', 'tuple[str, ...]', True, True, True), ('objects', 'tuple[TypedName, ...]', True, True, True), ('init', 'tuple[Atom, ...]', True, True, True), ('numeric_init', 'tuple[NumericInit, ...]', True, True, True), ('goal', 'Formula', True, True, True), ('metric', 'Metric | None', True, True, True), ('constraints', 'Constraint | None', True, True, True), ('pos', 'Pos | None', True, False, False), ('filename', 'str | None', True, False, False), ('negated_init', 'tuple[Atom, ...]', True, True, True), ('timed_literals', 'tuple[TimedLiteral, ...]', True, True, True)),
+        "Problem(name: 'str', domain_name: 'str', requirements: 'tuple[str, ...]' = (), objects: 'tuple[TypedName, ...]' = (), init: 'tuple[Atom, ...]' = (), numeric_init: 'tuple[NumericInit, ...]' = (), goal: 'Formula' = And(parts=()), metric: 'Metric | None' = None, constraints: 'Constraint | None' = None, pos: 'Pos | None' = None, filename: 'str | None' = None, negated_init: 'tuple[Atom, ...]' = (), timed_literals: 'tuple[TimedLiteral, ...]' = ())",
         _pddl_ast_Problem),
     'planning_core.pddl.ast.Diagnostic': ((('severity', 'str', False, True, True), ('message', 'str', False, True, True), ('file', 'str | None', True, True, True), ('line', 'int | None', True, True, True), ('column', 'int | None', True, True, True)),
         "Diagnostic(severity: 'str', message: 'str', file: 'str | None' = None, line: 'int | None' = None, column: 'int | None' = None)",

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 __all__ = ["Budget", "Limits", "LimitReached", "default_memory_mb", "rss_mb", "CHECK_EVERY",
-           "metering", "active_budget", "tick_active"]
+           "metering", "active_budget", "tick_active", "time_left"]
 
 #: Work items between two clock/memory checks (a check costs a few microseconds).
 CHECK_EVERY = 4096
@@ -427,6 +427,14 @@ def metering(budget: Budget | None) -> Iterator[Budget | None]:
 def active_budget() -> Budget | None:
     """The budget ``metering`` made active, or None."""
     return _ACTIVE.get()
+
+
+def time_left(time_limit: float) -> float:
+    """``time_limit``, or less when the active budget has less left: a stage given its own
+    limit (a search, an h* call) never runs past the budget of the row it is part of."""
+    budget = _ACTIVE.get()
+    left = budget.remaining_s() if budget is not None else None
+    return time_limit if left is None else max(0.0, min(time_limit, left))
 
 
 def tick_active(n: int = 1) -> None:

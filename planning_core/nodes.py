@@ -148,18 +148,41 @@ def _real_dataclass(cls):
     return dataclasses.dataclass(frozen=True, slots=True)(cls)
 
 
+_LOADED: list = []   # [the generated module, or None when it cannot be loaded]
+
+
+def _generated_module():
+    """:mod:`planning_core._node_methods`, or None when it cannot be loaded for any reason:
+    absent, empty or truncated (a ``nodes_gen --write`` interrupted before it wrote files
+    atomically left a ``SyntaxError`` that broke every command), or without ``METHODS``.
+    Then every class is the real dataclass. Tried once per process."""
+    if not _LOADED:
+        try:
+            from planning_core import _node_methods as generated
+            if not isinstance(generated.METHODS, dict):
+                generated = None
+        except Exception:  # noqa: BLE001 - SyntaxError, ImportError, AttributeError, ...
+            sys.modules.pop("planning_core._node_methods", None)
+            generated = None
+        _LOADED.append(generated)
+    return _LOADED[0]
+
+
 def _generated(cls, spec):
     if spec is None or not USE_WRITTEN or any(name in cls.__dict__ for name in _OWN) \
             or cls.__bases__ != (object,):
         return None
-    try:
-        from planning_core import _node_methods as generated
-    except ImportError:
+    generated = _generated_module()
+    if generated is None:
         return None
-    entry = generated.METHODS.get(f"{cls.__module__}.{cls.__qualname__}")
-    if entry is None or entry[0] != spec or sys.version_info[:2] != getattr(generated, "PYTHON", None):
-        return None  # written for another class, or for another Python's dataclasses
-    _, doc, factory = entry
+    try:
+        entry = generated.METHODS.get(f"{cls.__module__}.{cls.__qualname__}")
+        if entry is None or entry[0] != spec \
+                or sys.version_info[:2] != getattr(generated, "PYTHON", None):
+            return None  # written for another class, or for another Python's dataclasses
+        _, doc, factory = entry
+    except Exception:  # noqa: BLE001 - a damaged entry: the real dataclass, never a crash
+        return None
     names = tuple(f[0] for f in spec)
     defaults = {}
     for name, _, has_default, _, _ in spec:
@@ -182,7 +205,12 @@ def _generated(cls, spec):
     if not namespace.get("__doc__"):
         namespace["__doc__"] = doc
     # the frozen checks name the class before slots re-create it, as dataclasses' do
-    methods = factory(cls, defaults, _frozen_instance_error, _fields_of)
+    try:
+        methods = factory(cls, defaults, _frozen_instance_error, _fields_of)
+        if not isinstance(methods, dict):
+            return None
+    except Exception:  # noqa: BLE001 - a damaged entry: the real dataclass
+        return None
     # the methods live in the class's module, as exec'd ones do: their names resolve there
     # (typing.get_type_hints(cls.__init__), inspect.signature(cls, eval_str=True)) and
     # pickle finds them there by reference

@@ -38,7 +38,7 @@ import fcntl
 import io
 import json
 import os
-from typing import IO, TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 
 from planning_core import safe_json
 from planning_core.cli.args import add_bad_row_options  # noqa: F401 - its home was here
@@ -272,15 +272,76 @@ class ResultsWriter:
         """Append ``row`` to ``out`` now (a row made on the spot, not on an executor)."""
         self._append(self._out, _line(row), self.path)
 
-    def resume(self, keys: Sequence[Hashable]) -> list[int]:
+    def drop(self, unwanted: Callable[[dict], bool]) -> int:
+        """Remove from ``out`` the rows ``unwanted(row)`` names (rows that are not final,
+        which this run is about to compute again: a rerun must not leave two rows for one
+        item); return how many. Lines that are not rows are kept as they are.
+
+        ``out`` is rewritten to a temporary file in its folder, locked before it is renamed
+        over ``out`` (``os.replace``), so the lock is never let go and a kill leaves either
+        the old file or the new one whole; its mode is kept. Nothing is written when no row
+        is unwanted (a clean rerun pays one read)."""
+        import stat
+        import tempfile
+
+        try:
+            text = self.path.read_text(encoding="utf-8", errors="surrogateescape")
+        except OSError as err:
+            raise InputError(f"cannot read: {err.strerror or err}", file=str(self.path)) \
+                from None
+        kept, dropped = [], 0
+        for line in text.split("\n"):
+            try:
+                row = safe_json.loads(line)
+            except (json.JSONDecodeError, RecursionError):
+                row = None
+            if isinstance(row, dict) and unwanted(row):
+                dropped += 1
+            else:
+                kept.append(line)
+        if not dropped:
+            return 0
+        data = "\n".join(kept).encode("utf-8", "surrogateescape")
+        try:
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
+            raw = os.fdopen(fd, "w+b")
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror or err}",
+                             file=str(self.path)) from None
+        try:
+            fcntl.flock(raw.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            raw.write(data)
+            raw.flush()
+            os.fsync(raw.fileno())
+            os.chmod(tmp, stat.S_IMODE(os.fstat(self._out.fileno()).st_mode))
+            os.replace(tmp, self.path)
+        except OSError as err:
+            raw.close()
+            os.unlink(tmp)
+            raise InputError(f"cannot write: {err.strerror or err}",
+                             file=str(self.path)) from None
+        old, self._out = self._out, io.TextIOWrapper(raw, encoding="utf-8",
+                                                     write_through=True)
+        old.close()
+        return dropped
+
+    def resume(self, keys: Sequence[Hashable],
+               ready: Mapping[int, dict] | None = None) -> list[int]:
         """Start this run's rows: ``keys`` name the items still to do, in input order.
 
-        Returns the positions in ``keys`` whose rows must be computed; the journal holds
-        the others', which :meth:`in_order` writes in their places."""
+        ``ready`` maps positions in ``keys`` to rows already made on the spot (a bad input
+        line's row): :meth:`in_order` writes them in their places, so rows follow the input's
+        order whatever was wrong with a line. Returns the positions in ``keys`` whose rows
+        must be computed; the journal holds the others', which :meth:`in_order` writes in
+        their places."""
         if self._fresh is not None:
             raise RuntimeError("ResultsWriter: one resume() per run")
         self._fresh = []
+        ready = ready or {}
         for position, key in enumerate(keys):
+            if position in ready:
+                self._taken[position] = ready[position]
+                continue
             row = self._recovered.pop(key, None)
             if row is None:
                 self._fresh.append(position)

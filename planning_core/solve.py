@@ -47,7 +47,9 @@ from planning_core.pddl import ast as pddl
 from planning_core.result import SolveResult, Status
 from planning_core.search.astar import SearchOutcome, astar, greedy
 
-ENGINES = ("auto", "internal", "fd")
+ENGINES = ("auto", "internal", "fd", "enhsp", "tamer")
+#: the planner ``auto`` hands a PDDL 2.1 task of each kind to, in order of preference
+PDDL21_ENGINES = {"numeric": ("enhsp", "tamer"), "temporal": ("tamer",)}
 AUTO_MAX_OBJECTS = 150
 AUTO_MAX_INIT = 2000
 AUTO_MAX_ACTIONS = 3000
@@ -127,6 +129,11 @@ def solve(domain: pddl.Domain, problem: pddl.Problem, *, optimal: bool = True,
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
+    from planning_core.search.pddl21_planners import pddl21_kind
+    kind = pddl21_kind(domain, problem)
+    if kind is not None or engine in PDDL21_ENGINES["numeric"]:
+        return solve_pddl21(domain, problem, kind or "classical", engine=engine,
+                            time_limit=time_limit, budget=budget, cpu_budget=cpu_budget)
     # PDDL3 trajectory constraints: no engine below honours them, so they are solved by
     # product search with their LTLf compilation (planning_core/temporal/pddl3.py), or
     # refused (engine="fd") with UnsupportedFeature; never ignored.
@@ -184,3 +191,71 @@ def solve(domain: pddl.Domain, problem: pddl.Problem, *, optimal: bool = True,
     res = solve_fd(domain, problem, optimal=optimal, time_limit=left(), cpu_budget=cpu_budget)
     return SolveResult(res.status, res.plan, res.cost, res.engine, time.perf_counter() - t0,
                        res.stats, res.reason)
+
+
+def _pddl21_engine(kind: str, engine: str, problem: pddl.Problem) -> str:
+    from planning_core.search.pddl21_planners import available
+    if engine in ("internal", "fd"):
+        raise UnsupportedFeature(
+            f"this is a {kind} (PDDL 2.1) task, which the '{engine}' engine does not plan "
+            "for; use --engine auto, enhsp (numeric) or tamer (numeric and temporal), "
+            "installed with pip install 'planning-core[planners]'", file=problem.filename)
+    if engine != "auto":
+        if kind == "temporal" and engine == "enhsp":
+            raise UnsupportedFeature("ENHSP does not plan with durative actions; use "
+                                     "--engine tamer", file=problem.filename)
+        return engine
+    choices = PDDL21_ENGINES.get(kind, ("enhsp", "tamer"))
+    for choice in choices:
+        if available(choice):
+            return choice
+    need = " or ".join({"enhsp": "ENHSP (up-enhsp and a Java runtime)",
+                        "tamer": "TAMER (up-tamer)"}[c] for c in choices)
+    raise EngineError(f"this is a {kind} (PDDL 2.1) task: planning for it needs {need}; "
+                      "install them with pip install 'planning-core[planners]'")
+
+
+def solve_pddl21(domain: pddl.Domain, problem: pddl.Problem, kind: str, *, engine: str = "auto",
+                 time_limit: float = 60.0, budget: Budget | None = None,
+                 cpu_budget: bool = False) -> SolveResult:
+    """A numeric or temporal task: an external planner (``search/pddl21_planners.py``)
+    plans under this call's time and memory limits, and its plan is reported only after our
+    validator accepted it (``SOLVED``, with the metric's value as ``cost``). A plan our
+    validator rejects gives ``UNKNOWN`` with the reason, never a wrong plan; so does any
+    limit, in the planner or in the validation."""
+    from planning_core.pddl.writer import write_domain, write_problem
+    from planning_core.search.pddl21_planners import run_planner
+    from planning_core.validate.simulator import validate_plan
+    from planning_core.validate.report import Verdict
+    t0 = time.perf_counter()
+    budget = budget if budget is not None else Budget(Limits(time_s=time_limit))
+    chosen = _pddl21_engine(kind, engine, problem)
+    left = budget.remaining_s()
+    left = time_limit if left is None else left
+    memory = None if budget.memory_mb is None else int(budget.memory_mb)
+    res = run_planner(chosen, write_domain(domain), write_problem(problem),
+                      time_limit=max(0.1, left), memory_limit_mb=memory, cpu_budget=cpu_budget)
+    stats = dict(res.stats, kind=kind)
+    if res.status is not Status.SOLVED:
+        return SolveResult(res.status, None, None, chosen, time.perf_counter() - t0,
+                           tuple(sorted(stats.items())), res.reason)
+    plan = res.plan or ()
+    stats["plan_steps"] = len(plan)
+    # the planner's CPU time is its child's, which this process's budget does not see
+    left = budget.remaining_s()
+    left = (time_limit if left is None else left) - float(dict(res.stats).get("planner_cpu_s", 0))
+    if left <= 0:
+        return SolveResult(Status.UNKNOWN, None, None, chosen, time.perf_counter() - t0,
+                           tuple(sorted(stats.items())),
+                           f"time limit before validating {chosen}'s plan")
+    report = validate_plan(domain, problem, "\n".join(plan), budget=budget.sub(left))
+    if report.verdict is Verdict.VALID:
+        return SolveResult(Status.SOLVED, plan, report.cost, chosen, time.perf_counter() - t0,
+                           tuple(sorted(stats.items())), "")
+    if report.verdict is Verdict.UNKNOWN:
+        reason = f"{report.limit or 'time limit'} while validating {chosen}'s plan"
+    else:
+        when = f" at time {report.time:g}" if report.time is not None else ""
+        reason = f"{chosen}'s plan is invalid ({report.verdict.value}{when}): {report.message}"
+    return SolveResult(Status.UNKNOWN, None, None, chosen, time.perf_counter() - t0,
+                       tuple(sorted(stats.items())), reason)

@@ -67,6 +67,25 @@ def _kind() -> ProblemKind:
     kind.set_quality_metrics("PLAN_LENGTH")
     kind.set_actions_cost_kind("STATIC_FLUENTS_IN_ACTIONS_COST")
     kind.set_actions_cost_kind("INT_NUMBERS_IN_ACTIONS_COST")
+    # PDDL 2.1 level 2 (numeric fluents) and level 3 (durative actions), and PDDL 2.2's
+    # timed initial literals: validated by our validator with VAL's semantics; solved by
+    # ENHSP or TAMER (the 'planners' extra), whose plans our validator checks first
+    for fluents in ("INT_FLUENTS", "REAL_FLUENTS"):
+        kind.set_fluents_type(fluents)
+    for problem_type in ("SIMPLE_NUMERIC_PLANNING", "GENERAL_NUMERIC_PLANNING"):
+        kind.set_problem_type(problem_type)
+    for eff in ("INCREASE_EFFECTS", "DECREASE_EFFECTS", "STATIC_FLUENTS_IN_NUMERIC_ASSIGNMENTS",
+                "FLUENTS_IN_NUMERIC_ASSIGNMENTS"):
+        kind.set_effects_kind(eff)
+    for time in ("CONTINUOUS_TIME", "DURATION_INEQUALITIES", "TIMED_EFFECTS"):
+        kind.set_time(time)
+    for duration in ("STATIC_FLUENTS_IN_DURATIONS", "FLUENTS_IN_DURATIONS",
+                     "INT_TYPE_DURATIONS", "REAL_TYPE_DURATIONS"):
+        kind.set_expression_duration(duration)
+    for metric in ("FINAL_VALUE", "MAKESPAN"):
+        kind.set_quality_metrics(metric)
+    for cost in ("FLUENTS_IN_ACTIONS_COST", "REAL_NUMBERS_IN_ACTIONS_COST"):
+        kind.set_actions_cost_kind(cost)
     return kind
 
 
@@ -79,6 +98,26 @@ def _ours(problem):
     domain = parse_domain(writer.get_domain(), "up-domain.pddl")
     task = parse_problem(writer.get_problem(), "up-problem.pddl")
     return writer, domain, task
+
+
+#: Verdicts of a step that cannot be applied: UP's ``INAPPLICABLE_ACTION`` with that step
+_INAPPLICABLE = frozenset({Verdict.PRECONDITION_FAILED, Verdict.UNDEFINED_VALUE,
+                           Verdict.UNKNOWN_ACTION, Verdict.WRONG_ARITY, Verdict.UNKNOWN_OBJECT,
+                           Verdict.TYPE_ERROR})
+
+
+def _failure(report, plan):
+    """``(reason, inapplicable_action)`` of an invalid plan, as UP's own validators fill
+    them: the action instance of the failing step, or ``UNSATISFIED_GOALS``."""
+    from unified_planning.engines.results import FailedValidationReason
+
+    if report.verdict is Verdict.GOAL_NOT_SATISFIED:
+        return FailedValidationReason.UNSATISFIED_GOALS, None
+    actions = getattr(plan, "actions", ())
+    if report.verdict in _INAPPLICABLE and report.step is not None \
+            and 1 <= report.step <= len(actions):
+        return FailedValidationReason.INAPPLICABLE_ACTION, actions[report.step - 1]
+    return None, None
 
 
 class PlanningCoreEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin):
@@ -103,7 +142,7 @@ class PlanningCoreEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin):
 
     @staticmethod
     def supports_plan(plan_kind: PlanKind) -> bool:
-        return plan_kind == PlanKind.SEQUENTIAL_PLAN
+        return plan_kind in (PlanKind.SEQUENTIAL_PLAN, PlanKind.TIME_TRIGGERED_PLAN)
 
     @staticmethod
     def satisfies(optimality_guarantee: OptimalityGuarantee) -> bool:
@@ -150,6 +189,8 @@ class PlanningCoreEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin):
         else:
             status = ValidationResultStatus.INVALID
         logs = [LogMessage(LogLevel.INFO, report.message)] if report.message else []
-        return ValidationResult(status, self.name, log_messages=logs,
+        reason, inapplicable = _failure(report, plan)
+        return ValidationResult(status, self.name, log_messages=logs, reason=reason,
+                                inapplicable_action=inapplicable,
                                 metrics={"verdict": report.verdict.value,
                                          "cost": "" if report.cost is None else f"{report.cost:g}"})

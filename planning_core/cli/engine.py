@@ -328,6 +328,9 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("solve", help="find a plan (optimal with --optimal)")
     _add_task_arguments(p)
     p.add_argument("--optimal", action="store_true", help="find a cost-optimal plan")
-    p.add_argument("--engine", choices=("auto", "internal", "fd"), default="auto",
-                   help="in-process search, Fast Downward, or chosen by task size")
+    p.add_argument("--engine", choices=("auto", "internal", "fd", "enhsp", "tamer"),
+                   default="auto",
+                   help="in-process search, Fast Downward, or chosen by task size; numeric "
+                        "and temporal (PDDL 2.1) tasks: ENHSP or TAMER (the 'planners' "
+                        "extra), their plans checked by our validator")
     p.set_defaults(func=cmd_solve)

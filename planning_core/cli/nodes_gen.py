@@ -8,6 +8,7 @@ compile them at import. A development tool, not a command::
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 
 from planning_core import nodes
@@ -133,11 +134,33 @@ def _factory_name(key: str) -> str:
     return "_" + key.removeprefix("planning_core.").replace(".", "_")
 
 
+def write_atomically(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in its folder renamed over it
+    (``os.replace``): an interrupted write leaves the old file or the new one, never a
+    truncated module that every command imports."""
+    import tempfile
+
+    folder = os.path.dirname(path) or "."
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".nodes_gen-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def main(argv: list[str]) -> int:
     text = generate()
     if argv[1:] == ["--write"]:
-        with open(GENERATED_PATH, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_atomically(GENERATED_PATH, text)
         return 0
     if argv[1:] == ["--check"]:
         try:

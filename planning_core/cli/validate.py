@@ -9,7 +9,7 @@ file, line and column and gives exit code 2; no input produces a traceback.
 
 VAL compatibility: the flags VAL's users pass in scripts are accepted: ``-v`` (per-step
 trace), ``-t TOLERANCE`` (VAL's tolerance for comparing times; classical plans have no
-durations, so it changes nothing here), ``-s`` (silent: only failed plans are reported),
+durations, so it changes nothing there), ``-s`` (silent: only failed plans are reported),
 ``-S`` (one line per plan: its value, or ``failed``), ``-c`` (VAL's option to go on after
 an error; each plan here always gets its own verdict, so it changes nothing). After the
 reports comes VAL's summary, ``Successful plans:`` (``Value: V`` and `` PLAN V`` per plan)
@@ -48,6 +48,10 @@ DEFAULT_TIME_LIMIT_S = 60.0
 #: ``validate --batch``: longest plan read, in bytes (``--max-response-bytes``); a longer
 #: plan is a ``bad_input`` row, unread
 BATCH_MAX_PLAN_BYTES = 10_000_000
+#: ``validate --batch``: longest domain or problem file read, in bytes
+#: (``--max-task-bytes``; the row's memory limit caps it too); a longer one is a
+#: ``bad_input`` row, read only that far (the largest IPC problems are tens of MB)
+BATCH_MAX_TASK_BYTES = 200_000_000
 
 _DEFINE = re.compile(r"\A(?:\s|;[^\n]*(?:\n|\Z))*\(\s*define\s*\(\s*(domain|problem)\b", re.I)
 
@@ -93,6 +97,8 @@ class _Inputs:
 
 def _sort_roles(paths: list[str], max_bytes: int | None = None
                 ) -> tuple[_Inputs, list[PlanningError]]:
+    from planning_core.limits import LimitReached
+
     inputs = _Inputs()
     problems: list[PlanningError] = []
     for path in paths:
@@ -102,6 +108,9 @@ def _sort_roles(paths: list[str], max_bytes: int | None = None
         except PlanningError as err:
             problems.append(err)
             continue
+        except LimitReached as stop:   # the first plan's budget ran out (run_validate)
+            stop.file = path
+            raise
         role = classify(text)
         if role == "plan":
             inputs.plans.append((path, text))
@@ -155,22 +164,25 @@ def _parse_problem(text: str, path: str) -> pddl.Problem:
 
 
 def load_task(domain_path: str, domain_text: str, problem_path: str, problem_text: str,
-              *, cache: bool = False
+              *, cache: bool = False, pending: list | None = None
               ) -> tuple[pddl.Domain, pddl.Problem, tuple[pddl.Diagnostic, ...]]:
     """Parse and check; raises the first syntax error, returns semantic diagnostics.
 
     With ``cache``, a domain or problem parsed by an earlier call is read back from the
     parse cache (:mod:`planning_core.pddl.parse_cache`) instead of being parsed again: the
-    parser (and lark) is then not even imported."""
+    parser (and lark) is then not even imported. With ``pending`` too, new entries are
+    left in it to be stored later (``parse_cache.write_pending``), not under the active
+    budget."""
     from planning_core.pddl import ast
     from planning_core.pddl.checker import check_domain, check_problem
 
     if cache:
         from planning_core.pddl.parse_cache import cached_parse
 
-        domain = cached_parse("domain", domain_path, domain_text, _parse_domain, ast.Domain)
+        domain = cached_parse("domain", domain_path, domain_text, _parse_domain, ast.Domain,
+                              pending)
         problem = cached_parse("problem", problem_path, problem_text, _parse_problem,
-                               ast.Problem)
+                               ast.Problem, pending)
     else:
         domain = _parse_domain(domain_text, domain_path)
         problem = _parse_problem(problem_text, problem_path)
@@ -179,14 +191,37 @@ def load_task(domain_path: str, domain_text: str, problem_path: str, problem_tex
 
 def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warnings: bool,
                  out: TextIO, err: TextIO, time_limit: float | None = DEFAULT_TIME_LIMIT_S,
-                 silent: str = "", memory_limit: float | None = None) -> int:
+                 silent: str = "", memory_limit: float | None = None,
+                 tolerance: float | None = None) -> int:
     """Validate every plan among ``paths``; print the reports to ``out``, problems to ``err``.
 
     The parser, checker and simulator are imported here, not at the top, so that
     registering the command costs ``planning-core``'s other commands nothing. The first
-    plan's budget starts before the domain and problem are read: parsing and checking
-    count against it, and a task too big to read in time leaves every plan unknown.
+    plan's budget starts before the files are read: reading, parsing (or loading the parse
+    cache's entry) and checking count against it, and a task too big to read in time
+    leaves every plan unknown. New parse-cache entries are stored after the last report,
+    under a budget of their own (the same limits), so no plan's verdict or resources depend
+    on whether the cache was warm.
     """
+    pending: list = []
+    try:
+        return _run_validate(paths, verbose=verbose, as_json=as_json,
+                             show_warnings=show_warnings, out=out, err=err,
+                             time_limit=time_limit, silent=silent, memory_limit=memory_limit,
+                             pending=pending, tolerance=tolerance)
+    finally:
+        if pending:
+            from planning_core.limits import Limits
+            from planning_core.pddl.parse_cache import write_pending
+
+            write_pending(pending, Limits(time_s=time_limit, memory_mb=memory_limit,
+                                          wall_s=time_limit).budget())
+
+
+def _run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warnings: bool,
+                  out: TextIO, err: TextIO, time_limit: float | None, silent: str,
+                  memory_limit: float | None, pending: list,
+                  tolerance: float | None = None) -> int:
     from planning_core.limits import LimitReached, Limits, metering
     from planning_core.pddl.checker import errors_of
     from planning_core.pddl.plans import parse_plan
@@ -196,11 +231,19 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
 
     from planning_core.pddl.files import FileTooLarge
 
-    memory_mb = Limits(memory_mb=memory_limit).budget().memory_mb
-    try:   # a file over the memory limit is not read whole (the budget starts after this)
-        inputs, problems = _sort_roles(paths, int(memory_mb * 2**20) if memory_mb else None)
+    limits = Limits(time_s=time_limit, memory_mb=memory_limit, wall_s=time_limit)
+    budget, stopped = limits.budget(), None
+    memory_mb = budget.memory_mb
+    try:   # the first plan's budget (and the wall-clock guard) covers reading the files;
+        with metering(budget):   # a file over the memory limit is not read whole
+            inputs, problems = _sort_roles(paths, int(memory_mb * 2**20) if memory_mb
+                                           else None)
     except MemoryError:   # RLIMIT_AS (a cluster's ulimit -v) ran out while reading
         print("unknown: memory limit: out of memory reading the files", file=err)
+        return ExitCode.UNKNOWN
+    except LimitReached as stop:
+        print(f"{getattr(stop, 'file', '<input>')}: unknown: {stop.limit}: {stop.detail} "
+              "while reading the files", file=err)
         return ExitCode.UNKNOWN
     too_large = [p for p in problems if isinstance(p, FileTooLarge)]
     if too_large:
@@ -214,11 +257,10 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
         for p in problems:  # a missing role has no file to name: say just what is missing
             print(error_line(p), file=err)
         return ExitCode.BAD_INPUT
-    limits = Limits(time_s=time_limit, memory_mb=memory_limit, wall_s=time_limit)
-    budget, stopped = limits.budget(), None
     try:
         with metering(budget):
-            domain, problem, diags = load_task(*inputs.domain, *inputs.problem, cache=True)
+            domain, problem, diags = load_task(*inputs.domain, *inputs.problem, cache=True,
+                                               pending=pending)
     except LimitReached as stop:
         domain = problem = None
         diags, stopped = (), ValidationReport(Verdict.UNKNOWN, limit=stop.limit, message=(
@@ -250,7 +292,8 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
         else:
             stopped_here = None
         report = stopped or stopped_here or validate_plan(domain, problem, plan,
-                                                          trace=verbose, budget=budget)
+                                                          trace=verbose, budget=budget,
+                                                          tolerance=tolerance)
         budget = None
         reports.append((path, report))
         if as_json:
@@ -262,6 +305,11 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
                   else "unknown" if report.verdict is Verdict.UNKNOWN else "failed", file=out)
         elif not (silent == "errors" and report.valid):
             print(render_text(report, path, verbose=verbose), file=out)
+        if not as_json and report.verdict.value in _PLAN_TEXT_ERRORS and report.line is not None:
+            # a fault of the plan's text, located: also in the one error-line format of every
+            # command (VAL's report above says it in its own words)
+            print(f"{path}:{report.line}:{report.column or 1}: error: {report.message}",
+                  file=err)
     if not as_json and not silent:
         print(_summary(reports, Verdict.UNKNOWN), file=out)
     if all(r.valid for _, r in reports):
@@ -269,6 +317,12 @@ def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warning
     if any(not r.valid and r.verdict is not Verdict.UNKNOWN for _, r in reports):
         return ExitCode.INVALID
     return ExitCode.UNKNOWN
+
+
+#: verdicts that are faults of the plan's text (a step naming what the task does not have)
+#: (values: the report module is imported by the command, not by this module's import)
+_PLAN_TEXT_ERRORS = frozenset({"unknown_action", "wrong_arity", "unknown_object",
+                               "type_error", "plan_syntax_error"})
 
 
 def _value(cost) -> str:
@@ -314,8 +368,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                         "half the memory this process may use, cgroup and Slurm limits "
                         "included, or $PLANNING_CORE_MEMORY_LIMIT_MB)")
     p.add_argument("-t", dest="tolerance", type=float, default=None, metavar="TOLERANCE",
-                   help="VAL's time tolerance; accepted, and without effect on classical "
-                        "plans (they have no durations)")
+                   help="VAL's tolerance for timed plans (default 0.01, as VAL's): "
+                        "instants within a tenth of it are one happening, durations may miss "
+                        "their constraint by less than it; no effect on classical plans")
     p.add_argument("-s", dest="silent", action="store_const", const="errors", default="",
                    help="silent, as VAL: report only plans that are not valid")
     p.add_argument("-S", dest="silent", action="store_const", const="values",
@@ -336,11 +391,15 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                             "them")
     batch.add_argument("--no-progress", action="store_true",
                        help="--batch: no progress bar")
-    from planning_core.cli.args import add_bad_row_options
+    from planning_core.cli.args import add_bad_row_options, positive_int
 
     add_bad_row_options(batch, default_bytes=BATCH_MAX_PLAN_BYTES,
                         too_large="a bad_input row", bad_row="bad_input",
                         bad_rows="not JSON, missing fields, a repeated id")
+    batch.add_argument("--max-task-bytes", type=positive_int, default=BATCH_MAX_TASK_BYTES,
+                       metavar="N", help="--batch: longest domain or problem file read; a "
+                                         "longer one is a bad_input row (default "
+                                         f"{BATCH_MAX_TASK_BYTES})")
     add_executor_options(p, unit="(domain, problem)")
 
 
@@ -357,7 +416,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
                          strict=args.strict, time_limit=args.time_limit,
                          max_plan_bytes=args.max_response_bytes,
                          progress=not args.no_progress, out=sys.stdout, err=sys.stderr,
-                         memory_limit=args.memory_limit)
+                         memory_limit=args.memory_limit,
+                         max_task_bytes=args.max_task_bytes)
     if not args.files:
         raise InputError("the following arguments are required: FILE (a plan, a domain "
                          "and a problem, in any order), or --batch MANIFEST")
@@ -368,7 +428,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return run_validate(args.files, verbose=args.verbose, as_json=args.json,
                         show_warnings=not args.no_warnings, out=sys.stdout, err=sys.stderr,
                         time_limit=args.time_limit, silent=args.silent,
-                        memory_limit=args.memory_limit)
+                        memory_limit=args.memory_limit, tolerance=args.tolerance)
 
 
 def register(subparsers) -> None:

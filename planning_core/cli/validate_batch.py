@@ -34,8 +34,11 @@ that plan an ``unknown`` row naming the limit (``limit``: ``time limit`` or ``me
 limit``) and the phase; the worker remembers it for the run, so the task's other plans
 are ``unknown`` at once instead of each spending a whole limit on the same parse, and the
 batch goes on. A task file larger than the memory limit is not read whole: ``unknown``
-(memory limit). Reading the plan counts against the plan's budget too. A plan whose domain, problem or plan file cannot
-be read or does not parse, or whose task has semantic errors, gets verdict ``bad_input``
+(memory limit), and one over ``--max-task-bytes`` is ``bad_input``, read no further.
+Reading the plan counts against the plan's budget too. Only regular files are read (the
+shared reader, :mod:`planning_core.pddl.files`): a FIFO or a device named as a plan,
+domain or problem is a located ``bad_input`` row, never waited on. A plan whose domain,
+problem or plan file cannot be read or does not parse, or whose task has semantic errors, gets verdict ``bad_input``
 with the located error in ``message``; a manifest line that cannot be used (not JSON,
 missing fields, a repeated id) gets a ``bad_input`` row keyed by its ``source``
 (``manifest:line``), or stops the run with ``--strict``. A group whose task produced
@@ -45,7 +48,8 @@ With ``--out`` the rows are appended to a results file locked for the run
 (:class:`~planning_core.results_file.ResultsWriter`); ids already there with a verdict are
 skipped, so an interrupted run resumes (ids recorded as ``bad_input`` are tried again: their
 files may have been fixed or missing where the task ran; so are ``unknown`` rows marked
-``retry``, whose worker died), and every row is journalled as it arrives, so killing the
+``retry``, whose worker died; the old row of each is dropped from the file first, so it
+holds one row per id however often the batch is rerun), and every row is journalled as it arrives, so killing the
 command loses no validated row held back for manifest order. Without it the rows go to
 standard output. The summary goes to stderr.
 Exit code over the manifest's latest rows: 2 when any is ``bad_input``, else 1 when a plan
@@ -54,6 +58,7 @@ is invalid, else 3 when a plan hit the time limit (``unknown``), else 0.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import sys
@@ -190,6 +195,7 @@ class BatchSettings:
     max_plan_bytes: int       # a longer plan file is bad_input, unread
     run: str = ""
     memory_limit: float | None = None   # MB per plan (None: the default, Limits)
+    max_task_bytes: int = 200_000_000   # a longer domain or problem file is bad_input
 
     def budget(self):
         """A fresh budget for one plan: CPU time only (on a busy worker a wall-clock limit
@@ -258,15 +264,21 @@ def _task(settings: BatchSettings, item: PlanItem, budget):
     with _CACHE_LOCK:
         hit = cache.get(key)
     if hit is None:
-        memory = budget.memory_mb
+        memory = int(budget.memory_mb * 2**20) if budget.memory_mb else None
+        cap = settings.max_task_bytes if memory is None else min(memory,
+                                                                  settings.max_task_bytes)
         try:
             with metering(budget):
-                hit = _load(item.domain, item.problem,
-                            int(memory * 2**20) if memory else None)
+                hit = _load(item.domain, item.problem, cap)
         except LimitReached as stop:
             hit = _Stopped(stop.limit, stop.detail, item.source)
         except FileTooLarge as big:
-            hit = _Stopped("memory limit", f"{big.file}: {big.message}", item.source)
+            if memory is not None and big.max_bytes >= memory:
+                hit = _Stopped("memory limit", f"{big.file}: {big.message}", item.source)
+            else:    # the task-file cap, not the row's memory: the input is refused
+                hit = (None, None, f"{big.file}: error: a task file longer than "
+                       f"{big.max_bytes} bytes (--max-task-bytes); read that much and "
+                       "stopped")
         except MemoryError:   # RLIMIT_AS (a cluster's ulimit -v) ran out while parsing
             hit = _Stopped("memory limit", "out of memory", item.source)
         with _CACHE_LOCK:
@@ -326,16 +338,17 @@ def _validate_one(settings: BatchSettings, item: PlanItem) -> dict:
             return _bad_row(item, f"{item.plan_path}: error: the plan is {size} bytes, longer "
                                   f"than {settings.max_plan_bytes} (--max-response-bytes); "
                                   "not read")
-        try:
-            text = read_text(item.plan_path, expected="a plan",
-                             max_bytes=settings.max_plan_bytes)
-        except PlanningError as err:
-            return _bad_row(item, error_line(err))
         name = item.plan_path
     else:
         text, name = item.plan_text, f"{item.source}:plan_text"
     try:
         with metering(budget):           # reading a 300,000-step plan counts too
+            if item.plan_path is not None:
+                try:
+                    text = read_text(item.plan_path, expected="a plan",
+                                     max_bytes=settings.max_plan_bytes)
+                except PlanningError as err:
+                    return _bad_row(item, error_line(err))
             plan = parse_plan(text, name)
     except LimitReached as stop:
         return _stopped_row(item, stop.limit, f"validation stopped at the {stop.limit} "
@@ -473,7 +486,8 @@ def _exit_code(rows: Sequence[dict]) -> int:
 
 def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict: bool,
               time_limit: float | None, max_plan_bytes: int, progress: bool,
-              out: TextIO, err: TextIO, memory_limit: float | None = None) -> int:
+              out: TextIO, err: TextIO, memory_limit: float | None = None,
+              max_task_bytes: int | None = None) -> int:
     """The ``validate --batch`` command (see the module doc); returns the exit code."""
     from planning_core.cli import ExitCode, error_line
     from planning_core.cli.executor_args import executor_for
@@ -501,25 +515,32 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
                   "skipped", file=err)
         if writer is not None and writer.note():
             print(writer.note(), file=err)
+        if writer is not None:   # rows about to be computed again: one row per id
+            again = {json.dumps(item.id) for item in todo}
+            writer.drop(lambda row: "source" not in row and not _final(row)
+                        and json.dumps(row.get("id")) in again)
 
-        def emit(row: dict) -> None:
-            if writer is not None:
-                writer.write(row)
-            else:
-                print(json.dumps(row), file=out)
-
+        # the manifest's lines in their order: plans to check and new bad lines, whose rows
+        # are made now and written in their places (not first: issue 32)
         new_rows: list[dict] = []
+        entries: list[PlanItem | BadLine] = list(todo)
         for bad in manifest.bad:
             if bad.source not in recorded:
                 print(f"warning: {bad.source}: {bad.message}; recorded as a bad_input row",
                       file=err)
-                emit(bad.to_row())
-            new_rows.append(bad.to_row())
-        fresh = writer.resume([json.dumps(item.id) for item in todo]) if writer is not None \
-            else range(len(todo))
-        work = [todo[k] for k in fresh]
+                entries.append(bad)
+            else:
+                new_rows.append(bad.to_row())
+        entries.sort(key=lambda e: _line_of(e.source))
+        ready = {p: e.to_row() for p, e in enumerate(entries) if isinstance(e, BadLine)}
+        keys = ["\0bad " + e.source if isinstance(e, BadLine) else json.dumps(e.id)
+                for e in entries]
+        fresh = writer.resume(keys, ready) if writer is not None \
+            else [p for p in range(len(entries)) if p not in ready]
+        work = [entries[k] for k in fresh]
         settings = BatchSettings(time_limit, max_plan_bytes, os.urandom(8).hex(),
-                                 memory_limit)
+                                 memory_limit, **({} if max_task_bytes is None else
+                                                  {"max_task_bytes": max_task_bytes}))
         with executor_for(executor_args, len(work), err) as executor:
             bar = _progress(len(work), progress, err)
             valid = 0
@@ -528,7 +549,9 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
                 arrivals = row_arrivals(work, executor, settings,
                                         on_done=(lambda _row: bar.update(1)) if bar else None)
                 rows = writer.in_order(arrivals) if writer is not None \
-                    else in_input_order(arrivals, len(work))
+                    else in_input_order(itertools.chain(
+                        ready.items(), ((fresh[k], row) for k, row in arrivals)),
+                        len(entries))
                 for _, row in rows:
                     if writer is None:
                         print(json.dumps(row), file=out)
@@ -549,6 +572,11 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
               file=err)
         return ExitCode.BAD_INPUT
     return _exit_code(latest)
+
+
+def _line_of(source: str) -> int:
+    """The line number of a manifest ``source`` (``PATH:LINE``)."""
+    return int(source.rpartition(":")[2])
 
 
 def _latest(manifest: Manifest, done: Sequence[dict], new: Sequence[dict]) -> list[dict]:

@@ -1,15 +1,16 @@
 """The executors that need nothing installed: in this process, or a pool of local workers."""
 from __future__ import annotations
 
-import concurrent.futures as cf
-import multiprocessing
 import os
 import signal
 from collections import deque
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterator, Sequence
 
 from planning_core.executor.base import MAX_WORKER_DEATHS, Executor, TaskFailed
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING; the process pool (concurrent.futures,
+if TYPE_CHECKING:       # multiprocessing: ~0.1 s of CPU) is imported by LocalExecutor only,
+    import concurrent.futures as cf   # so a serial `acp score` or `validate --batch` skips it
 
 __all__ = ["SerialExecutor", "LocalExecutor"]
 
@@ -74,6 +75,8 @@ class LocalExecutor(Executor):
             raise ValueError("workers must be >= 1")
         self._workers = workers
         self.max_worker_deaths = max_worker_deaths
+        import multiprocessing   # here: a serial run (SerialExecutor) never pays for it
+
         self._pool: cf.ProcessPoolExecutor | None = None
         methods = multiprocessing.get_all_start_methods()
         # fork: workers start in milliseconds and inherit what the CLI already imported
@@ -84,6 +87,8 @@ class LocalExecutor(Executor):
         return self._workers
 
     def _new_pool(self) -> cf.ProcessPoolExecutor:
+        import concurrent.futures as cf
+
         self._shutdown()
         self._pool = cf.ProcessPoolExecutor(max_workers=self._workers, mp_context=self._context,
                                             initializer=_die_with_parent)
@@ -106,6 +111,9 @@ class LocalExecutor(Executor):
         self._shutdown()
 
     def run(self, fn: Callable, context: Any, items: Sequence) -> Iterator[tuple[int, Any]]:
+        import concurrent.futures as cf
+        from concurrent.futures.process import BrokenProcessPool
+
         todo = deque(range(len(items)))       # never run yet
         suspects: deque[int] = deque()        # were running when a worker died
         deaths: dict[int, int] = {}

@@ -45,6 +45,7 @@ from typing import Callable
 
 from planning_core.limits import active_budget
 from planning_core.errors import UnsupportedFeature
+from planning_core.pddl.features import first_pddl21_feature
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.types import objects_by_type
 
@@ -438,6 +439,13 @@ def normalize_derived(d: pddl.DerivedPredicate, ctx: _Context) -> list[NormAxiom
 
 def normalize(domain: pddl.Domain, problem: pddl.Problem) -> NormalTask:
     """Domain + problem -> ``NormalTask`` (pure: inputs are not touched)."""
+    feature = first_pddl21_feature(domain, problem)
+    if feature is not None:
+        pos = feature.pos
+        raise UnsupportedFeature(f"{feature.what} needs numeric fluents or durative actions "
+                                 "(PDDL 2.1), which the grounder does not support yet "
+                                 "('validate' does)", file=feature.file,
+                                 line=pos and pos.line, column=pos and pos.column)
     objects = objects_by_type(domain, problem)
     ctx = _Context()
     actions: list[NormAction] = []

@@ -31,7 +31,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Callable, Iterable
 
-from planning_core.limits import Budget
+from planning_core.limits import CHECK_EVERY, Budget
 
 LOOKUP, ENUM, ASSIGN = 0, 1, 2
 #: Estimated bytes per reached atom: its tuple, its set slot, its place in ``processed`` and
@@ -271,10 +271,20 @@ class Datalog:
                     step(b)
         triggers = self.triggers
         insert = self._insert
+        check = self.budget.check
+        # rules tried since the last clock check: a fact triggers every rule whose body
+        # names its predicate, and a task of 2,000 copies of one tool tried ~10^6 rules
+        # (17 CPU-s) between the few new facts that tick the budget
+        tried = 0
         while queue:
             pred, args = queue.pop()
             insert(pred, args)
-            for rule, pos in triggers.get(pred, ()):
+            triggered = triggers.get(pred, ())
+            tried += len(triggered)
+            if tried >= CHECK_EVERY:
+                tried = 0
+                check()
+            for rule, pos in triggered:
                 b = self._unify(rule, pos, args)
                 if b is None:
                     continue

@@ -13,8 +13,14 @@ Conventions every pass relies on:
 * ``pos`` (line and column in the source) never takes part in equality, so a parse ->
   write -> parse round trip compares equal.
 
-Formulas are a closed set: ``Atom, Equals, Not, And, Or, Imply, Exists, Forall``.
-Effects are a closed set: ``Add, Delete, When, ForallEffect, Increase``.
+Formulas are a closed set: ``Atom, Equals, Not, And, Or, Imply, Exists, Forall`` and the
+numeric ``Comparison`` (PDDL 2.1).
+Effects are a closed set: ``Add, Delete, When, ForallEffect, Increase`` and
+``NumericEffect`` (``assign``, ``decrease``, ``scale-up``, ``scale-down``; ``increase``
+keeps its own class, the action-cost fast path of the grounder).
+A durative action (PDDL 2.1) is an :class:`Action` with ``durative`` set: its
+``precondition``/``effects`` are the ``at start`` parts, ``over_all``, ``end_condition``
+and ``end_effects`` the rest, ``duration`` its duration constraints.
 PDDL3 trajectory constraints (no time windows, no preferences) are a closed set too:
 ``Always, Sometime, AtMostOnce, SometimeBefore, SometimeAfter, AtEnd`` under
 ``ConstraintAnd`` / ``ConstraintForall``.
@@ -117,7 +123,6 @@ class Forall:
     pos: Pos | None = _pos()
 
 
-Formula = Atom | Equals | Not | And | Or | Imply | Exists | Forall
 TRUE = And(())
 
 
@@ -151,7 +156,31 @@ class BinaryOp:
     pos: Pos | None = _pos()
 
 
-NumericExpr = FunctionTerm | Number | BinaryOp
+@node
+class NumericVariable:
+    """``?duration`` inside a durative action's duration constraint or effects."""
+
+    name: str
+    pos: Pos | None = _pos()
+
+    def __str__(self) -> str:
+        return self.name
+
+
+NumericExpr = FunctionTerm | Number | BinaryOp | NumericVariable
+
+
+@node
+class Comparison:
+    """``(< a b)``, ``(<= a b)``, ``(= a b)``, ``(>= a b)``, ``(> a b)`` on numbers."""
+
+    op: str
+    left: NumericExpr
+    right: NumericExpr
+    pos: Pos | None = _pos()
+
+
+Formula = Atom | Equals | Not | And | Or | Imply | Exists | Forall | Comparison
 
 
 # -------------------------------------------------------------------------- effects
@@ -187,7 +216,39 @@ class Increase:
     pos: Pos | None = _pos()
 
 
-Effect = Add | Delete | When | ForallEffect | Increase
+@node
+class NumericEffect:
+    """``(assign f e)``, ``(decrease f e)``, ``(scale-up f e)``, ``(scale-down f e)``."""
+
+    op: str
+    fluent: FunctionTerm
+    amount: NumericExpr
+    pos: Pos | None = _pos()
+
+
+Effect = Add | Delete | When | ForallEffect | Increase | NumericEffect
+
+
+@node
+class DurationConstraint:
+    """``(= ?duration e)``, ``(<= ?duration e)``, ``(>= ?duration e)`` (also ``<``, ``>``);
+    ``time`` is ``"start"`` or ``"end"`` for ``(at end (<= ?duration e))``, else ``""``
+    (evaluated at the start, as VAL does)."""
+
+    op: str
+    value: NumericExpr
+    time: str = ""
+    pos: Pos | None = _pos()
+
+
+@node
+class TimedLiteral:
+    """``(at 10 (p a))`` or ``(at 10 (not (p a)))`` in ``:init`` (PDDL 2.2)."""
+
+    time: float
+    atom: Atom
+    positive: bool = True
+    pos: Pos | None = _pos()
 
 
 # ---------------------------------------------------- PDDL3 trajectory constraints
@@ -279,6 +340,11 @@ class Action:
     precondition: Formula = TRUE
     effects: tuple[Effect, ...] = ()
     pos: Pos | None = _pos()
+    durative: bool = False
+    duration: tuple[DurationConstraint, ...] = ()
+    over_all: Formula = TRUE
+    end_condition: Formula = TRUE
+    end_effects: tuple[Effect, ...] = ()
 
     @property
     def arity(self) -> int:
@@ -353,6 +419,7 @@ class Problem:
     # ``(not (p))`` in :init: accepted as FD and VAL do (the closed world already makes an
     # unlisted atom false), kept only so that the checker can warn about each
     negated_init: tuple[Atom, ...] = ()
+    timed_literals: tuple[TimedLiteral, ...] = ()
 
 
 # ----------------------------------------------------------------------- diagnostics

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from planning_core.limits import active_budget
 from planning_core.pddl import ast as pddl
+from planning_core.pddl.features import is_temporal
 from planning_core.pddl.types import ROOT, TypeHierarchy, object_types
 
 __all__ = ["check_domain", "check_problem", "check", "used_requirements", "errors_of",
@@ -39,7 +40,12 @@ _COVERED_BY = {
     ":conditional-effects": {":conditional-effects", ":adl", ":ucpop"},
     ":derived-predicates": {":derived-predicates", ":domain-axioms"},
     ":action-costs": {":action-costs", ":fluents", ":numeric-fluents"},
+    ":numeric-fluents": {":numeric-fluents", ":fluents"},
 }
+
+#: used without being declared, these are errors, not warnings: a duration inequality
+#: changes what a plan may say (VAL refuses the domain)
+_REQUIRED = frozenset({":duration-inequalities"})
 
 
 def errors_of(diagnostics) -> tuple[pddl.Diagnostic, ...]:
@@ -97,6 +103,8 @@ def _formula_features(f: pddl.Formula, out: set[str], positive: bool = True) -> 
             out.add(":negative-preconditions")
     elif isinstance(f, pddl.Equals):
         out.add(":equality")  # (not (= ?a ?b)) is plain :equality, not a negative precondition
+    elif isinstance(f, pddl.Comparison):
+        out.add(":numeric-fluents")
     elif isinstance(f, pddl.Not):
         _formula_features(f.body, out, not positive)
     elif isinstance(f, (pddl.And, pddl.Or)):
@@ -128,6 +136,8 @@ def _effect_features(effects: tuple[pddl.Effect, ...], out: set[str]) -> None:
             _effect_features(e.effects, out)
         elif isinstance(e, pddl.Increase):
             out.add(":action-costs")
+        elif isinstance(e, pddl.NumericEffect):
+            out.add(":numeric-fluents")
 
 
 def used_requirements(domain: pddl.Domain, problem: pddl.Problem | None = None) -> frozenset[str]:
@@ -143,6 +153,13 @@ def used_requirements(domain: pddl.Domain, problem: pddl.Problem | None = None) 
     for a in domain.actions:
         _formula_features(a.precondition, out)
         _effect_features(a.effects, out)
+        if a.durative:
+            out.add(":durative-actions")
+            _formula_features(a.over_all, out)
+            _formula_features(a.end_condition, out)
+            _effect_features(a.end_effects, out)
+            if any(d.op != "=" for d in a.duration):
+                out.add(":duration-inequalities")
     if domain.derived:
         out.add(":derived-predicates")
         for ax in domain.derived:
@@ -151,6 +168,8 @@ def used_requirements(domain: pddl.Domain, problem: pddl.Problem | None = None) 
         out.add(":action-costs")
     if problem is not None:
         _formula_features(problem.goal, out)
+        if problem.timed_literals:
+            out.add(":timed-initial-literals")
     if domain.constraints is not None or (problem is not None and problem.constraints is not None):
         out.add(":constraints")
     return frozenset(out)
@@ -166,6 +185,8 @@ def _check_requirements(declared_tuple, used, report: _Report, pos) -> None:
         if r not in KNOWN_REQUIREMENTS:
             report.warning(f"unknown requirement {r}", pos)
     for feature in sorted(used):
+        if feature in _REQUIRED and not _declared_covers(declared, feature):
+            continue     # an error, located at each use (see _Context.durative)
         if feature != ":strips" and not _declared_covers(declared, feature):
             report.warning(f"uses {feature} without declaring it (accepted)", pos)
 
@@ -184,6 +205,7 @@ class _Context:
         self.derived = {ax.head.name for ax in domain.derived}
         self.functions = {f.name: f for f in domain.functions}
         self.objects = object_types(domain, problem)
+        self.duration_ok = False    # ?duration may be read (a durative action's effects)
 
     def check_typed(self, items, what: str, scope: dict | None = None) -> None:
         seen: dict[str, pddl.TypedName] = {}
@@ -258,6 +280,9 @@ class _Context:
         elif isinstance(f, pddl.Equals):
             for t in (f.left, f.right):
                 self.term_types(t, scope, f.pos, where)
+        elif isinstance(f, pddl.Comparison):
+            self.numeric(f.left, scope, where)
+            self.numeric(f.right, scope, where)
         elif isinstance(f, pddl.Not):
             self.formula(f.body, scope, where)
         elif isinstance(f, (pddl.And, pddl.Or)):
@@ -294,11 +319,25 @@ class _Context:
         self.check_args(ft.name, ft.args, fn.parameters, scope, ft.pos, where, kind="function")
 
     def numeric(self, e: pddl.NumericExpr, scope: dict, where: str) -> None:
-        if isinstance(e, pddl.FunctionTerm):
-            self.fluent(e, scope, where)
-        elif isinstance(e, pddl.BinaryOp):
-            self.numeric(e.left, scope, where)
-            self.numeric(e.right, scope, where)
+        todo = [e]
+        while todo:
+            e = todo.pop()
+            if isinstance(e, pddl.FunctionTerm):
+                if e.name == "total-time" and not e.args and where == ":metric":
+                    continue
+                self.fluent(e, scope, where)
+            elif isinstance(e, pddl.BinaryOp):
+                if e.op == "/" and isinstance(e.right, pddl.Number) and e.right.value == 0:
+                    self.report.error(f"division by zero in {where}", e.pos or e.right.pos)
+                todo += [e.right, e.left]
+            elif isinstance(e, pddl.NumericVariable):
+                if e.name == "?duration" and not self.duration_ok:
+                    self.report.error(f"?duration in {where}: it may appear only in a "
+                                      "durative action's :effect", e.pos)
+                elif e.name != "?duration":
+                    self.report.error(f"variable {e.name} used as a number in {where}; "
+                                      "expected a number or a fluent (parameters are objects)",
+                                      e.pos)
 
     def effects(self, effects, scope: dict, where: str) -> None:
         for e in effects:
@@ -315,9 +354,26 @@ class _Context:
                 inner = dict(scope)
                 inner.update({p.name: p.types for p in e.parameters})
                 self.effects(e.effects, inner, where)
-            elif isinstance(e, pddl.Increase):
+            elif isinstance(e, (pddl.Increase, pddl.NumericEffect)):
                 self.fluent(e.fluent, scope, where)
                 self.numeric(e.amount, scope, where)
+
+    def durative(self, a: pddl.Action, scope: dict, declared: set) -> None:
+        """The parts of a durative action beyond its ``at start`` condition and effects."""
+        where = f"durative action '{a.name}'"
+        for d in a.duration:
+            if d.op != "=" and ":duration-inequalities" not in declared:
+                self.report.error(f"duration inequality ({d.op} ?duration ...) in {where} "
+                                  "needs (:requirements :duration-inequalities)", d.pos)
+            self.numeric(d.value, scope, f"{where} :duration")
+        self.formula(a.over_all, scope, f"{where} over all condition")
+        self.formula(a.end_condition, scope, f"{where} at end condition")
+        self.duration_ok = True
+        try:
+            self.effects(a.effects, scope, f"{where} at start effect")
+            self.effects(a.end_effects, scope, f"{where} at end effect")
+        finally:
+            self.duration_ok = False
 
 
 def _constraint_formulas(c: pddl.Constraint) -> tuple[pddl.Formula, ...]:
@@ -364,6 +420,11 @@ def check_domain(domain: pddl.Domain) -> tuple[pddl.Diagnostic, ...]:
     ctx.check_typed(domain.constants, "constant")
     _duplicates(domain.predicates, "predicate", report)
     _duplicates(domain.functions, "function", report)
+    for f in domain.functions:
+        if f.type != "number":
+            report.error(f"function '{f.name}' has type '{f.type}': object fluents are not "
+                         "supported; expected '- number'", f.pos)
+        ctx.check_typed(f.parameters, "function parameter")
     _duplicates(domain.actions, "action", report)
     for p in domain.predicates:
         ctx.check_typed(p.parameters, "predicate parameter")
@@ -373,6 +434,10 @@ def check_domain(domain: pddl.Domain) -> tuple[pddl.Diagnostic, ...]:
             budget.tick(64)         # a schema is a few dozen nodes to check
         ctx.check_typed(a.parameters, "parameter")
         scope = {p.name: p.types for p in a.parameters}
+        if a.durative:
+            ctx.formula(a.precondition, scope, f"durative action '{a.name}' at start condition")
+            ctx.durative(a, scope, set(domain.requirements))
+            continue
         ctx.formula(a.precondition, scope, f"action '{a.name}' precondition")
         ctx.effects(a.effects, scope, f"action '{a.name}' effect")
     if domain.constraints is not None:
@@ -425,9 +490,14 @@ def check_problem(domain: pddl.Domain, problem: pddl.Problem) -> tuple[pddl.Diag
                        f"atoms not listed are false (closed world){also}", atom.pos)
     for n in problem.numeric_init:
         ctx.fluent(n.fluent, {}, ":init")
+    for til in problem.timed_literals:
+        ctx.atom(til.atom, {}, f"timed initial literal (at {til.time:g} ...)")
+        if til.atom.predicate in ctx.derived:
+            report.error(f"derived predicate '{til.atom.predicate}' cannot appear in a timed "
+                         "initial literal", til.atom.pos)
     ctx.formula(problem.goal, {}, ":goal")
     if problem.metric is not None and _is_total_time(problem.metric.expression) \
-            and "total-time" not in ctx.functions:
+            and "total-time" not in ctx.functions and not is_temporal(domain, problem):
         report.warning("(:metric ... (total-time)) in a problem without durative actions: "
                        "the plan's value is its length", problem.metric.pos)
     elif problem.metric is not None:

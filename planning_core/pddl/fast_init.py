@@ -104,7 +104,7 @@ def flat_init(text: str) -> FlatInit | None:
             atoms.append(pddl.Atom(m.group(1), tuple(m.group(2).split()), where))
         else:
             value = float(m.group(5))
-            if value - value != 0:   # infinite (309 digits or more): the grammar says where
+            if value in (_INF, -_INF):    # beyond a float: the grammar reports it, located
                 return None
             numeric.append(pddl.NumericInit(pddl.FunctionTerm(m.group(3), tuple(m.group(4).split()),
                                                         where), value, where))
@@ -112,6 +112,7 @@ def flat_init(text: str) -> FlatInit | None:
     return FlatInit(tuple(atoms), tuple(numeric), blanked)
 
 
+_INF = float("inf")
 _GOAL_HEAD = re.compile(r"\(\s*:goal(?![a-z0-9_\-])\s*\(\s*and(?![a-z0-9_\-])")
 _GOAL_ITEM = re.compile(
     r"\s+|;[^\n]*"                                                     # layout

@@ -1,7 +1,13 @@
-"""Reading a user's file as text, with every failure a located, actionable error."""
+"""Reading a user's file, bounded, with every failure a located, actionable error.
+
+:func:`read_bytes` and :func:`read_text` are the one reader of user-named files: a regular
+file only (a FIFO or a device is refused, never opened for a blocking read), read in
+chunks that tick the caller's budget, at most ``max_bytes`` (docs/limits.md)."""
 from __future__ import annotations
 
+import os
 import re
+import stat
 
 from planning_core.errors import InputError
 
@@ -10,7 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["FileTooLarge", "read_text"]
+__all__ = ["FileTooLarge", "read_bytes", "read_text"]
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 
@@ -21,46 +27,69 @@ class FileTooLarge(InputError):
 
     def __init__(self, max_bytes: int, file: str) -> None:
         super().__init__(f"larger than the memory limit ({max_bytes / 2**20:g} MB); "
-                         "read that much and stopped", file=file)
+                         "not read past it", file=file)
         self.max_bytes = max_bytes
 
 
 _CHUNK = 1 << 20
 
-
-def _read_at_most(path: str | Path, limit: int) -> bytearray:
-    """Up to ``limit`` bytes of the file, read a megabyte at a time: ``f.read(limit)``
-    allocates ``limit`` bytes before reading any, and with the default memory limit (half
-    the machine's memory) that failed under a ``ulimit -v`` smaller than it, or with strict
-    overcommit, for every file however small ("out of memory reading the files")."""
-    data = bytearray()
-    with open(path, "rb") as f:
-        while len(data) < limit:
-            chunk = f.read(min(_CHUNK, limit - len(data)))
-            if not chunk:
-                break
-            data += chunk
-    return data
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
-def read_text(path: str | Path, *, expected: str = "PDDL text",
-              max_bytes: int | None = None) -> str:
-    """The file's text; OS and encoding failures become :class:`InputError`.
-
-    A UTF-8 byte-order mark (Windows editors write one) is dropped, and a lone carriage
-    return (classic Mac OS) ends a line as in every editor; otherwise the first ``;``
-    comment would run to the end of the file. A byte that is not UTF-8 is reported at its
-    line and column, with ``expected`` saying what the file should have held. With
-    ``max_bytes``, a longer file raises :class:`FileTooLarge` after reading that much.
-    """
+def _open_regular(path: str | Path) -> tuple[int, int]:
+    """A descriptor of the file and its size; the file must be a regular file. Opened
+    without blocking: a FIFO's ``open`` waits for a writer forever (``validate`` and
+    ``validate --batch`` hung on one, past every limit), and a device such as
+    ``/dev/urandom`` never ends."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
-        if max_bytes is None:   # (open, not pathlib: importing pathlib costs each call ~2 ms)
-            with open(path, "rb") as f:
-                data = f.read()
-        else:   # /dev/zero, a FIFO or a huge file: never more than the limit in memory
-            data = _read_at_most(path, max_bytes + 1)
-            if len(data) > max_bytes:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(21, "Is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a file")
+            raise InputError(f"is {kind}, not a regular file; expected a file (its reading "
+                             "could block or never end)", file=str(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info.st_size
+
+
+def _bounded(path: str | Path, max_bytes: int | None, budget) -> bytearray:
+    """The bytes of a user-named file, the one bounded reader every command uses.
+
+    Only a regular file is read (a FIFO, a device or a socket is an :class:`InputError`
+    naming it, never opened for a blocking read). With ``max_bytes``, a file whose size is
+    larger raises :class:`FileTooLarge` unread, and one that grows while read stops there.
+    It is read a megabyte at a time, checking ``budget`` (else the active budget,
+    :func:`planning_core.limits.metering`) after each whole megabyte, so the read counts
+    against the caller's CPU, wall-clock and memory limits and stops at them
+    (``LimitReached``); a file under a megabyte costs no check.
+    (``f.read(limit)`` would allocate ``limit`` bytes before reading any: with the default
+    memory limit, half the machine's memory, that failed under a smaller ``ulimit -v``.)
+    OS failures become :class:`InputError` naming the file."""
+    from planning_core.limits import active_budget
+
+    budget = budget if budget is not None else active_budget()
+    data = bytearray()
+    limit = None if max_bytes is None else max_bytes + 1
+    try:
+        fd, size = _open_regular(path)
+        with open(fd, "rb", buffering=0) as f:
+            if max_bytes is not None and size > max_bytes:
                 raise FileTooLarge(max_bytes, str(path))
+            while limit is None or len(data) < limit:
+                chunk = f.read(_CHUNK if limit is None else min(_CHUNK, limit - len(data)))
+                if not chunk:
+                    break
+                data += chunk
+                if budget is not None and len(chunk) == _CHUNK:
+                    budget.check(rss=True)   # (not tick: that would charge the phase's
+                    #                          unit_bytes per item to the memory estimate)
+        if max_bytes is not None and len(data) > max_bytes:
+            raise FileTooLarge(max_bytes, str(path))
     except FileNotFoundError:
         raise InputError("no such file", file=str(path)) from None
     except IsADirectoryError:
@@ -70,6 +99,26 @@ def read_text(path: str | Path, *, expected: str = "PDDL text",
     except ValueError:   # open() refuses a name holding a NUL byte (a manifest can hold one)
         raise InputError("not a file name: it holds a NUL byte",
                          file=str(path).replace("\0", "\\0")) from None
+    return data
+
+
+def read_bytes(path: str | Path, *, max_bytes: int | None = None, budget=None) -> bytes:
+    """The bytes of a user-named file (:func:`_bounded`)."""
+    return bytes(_bounded(path, max_bytes, budget))
+
+
+def read_text(path: str | Path, *, expected: str = "PDDL text",
+              max_bytes: int | None = None, budget=None) -> str:
+    """The file's text; OS and encoding failures become :class:`InputError`.
+
+    Read by :func:`read_bytes` (a regular file only, in budget-checked chunks, at most
+    ``max_bytes``: a longer file raises :class:`FileTooLarge` after reading that much).
+    A UTF-8 byte-order mark (Windows editors write one) is dropped, and a lone carriage
+    return (classic Mac OS) ends a line as in every editor; otherwise the first ``;``
+    comment would run to the end of the file. A byte that is not UTF-8 is reported at its
+    line and column, with ``expected`` saying what the file should have held.
+    """
+    data = _bounded(path, max_bytes, budget)
     if data.startswith(b"\xef\xbb\xbf"):  # what decoding "utf-8-sig" drops (without
         data = data[3:]                      # importing that codec: one call per plan)
     try:

@@ -22,7 +22,7 @@ from pathlib import Path
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedInput
 
-from planning_core.errors import PDDLSyntaxError, PlanningError, UnsupportedFeature
+from planning_core.errors import PDDLSyntaxError, PlanningError, SemanticError, UnsupportedFeature
 from planning_core.grammar_files import built_once, grammar_text
 from planning_core.limits import active_budget
 from planning_core.pddl import ast as pddl
@@ -74,21 +74,6 @@ class _TypeAnnotation:
 
 def _pos(tok: Token) -> pddl.Pos:
     return pddl.Pos(tok.line, tok.column)
-
-
-def _finite(tok: Token) -> float:
-    """A NUMBER token's value; one past the largest float (309 digits or more) would be
-    infinite, and an infinite cost makes ``--json`` and results rows write ``Infinity``,
-    which is not JSON."""
-    value = float(tok)
-    if value in (_INF, -_INF):
-        raise PDDLSyntaxError(f"number too large ({len(str(tok).lstrip('-'))} characters); "
-                              "expected a number below 1.8e308", line=tok.line,
-                              column=tok.column)
-    return value
-
-
-_INF = float("inf")
 
 
 def _group_typed(items: list) -> tuple[pddl.TypedName, ...]:
@@ -162,7 +147,14 @@ class _ToAst(Transformer):
 
     def equals(self, c):
         left, right = c
-        return pddl.Equals(str(left), str(right), _pos(left))
+        if isinstance(left, Token) and isinstance(right, Token):
+            return pddl.Equals(str(left), str(right), _pos(left))
+        left, right = _as_numeric(left), _as_numeric(right)
+        return pddl.Comparison("=", left, right, _numeric_pos(left) or _numeric_pos(right))
+
+    def comparison(self, c):
+        op, left, right = c
+        return pddl.Comparison(str(op), left, right, _pos(op))
 
     # -- numeric
     def f_head(self, c):
@@ -170,7 +162,10 @@ class _ToAst(Transformer):
         return pddl.FunctionTerm(str(head), tuple(str(a) for a in args), _pos(head))
 
     def number(self, c):
-        return pddl.Number(_finite(c[0]), _pos(c[0]))
+        return pddl.Number(_number(c[0]), _pos(c[0]))
+
+    def numeric_variable(self, c):
+        return pddl.NumericVariable(str(c[0]), _pos(c[0]))
 
     def binary(self, c):
         op, left, right = c
@@ -178,7 +173,11 @@ class _ToAst(Transformer):
 
     def minus(self, c):
         left, right = c
-        return pddl.BinaryOp("-", left, right)
+        return pddl.BinaryOp("-", left, right, _numeric_pos(left))
+
+    def negate(self, c):
+        # unary minus is (- 0 e): the same value, and one node class fewer for every pass
+        return pddl.BinaryOp("-", pddl.Number(0.0), c[0], _numeric_pos(c[0]))
 
     # -- effects
     def add(self, c):
@@ -190,6 +189,10 @@ class _ToAst(Transformer):
     def increase(self, c):
         fluent, amount = c
         return pddl.Increase(fluent, amount, fluent.pos)
+
+    def numeric_effect(self, c):
+        op, fluent, amount = c
+        return pddl.NumericEffect(str(op), fluent, amount, _pos(op))
 
     def and_effect(self, c):
         return tuple(c)
@@ -301,6 +304,80 @@ class _ToAst(Transformer):
             str(name), fields.get("parameters", ()), fields.get("precondition", pddl.TRUE),
             fields.get("effect", ()), _pos(name)))
 
+    # -- durative actions (PDDL 2.1)
+    def duration_eq(self, c):
+        var, value = c
+        return _duration("=", var, value)
+
+    def duration_cmp(self, c):
+        op, var, value = c
+        return _duration(str(op), var, value)
+
+    def duration_at(self, c):
+        when, inner = c
+        return replace(inner, time=str(when))
+
+    def duration_empty(self, c):
+        return ()
+
+    def duration_and(self, c):
+        return tuple(c)
+
+    def duration_one(self, c):
+        return (c[0],)
+
+    def duration(self, c):
+        return _Section("duration", c[0])
+
+    def timed_empty(self, c):
+        return []
+
+    def timed_and(self, c):
+        return [x for part in c for x in part]
+
+    def timed_cond(self, c):
+        when, body = c
+        return [(str(when), body)]
+
+    def over_all(self, c):
+        return [("all", c[0])]
+
+    def timed_effect(self, c):
+        when, effects = c
+        return [(str(when), effects)]
+
+    def continuous_effect(self, c):
+        pos = c[-2].pos
+        raise UnsupportedFeature("a numeric effect without 'at start' or 'at end' is a "
+                                 "continuous effect (PDDL 2.1 level 4), which is not supported",
+                                 line=pos and pos.line, column=pos and pos.column)
+
+    def condition(self, c):
+        return _Section("condition", c[0])
+
+    def da_effect(self, c):
+        return _Section("effect", c[0])
+
+    def durative_action_def(self, c):
+        name, *parts = c
+        fields: dict = {}
+        for part in parts:
+            if part.kind in fields:
+                raise PDDLSyntaxError(f"durative action '{name}' has two :{part.kind} parts",
+                                      line=name.line, column=name.column)
+            fields[part.kind] = part.value
+        conditions = {"start": [], "all": [], "end": []}
+        for when, body in fields.get("condition", []):
+            conditions[when].append(body)
+        effects = {"start": [], "end": []}
+        for when, body in fields.get("effect", []):
+            effects[when].extend(body)
+        return _Section("action", pddl.Action(
+            str(name), fields.get("parameters", ()), _conjunction(conditions["start"]),
+            tuple(effects["start"]), _pos(name), durative=True,
+            duration=fields.get("duration", ()), over_all=_conjunction(conditions["all"]),
+            end_condition=_conjunction(conditions["end"]), end_effects=tuple(effects["end"])))
+
     def derived_def(self, c):
         name, params, body = c
         return _Section("derived", pddl.DerivedPredicate(pddl.PredicateDef(str(name), params, _pos(name)),
@@ -322,10 +399,24 @@ class _ToAst(Transformer):
 
     def numeric_init(self, c):
         fluent, value = c
-        return pddl.NumericInit(fluent, _finite(value), fluent.pos)
+        return pddl.NumericInit(fluent, _number(value), fluent.pos)
 
     def negated_init(self, c):
         return _NegatedInit(c[0])
+
+    def timed_literal(self, c):
+        word, time, literal = c
+        if str(word) != "at":
+            raise PDDLSyntaxError(f"unexpected number '{time}' after '{word}' in :init; "
+                                  "expected an atom '(p a ...)' or a timed initial literal "
+                                  "'(at TIME (p a ...))'", line=time.line, column=time.column)
+        value = _number(time)
+        if value < 0:
+            raise SemanticError(f"timed initial literal at negative time {time}; expected a "
+                                "time >= 0", line=time.line, column=time.column)
+        if isinstance(literal, _NegatedInit):
+            return pddl.TimedLiteral(value, literal.atom, False, _pos(word))
+        return pddl.TimedLiteral(value, literal, True, _pos(word))
 
     def init_def(self, c):
         return _Section("init", tuple(c))
@@ -350,6 +441,9 @@ class _ToAst(Transformer):
             atoms = tuple(x for x in inits if isinstance(x, pddl.Atom))
             numeric = tuple(x for x in inits if isinstance(x, pddl.NumericInit))
             negated = tuple(x.atom for x in inits if isinstance(x, _NegatedInit))
+            timed = tuple(x for x in inits if isinstance(x, pddl.TimedLiteral))
+            if timed:
+                sections.append(_Section("timed_literals", timed))
             sections = [s for s in sections if s.kind != "init"]
             sections += [_Section("init", atoms), _Section("numeric_init", numeric)]
             if negated:
@@ -357,8 +451,51 @@ class _ToAst(Transformer):
         return _build(pddl.Problem, str(name), _pos(name), sections, {
             "domain_name": "domain_name", "requirements": "requirements", "objects": "objects",
             "init": "init", "numeric_init": "numeric_init", "goal": "goal", "metric": "metric",
-            "constraints": "constraints", "negated_init": "negated_init"},
+            "constraints": "constraints", "negated_init": "negated_init",
+            "timed_literals": "timed_literals"},
             lists={})
+
+
+def _number(tok: Token) -> float:
+    """A NUMBER token's value; one too large for a float (``1`` and 400 zeros) is refused
+    here, located, rather than becoming ``inf`` and poisoning every sum after it."""
+    value = float(tok)
+    if value in (float("inf"), float("-inf")):
+        raise PDDLSyntaxError(f"number {str(tok)[:20]}... is too large (beyond "
+                              f"{_MAX_FLOAT:.4g}); expected a finite number",
+                              line=tok.line, column=tok.column)
+    return value
+
+
+_MAX_FLOAT = 1.7976931348623157e308
+
+
+def _as_numeric(x):
+    """One side of ``(= a b)`` as a numeric expression (a bare name is a 0-ary fluent)."""
+    if isinstance(x, Token):
+        if x.type == "VARIABLE":
+            return pddl.NumericVariable(str(x), _pos(x))
+        return pddl.FunctionTerm(str(x), (), _pos(x))
+    return x
+
+
+def _numeric_pos(e) -> pddl.Pos | None:
+    while e is not None and getattr(e, "pos", None) is None:
+        e = getattr(e, "left", None)
+    return None if e is None else e.pos
+
+
+def _duration(op: str, var: Token, value) -> pddl.DurationConstraint:
+    if str(var) != "?duration":
+        raise PDDLSyntaxError(f"unexpected variable '{var}' in :duration; expected ?duration",
+                              line=var.line, column=var.column)
+    return pddl.DurationConstraint(op, value, "", _pos(var))
+
+
+def _conjunction(parts: list) -> pddl.Formula:
+    if not parts:
+        return pddl.TRUE
+    return parts[0] if len(parts) == 1 else pddl.And(tuple(parts))
 
 
 def _leftmost_pos(f) -> pddl.Pos | None:

@@ -145,13 +145,18 @@ def _build_parser():
 _get_parser = built_once(_build_parser)
 
 # The fast reader: a file whose every line is blank, a comment, or one step "(name arg ...)"
-# (optionally followed by a comment) -- what planners write -- is read with one regex per
-# line. Blank space and names are exactly the grammar's (WS is [ \t\f\r], NAME excludes
-# blank space, brackets, ';' and control characters), so such a line means the same to
-# both readers; any other file goes to the grammar.
+# (optionally after a time stamp "t:" and before a duration "[d]", as VAL's timed plans
+# are written, and optionally followed by a comment) -- what planners write -- is read with
+# one regex per line. Blank space, names and numbers are exactly the grammar's (WS is
+# [ \t\f\r], NAME excludes blank space, brackets, ';' and control characters, NUMBER is
+# \d+(\.\d+)?), so such a line means the same to both readers; any other file goes to the
+# grammar.
 _WS = r"[ \t\f\r]"
 _NAME = r"[^\s()\[\];\x00-\x1f\x7f]+"
-_SIMPLE_LINE = re.compile(rf"{_WS}*(?:(\({_WS}*({_NAME}(?:{_WS}+{_NAME})*){_WS}*\)){_WS}*)?"
+_NUMBER = r"\d+(?:\.\d+)?"
+_SIMPLE_LINE = re.compile(rf"{_WS}*(?:(?:({_NUMBER}){_WS}*:{_WS}*)?"
+                          rf"(\({_WS}*({_NAME}(?:{_WS}+{_NAME})*){_WS}*\))"
+                          rf"(?:{_WS}*\[{_WS}*({_NUMBER}){_WS}*\])?{_WS}*)?"
                           r"(?:;[^\n]*)?")
 
 
@@ -165,9 +170,12 @@ def _simple_steps(text: str) -> list[PlanStep] | None:
         m = match(line)
         if m is None:
             return None
-        if m.group(1) is not None:
-            names = [n.lower() for n in m.group(2).split()]
-            steps.append(PlanStep(names[0], tuple(names[1:]), i, m.start(1) + 1, m.group(1)))
+        if m.group(2) is not None:
+            names = [n.lower() for n in m.group(3).split()]
+            time, duration = m.group(1), m.group(4)
+            steps.append(PlanStep(names[0], tuple(names[1:]), i, m.start(2) + 1, m.group(2),
+                                  None if time is None else float(time),
+                                  None if duration is None else float(duration)))
     return steps
 
 

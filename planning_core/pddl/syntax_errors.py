@@ -21,7 +21,6 @@ from planning_core.pddl.breadcrumbs import breadcrumb, unclosed_paren
 __all__ = ["UNSUPPORTED_SECTIONS", "explain_syntax_error"]
 
 UNSUPPORTED_SECTIONS = {
-    ":durative-action": "durative actions (PDDL 2.1 temporal planning)",
     ":process": "processes (PDDL+)",
     ":event": "events (PDDL+)",
     "within": "time windows in trajectory constraints (PDDL3 'within')",
@@ -67,18 +66,15 @@ def _split_word(word: str, cut: int) -> str:
     return f"'{word}' (read as '{word[:cut]}' followed by '{word[cut:]}')"
 
 
-_NUMERIC_EFFECT = re.compile(r"\(\s*(decrease|assign|scale-up|scale-down)\s*$", re.I)
-_COMPARISON = re.compile(r"\(\s*$")
-
 
 _PREFERENCE = re.compile(r"\(\s*preference(?![\w-])[^()]*$", re.I)
 
 
 def _numeric_feature(text: str, pos: int | None) -> str | None:
-    """Name the numeric-fluent construct a syntax error stopped at, if it is one.
+    """Name the unsupported construct a syntax error stopped at, if it is one.
 
-    The grammar knows only action costs, so ``(> (fuel) 1)`` or ``(decrease (fuel) 1)``
-    would otherwise read as a stray character or a malformed atom. A PDDL3 preference
+    A continuous effect's ``#t`` (PDDL 2.1 level 4) would otherwise read as a stray
+    character. A PDDL3 preference
     ``(preference name (at a))`` reads as an atom ``(preference name`` followed by a stray
     ``(``; it is named too."""
     if pos is None or pos >= len(text):
@@ -86,11 +82,8 @@ def _numeric_feature(text: str, pos: int | None) -> str | None:
     before = text[max(0, pos - 40):pos]
     if _PREFERENCE.search(before):
         return "preference"
-    if text[pos] in "<>" and _COMPARISON.search(before):
-        return f"the numeric comparison '{text[pos]}'"
-    m = _NUMERIC_EFFECT.search(before)
-    if m is not None:
-        return f"the numeric effect '{m.group(1).lower()}'"
+    if text[pos] == "#":
+        return "continuous"
     return None
 
 
@@ -105,9 +98,9 @@ def explain_syntax_error(text: str, err: UnexpectedInput, filename: str | None,
         return UnsupportedFeature(f"'preference' is not supported: "
                                   f"{UNSUPPORTED_SECTIONS['preference']}",
                                   file=filename, line=line, column=column)
-    if numeric is not None:
-        return UnsupportedFeature(f"{numeric} needs numeric fluents, which are not supported "
-                                  "(only action costs: increase of total-cost)",
+    if numeric == "continuous":
+        return UnsupportedFeature("'#t' is not supported: continuous effects (PDDL 2.1 "
+                                  "level 4); expected a number or a fluent",
                                   file=filename, line=line, column=column)
     if isinstance(err, UnexpectedCharacters):
         ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else "?"

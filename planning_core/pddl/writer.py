@@ -13,7 +13,11 @@ __all__ = ["write_domain", "write_problem", "write_formula", "write_effect", "wr
 
 
 def _num(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
+    if float(value).is_integer():
+        return str(int(value))
+    text = repr(float(value))
+    # PDDL numbers have no exponent: 1e-07 is written out in positional notation
+    return text if "e" not in text else format(float(value), ".20f").rstrip("0")
 
 
 def _typed(items: tuple[pddl.TypedName, ...]) -> str:
@@ -42,6 +46,8 @@ def write_formula(f: pddl.Formula) -> str:
         return str(f)
     if isinstance(f, pddl.Equals):
         return str(f)
+    if isinstance(f, pddl.Comparison):
+        return f"({f.op} {write_numeric(f.left)} {write_numeric(f.right)})"
     if isinstance(f, pddl.Not):
         return f"(not {write_formula(f.body)})"
     if isinstance(f, pddl.And):
@@ -60,7 +66,7 @@ def write_formula(f: pddl.Formula) -> str:
 def write_numeric(e: pddl.NumericExpr) -> str:
     if isinstance(e, pddl.Number):
         return _num(e.value)
-    if isinstance(e, pddl.FunctionTerm):
+    if isinstance(e, (pddl.FunctionTerm, pddl.NumericVariable)):
         return str(e)
     if isinstance(e, pddl.BinaryOp):
         return f"({e.op} {write_numeric(e.left)} {write_numeric(e.right)})"
@@ -78,6 +84,8 @@ def write_effect(e: pddl.Effect) -> str:
         return f"(forall ({_typed(e.parameters)}) {_effects(e.effects)})"
     if isinstance(e, pddl.Increase):
         return f"(increase {e.fluent} {write_numeric(e.amount)})"
+    if isinstance(e, pddl.NumericEffect):
+        return f"({e.op} {e.fluent} {write_numeric(e.amount)})"
     raise TypeError(f"not an effect: {e!r}")
 
 
@@ -105,7 +113,33 @@ def _effects(effects: tuple[pddl.Effect, ...]) -> str:
     return "(and" + "".join(" " + write_effect(e) for e in effects) + ")"
 
 
+def _duration(d: pddl.DurationConstraint) -> str:
+    text = f"({d.op} ?duration {write_numeric(d.value)})"
+    return f"(at {d.time} {text})" if d.time else text
+
+
+def _durative_action(a: pddl.Action) -> str:
+    conditions = [f"(at start {write_formula(a.precondition)})",
+                  f"(over all {write_formula(a.over_all)})",
+                  f"(at end {write_formula(a.end_condition)})"]
+    conditions = [c for c, f in zip(conditions, (a.precondition, a.over_all, a.end_condition))
+                  if f != pddl.TRUE]
+    effects = ([f"(at start {_effects(a.effects)})"] if a.effects else []) + \
+              ([f"(at end {_effects(a.end_effects)})"] if a.end_effects else [])
+    lines = [f"  (:durative-action {a.name}",
+             f"    :parameters ({_typed(a.parameters)})",
+             # one constraint bare: unified-planning's reader (TAMER's way in) refuses
+             # (and c) around a single one, which PDDL 2.1 allows
+             "    :duration " + (_duration(a.duration[0]) if len(a.duration) == 1 else
+                                 "(and" + "".join(" " + _duration(d) for d in a.duration) + ")"),
+             "    :condition (and" + "".join(" " + c for c in conditions) + ")",
+             "    :effect (and" + "".join(" " + e for e in effects) + "))"]
+    return "\n".join(lines)
+
+
 def _action(a: pddl.Action) -> str:
+    if a.durative:
+        return _durative_action(a)
     lines = [f"  (:action {a.name}",
              f"    :parameters ({_typed(a.parameters)})",
              f"    :precondition {write_formula(a.precondition)}",
@@ -152,6 +186,8 @@ def write_problem(p: pddl.Problem) -> str:
     out.append("  (:init")
     out.extend(f"    {atom}" for atom in p.init)
     out.extend(f"    (= {n.fluent} {_num(n.value)})" for n in p.numeric_init)
+    out.extend(f"    (at {_num(t.time)} {t.atom if t.positive else f'(not {t.atom})'})"
+               for t in p.timed_literals)
     out.append("  )")
     out.append(f"  (:goal {write_formula(p.goal)})")
     if p.constraints is not None:

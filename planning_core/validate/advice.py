@@ -29,10 +29,11 @@ from itertools import product
 
 from planning_core.limits import LimitReached
 from planning_core.pddl import ast as pddl
-from planning_core.validate.formulas import atom_text, compile_formula, conjuncts, \
-    formula_text, ground_args
+from planning_core.validate.formulas import UndefinedValue, atom_text, compile_formula, \
+    conjuncts, formula_text, ground_args, numeric_text
+from planning_core.validate.report import Verdict
 
-__all__ = ["advice_lines", "unsatisfied_conditions", "MAX_ADVICE_ITEMS"]
+__all__ = ["advice_lines", "precondition_verdict", "unsatisfied_conditions", "MAX_ADVICE_ITEMS"]
 
 #: Leaves of one advice tree at most (a VAL-sized advice is a few dozen).
 MAX_ADVICE_ITEMS = 1000
@@ -54,6 +55,13 @@ class _Literal:
         self.text, self.value = text, value
 
 
+class _Compare:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
 class _Derived:
     __slots__ = ("text", "negated")
 
@@ -71,7 +79,10 @@ class _Builder:
         self.budget = getattr(universe, "budget", None)
 
     def holds(self, f: pddl.Formula, b: dict) -> bool:
-        return compile_formula(f, frozenset(b))(self.state, dict(b), self.universe)
+        try:
+            return compile_formula(f, frozenset(b))(self.state, dict(b), self.universe)
+        except UndefinedValue:      # a comparison reading an undefined fluent is not true
+            return False
 
     def instances(self, f: pddl.Exists | pddl.Forall, b: dict):
         domains = [self.universe.objects_of(p.types) for p in f.parameters]
@@ -85,9 +96,21 @@ class _Builder:
             inner.update(zip((p.name for p in f.parameters), combo))
             yield inner
 
+    def _comparison(self, f: pddl.Comparison, b: dict, want: bool):
+        """VAL's ``AdvicePropositionComp``: ``(Satisfy (fuel t1)[=3] >= 5)``."""
+        if self.holds(f, b) == want:
+            return None
+        self.leaves += 1
+        fluents = getattr(self.state, "fluents", {})
+        text = (f"{numeric_text(f.left, b, fluents)} {f.op} "
+                f"{numeric_text(f.right, b, fluents)}")
+        return _Compare(("Satisfy " if want else "Do NOT satisfy ") + text)
+
     def make_true(self, f: pddl.Formula, b: dict):
         if isinstance(f, (pddl.Atom, pddl.Equals)):
             return self._literal(f, b, True)
+        if isinstance(f, pddl.Comparison):
+            return self._comparison(f, b, True)
         if isinstance(f, pddl.Not):
             return self.make_false(f.body, b)
         if isinstance(f, pddl.And):
@@ -107,6 +130,8 @@ class _Builder:
     def make_false(self, f: pddl.Formula, b: dict):
         if isinstance(f, (pddl.Atom, pddl.Equals)):
             return self._literal(f, b, False)
+        if isinstance(f, pddl.Comparison):
+            return self._comparison(f, b, False)
         if isinstance(f, pddl.Not):
             return self.make_true(f.body, b)
         if isinstance(f, pddl.And):
@@ -147,6 +172,9 @@ def _display(node, indent: int, out: list[str]) -> None:
             out.append("(No advice for literal!)\n")
         else:
             out.append(f"(Set {node.text} to {'true' if node.value else 'false'})\n")
+        return
+    if isinstance(node, _Compare):
+        out.append(f"({node.text})\n")
         return
     if isinstance(node, _Derived):
         text = f"(NOT {node.text})" if node.negated else node.text
@@ -202,3 +230,17 @@ def unsatisfied_conditions(condition: pddl.Formula, binding: dict, state: set,
     except LimitReached:
         pass
     return tuple(found)
+
+
+def precondition_verdict(condition: pddl.Formula, binding: dict, state: set,
+                         universe) -> Verdict:
+    """``numeric_precondition_failed`` when a false top-level conjunct is a numeric
+    comparison, else ``precondition_failed``."""
+    for c in conjuncts(condition):
+        if isinstance(c, pddl.Comparison):
+            try:
+                if not compile_formula(c, frozenset(binding))(state, dict(binding), universe):
+                    return Verdict.NUMERIC_PRECONDITION_FAILED
+            except UndefinedValue:
+                return Verdict.NUMERIC_PRECONDITION_FAILED
+    return Verdict.PRECONDITION_FAILED

@@ -18,7 +18,34 @@ from planning_core.validate.formulas import UndefinedValue, atom_key_fn, check_t
 # eff(state, binding, universe, fluents, adds, dels, increases) -> None
 EffFn = Callable[[set, dict, object, dict, list, list, list], None]
 
-__all__ = ["EffFn", "compile_effects"]
+__all__ = ["EffFn", "NumericUpdate", "apply_update", "compile_effects"]
+
+
+class NumericUpdate:
+    """An ``assign``/``decrease``/``scale-up``/``scale-down`` by ``amount`` (read in the
+    pre-state); an ``increase`` is a plain number in the list (the action-cost path)."""
+
+    __slots__ = ("op", "amount")
+
+    def __init__(self, op: str, amount: float) -> None:
+        self.op, self.amount = op, amount
+
+
+def apply_update(old: float, value) -> tuple[float, float, str]:
+    """The new value of a fluent at ``old`` after ``value`` (a number: increase; else a
+    :class:`NumericUpdate`), with the amount and the operation's name, for the trace."""
+    if isinstance(value, NumericUpdate):
+        op, amount = value.op, value.amount
+        if op == "assign":
+            return amount, amount, "assignment"
+        if op == "decrease":
+            return old - amount, amount, "decrease"
+        if op == "scale-up":
+            return old * amount, amount, "scale-up"
+        if amount == 0:
+            raise UndefinedValue("(division by zero in scale-down)")
+        return old / amount, amount, "scale-down"
+    return old + value, value, "increase"
 
 
 def compile_effects(effects: tuple[pddl.Effect, ...], scope: frozenset[str],
@@ -69,6 +96,19 @@ def _compile(e: pddl.Effect, scope: frozenset[str], file: str | None) -> EffFn:
                 value = err
             incs.append((key_of(b), value))
         return increase
+    if isinstance(e, pddl.NumericEffect):
+        check_terms(e.fluent.args, scope, e.fluent, file)
+        key_of = atom_key_fn(pddl.Atom(e.fluent.name, e.fluent.args))
+        amount = compile_numeric(e.amount, scope, file)
+        op = e.op
+
+        def update(s, b, u, n, adds, dels, incs):
+            try:
+                value = NumericUpdate(op, amount(b, n))
+            except UndefinedValue as err:
+                value = err
+            incs.append((key_of(b), value))
+        return update
     pos = getattr(e, "pos", None)
     raise SemanticError(f"unsupported effect {type(e).__name__}", file=file,
                         line=pos.line if pos else None, column=pos.column if pos else None)

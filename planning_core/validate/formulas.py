@@ -20,8 +20,9 @@ from planning_core.pddl import ast as pddl
 Cond = Callable[[set, dict, object], bool]
 NumFn = Callable[[dict, dict], float]
 
-__all__ = ["Cond", "UndefinedValue", "atom_key_fn", "atom_text", "check_terms",
-           "compile_formula", "compile_numeric", "conjuncts", "formula_text", "ground_args"]
+__all__ = ["Cond", "FluentState", "UndefinedValue", "atom_key_fn", "atom_text", "check_terms",
+           "compile_formula", "compile_numeric", "conjuncts", "fluent_state", "formula_text",
+           "ground_args", "numeric_text"]
 
 
 class UndefinedValue(Exception):
@@ -132,7 +133,45 @@ def compile_formula(f: pddl.Formula, scope: frozenset[str], file: str | None = N
         inner = scope | {p.name for p in f.parameters}
         body = compile_formula(f.body, inner, file)
         return _quantifier(f.parameters, body, isinstance(f, pddl.Exists))
+    if isinstance(f, pddl.Comparison):
+        return _comparison(f, scope, file)
     raise TypeError(f"not a formula: {f!r}")
+
+
+class FluentState(set):
+    """A state of a numeric task: the true atoms (a ``set``, so every closure and the
+    classical code read it unchanged) and ``fluents``, the dict of fluent values that
+    numeric comparisons read. Only tasks with ``:functions`` use it: the classical path
+    keeps plain sets."""
+
+    __slots__ = ("fluents",)
+
+
+def fluent_state(atoms, fluents: dict) -> FluentState:
+    s = FluentState(atoms)
+    s.fluents = fluents
+    return s
+
+
+def _comparison(f: pddl.Comparison, scope: frozenset[str], file: str | None) -> Cond:
+    """``(op a b)`` read in the state's fluents; an undefined value raises
+    :class:`UndefinedValue` (VAL stops on it: "Attempt to access undefined expression")."""
+    left = compile_numeric(f.left, scope, file)
+    right = compile_numeric(f.right, scope, file)
+    test = _COMPARE.get(f.op)
+    if test is None:
+        raise SemanticError(f"unknown comparison {f.op!r}", file=file)
+
+    def compare(s, b, u):
+        n = getattr(s, "fluents", None)
+        if n is None:
+            n = {}
+        return test(left(b, n), right(b, n))
+    return compare
+
+
+_COMPARE = {"<": lambda x, y: x < y, "<=": lambda x, y: x <= y, "=": lambda x, y: x == y,
+            ">=": lambda x, y: x >= y, ">": lambda x, y: x > y}
 
 
 def _quantifier(params: tuple[pddl.TypedName, ...], body: Cond, exists: bool) -> Cond:
@@ -178,6 +217,15 @@ def compile_numeric(e: pddl.NumericExpr, scope: frozenset[str], file: str | None
                 raise UndefinedValue(atom_text(key))
             return value
         return fluent
+    if isinstance(e, pddl.NumericVariable):
+        name = e.name
+
+        def variable(b, n):
+            value = b.get(name)
+            if not isinstance(value, float):
+                raise UndefinedValue(name)
+            return value
+        return variable
     if isinstance(e, pddl.BinaryOp):
         left = compile_numeric(e.left, scope, file)
         right = compile_numeric(e.right, scope, file)
@@ -194,6 +242,7 @@ def _div(x: float, y: float) -> float:
     return x / y
 
 
+
 _OPS = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y, "/": _div}
 
 
@@ -205,6 +254,29 @@ def ground_args(args: tuple[str, ...], b: dict) -> tuple[str, ...]:
 
 def atom_text(key: tuple) -> str:
     return "(" + " ".join(key) + ")"
+
+
+def numeric_text(e, b: dict, fluents: dict | None = None) -> str:
+    """PDDL text of a numeric expression under ``b``; with ``fluents``, in VAL's advice
+    form: infix, each fluent followed by its value, ``(fuel t1)[=3]``."""
+    if isinstance(e, pddl.Number):
+        return f"{e.value:g}"
+    if isinstance(e, pddl.NumericVariable):
+        value = b.get(e.name)
+        return f"{value:g}" if fluents is not None and isinstance(value, float) else e.name
+    if isinstance(e, pddl.FunctionTerm):
+        key = (e.name,) + ground_args(e.args, b)
+        text = atom_text(key)
+        if fluents is None:
+            return text
+        value = fluents.get(key)
+        return f"{text}[={'undefined' if value is None else format(value, 'g')}]"
+    if isinstance(e, pddl.BinaryOp):
+        left, right = numeric_text(e.left, b, fluents), numeric_text(e.right, b, fluents)
+        if fluents is None:
+            return f"({e.op} {left} {right})"
+        return f"({left} {e.op} {right})"
+    return str(e)
 
 
 def conjuncts(f: pddl.Formula) -> tuple[pddl.Formula, ...]:
@@ -232,6 +304,8 @@ def formula_text(f: pddl.Formula, b: dict) -> str:
         return "(or" + "".join(" " + formula_text(p, b) for p in f.parts) + ")"
     if isinstance(f, pddl.Imply):
         return f"(imply {formula_text(f.antecedent, b)} {formula_text(f.consequent, b)})"
+    if isinstance(f, pddl.Comparison):
+        return f"({f.op} {numeric_text(f.left, b)} {numeric_text(f.right, b)})"
     if isinstance(f, (pddl.Exists, pddl.Forall)):
         word = "exists" if isinstance(f, pddl.Exists) else "forall"
         inner = {k: v for k, v in b.items() if k not in {p.name for p in f.parameters}}

@@ -31,8 +31,8 @@ def _trace_lines(report: ValidationReport) -> list[str]:
         lines += ["", f"Checking next happening (time {_num(step.time)})"]
         lines += [f"Deleting {atom}" for atom in step.deleted]
         lines += [f"Adding {atom}" for atom in step.added]
-        lines += [f"Updating {fluent} ({_num(old)}) by {_num(amount)} increase"
-                  for fluent, old, amount in step.updates]
+        lines += [f"Updating {u[0]} ({_num(u[1])}) by {_num(u[2])} "
+                  f"{u[3] if len(u) > 3 else 'increase'}" for u in step.updates]
     return lines
 
 
@@ -66,9 +66,21 @@ def render_text(report: ValidationReport, plan_path: str | None = None,
     elif verdict is Verdict.GOAL_NOT_SATISFIED:
         lines += ["Plan executed successfully - checking goal", "Goal not satisfied",
                   "Plan invalid", *_advice(report)]
-    elif verdict is Verdict.PRECONDITION_FAILED:
+    elif verdict in (Verdict.PRECONDITION_FAILED, Verdict.NUMERIC_PRECONDITION_FAILED):
         lines += ["Plan failed because of unsatisfied precondition in:", report.action or "",
                   "", "Plan failed to execute", *_advice(report), "", "Plan invalid"]
+    elif verdict is Verdict.INVARIANT_VIOLATED:
+        lines += ["Plan failed because of unsatisfied precondition in:", report.action or "",
+                  "", "Plan failed to execute", *_advice(report), "", "Plan invalid"]
+    elif verdict is Verdict.MUTEX_VIOLATED:
+        lines += ["Mutex violation: " + report.message, "", "Plan failed to execute",
+                  *_advice(report), "", "Plan invalid"]
+    elif verdict is Verdict.DURATION_VIOLATED:
+        lines += ["Failed duration constraint in " + (report.action or ""),
+                  "Plan failed because of unsatisfied precondition in:", report.action or "",
+                  "", "Plan failed to execute", *_advice(report), "", "Plan invalid"]
+    elif verdict is Verdict.UNDEFINED_VALUE:
+        lines += ["Plan failed to execute: " + report.message, "", "Plan invalid"]
     elif verdict is Verdict.CONSTRAINT_VIOLATED:
         lines += ["Plan executed successfully - checking goal", "Goal satisfied",
                   "Trajectory constraint violated", "Plan invalid", *_advice(report)]

@@ -26,7 +26,11 @@ class Verdict(Enum):
     TYPE_ERROR = "type_error"
     PLAN_SYNTAX_ERROR = "plan_syntax_error"
     CONSTRAINT_VIOLATED = "constraint_violated"
-    UNDEFINED_VALUE = "undefined_value"      # a step's cost (increase) has no value: VAL refuses
+    UNDEFINED_VALUE = "undefined_value"      # a fluent read before it has a value: VAL refuses
+    NUMERIC_PRECONDITION_FAILED = "numeric_precondition_failed"   # a false comparison
+    INVARIANT_VIOLATED = "invariant_violated"  # an `over all` condition false during the action
+    MUTEX_VIOLATED = "mutex_violated"        # interfering actions at one happening
+    DURATION_VIOLATED = "duration_violated"  # a `[d]` that breaks the `:duration` constraint
     UNKNOWN = "unknown"                      # the time limit ran out before a verdict
 
 
@@ -36,7 +40,9 @@ class StepTrace:
 
     ``deleted`` and ``added`` list the ground atoms of the delete and add effects that
     fired, in the order of the action's effects (an atom may be in both: it ends up true).
-    ``updates`` are numeric changes ``(fluent, old value, amount)``.
+    ``updates`` are numeric changes ``(fluent, old value, amount)`` (an increase) or
+    ``(fluent, old value, amount, operation)``. In a timed plan a step is a happening:
+    ``action`` names its actions, ``time`` its time.
     """
 
     step: int

@@ -24,9 +24,10 @@ from planning_core.pddl import ast as pddl
 from planning_core.pddl.identity_cache import IdentityCache
 from planning_core.pddl.plans import Plan, PlanStep, parse_plan
 from planning_core.pddl.wellformed import Fault, ground_faults
-from planning_core.validate.effects import compile_effects
+from planning_core.pddl.features import is_temporal
+from planning_core.validate.effects import apply_update, compile_effects
 from planning_core.validate.formulas import UndefinedValue, atom_text, compile_formula, \
-    compile_numeric
+    compile_numeric, fluent_state
 from planning_core.validate.report import StepTrace, ValidationReport, Verdict
 from planning_core.validate.world import TypeHierarchy, Universe
 
@@ -35,16 +36,26 @@ __all__ = ["CompiledDomain", "Validator", "validate_plan", "validator_for"]
 
 class _Action:
     __slots__ = ("name", "variables", "param_types", "type_names", "precondition", "pre",
-                 "effects")
+                 "effects", "action", "durative", "over_all", "end_pre", "end_effects",
+                 "duration")
 
     def __init__(self, action: pddl.Action, file: str | None) -> None:
         self.name = action.name
+        self.action = action
         self.variables = tuple(p.name for p in action.parameters)
         self.param_types = tuple(frozenset(p.types) for p in action.parameters)
         self.type_names = tuple(p.type for p in action.parameters)
         scope = frozenset(self.variables)
         self.precondition = action.precondition
         self.pre = compile_formula(action.precondition, scope, file)
+        self.durative = action.durative
+        if self.durative:    # the timed parts see ?duration, bound per plan step
+            scope |= {"?duration"}
+            self.over_all = compile_formula(action.over_all, scope, file)
+            self.end_pre = compile_formula(action.end_condition, scope, file)
+            self.end_effects = compile_effects(action.end_effects, scope, file)
+            self.duration = tuple((d, compile_numeric(d.value, scope, file))
+                                  for d in action.duration)
         self.effects = compile_effects(action.effects, scope, file)
 
 
@@ -61,6 +72,35 @@ class CompiledDomain:
 
             self.derived = DerivedRules(domain)
         self.derived_names = self.derived.names if self.derived else frozenset()
+
+
+_INF = float("inf")
+
+
+def _happenings_matter(plan: Plan, tolerance: float | None) -> bool:
+    """Whether VAL would not run this sequential plan step after step in file order.
+
+    VAL reads every plan as happenings: a ``t:`` stamp is a step's time (an unstamped step
+    of a stamped plan is at 1, 2, 3, ... in file order), steps run in time order, and steps
+    at one time point (within the tolerance) are one happening, where interfering steps are
+    a mutex violation. Time stamps that do not increase by more than the tolerance in file
+    order therefore go to the timed simulation, which does all that; plain and strictly
+    increasing plans keep the sequential one (the same verdicts, faster).
+    """
+    if all(step.time is None for step in plan.steps):
+        return False
+    eps = 0.01 if tolerance is None else tolerance
+    last, untimed = None, 0
+    for step in plan.steps:
+        if step.time is None:
+            untimed += 1
+            when = float(untimed)
+        else:
+            when = step.time
+        if last is not None and when <= last + eps:
+            return True
+        last = when
+    return False
 
 
 def _fmt(value: float) -> str:
@@ -81,6 +121,10 @@ class Validator:
         self.fluents = {(f.fluent.name,) + f.fluent.args: float(f.value)
                         for f in problem.numeric_init}
         self.goal = compile_formula(problem.goal, frozenset(), problem.filename)
+        # numeric comparisons read the fluents through the state (formulas.FluentState);
+        # a task without :functions keeps plain sets, the classical fast path
+        self.numeric = bool(domain.functions)
+        self.temporal = is_temporal(domain, problem)
         self.metric = (compile_numeric(problem.metric.expression, frozenset(), problem.filename)
                        if problem.metric else None)
         given = [(c, source.filename) for source in (domain, problem)
@@ -97,36 +141,47 @@ class Validator:
 
     def _close(self, base: set) -> set:
         derived = self.compiled.derived
-        return derived.close(base, self.universe) if derived else base
+        if not derived:
+            return base
+        closed = derived.close(base, self.universe)
+        fluents = getattr(base, "fluents", None)
+        return closed if fluents is None else fluent_state(closed, fluents)
 
     def validate(self, plan: Plan | str, trace: bool = False,
-                 budget: Budget | None = None) -> ValidationReport:
+                 budget: Budget | None = None, tolerance: float | None = None) -> ValidationReport:
         """Simulate ``plan`` from the initial state; ``trace`` records each step's changes.
 
         ``budget`` (``planning_core.limits``) bounds the CPU time and memory of quantifier
         and derived-predicate evaluation; at its limit the verdict is ``UNKNOWN``, naming it.
+        ``tolerance`` is VAL's ``-t`` for timed plans (default 0.01, as VAL's).
         """
         if budget is None:
-            return self._validate(plan, trace)
+            return self._validate(plan, trace, tolerance)
         metered = object.__new__(type(self))   # copy.copy(self), without importing copy
         metered.__dict__.update(self.__dict__)  # (and weakref): one validate call per plan
         metered.universe = self.universe.metered(budget)
         try:
-            return metered._validate(plan, trace)
+            return metered._validate(plan, trace, tolerance)
         except LimitReached as err:
             return ValidationReport(Verdict.UNKNOWN, limit=err.limit,
                                     message=f"validation stopped at the {err.limit} "
                                             f"({err.detail}); no verdict")
 
-    def _validate(self, plan: Plan | str, trace: bool) -> ValidationReport:
+    def _validate(self, plan: Plan | str, trace: bool,
+                  tolerance: float | None = None) -> ValidationReport:
         if isinstance(plan, str):
             plan = parse_plan(plan)
         if plan.errors:
             return self._syntax_error(plan)
+        if self.temporal or any(a.durative for a in self.compiled.domain.actions) \
+                or _happenings_matter(plan, tolerance):
+            from planning_core.validate.timed import validate_timed
+
+            return validate_timed(self, plan, trace, tolerance)
         actions, universe = self.compiled.actions, self.universe
-        state = set(self.init)
-        full = self._close(state)
         fluents = dict(self.fluents)
+        state = fluent_state(self.init, fluents) if self.numeric else set(self.init)
+        full = self._close(state)
         warnings: list[str] = []
         steps: list[StepTrace] = []
         trajectory = [frozenset(full)] if self.constraints else None
@@ -135,8 +190,15 @@ class Validator:
             failure = self._malformed(index, step, act)
             if failure is None:
                 binding = dict(zip(act.variables, step.args))
-                if not act.pre(full, binding, universe):
-                    failure = self._precondition_failed(index, step, act, binding, full)
+                try:
+                    if not act.pre(full, binding, universe):
+                        failure = self._precondition_failed(index, step, act, binding, full)
+                except UndefinedValue as err:
+                    failure = self._fail(
+                        Verdict.UNDEFINED_VALUE, index, step,
+                        f"step {index} {step} (line {step.line}): the precondition reads "
+                        f"{err.fluent}, which has no value (VAL: 'Attempt to access "
+                        "undefined expression')")
             if failure is not None:
                 return replace(failure, trace=tuple(steps), warnings=tuple(warnings))
             adds: list = []
@@ -153,7 +215,14 @@ class Validator:
                     warnings=tuple(warnings))
             state.difference_update(dels)
             state.update(adds)
-            updates = self._increase(incs, fluents, warnings) if incs else ()
+            updates = ()
+            if incs:
+                updates, bad = self._increase(incs, fluents, warnings)
+                if bad is not None:
+                    return replace(self._fail(
+                        Verdict.UNDEFINED_VALUE, index, step,
+                        f"step {index} {step} (line {step.line}): {bad}"),
+                        trace=tuple(steps), warnings=tuple(warnings))
             if self.compiled.derived:
                 full = self._close(state)
             if trajectory is not None:
@@ -162,7 +231,14 @@ class Validator:
                 steps.append(StepTrace(index, str(step), self._time(index, step),
                                        tuple(dict.fromkeys(map(atom_text, dels))),
                                        tuple(dict.fromkeys(map(atom_text, adds))), updates))
-        if not self.goal(full, {}, universe):
+        try:
+            reached = self.goal(full, {}, universe)
+        except UndefinedValue as err:
+            return ValidationReport(
+                Verdict.UNDEFINED_VALUE, trace=tuple(steps), warnings=tuple(warnings),
+                message=f"the plan executes, but the goal reads {err.fluent}, which has no "
+                        "value")
+        if not reached:
             from planning_core.validate.advice import advice_lines, unsatisfied_conditions
 
             goal = self.problem.goal
@@ -206,11 +282,19 @@ class Validator:
         return step.time if step.time is not None else float(index)
 
     def _increase(self, incs: list, fluents: dict, warnings: list[str]) -> tuple:
-        """Apply ``increase`` effects (amounts were read in the pre-state)."""
+        """Apply the numeric effects (amounts were read in the pre-state): the trace's
+        updates, and what went wrong (an undefined amount in a numeric task, a result that
+        is not a finite number), or None.
+
+        An undefined amount of an action cost is a warning and the increase is skipped, as
+        before PDDL 2.1 support; in a numeric task it stops the plan, as in VAL."""
         updates = []
         for key, amount in incs:
             name = atom_text(key)
             if isinstance(amount, UndefinedValue):
+                if self.numeric and (len(key) > 1 or key[0] != "total-cost"):
+                    return tuple(updates), (f"the update of {name} reads {amount.fluent}, "
+                                            "which has no value")
                 msg = f"{amount.fluent} has no value in :init; the increase of {name} is skipped"
                 if msg not in warnings:
                     warnings.append(msg)
@@ -219,9 +303,16 @@ class Validator:
             if old is None:
                 warnings.append(f"{name} has no initial value in :init; it is taken as 0")
                 old = 0.0
-            fluents[key] = old + amount
-            updates.append((name, old, amount))
-        return tuple(updates)
+            try:
+                new, value, op = apply_update(old, amount)
+            except UndefinedValue as err:
+                return tuple(updates), f"the update of {name} is a {err.fluent[1:-1]}"
+            if new != new or new in (_INF, -_INF):
+                return tuple(updates), (f"the update of {name} ({op} by {value:g} from "
+                                        f"{old:g}) gives {new}, not a finite number")
+            fluents[key] = new
+            updates.append((name, old, value) if op == "increase" else (name, old, value, op))
+        return tuple(updates), None
 
     def _cost(self, fluents: dict, length: int, warnings: list[str]) -> float | None:
         """The metric's value, or the plan length without a metric (as VAL reports)."""
@@ -232,10 +323,14 @@ class Validator:
             values = dict(fluents)
             values[("total-time",)] = float(length)
         try:
-            return self.metric({}, values)
+            value = self.metric({}, values)
         except UndefinedValue as err:
             warnings.append(f"the metric cannot be evaluated: {err.fluent} has no value")
             return None
+        if value != value or value in (_INF, -_INF):
+            warnings.append(f"the metric's value is {value}, not a finite number")
+            return None
+        return value
 
     # ------------------------------------------------------------------------ failures
 
@@ -276,7 +371,8 @@ class Validator:
 
     def _precondition_failed(self, index: int, step: PlanStep, act: _Action, binding: dict,
                              state: set) -> ValidationReport:
-        from planning_core.validate.advice import advice_lines, unsatisfied_conditions
+        from planning_core.validate.advice import advice_lines, precondition_verdict, \
+            unsatisfied_conditions
 
         text = str(step)
         time = self._time(index, step)
@@ -285,7 +381,8 @@ class Validator:
         advice = advice_lines(header, act.precondition, binding, state, self.universe,
                               self.compiled.derived_names)
         return ValidationReport(
-            Verdict.PRECONDITION_FAILED, step=index, action=text, unsatisfied=unsatisfied,
+            precondition_verdict(act.precondition, binding, state, self.universe),
+            step=index, action=text, unsatisfied=unsatisfied,
             advice=advice, line=step.line, column=step.column, time=time,
             message=f"step {index} {text} (line {step.line}): precondition not satisfied: "
                     + " ".join(unsatisfied))
@@ -317,6 +414,8 @@ def validator_for(domain: pddl.Domain, problem: pddl.Problem) -> Validator:
 
 
 def validate_plan(domain: pddl.Domain, problem: pddl.Problem, plan: Plan | str,
-                  trace: bool = False, budget: Budget | None = None) -> ValidationReport:
+                  trace: bool = False, budget: Budget | None = None,
+                  tolerance: float | None = None) -> ValidationReport:
     """Validate ``plan`` (parsed, or plan-file text) like VAL; see :class:`Validator`."""
-    return validator_for(domain, problem).validate(plan, trace=trace, budget=budget)
+    return validator_for(domain, problem).validate(plan, trace=trace, budget=budget,
+                                                   tolerance=tolerance)

@@ -27,7 +27,7 @@ def results():
                 n = len(profile.tier(tier).constraints)
                 env = AdaptiveEnv(domain, problem, profile, tier, max_turns=n + 2)
                 episodes.append(run_episode(env, AGENTS[agent]()))
-        out[agent] = (episodes, metrics_by_tier(episodes))
+        out[agent] = (episodes, metrics_by_tier(episodes, overall=True))
     return out
 
 

@@ -43,8 +43,9 @@ def test_build_run_report(tmp_path, capsys):
     assert "3 already in" in capsys.readouterr().out       # resumed: nothing run twice
     assert len(read_episodes(runs)) == 3
     md, png = tmp_path / "r.md", tmp_path / "r.png"
-    assert main(["adaptive", "report", str(runs), "--out", str(md), "--plot", str(png)]) == 0
-    assert "| overall | 3 | 0 | 100.0" in md.read_text()
+    assert main(["adaptive", "report", str(runs), "--out", str(md), "--plot", str(png),
+                 "--overall"]) == 0
+    assert "| overall | symbolic | pddl | 3 | 0 | 100.00" in md.read_text()
     assert png.stat().st_size > 1000
 
 
@@ -52,7 +53,7 @@ def test_play_session(hand_profile, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO(PLAN_VACUUM + "\n\n" + PLAN_CLOTH + "\n\n"))
     assert main(["adaptive", "play", str(hand_profile), "--tier", "main"]) == 0
     out = capsys.readouterr().out
-    assert "Newly disclosed world constraint(s):" in out and "outcome: success" in out
+    assert "There is no vacuum at home." in out and "outcome: success" in out
 
 
 def test_play_ends_at_end_of_input(hand_profile, monkeypatch, capsys):
@@ -85,11 +86,12 @@ def test_model_agent_from_python(task, profile):
     assert ep.success and len(ep.turns) == 2
     # the paper's standard protocol: the dialogue so far, no separate constraint list
     assert "Your plan at turn 1:\n" + PLAN_VACUUM in model.prompts[1]
-    assert "[w1] The vacuum is not available" in model.prompts[1]
+    assert "There is no vacuum at home." in model.prompts[1]      # the user's words
+    assert "[w1]" not in model.prompts[1]
     assert "Constraints disclosed so far" not in model.prompts[1]
     model = ScriptedModel([PLAN_VACUUM, PLAN_CLOTH])
     run_episode(AdaptiveEnv(*task, profile, "main"), ModelAgent(model, memory=True))
-    assert "Constraints disclosed so far:\n- [w1]" in model.prompts[1]
+    assert "Constraints disclosed so far:\n- There is no vacuum at home." in model.prompts[1]
     assert "Constraints disclosed so far" not in model.prompts[0]
 
 
@@ -159,7 +161,7 @@ def test_defaults_tier_mid(hand_profile, tmp_path, capsys):
     row = json.loads(runs.read_text())
     assert row["tier"] == "mid" and "no tier 'mid'" in row["error"]   # the hand profile
     assert main(["adaptive", "report", str(runs)]) == 0
-    assert "| mid | 1 | 1 | 0.0" in capsys.readouterr().out          # a failed query
+    assert "| mid | symbolic | pddl | 1 | 1 | 0.00" in capsys.readouterr().out          # a failed query
 
 
 def test_a_profile_that_fails_to_load_is_a_failed_query_per_tier(tmp_path, capsys):
@@ -170,8 +172,8 @@ def test_a_profile_that_fails_to_load_is_a_failed_query_per_tier(tmp_path, capsy
                  str(runs)]) == 0
     rows = [json.loads(line) for line in runs.read_text().splitlines()]
     assert [r["tier"] for r in rows] == ["low", "mid", "high"]
-    assert main(["adaptive", "report", str(runs)]) == 0
-    assert "| overall | 3 | 3 | 0.0" in capsys.readouterr().out
+    assert main(["adaptive", "report", str(runs), "--overall"]) == 0
+    assert "| overall | symbolic | pddl | 3 | 3 | 0.00" in capsys.readouterr().out
 
 
 def test_run_cuts_a_torn_row_and_refuses_a_held_file(hand_profile, tmp_path, capsys):
@@ -221,15 +223,15 @@ def test_runs_under_other_settings_or_agents_are_not_skipped_nor_pooled(hand_pro
     # the report keeps agents and settings apart: before, one pooled "main" row of 3
     assert main(["adaptive", "report", str(runs)]) == 0
     out = capsys.readouterr().out
-    assert "| oracle / main | 1 | 0 | 100.0" in out
-    assert "| oracle constraints=world / main | 1 | 0 | 100.0" in out
-    assert "| same / main | 1 | 0 | 0.0" in out
+    assert "| oracle / main | symbolic | pddl | 1 | 0 | 100.00" in out
+    assert "| oracle constraints=world / main | symbolic | pddl | 1 | 0 | 100.00" in out
+    assert "| same / main | symbolic | pddl | 1 | 0 | 0.00" in out
     assert "| main |" not in out and "| overall |" not in out
     # one agent under one setting: the plain table
     single = tmp_path / "single.jsonl"
     single.write_text(json.dumps(rows[0]) + "\n")
     assert main(["adaptive", "report", str(single)]) == 0
-    assert "| main | 1 | 0 | 100.0" in capsys.readouterr().out
+    assert "| main | symbolic | pddl | 1 | 0 | 100.00" in capsys.readouterr().out
 
 
 def test_rows_of_two_command_models_are_told_apart(hand_profile, tmp_path, capsys):
@@ -271,12 +273,12 @@ def test_a_failed_model_episode_is_run_again_on_resume_and_superseded(hand_profi
     assert main(args) == 0
     assert json.loads(runs.read_text())["stage"] == "episode"
     assert main(["adaptive", "report", str(runs)]) == 0
-    assert "| main | 1 | 1 | 0.0" in capsys.readouterr().out
+    assert "| main | symbolic | pddl | 1 | 1 | 0.00" in capsys.readouterr().out
     script.write_text(f"import sys\nsys.stdin.read()\nprint({PLAN_CLOTH!r})\n")
     assert main(args) == 0
     assert "1 episode(s) run, 0 already in" in capsys.readouterr().out
     assert main(["adaptive", "report", str(runs)]) == 0
-    assert "| main | 1 | 0 | 100.0" in capsys.readouterr().out     # the retry supersedes
+    assert "| main | symbolic | pddl | 1 | 0 | 100.00" in capsys.readouterr().out  # superseded
     assert main(args) == 0
     assert "0 episode(s) run, 1 already in" in capsys.readouterr().out
     # a tier the profile lacks is final (stage load), not retried

@@ -218,10 +218,15 @@ def test_hand_trace_unavailable_tool_after_the_failing_step_is_disclosed(task, p
     t1, t2, t3, _ = env.turns
     assert t1.failing_step == 1 and not t1.executable
     assert set(t1.violated) == {"w1", "u1", "u2"}
-    assert "step 2 (pick-up vacuum kitchen) uses vacuum" in t1.feedback
-    assert t2.repeated == ("w1",) and "Reminder" in t2.feedback
-    assert t3.failing_step == 1 and "step 5 (clean sponge window kitchen) uses sponge for " \
-        "the 2nd time" in t3.feedback
+    # the feedback says what the user would say; the step is in the record
+    assert t1.feedback.endswith("There is no vacuum at home.")
+    assert {v.id: v.detail for v in env.checker.check(bad).violations}["w1"] == \
+        "step 2 (pick-up vacuum kitchen) uses vacuum"
+    assert t2.repeated == ("w1",) and "As I told you before: there is no vacuum" in \
+        t2.feedback
+    assert t3.failing_step == 1 and "The sponge can be used at most once." in t3.feedback
+    assert {v.id: v.detail for v in env.checker.check(sponge_twice).violations}["w2"] == \
+        "step 5 (clean sponge window kitchen) uses sponge for the 2nd time (limit 1)"
     # u2 (hold the cloth before the window is clean) breaks on the described trajectory of
     # turn 3 (step 1 skipped, the window cleaned with the sponge at step 5), withheld
     assert set(t3.violated) == {"w2", "u2"}

@@ -55,14 +55,17 @@ def test_hand_computed_values():
 
 
 def test_by_tier_and_overall():
-    table = metrics_by_tier([EP_MIX, EP_OK, EP_UNSOLVED, EP_HIGH])
+    table = metrics_by_tier([EP_MIX, EP_OK, EP_UNSOLVED, EP_HIGH], overall=True)
     assert list(table) == ["low", "high", "overall"]
+    assert list(metrics_by_tier([EP_MIX, EP_HIGH])) == ["low", "high"]   # pooled if asked
     assert table["high"]["Acc"].value == 0.0 and table["high"]["VPR"].value == 0.0
     assert table["high"]["ATWC"].value == 1.0
     assert table["high"]["Avg Turns"].half_width is None      # one episode: no interval
     assert table["overall"]["Acc"].value == pytest.approx(1 / 4)
     text = render_markdown([EP_MIX, EP_OK, EP_UNSOLVED, EP_HIGH])
-    assert "| low | 3 | 0 | 33.3 ± 53.3 | 66.7 ± 53.3 | 3.00 ± 1.13 |" in text
+    # Table 3's precision: shares with two decimals, means with three
+    assert "| low | symbolic | pddl | 3 | 0 | 33.33 ± 53.34 | 66.67 ± 53.34 | " \
+        "3.000 ± 1.132 |" in text
     assert "has no symbolic counterpart" in text
 
 
@@ -80,12 +83,12 @@ def test_failed_queries_count_in_n():
     """A profile that did not load is a failed query: in N, never a success (the paper
     divides by all 307); the means stay over the episodes that ran."""
     failures = [{"task": "x.json", "tier": "low", "error": "not JSON"}]
-    table = metrics_by_tier([EP_MIX, EP_OK, EP_UNSOLVED], failures)
+    table = metrics_by_tier([EP_MIX, EP_OK, EP_UNSOLVED], failures, overall=True)
     assert table["low"]["Acc"].n == 4 and table["low"]["Acc"].value == pytest.approx(1 / 4)
     assert table["low"]["VPR"].value == pytest.approx(2 / 4)
     assert table["low"]["Avg Turns"].value == 3.0 and table["overall"]["Acc"].n == 4
     text = render_markdown([EP_MIX, EP_OK, EP_UNSOLVED], failures=failures)
-    assert "| low | 4 | 1 | 25.0" in text
+    assert "| low | symbolic | pddl | 4 | 1 | 25.00" in text
 
 
 def test_read_results_keeps_failure_rows(tmp_path):
@@ -161,7 +164,11 @@ def test_per_refinement_curve(task, profile):
     curve = per_refinement([a, b])
     assert [curve[k]["acc"].value for k in range(4)] == [0, 0, 0.5, 0.5]
     assert [curve[k]["vpr"].value for k in range(4)] == [0.5, 0, 0.5, 0.5]
-    assert "After k refinement turns" in render_markdown([a, b])
+    text = render_markdown([a, b])
+    assert "Refinement (not part of Table 3)" in text
+    # Table 3 is the standard protocol: A ended unsolved at turn 1, B early at turn 3
+    assert "| main | symbolic | pddl | 2 | 0 | 0.00 ± 0.00 | 50.00 ± 69.30 | 2.000 ± " \
+        in text
 
 
 def _mutate(row: dict, path: tuple, value) -> dict:

@@ -107,9 +107,11 @@ def test_lark_is_imported_without_regex_and_regex_still_imports_afterwards():
 
 
 def test_the_console_registers_its_commands_without_the_validators_machinery():
-    # `planning-core` imports every command group's cli module at start; the adaptive
-    # environment and the toolplans checker are for their own commands only
-    probe = ("import json, sys\nimport planning_core.console\n"
+    # registering every command group (the whole parser; a single command registers only
+    # its own group, tests/cli/test_console_lazy.py) imports each group's cli module; the
+    # adaptive environment and the toolplans checker are for their own commands only
+    probe = ("import json, sys\nfrom planning_core import cli, console\n"
+             "cli.build_parser(console.COMMAND_GROUPS)\n"
              "print(json.dumps(sorted(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           timeout=120, check=True)

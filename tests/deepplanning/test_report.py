@@ -20,16 +20,35 @@ def _travel(run, cs, ps, case, mode="paper"):
         "composite": None if ps is None else (cs + ps) / 2, "case_acc": case}}
 
 
-def test_table_per_run_and_mean_with_undecided_cases_left_out():
+def test_table_per_run_and_mean_with_undecided_cases_counted_in_n():
+    """An undecided case stays in N (paper line 176 averages over all tasks): it counts 0 in
+    PS, Comp and Case Acc, and the report says how many there are."""
     rows = [_travel(0, 1.0, 1, 1), _travel(0, 0.5, 0, 0), _travel(0, 1.0, None, None),
             _shop(0, 1.0, 2, 2, 1), _shop(0, 0.5, 1, 2, 0),
             _travel(1, 0.75, 1, 0), _shop(1, 0.0, 0, 4, 0)]
     t = table(rows)
     r0 = t["runs"]["0"]
-    assert r0["cs"] == 2.5 / 3 and r0["ps"] == 0.5 and r0["travel_undecided"] == 1
-    assert r0["travel_case_acc"] == 0.5 and r0["match"] == 0.75 and r0["avg_acc"] == 0.5
-    assert t["average"]["avg_acc"] == 0.25
-    assert "| mean |" in render_markdown(t)
+    assert r0["cs"] == 2.5 / 3 and r0["ps"] == 1 / 3 and r0["travel_undecided"] == 1
+    assert r0["comp"] == (1.0 + 0.25 + 0.5) / 3
+    assert r0["travel_case_acc"] == 1 / 3 and r0["match"] == 0.75
+    assert r0["avg_acc"] == (1 / 3 + 0.5) / 2
+    assert r0["n"] == {"cs": 3, "ps": 3, "comp": 3, "travel_case_acc": 3, "match": 2,
+                       "shopping_case_acc": 2}
+    assert t["average"]["n"]["travel_case_acc"] == 4 and t["average"]["travel_undecided"] == 1
+    md = render_markdown(t)
+    assert "| mean |" in md and "N=4" in md and "count as 0" in md
+
+
+def test_report_intervals_wilson_for_accuracy_normal_for_means():
+    rows = [_shop(0, m, 1, 2, c) for m, c in ((1.0, 1), (0.5, 0), (0.5, 0), (1.0, 1))]
+    ci = table(rows)["runs"]["0"]["ci95"]
+    # Wilson, p = 0.5, n = 4: 0.5 +- 1.96 sqrt(0.0625 + 0.2401) / 1.9604
+    half = 1.96 * (0.25 / 4 + 1.96 ** 2 / 64) ** 0.5 / (1 + 1.96 ** 2 / 4)
+    assert abs(ci["shopping_case_acc"][0] - (0.5 - half)) < 1e-12
+    assert abs(ci["shopping_case_acc"][1] - (0.5 + half)) < 1e-12
+    sd = (4 * 0.25 ** 2 / 3) ** 0.5
+    assert abs(ci["match"][0] - (0.75 - 1.96 * sd / 2)) < 1e-12
+    assert ci["match"][1] == 1.0   # clipped
 
 
 def test_released_match_pools_counts_and_marks_runs_with_many_incomplete_cases():
@@ -52,6 +71,8 @@ def test_taxonomy_from_trajectories():
                       "no_time_overlaps": {"passed": False}},
                       "constraints": {"hotel_highest_rated": {"passed": False}}}}
     assert taxonomy(travel_row) == ["A1", "A2", "A3", "B1", "B2", "C"]
+    travel_row["messages"][1]["content"] = '{\n  "error": "Missing required argument: x"\n}'
+    assert "A2" in taxonomy(travel_row)      # indented, as the released tools answer
     assert taxonomy({"domain": "travel", "score": {"case_acc": 1}}) == []
     assert taxonomy({"domain": "travel", "score": {"case_acc": 0}}) == ["undecided"]
 

@@ -8,7 +8,7 @@ import pytest
 from planning_core.validators.deepplanning.shopping_db import (Cart, CartError, ShoppingCase,
                                                                parse_coupon)
 from planning_core.validators.deepplanning.shopping_score import score_cart
-from planning_core.validators.deepplanning.shopping_tools import (SHOPPING_TOOLS,
+from planning_core.validators.deepplanning.shopping_tools import (SHOPPING_TOOLS, _bm25,
                                                                   ShoppingTools,
                                                                   delivery_days)
 from tests.deepplanning.fixtures import shopping
@@ -84,22 +84,29 @@ def test_coupon_thresholds_stack_by_sum_ownership_and_vip():
     assert cart.to_json()["summary"]["total_price"] == 1241.0
 
 
-def test_tools_answer_errors_as_json_never_raise():
-    tools = ShoppingTools(Cart(_case()))
-    for name, args in [("add_product_to_cart", "{bad"), ("add_product_to_cart", "[]"),
-                       ("add_product_to_cart", {}), ("nope", {}),
-                       ("filter_by_range", {"condition_key": "price", "operator": "~",
-                                            "value": 1}),
-                       ("filter_by_range", {"condition_key": "price", "operator": ">",
-                                            "value": "x"}),
-                       ("filter_by_brand", {"brand_names": "A"}),
-                       ("get_product_details", {"product_ids": []}),
-                       ("calculate_transport_time", {"product_id": "p1",
-                                                     "destination_address": "Mars"}),
-                       ("sort_products", {"sort_by": "colour"}),
-                       ("search_products", {"query": "tee", "limit": -1})]:
-        out = json.loads(tools.call(name, args))
-        assert "error" in out, (name, args)
+@pytest.mark.parametrize("name,args,error", [
+    ("add_product_to_cart", "{bad", "Parameters must be a valid JSON string! Error: "
+     "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+    ("add_product_to_cart", "[]", "Missing required argument: product_id"),
+    ("add_product_to_cart", {}, "Missing required argument: product_id"),
+    ("nope", {}, "tool 'nope' not found"),
+    ("filter_by_range", {"condition_key": "price", "operator": ">", "value": "x"}, None),
+    ("filter_by_range", {"condition_key": "price", "operator": "~", "value": 1}, None),
+    ("get_product_details", {"product_ids": []}, None),
+    ("calculate_transport_time", {"product_id": "p1", "destination_address": "Mars"},
+     "Could not determine a valid province from destination address: 'Mars'. Please "
+     "provide a valid Chinese province name."),
+    ("sort_products", {"sort_by": "colour"},
+     "Sort key 'colour' cannot be found in product data or is null. Please check again."),
+])
+def test_tools_answer_as_released_never_raise(name, args, error):
+    """Refused calls answer the released tools' texts; calls the released tools accept
+    (an unknown operator, a value that is not a number) answer as they do."""
+    out = json.loads(ShoppingTools(Cart(_case())).call(name, args))
+    if error is None:
+        assert "error" not in out
+    else:
+        assert out == {"error": error}
 
 
 def test_filters_sort_and_search():
@@ -112,17 +119,37 @@ def test_filters_sort_and_search():
                                     "value": 250.5})["filtered_products_ids"] == ["p1"]
     assert call("sort_products", {"sort_by": "price", "order": "asc"})[
         "sorted_product_ids"] == ["p1", "p2"]
+    assert call("sort_products", {"sort_by": "price"})["sorted_product_ids"] == ["p2", "p1"]
     assert call("filter_by_applicable_coupons", {"coupon_names": [C300, C500]})[
         "filtered_products_ids"] == ["p2"]
-    assert call("search_products", {"query": "jeans"})["product_ids"] == ["p2"]
+    # BM25 keeps scores above 2 only (as released): in a catalogue of two, none reach it
+    assert call("search_products", {"query": "jeans"})["product_ids"] == []
     assert call("filter_by_color", {"colors": ["black"], "product_ids": ["p1", "p2"]})[
         "filtered_products_ids"] == ["p1"]
 
 
-def test_delivery_days():
+def test_bm25_is_rank_bm25_okapi():
+    """Okapi BM25 with rank_bm25's idf floor: a word in more than half the documents gets
+    0.25 x the mean idf.  Hand-computed on three documents."""
+    import math
+    docs = [["red", "shirt"], ["red", "jeans", "slim"], ["blue", "shirt"]]
+    scores = _bm25(docs, ["jeans"])
+    idf = math.log(3 - 1 + 0.5) - math.log(1 + 0.5)
+    avgdl = 7 / 3
+    assert scores[0] == scores[2] == 0
+    assert scores[1] == idf * (1 * 2.5 / (1 + 1.5 * (1 - 0.75 + 0.75 * 3 / avgdl)))
+    idfs = {"red": math.log(1.5) - math.log(2.5), "shirt": math.log(1.5) - math.log(2.5),
+            "jeans": idf, "slim": idf, "blue": idf}
+    floor = 0.25 * sum(idfs.values()) / 5
+    red = _bm25(docs, ["red"])
+    assert red[0] == floor * (2.5 / (1 + 1.5 * (1 - 0.75 + 0.75 * 2 / avgdl)))
+
+
+def test_delivery_days_as_released():
     assert delivery_days("jiangsu", "jiangsu", "default") == 1
-    assert delivery_days("jiangsu", "zhejiang", "sf_express") == 1
-    assert delivery_days("xinjiang", "guangdong", "china_post") == 6
+    assert delivery_days("jiangsu", "sichuan", "yto express") == 4
+    assert delivery_days("xinjiang", "guangdong", "china post") == 8
+    assert delivery_days("heilongjiang", "Guangdong Province", "sf express") == 2
     assert delivery_days("jiangsu", "Atlantis", None) is None
 
 

@@ -359,6 +359,15 @@ ATTACKS_PID_ONE = textwrap.dedent("""
         if sig != signal.SIGSTOP:  # the program's own group: it ignores these itself
             os.kill(0, sig)
     raw("pidfd_open 1", 434, 1, 0)
+    try:   # a pidfd without pidfd_open: /proc/1 opened as a directory (issue 27)
+        pidfd = os.open("/proc/1", os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        print("no /proc/1 descriptor", exc.strerror)
+    else:
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1):
+            raw(f"pidfd_send_signal /proc/1 {sig.name}", 424, pidfd, sig, 0, 0)
+        raw("pidfd_getfd /proc/1", 438, pidfd, 0, 0)
+        os.close(pidfd)
     attempt("prlimit cpu", lambda: resource.prlimit(1, resource.RLIMIT_CPU, (1, 1)))
     attempt("prlimit nofile", lambda: resource.prlimit(1, resource.RLIMIT_NOFILE, (3, 3)))
     attempt("prlimit as", lambda: resource.prlimit(1, resource.RLIMIT_AS, (1 << 20,) * 2))

@@ -87,7 +87,7 @@ def test_any_disk_full_error_is_exit_2(capsys):
         raise OSError(errno.ENOSPC, "No space left on device", "/data/report.md")
     assert cli.run(command, None) == ExitCode.BAD_INPUT
     err = capsys.readouterr().err
-    assert "cannot write /data/report.md: No space left on device" in err
+    assert "/data/report.md: error: cannot write: No space left on device" in err   # PATH: error:
 
 
 def test_other_os_errors_are_still_internal(capsys):

@@ -210,17 +210,27 @@ def test_validate_reads_no_more_than_the_memory_limit(quantified, tmp_path):
     import sys
 
     domain, guarded, _, _ = quantified
+    huge = domain.parent / "huge.plan"
+    with open(huge, "wb") as fh:          # a sparse 8 GB regular file
+        fh.truncate(8 * 2**30)
 
     def cap():
         resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, resource.RLIM_INFINITY))
 
-    run = subprocess.run([sys.executable, "-c", "import sys; from planning_core.console "
-                          "import main; sys.exit(main(sys.argv[1:]))", "validate",
-                          str(domain), str(guarded), "/dev/zero", "--memory-limit", "64"],
-                         capture_output=True, text=True, timeout=120, preexec_fn=cap)
+    def validate(plan):
+        return subprocess.run([sys.executable, "-c", "import sys; from planning_core.console "
+                               "import main; sys.exit(main(sys.argv[1:]))", "validate",
+                               str(domain), str(guarded), plan, "--memory-limit", "64"],
+                              capture_output=True, text=True, timeout=120, preexec_fn=cap)
+
+    run = validate(str(huge))
     assert run.returncode == 3, run.stderr
-    assert "/dev/zero" in run.stderr and "memory limit" in run.stderr
+    assert "huge.plan" in run.stderr and "memory limit" in run.stderr
     assert "internal error" not in run.stderr
+    # a device is not a file: refused (issue 27 item 4), never read
+    run = validate("/dev/zero")
+    assert run.returncode == 2, run.stderr
+    assert "/dev/zero: error: is a character device, not a regular file" in run.stderr
 
 
 def test_validate_reads_small_files_under_an_address_space_cap_below_its_memory_limit():

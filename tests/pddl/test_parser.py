@@ -109,7 +109,7 @@ def test_parses_every_wellformed_cope_file(rel):
     ("(define (domain d) (:predicates (p ?x - )))", 1, 41, r"unexpected '\)' in :predicates; expected .*a name"),
     ("(define (domain d) (:types - t))", 1, 30, r"no names before it"),
     ("(define (problem p) (:objects a) (:init) (:goal (and)))", 1, 18, r"no \(:domain"),
-    ("(define (domain d) (:durative-action a))", 1, 21, r"durative actions"),
+    ("(define (domain d) (:process a))", 1, 21, r"processes \(PDDL\+\)"),
 ])
 def test_syntax_errors_are_located(text, line, column, pattern):
     with pytest.raises(PlanningError) as info:
@@ -121,8 +121,8 @@ def test_syntax_errors_are_located(text, line, column, pattern):
 
 
 def test_unsupported_feature_is_a_planning_error():
-    with pytest.raises(UnsupportedFeature, match="durative"):
-        parse("(define (domain d) (:durative-action a))")
+    with pytest.raises(UnsupportedFeature, match="processes"):
+        parse("(define (domain d) (:process a))")
 
 
 def test_role_mismatch():
@@ -219,17 +219,18 @@ def test_keywords_must_end_where_the_word_ends(text, word, hint):
     assert info.value.column == text.index(word) + 1
 
 
-@pytest.mark.parametrize("condition, effect, what", [
-    ("(> (f) 1)", "(p)", "numeric comparison '>'"),
-    ("(and (p) (<= (f) 1))", "(p)", "numeric comparison '<'"),
-    ("(p)", "(decrease (f) 1)", "numeric effect 'decrease'"),
-    ("(p)", "(and (p) (assign (f) 2))", "numeric effect 'assign'"),
+@pytest.mark.parametrize("condition, effect, kind", [
+    ("(> (f) 1)", "(p)", pddl.Comparison),
+    ("(and (p) (<= (f) 1))", "(p)", pddl.Comparison),
+    ("(p)", "(decrease (f) 1)", pddl.NumericEffect),
+    ("(p)", "(and (p) (assign (f) 2))", pddl.NumericEffect),
 ])
-def test_numeric_fluents_are_named_as_unsupported(condition, effect, what):
+def test_numeric_fluents_parse_to_their_nodes(condition, effect, kind):
+    """PDDL 2.1 comparisons and numeric effects are formula and effect nodes (issue 28)."""
     text = (f"(define (domain d) (:predicates (p)) (:functions (f)) (:action a :parameters () "
             f":precondition {condition} :effect {effect}))")
-    with pytest.raises(UnsupportedFeature, match=re.escape(what) + " needs numeric fluents"):
-        parse(text)
+    action = parse(text).actions[0]
+    assert kind.__name__ in repr(action)
 
 
 _GOAL_PROBLEM = ("(define (problem g) (:domain d)\n  (:objects a b c - thing)\n"

@@ -20,6 +20,9 @@ HOSTILE = [
     "()", "( )", "(a) ;; (b)", "(a )\r", "(1. 2)", "(step 1)", "(a\tb\fc)", "(a\nb)",
     "(a b) [2]", "step 1: (a)", "1. (a)", "(a\u2028b)", "(a\x7f)", "(İ)", "((a))", "(a))",
     "(a b\\c)", "(a b,c)", "(a 'b')", "(é)", ") (", "(a) x",
+    # timed plans (VAL, LPG, TAMER): read by the fast reader since issue 28
+    "0.000: (a x) [1]\n", "0: (a)[5]", " 2.5 : ( c  d )[ 3 ] ; x\n", "1.5: (a) [", "1.: (a)",
+    "0.5 (a)", ": (a)", "1e3: (a)", "0: (a) [1e3]", "0: (a) [2] [3]", "-1: (a)", "0: (a) [-1]",
 ]
 
 
@@ -48,8 +51,14 @@ def test_hostile_texts(text):
 
 
 def test_the_fast_reader_declines_what_is_not_plain():
-    for text in ("0.0: (a)", "(a [1])", "(a\nb)", "(a\u00a0b)", "1. (a)", "(a ; b)\n c)"):
+    for text in ("(a [1])", "(a\nb)", "(a\u00a0b)", "1. (a)", "(a ; b)\n c)", "1.5: (a) ["):
         assert plans._simple_steps(text) is None
+
+
+def test_the_fast_reader_reads_timed_steps():
+    steps = plans._simple_steps("0.000: (A x) [1.5]\n3: (b)")
+    assert [(s.name, s.time, s.duration, s.column) for s in steps] == [
+        ("a", 0.0, 1.5, 8), ("b", 3.0, None, 4)]
 
 
 def test_bundled_plans_read_the_same():

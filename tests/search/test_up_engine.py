@@ -54,3 +54,61 @@ def test_unsolvable_is_proven(problem):
     with OneshotPlanner(name="planning_core") as planner:
         result = planner.solve(impossible, timeout=30)
     assert result.status is PlanGenerationResultStatus.UNSOLVABLE_PROVEN
+
+
+# --------------------------------------------------- numeric and temporal (issue 28, item 4)
+
+def _read(tmp_path, domain: str, problem: str):
+    (tmp_path / "d.pddl").write_text(domain)
+    (tmp_path / "p.pddl").write_text(problem)
+    up_engine.register()
+    return PDDLReader().parse_problem(str(tmp_path / "d.pddl"), str(tmp_path / "p.pddl"))
+
+
+def test_the_engine_declares_the_numeric_and_temporal_kinds_it_validates(tmp_path):
+    from tests.search.test_pddl21_planners import (COUNTER_DOMAIN, COUNTER_PROBLEM,
+                                                   LIGHT_DOMAIN, LIGHT_PROBLEM)
+    from unified_planning.plans import PlanKind
+    for domain, problem in ((COUNTER_DOMAIN, COUNTER_PROBLEM), (LIGHT_DOMAIN, LIGHT_PROBLEM)):
+        task = _read(tmp_path, domain, problem)
+        assert up_engine.PlanningCoreEngine.supports(task.kind), task.kind
+    assert up_engine.PlanningCoreEngine.supports_plan(PlanKind.TIME_TRIGGERED_PLAN)
+
+
+def test_numeric_plans_are_validated_with_vals_verdicts(tmp_path):
+    from tests.search.test_pddl21_planners import COUNTER_DOMAIN, COUNTER_PROBLEM
+    task = _read(tmp_path, COUNTER_DOMAIN, COUNTER_PROBLEM)
+    inc = task.action("inc")
+    with PlanValidator(name="planning_core") as validator:
+        good = validator.validate(task, SequentialPlan([inc()] * 3))
+        short = validator.validate(task, SequentialPlan([inc()] * 2))
+    assert good.status is ValidationResultStatus.VALID
+    assert short.status is ValidationResultStatus.INVALID
+    assert short.metrics["verdict"] == "goal_not_satisfied"
+
+
+def test_time_triggered_plans_are_validated(tmp_path):
+    from fractions import Fraction
+
+    from tests.search.test_pddl21_planners import LIGHT_DOMAIN, LIGHT_PROBLEM
+    from unified_planning.plans import TimeTriggeredPlan
+    task = _read(tmp_path, LIGHT_DOMAIN, LIGHT_PROBLEM)
+    switch = task.action("switch")
+    with PlanValidator(name="planning_core") as validator:
+        good = validator.validate(task, TimeTriggeredPlan([(Fraction(0), switch(), Fraction(2))]))
+        bad = validator.validate(task, TimeTriggeredPlan([(Fraction(0), switch(), Fraction(1))]))
+    assert good.status is ValidationResultStatus.VALID
+    assert bad.status is ValidationResultStatus.INVALID
+    assert bad.metrics["verdict"] == "duration_violated"
+
+
+@pytest.mark.slow
+def test_a_numeric_task_is_solved_through_enhsp_and_checked(tmp_path):
+    from tests.search.test_pddl21_planners import COUNTER_DOMAIN, COUNTER_PROBLEM, _need
+    _need("enhsp")
+    task = _read(tmp_path, COUNTER_DOMAIN, COUNTER_PROBLEM)
+    with OneshotPlanner(name="planning_core") as planner:
+        result = planner.solve(task, timeout=60)
+    assert result.status is PlanGenerationResultStatus.SOLVED_SATISFICING
+    assert result.metrics["engine"] == "enhsp"
+    assert [a.action.name for a in result.plan.actions] == ["inc"] * 3

@@ -34,10 +34,10 @@ from pathlib import Path
 from planning_core.cli import ArgumentParser, ExitCode
 from planning_core.cli.args import positive_int, seconds
 from planning_core.cli.executor_args import add_executor_options, executor_for
+from planning_core.cli.tables import add_format_option
 from planning_core.errors import InputError
-from planning_core.validators.acp.records import MAX_RESPONSE_BYTES
-from planning_core.validators.acp.scorers.queries import DEFAULT_BUDGET
-from planning_core.results_file import add_bad_row_options
+from planning_core.validators.acp.defaults import DEFAULT_BUDGET, MAX_RESPONSE_BYTES
+from planning_core.cli.args import add_bad_row_options
 
 __all__ = ["register"]
 
@@ -60,9 +60,11 @@ def register(subparsers) -> None:
                         "file or a folder of them)")
     p.add_argument("--out", required=True, metavar="FILE",
                    help="results, JSON Lines (appended; answers already there are skipped)")
-    p.add_argument("--report", metavar="FILE", help="also write a Markdown summary")
+    p.add_argument("--report", metavar="FILE",
+                   help="also write a summary (Markdown; CSV or LaTeX with --format)")
     p.add_argument("--plot", metavar="FILE",
                    help="also write a domain x task heatmap (.png, .pdf or .svg)")
+    add_format_option(p, "the --report file")
     _common(p)
     add_executor_options(p, unit="problem")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -100,7 +102,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------------ score
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from planning_core.validators.acp.batch import ScoreSettings, match_answers, \
+    from planning_core.validators.acp.batch import Job, ScoreSettings, match_answers, \
         score_arrivals
     from planning_core.validators.acp.dataset import (
         current_rows,
@@ -153,10 +155,14 @@ def cmd_score(args: argparse.Namespace) -> int:
         for row in new_bad:
             print(f"warning: {row.source}: {row.message}; recorded as a bad-input row",
                   file=sys.stderr)
-        for row in new_bad:
-            writer.write(row.to_row())
-        fresh = writer.resume([_job_key(j) for j in todo])
-        work = [todo[k] for k in fresh]
+        # the answers' lines in their order: a bad line's row is written in its place, not
+        # first (issue 32)
+        entries = sorted([*todo, *new_bad], key=lambda e: _position(
+            answers[e.index].source if isinstance(e, Job) else e.source))
+        ready = {p: e.to_row() for p, e in enumerate(entries) if not isinstance(e, Job)}
+        fresh = writer.resume([_job_key(e) if isinstance(e, Job) else ("bad-input", e.source)
+                               for e in entries], ready)
+        work = [entries[k] for k in fresh]
         settings = ScoreSettings(args.time_limit, args.budget, args.trust_stored_none,
                                  provenance=True, max_response_bytes=args.max_response_bytes)
         with executor_for(args) as executor:
@@ -174,21 +180,30 @@ def cmd_score(args: argparse.Namespace) -> int:
                     bar.close()
         rows = read_results(out)
     summary = summarize(current_rows(rows))
-    print(text_table(summary))
+    print(text_table(summary, args.interval))
     if bad:
         print(f"{len(bad)} answer row(s) could not be used (evidence bad-input in {out})",
               file=sys.stderr)
     if args.report:
         try:
-            Path(args.report).write_text(markdown_report(summary), encoding="utf-8")
+            Path(args.report).write_text(markdown_report(summary, fmt=args.format,
+                                                         method=args.interval),
+                                         encoding="utf-8")
         except OSError as err:
             raise InputError(f"cannot write: {err.strerror or err}", file=args.report) from None
     if args.plot:
         heatmap(summary, args.plot)
     if not jobs and not any(r.get("evidence") != "bad-input" for r in rows):
-        print(f"error: {args.answers}: no answer could be scored", file=sys.stderr)
+        print(f"{args.answers}: error: no answer could be scored", file=sys.stderr)
         return ExitCode.BAD_INPUT
     return ExitCode.OK
+
+
+def _position(source: str) -> tuple[Path, int]:
+    """Where an answer line is (``FILE:LINE``), for sorting in the answers' order (the files
+    of a folder in the order they are read, sorted)."""
+    file, _, line = source.rpartition(":")
+    return (Path(file), int(line)) if file and line.isdigit() else (Path(source), 0)
 
 
 def _row_key(row: dict) -> tuple[str, str, str | None] | None:

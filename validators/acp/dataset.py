@@ -111,12 +111,12 @@ def _files(path: Path, notes: list[str] | None = None) -> list[Path]:
 def _read_text(path: Path) -> str:
     if path.name.lower().endswith(".gz"):
         return _read_gz(path)
-    try:
-        return path.read_text(encoding="utf-8")
+    from planning_core.pddl.files import read_bytes
+
+    try:   # the shared bounded reader: a regular file only (a FIFO is refused)
+        return read_bytes(path).decode("utf-8")
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text", file=str(path)) from None
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror or err}", file=str(path)) from None
 
 
 def _read_gz(path: Path) -> str:
@@ -142,10 +142,9 @@ def _json_lines(path: Path, bad: list[BadRow] | None = None
     """(line number, value) per non-blank line; a line that is not JSON (or not UTF-8:
     one bad byte spoils its line, not the file) raises, or is recorded in ``bad`` when
     that is a list."""
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror or err}", file=str(path)) from None
+    from planning_core.pddl.files import read_bytes
+
+    data = read_bytes(path)   # the shared bounded reader: a regular file only
     for number, raw in enumerate(data.split(b"\n"), start=1):
         try:
             line = raw.decode("utf-8")

@@ -28,6 +28,7 @@ from inspect_ai.scorer import (
     CORRECT,
     INCORRECT,
     NOANSWER,
+    SampleScore,
     Score,
     Target,
     accuracy,
@@ -67,10 +68,10 @@ def _dataset(task_names, questions: str | None, shots: int = PAPER_SHOTS) -> Mem
                                                           else ""))
 
 
-def _verdict(item) -> int | None:
-    """1, 0 or None (unknown) from a metric's item: a ``SampleScore`` or a ``Score``, whose
-    value Inspect may already have turned into a number."""
-    score = getattr(item, "score", item)
+def _verdict(item: SampleScore) -> int | None:
+    """1, 0 or None (unknown) from a metric's item, whose value Inspect may already have
+    turned into a number."""
+    score = item.score
     if (score.metadata or {}).get("unknown") or score.value == NOANSWER:
         return None
     return 1 if score.value in (CORRECT, 1, 1.0) else 0
@@ -79,7 +80,7 @@ def _verdict(item) -> int | None:
 @metric
 def known_accuracy():
     """Accuracy over the samples whose verdict is known."""
-    def compute(scores) -> float:
+    def compute(scores: list[SampleScore]) -> float:
         known = [v for v in map(_verdict, scores) if v is not None]
         return sum(known) / len(known) if known else float("nan")
     return compute
@@ -87,7 +88,8 @@ def known_accuracy():
 
 @metric
 def unknown_rate():
-    def compute(scores) -> float:
+    """The share of samples whose verdict is unknown (a solver limit ran out)."""
+    def compute(scores: list[SampleScore]) -> float:
         return sum(_verdict(s) is None for s in scores) / len(scores) if scores else 0.0
     return compute
 

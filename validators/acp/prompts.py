@@ -31,15 +31,14 @@ were already asked with exactly this prompt.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import re
-from importlib import resources
 from typing import Sequence
 
-from planning_core.validators.acp.gold import gold_answer
-from planning_core.validators.acp.problem import ProblemCache
-from planning_core.validators.acp.records import Question
+TYPE_CHECKING = False   # typing.TYPE_CHECKING: the gold scorer (the grounder, lark) is
+if TYPE_CHECKING:       # imported by shot_answer when a prompt needs a shot, not by
+    from planning_core.validators.acp.problem import ProblemCache   # `acp run --help`
+    from planning_core.validators.acp.records import Question
 
 __all__ = ["INSTRUCTIONS", "STOP_SEQUENCES", "SENT_STOP", "PAPER_SHOTS", "SHOT_SOURCES",
            "question_text", "shot_answer", "build_prompt", "choose_shots", "prompt_hash",
@@ -88,6 +87,7 @@ def _text(task: str, context: str, question: str) -> str:
 
 def shot_answer(q: Question, cache: ProblemCache | None = None) -> str:
     """The gold answer written as the harness's examples write it."""
+    from planning_core.validators.acp.gold import gold_answer
     text = gold_answer(q, cache)
     if q.task in ("app", "just"):
         return "[" + ", ".join(_ATOM.findall(text)) + "]"
@@ -104,6 +104,7 @@ def choose_shots(q: Question, pool: Sequence[Question], shots: int) -> list[Ques
 
 @functools.cache
 def _paper_shots() -> dict[str, tuple[tuple[str, str, str], ...]]:
+    from importlib import resources   # here: ~10 ms that `acp run --help` need not pay
     data = json.loads(resources.files("planning_core.validators.acp")
                       .joinpath("paper_shots.json").read_text(encoding="utf-8"))
     return {task: tuple((e["context"], e["question"], e["answer"]) for e in examples)
@@ -156,4 +157,5 @@ def build_prompt(q: Question, examples: Sequence[Question] = (),
 
 
 def prompt_hash(prompt: str) -> str:
+    import hashlib
     return hashlib.sha256(prompt.encode("utf-8")).hexdigest()[:16]

@@ -20,14 +20,11 @@ from typing import Any, Mapping
 
 from planning_core.errors import PlanningError
 from planning_core import safe_json
+from planning_core.validators.acp.defaults import MAX_RESPONSE_BYTES
 
 __all__ = ["EVIDENCE", "GROUPS", "MAX_RESPONSE_BYTES", "TASKS", "BadQuestion", "Question",
            "Score"]
 
-#: Longest response read, in UTF-8 bytes (``acp score --max-response-bytes``). Every
-#: reader of a response is linear (a 1.4 MB answer is read in 0.2 s), so the cap only
-#: bounds runaway generations; a longer response is scored unknown (``too-large``).
-MAX_RESPONSE_BYTES = 1_000_000
 
 #: Dataset ``group`` -> short task name (the paper's abbreviations).
 GROUPS: dict[str, str] = {

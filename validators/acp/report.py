@@ -8,18 +8,18 @@ tasks as columns) with a 95% Wald interval per cell (:func:`wald_interval`). Tab
 """
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from planning_core.cli.tables import interval, interval_note, render, wald_interval
 from planning_core.errors import InputError, PlanningError
 
-from planning_core.validators.acp.records import TASKS
 
 __all__ = ["PLOT_FORMATS", "Cell", "Summary", "check_plot_path", "heatmap", "markdown_report",
            "summarize", "text_table", "PAPER_COLUMNS", "wald_interval", "models_table"]
+# wald_interval lives in planning_core.cli.tables (one home for every report's intervals)
 
 #: The task columns of the paper's Tables 1 and 2, in its order.
 PAPER_COLUMNS = ("app", "areach", "just", "land", "nexta", "prog", "reach", "val")
@@ -60,8 +60,9 @@ class Summary:
 
     @property
     def tasks(self) -> tuple[str, ...]:
-        known = [t for t in TASKS if t in self.by_task]
-        return tuple(known + sorted(t for t in self.by_task if t not in TASKS))
+        """The tasks present, in the paper's column order (its Tables 1 and 2), then others."""
+        known = [t for t in PAPER_COLUMNS if t in self.by_task]
+        return tuple(known + sorted(t for t in self.by_task if t not in PAPER_COLUMNS))
 
     @property
     def domains(self) -> tuple[str, ...]:
@@ -88,57 +89,83 @@ def _pct(cell: Cell | None) -> str:
     return f"{100 * cell.accuracy:.1f}"
 
 
+def _ci(cell: Cell, method: str) -> str:
+    found = interval(cell.right, cell.total, method)
+    return "-" if found is None else f"[{100 * found[0]:.1f}, {100 * found[1]:.1f}]"
+
+
 def _table(header: list[str], rows: list[list[str]], markdown: bool,
            numeric: bool = True) -> str:
-    """A table; columns after the first are right-aligned when ``numeric``."""
-    if markdown:
-        align = ["---" if k == 0 or not numeric else "---:" for k in range(len(header))]
-        lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(lines)
-    widths = [max(len(x) for x in col) for col in zip(header, *rows)]
-    fmt = lambda r: "  ".join(x.ljust(w) if k == 0 else x.rjust(w)  # noqa: E731
-                              for k, (x, w) in enumerate(zip(r, widths)))
-    return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
+    return render(header, rows, "markdown" if markdown else "text", numeric=numeric)
 
 
-def task_table(s: Summary, markdown: bool = False) -> str:
-    header = ["task", "answers", "right", "wrong", "unknown", "accuracy %"]
-    rows = [[t, str(c.total), str(c.right), str(c.wrong), str(c.unknown), _pct(c)]
-            for t, c in ((t, s.by_task[t]) for t in s.tasks)]
+def _task_rows(s: Summary, method: str) -> tuple[list[str], list[list[str]]]:
+    header = ["task", "answers", "right", "wrong", "unknown", "accuracy %", "95% CI"]
+    rows = [[t, str(c.total), str(c.right), str(c.wrong), str(c.unknown), _pct(c),
+             _ci(c, method)] for t, c in ((t, s.by_task[t]) for t in s.tasks)]
     o = s.overall
-    rows.append(["all", str(o.total), str(o.right), str(o.wrong), str(o.unknown), _pct(o)])
-    return _table(header, rows, markdown)
+    rows.append(["all", str(o.total), str(o.right), str(o.wrong), str(o.unknown), _pct(o),
+                 _ci(o, method)])
+    return header, rows
 
 
-def domain_table(s: Summary, markdown: bool = False) -> str:
-    """Accuracy % per domain (rows) and task (columns); ``(u)`` marks unknowns."""
-    header = ["domain", *s.tasks]
+def task_table(s: Summary, markdown: bool = False, *, fmt: str | None = None,
+               method: str = "wald") -> str:
+    """Per task (the paper's column order): N answers, right, wrong, unknown, accuracy % and
+    its 95% interval (``method``: wald or wilson)."""
+    return render(*_task_rows(s, method), fmt or ("markdown" if markdown else "text"))
+
+
+def _domain_rows(s: Summary) -> tuple[list[str], list[list[str]]]:
     rows = []
     for d in s.domains:
         row = [d]
         for t in s.tasks:
             c = s.by_domain.get((d, t))
-            text = _pct(c)
-            if c is not None and c.unknown:
-                text += f" ({c.unknown}u)"
-            row.append(text)
+            if c is None:
+                row.append("-")
+                continue
+            row.append(f"{_pct(c)} ({c.total}" + (f", {c.unknown}u)" if c.unknown else ")"))
         rows.append(row)
-    return _table(header, rows, markdown)
+    return ["domain", *s.tasks], rows
 
 
-def text_table(s: Summary) -> str:
-    return task_table(s) + "\n\n" + domain_table(s)
+def domain_table(s: Summary, markdown: bool = False, *, fmt: str | None = None) -> str:
+    """Accuracy % per domain (rows) and task (columns) with the cell's N answers in
+    parentheses; ``Nu`` counts the unknowns."""
+    return render(*_domain_rows(s), fmt or ("markdown" if markdown else "text"))
 
 
-def markdown_report(s: Summary, title: str = "ACPBench Hard scores") -> str:
+_DOMAIN_NOTE = "Cells: accuracy % (N answers[, N unknown])."
+
+
+def text_table(s: Summary, method: str = "wald") -> str:
+    return (task_table(s, method=method) + "\n" + interval_note(method) + "\n\n"
+            + domain_table(s) + "\n" + _DOMAIN_NOTE)
+
+
+def markdown_report(s: Summary, title: str = "ACPBench Hard scores", *,
+                    fmt: str = "markdown", method: str = "wald") -> str:
+    """The per-run report file: by task, by domain and (Markdown) how verdicts were reached,
+    as Markdown, CSV (the tables one after another, a blank line between) or LaTeX."""
+    if fmt == "csv":
+        return "\n\n".join([render(*_task_rows(s, method), "csv",
+                                     caption=interval_note(method)),
+                              render(*_domain_rows(s), "csv", caption=_DOMAIN_NOTE)]) + "\n"
+    if fmt == "latex":
+        return "\n\n".join([
+            f"% {title}",
+            render(*_task_rows(s, method), "latex",
+                   caption=f"{title}: by task. {interval_note(method)}"),
+            render(*_domain_rows(s), "latex",
+                   caption=f"{title}: accuracy % by domain. {_DOMAIN_NOTE}")]) + "\n"
     evidence_rows = [[t, ", ".join(f"{k} {n}" for k, n in sorted(s.evidence[t].items()))]
                      for t in s.tasks]
     return "\n\n".join([
         f"# {title}",
         "Accuracy is right / answers; unknown verdicts (a solver limit) are not right.",
-        "## By task", task_table(s, markdown=True),
-        "## By domain (accuracy %)", domain_table(s, markdown=True),
+        "## By task", task_table(s, fmt="markdown", method=method), interval_note(method),
+        "## By domain (accuracy %)", domain_table(s, fmt="markdown"), _DOMAIN_NOTE,
         "## How verdicts were reached", _table(["task", "evidence"], evidence_rows, True, numeric=False),
     ]) + "\n"
 
@@ -189,32 +216,23 @@ def check_plot_path(path: str) -> None:
                          f"got '{p.suffix or 'no extension'}'", file=path)
 
 
-def wald_interval(right: int, n: int, z: float = 1.96) -> tuple[float, float] | None:
-    """The Wald interval of the accuracy ``right / n`` (95% for ``z = 1.96``), clipped to
-    [0, 1]; None when ``n`` is 0. ``p +- z * sqrt(p (1 - p) / n)``: simple and, at the
-    extremes (0 or n right), of width 0 -- read it with the count beside it."""
-    if n <= 0:
-        return None
-    p = right / n
-    half = z * math.sqrt(p * (1 - p) / n)
-    return max(0.0, p - half), min(1.0, p + half)
-
-
-def _model_cell(c: Cell | None) -> str:
+def _model_cell(c: Cell | None, method: str = "wald") -> str:
     if c is None or not c.total:
         return "-"
-    low, high = wald_interval(c.right, c.total)
+    low, high = interval(c.right, c.total, method)
     text = f"{c.right / c.total:.2f} [{low:.2f}, {high:.2f}]"
     return text + (f" ({c.unknown}u)" if c.unknown else "")
 
 
-def models_table(runs: list[tuple[str, Summary]], markdown: bool = True) -> str:
+def models_table(runs: list[tuple[str, Summary]], markdown: bool = True, *,
+                 fmt: str | None = None, method: str = "wald") -> str:
     """The paper's Table 2 layout: one row per model (run), one column per task (the
-    paper's order), each cell the accuracy (right / answers) with its 95% Wald interval,
-    ``(Nu)`` when N verdicts were unknown; then the number of answers per row."""
+    paper's order), each cell the accuracy (right / answers) with its 95% interval
+    (``method``: Wald by default, or Wilson), ``(Nu)`` when N verdicts were unknown; then the
+    number of answers per row."""
     header = ["model", *PAPER_COLUMNS, "all", "answers"]
     rows = []
     for name, s in runs:
-        rows.append([name, *(_model_cell(s.by_task.get(t)) for t in PAPER_COLUMNS),
-                     _model_cell(s.overall), str(s.overall.total)])
-    return _table(header, rows, markdown)
+        rows.append([name, *(_model_cell(s.by_task.get(t), method) for t in PAPER_COLUMNS),
+                     _model_cell(s.overall, method), str(s.overall.total)])
+    return render(header, rows, fmt or ("markdown" if markdown else "text"))

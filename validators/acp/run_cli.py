@@ -25,6 +25,7 @@ from pathlib import Path
 from planning_core.cli import ExitCode
 from planning_core.cli.args import non_negative_int, positive_int, seconds
 from planning_core.cli.executor_args import add_executor_options, executor_for
+from planning_core.cli.tables import add_format_option
 
 __all__ = ["add_run_commands"]
 
@@ -42,7 +43,8 @@ def add_run_commands(sub) -> None:
     p.add_argument("--out", required=True, metavar="FILE",
                    help="results, JSON Lines (appended; questions already answered with the "
                         "same prompt are skipped, failed ones asked again)")
-    p.add_argument("--report", metavar="FILE", help="also write a Markdown summary")
+    p.add_argument("--report", metavar="FILE",
+                   help="also write a summary (Markdown; CSV or LaTeX with --format)")
     p.add_argument("--plot", metavar="FILE",
                    help="also write a domain x task heatmap (.png, .pdf or .svg)")
     p.add_argument("--shots", type=non_negative_int, default=PAPER_SHOTS, metavar="N",
@@ -66,19 +68,24 @@ def add_run_commands(sub) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_model_arguments(p, max_tokens=1000, temperature=0.0, stop=SENT_STOP)
     add_executor_options(p, unit="question")
+    add_format_option(p, "the --report file")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("report", help="several results files as one table (the paper's "
                                       "Table 2 layout)",
                        description="One row per model (per results file of acp run or acp "
                                    "score), one column per task, each cell the accuracy "
-                                   "(right / answers) with its 95%% Wald interval.")
+                                   "(right / answers) with its 95% interval (Wald, as "
+                                   "lm-evaluation-harness reports standard errors, or Wilson "
+                                   "with --interval wilson); the choice is printed under the "
+                                   "table.")
     p.add_argument("results", nargs="+", metavar="RESULTS",
                    help="results files (JSON Lines) of acp run or acp score")
     p.add_argument("--names", metavar="A,B",
                    help="row names, one per file (default: the model and shots the rows "
                         "name, else the file name)")
-    p.add_argument("--out", metavar="FILE", help="write the Markdown table here too")
+    p.add_argument("--out", metavar="FILE", help="write the table here too")
+    add_format_option(p, "the table (printed and --out)")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("lm-eval-tasks",
@@ -195,7 +202,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     answered = [r for r in rows if "error" not in r]
     errors = [r for r in rows if "error" in r]
     summary = summarize(answered)
-    print(text_table(summary))
+    print(text_table(summary, args.interval))
     if errors:
         print(f"{len(errors)} question(s) have no answer (request failed, see \"error\" in "
               f"{out}); run the same command again to ask them again", file=sys.stderr)
@@ -210,12 +217,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.report:
         from planning_core.validators.models.options import describe
 
-        text = markdown_report(summary, title=f"ACPBench Hard scores: {describe(model)['model']}")
-        text += _setting_note(setting)
-        text += _usage_note(answered)
-        text += f"\n{cut}\n" if cut else ""
+        text = markdown_report(summary, title=f"ACPBench Hard scores: {describe(model)['model']}",
+                               fmt=args.format, method=args.interval)
+        notes = _setting_note(setting) + _usage_note(answered)
+        notes += f"\n{cut}\n" if cut else ""
         if errors:
-            text += f"\n{len(errors)} question(s) failed to get an answer and are not counted.\n"
+            notes += f"\n{len(errors)} question(s) failed to get an answer and are not counted.\n"
+        text += notes if args.format == "markdown" else _as_comments(notes, args.format)
         try:
             Path(args.report).write_text(text, encoding="utf-8")
         except OSError as err:
@@ -323,16 +331,26 @@ def cmd_report(args: argparse.Namespace) -> int:
         if not answered:
             raise InputError("holds no scored answer", file=file)
         runs.append((names[k] if names else _run_name(answered, path), summarize(answered)))
-    text = models_table(runs)
+    from planning_core.cli.tables import interval_note
+
+    note = (f"Accuracy is right / answers. {interval_note(args.interval)} (Nu): N verdicts "
+            "unknown (not right).")
+    text = models_table(runs, fmt=args.format, method=args.interval)
+    text += ("\n\n" + note if args.format == "markdown" else
+             "\n" + _as_comments(note, args.format).strip("\n"))
     print(text)
     if args.out:
-        note = ("\nAccuracy is right / answers with its 95% Wald interval; (Nu): N "
-                "verdicts unknown (not right).\n")
         try:
-            Path(args.out).write_text(text + "\n" + note, encoding="utf-8")
+            Path(args.out).write_text(text + "\n", encoding="utf-8")
         except OSError as err:
             raise InputError(f"cannot write: {err.strerror or err}", file=args.out) from None
     return ExitCode.OK
+
+
+def _as_comments(text: str, fmt: str) -> str:
+    """Notes under a CSV (``#``) or LaTeX (``%``) table, as comment lines."""
+    mark = "#" if fmt == "csv" else "%"
+    return "\n" + "".join(f"{mark} {line}\n" for line in text.strip().splitlines() if line.strip())
 
 
 def cmd_lm_eval_tasks(args: argparse.Namespace) -> int:

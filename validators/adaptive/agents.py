@@ -30,7 +30,7 @@ from planning_core.result import Status
 from planning_core.validators.adaptive.compile import DEFAULT_NODE_LIMIT, solve_under
 from planning_core.validators.adaptive.env import AdaptiveEnv, Episode
 
-__all__ = ["AGENTS", "SamePlanAgent", "OracleAgent", "ModelAgent", "run_episode",
+__all__ = ["AGENTS", "SamePlanAgent", "OracleAgent", "ModelAgent", "WordsAgent", "run_episode",
            "extract_plan"]
 
 
@@ -109,10 +109,28 @@ class ModelAgent:
             parts.append(f"Your plan at turn {turn.index}:\n{turn.plan.strip() or '(empty)'}"
                          f"\n\nFeedback:\n{turn.feedback}")
         if self.memory and env.revealed:
+            from planning_core.validators.adaptive.words import spoken
+
             parts.append("Constraints disclosed so far:\n" + "\n".join(
-                f"- [{c.id}] {c.text}" for c in env.revealed))
-        parts.append("Answer with the plan in a ``` code block, one action per line.")
+                f"- {spoken(c)}" for c in env.revealed))
+        parts.append("Answer with the plan in a ``` code block, one step per line."
+                     if env.condition == "words" else
+                     "Answer with the plan in a ``` code block, one action per line.")
         return extract_plan(self.model("\n\n".join(parts)))
+
+
+class WordsAgent:
+    """A scripted agent in the words condition: its PDDL plan written as numbered steps in
+    words (:func:`.words.words_plan`, ``1. pick up: iron, hall``), which the rules reader
+    maps back."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+
+    def __call__(self, env: AdaptiveEnv, observation: str, feedback: str | None) -> str:
+        from planning_core.validators.adaptive.words import words_plan
+
+        return words_plan(self.inner(env, observation, feedback))
 
 
 AGENTS = {

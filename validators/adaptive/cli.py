@@ -76,6 +76,8 @@ def register(subparsers) -> None:
     p = sub.add_parser("play", help="play a task in the terminal (you are the agent)")
     p.add_argument("profile", help="profile file")
     _episode_args(p)
+    _role_args(p)
+    add_model_arguments(p)
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("run", help="run an agent on profiles")
@@ -89,6 +91,7 @@ def register(subparsers) -> None:
                         "(the paper's constraint-tracking module)")
     p.add_argument("--out", required=True, metavar="FILE", help="episodes, JSON Lines")
     _episode_args(p, tier=False)
+    _role_args(p)
     add_model_arguments(p)
     p.set_defaults(func=cmd_run)
 
@@ -96,8 +99,89 @@ def register(subparsers) -> None:
     p.add_argument("results", help="episodes, JSON Lines (from adaptive run)")
     p.add_argument("--out", metavar="FILE", help="also write the Markdown table")
     p.add_argument("--plot", metavar="FILE", help="also write the per-turn plot (.png/.pdf/.svg)")
+    p.add_argument("--rubric-plot", metavar="FILE",
+                   help="also write the per-turn rubric plot of judged episodes (the "
+                        "paper's Figure 3; .png/.pdf/.svg)")
+    p.add_argument("--overall", action="store_true",
+                   help="also a row pooling the tiers of each agent (not the paper's)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_report)
+
+
+def _gamma(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1 <= value <= 5:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 5: {text!r}")
+    return value
+
+
+def _role_args(p) -> None:
+    g = p.add_argument_group("the paper's judges, reader and user simulator (models at the "
+                             "endpoint of the model options: --base-url, key, cache)")
+    g.add_argument("--condition", choices=("pddl", "words"), default="pddl",
+                   help="pddl (default): the task as PDDL, plans as PDDL steps; words: the "
+                        "task as a household request, plans in words mapped onto the "
+                        "domain's actions by --reader (the paper's condition)")
+    g.add_argument("--reader", metavar="MODEL",
+                   help="words condition: the model that maps a plan in words onto the "
+                        "domain's actions; 'rules' (the default) reads only the step "
+                        "sentences the scripted agents write ('pick up: iron, hall')")
+    g.add_argument("--judge", action="append", default=[], metavar="MODEL",
+                   help="judged mode: a rubric judge model (repeatable; the paper uses "
+                        "three); Acc then needs every averaged dimension >= --gamma")
+    g.add_argument("--gamma", type=_gamma, default=4.0, metavar="G",
+                   help="judged mode: the rubric pass threshold (default 4, the paper's)")
+    g.add_argument("--simulator", metavar="MODEL",
+                   help="the paper's user simulator: this model says the disclosed "
+                        "constraints in the user's words (default: the project's template)")
+
+
+def _role_model(args: argparse.Namespace, name: str, what: str):
+    """The client for a judge, reader or simulator: ``name`` at the endpoint the model
+    options describe."""
+    from planning_core.validators.models.options import model_from_args
+
+    if args.command:
+        raise InputError(f"{what} needs a model at an endpoint (--base-url), not --command")
+    return model_from_args(argparse.Namespace(**{**vars(args), "model": name,
+                                                 "command": None}))
+
+
+def _roles(args: argparse.Namespace):
+    """(protocol fields, env_extra(domain, problem)) for the judges, reader, simulator."""
+    from planning_core.validators.adaptive.rubric import RubricJudges
+    from planning_core.validators.adaptive.words import ModelReader
+
+    protocol: dict = {}
+    judges = None
+    if args.judge:
+        judges = RubricJudges([(name, _role_model(args, name, "--judge"))
+                               for name in args.judge], gamma=args.gamma)
+        protocol.update(judges=list(args.judge), gamma=args.gamma)
+    reader_model = None
+    if args.condition == "words":
+        protocol["condition"] = "words"
+        protocol["reader"] = args.reader or "rules"
+        if args.reader and args.reader != "rules":
+            reader_model = _role_model(args, args.reader, "--reader")
+    elif args.reader:
+        raise InputError("--reader reads plans in words: give it with --condition words")
+    simulator = None
+    if args.simulator:
+        simulator = _role_model(args, args.simulator, "--simulator")
+        protocol["simulator"] = args.simulator
+
+    def env_extra(domain, problem) -> dict:
+        extra = {"condition": args.condition, "judges": judges, "simulator": simulator,
+                 "simulator_name": args.simulator}
+        if reader_model is not None:
+            extra["reader"] = ModelReader(reader_model, domain, problem, args.reader)
+        return extra
+
+    return protocol, env_extra
 
 
 def _episode_args(p, tier: bool = True) -> None:
@@ -141,14 +225,20 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not tasks:
         raise InputError("no problem with a domain.pddl beside it", file=args.tasks[0])
 
+    done = [0]
+    if not args.json:   # progress: a folder can hold hundreds of tasks, seconds each
+        print(f"building {len(tasks)} profile(s) into {args.out}", file=sys.stderr)
+
     def show(row: dict) -> None:
+        done[0] += 1
+        step = f"[{done[0]}/{len(tasks)}] "
         if args.json:
             print(json.dumps(row))
         elif "error" in row:
-            print(f"{row['task']}: FAILED: {row['error']}")
+            print(f"{step}{row['task']}: FAILED: {row['error']}")
         else:
             sizes = " ".join(f"{k}={v}" for k, v in row["tiers"].items())
-            print(f"{row['task']}: {sizes} -> {row['profile']}"
+            print(f"{step}{row['task']}: {sizes} -> {row['profile']}"
                   + (f"\n  no constraint: {row['note']}" if row.get("note") else ""))
         sys.stdout.flush()
 
@@ -200,9 +290,20 @@ def cmd_play(args: argparse.Namespace) -> int:
     from planning_core.validators.adaptive.tasks import load_task
 
     profile, domain, problem = load_task(args.profile)
-    env = AdaptiveEnv(domain, problem, profile, args.tier, **_env_options(args))
+    _, env_extra = _roles(args)
+    options = _env_options(args)
+    # a person keeps playing after a plan that meets every constraint but misses the goal
+    # (or after the turn budget): extra turns with the verdict as feedback, the paper's
+    # refinement turns, unless --refine says how many
+    options["refine"] = args.refine or args.max_turns
+    env = AdaptiveEnv(domain, problem, profile, args.tier, **options,
+                      **env_extra(domain, problem))
     print(env.reset())
-    print("Type a plan, one action per line; an empty line submits it.")
+    print(("Type a plan, one step per line; an empty line submits it." +
+           ("" if args.reader and args.reader != "rules" else
+            " Write each step as 'action: argument, argument' (the rules reader; "
+            "--reader MODEL reads free words).")) if args.condition == "words" else
+          "Type a plan, one action per line; an empty line submits it.")
     done = False
     while not done:
         lines = []
@@ -216,6 +317,8 @@ def cmd_play(args: argparse.Namespace) -> int:
                 return ExitCode.OK
         feedback, done, _ = env.step("".join(lines))
         print(feedback)
+    if env.main_outcome != env.outcome:
+        print(f"standard protocol: {env.main_outcome}")
     print(f"outcome: {env.outcome}")
     return ExitCode.OK
 
@@ -244,8 +347,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not tiers:
         raise InputError("--tiers names no tier (e.g. --tiers mid or --tiers low,mid,high)")
     out = Path(args.out)
+    if args.condition == "words" and args.agent == "model" and not args.reader:
+        raise InputError("--condition words with --agent model needs --reader MODEL: the "
+                         "default rules reader reads only the scripted agents' step "
+                         "sentences ('pick up: iron, hall'); give --reader rules to use it")
+    protocol, env_extra = _roles(args)
+    if args.condition == "words" and args.agent != "model":
+        from planning_core.validators.adaptive.agents import WordsAgent
+
+        scripted = make
+        make = lambda: WordsAgent(scripted())  # noqa: E731
     counts = run_profiles(find_profiles(args.profiles), make, tiers, out,
-                          agent_name=name, **_env_options(args))
+                          agent_name=name, protocol_extra=protocol, env_extra=env_extra,
+                          **_env_options(args))
     print(f"{counts['run']} episode(s) run, {counts['skipped']} already in {out}, "
           f"{counts['failed']} failed (each counts as a failed query in the report)")
     return ExitCode.OK
@@ -255,24 +369,44 @@ def cmd_report(args: argparse.Namespace) -> int:
     from planning_core.validators.adaptive.metrics import metrics_by_tier, plot_degradation, \
         read_results, render_markdown
 
+    from planning_core.validators.adaptive.metrics import acc_by_gamma, condition_of, \
+        mode_of, plot_rubric, rubric_by_tier
+
     episodes, failures = read_results(args.results)
+    text = render_markdown(episodes, failures=failures, overall=args.overall)
     if args.json:
-        table = metrics_by_tier(episodes, failures)
-        print(json.dumps({t: {m: e.to_json() for m, e in row.items()}
-                          for t, row in table.items()}))
+        table = metrics_by_tier(episodes, failures, overall=args.overall)
+        out = {t: {m: e.to_json() for m, e in row.items()} for t, row in table.items()}
+        for row, eps in _by_row(episodes).items():
+            if row in out:
+                out[row]["mode"], out[row]["condition"] = mode_of(eps), condition_of(eps)
+        for row, values in rubric_by_tier(episodes).items():
+            out.setdefault(row, {})["rubric"] = {k: e.to_json() for k, e in values.items()}
+        for row, values in acc_by_gamma(episodes, failures).items():
+            out.setdefault(row, {})["acc_by_gamma"] = {f"{g:.2f}": e.to_json()
+                                                      for g, e in values.items()}
+        print(json.dumps(out))
     else:
-        print(render_markdown(episodes, failures=failures), end="")
+        print(text, end="")
     if args.out:
         try:
-            Path(args.out).write_text(render_markdown(episodes, failures=failures),
-                                      encoding="utf-8")
+            Path(args.out).write_text(text, encoding="utf-8")
         except OSError as err:
             raise InputError(f"cannot write: {err.strerror or err}", file=args.out) from None
-    if args.plot:
-        if Path(args.plot).suffix.lower() not in (".png", ".pdf", ".svg"):
-            raise InputError("the plot is written as .png, .pdf or .svg", file=args.plot)
+    for path, draw in ((args.plot, plot_degradation), (args.rubric_plot, plot_rubric)):
+        if not path:
+            continue
+        if Path(path).suffix.lower() not in (".png", ".pdf", ".svg"):
+            raise InputError("the plot is written as .png, .pdf or .svg", file=path)
         try:
-            plot_degradation(episodes, args.plot)
+            draw(episodes, path)
         except OSError as err:
-            raise InputError(f"cannot write: {err.strerror or err}", file=args.plot) from None
+            raise InputError(f"cannot write: {err.strerror or err}", file=path) from None
     return ExitCode.OK
+
+
+def _by_row(episodes) -> dict:
+    out: dict = {}
+    for e in episodes:
+        out.setdefault(f"{e.group} / {e.tier}" if e.group else e.tier, []).append(e)
+    return out

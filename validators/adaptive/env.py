@@ -16,9 +16,11 @@ task (executable, reaches the goal). Then:
    the selected type; ``hint_withheld=True`` (not the paper's) adds a line saying that more
    remain and their number to the JSON.
 2. **Valid plan found** ends the episode (L57): the plan violates no constraint (the
-   paper's ConPass) and can be read. It is a *success* (Acc) when the plan also executes and
-   reaches the goal, the validator standing in for the paper's rubric judges; otherwise the
-   outcome is ``unsolved`` (constraints met, rubric failed).
+   paper's ConPass) and can be read. It is a *success* (Acc) when it also passes the
+   rubric: with ``judges`` (the judged mode, :mod:`.rubric`) every averaged dimension
+   reaches gamma; without (the symbolic mode) the validator stands in for the judges: the
+   plan executes and reaches the goal. Otherwise the outcome is ``unsolved`` (constraints
+   met, rubric failed).
 3. **Early stop** (L63, L426) after ``patience`` (tau = 2) consecutive turns that
    disclose no new constraint and do not end the episode (*stalled* turns).
 4. **Max turns** (L60, L413) when the budget ``max_turns`` (T = 20) is used up.
@@ -44,6 +46,12 @@ tier's constraints of that type, ``"both"`` (default) all. ``show_attributes=Tru
 the objects' attributes in the observation; by default they are hidden and the agent must
 infer them (as in the paper, where "generate high heat" is the user's word for an iron).
 
+``condition="words"`` is the paper's view (:mod:`.words`): the observation is the
+household request, the plan is in words and ``reader`` maps its steps onto the domain's
+actions (the rules reader by default), and the mapped plan is checked as above; a step the
+reader cannot map makes the plan unreadable. The feedback says the disclosed constraints as
+the user would (:func:`.words.spoken`), or in the words of ``simulator`` (a model).
+
 The API is gym-like: ``obs = env.reset()``; ``feedback, done, info = env.step(plan_text)``
 with ``info["feedback"]`` the same feedback as JSON, ``info["verdict"]`` the validator's
 verdict and ``info["turn"]`` the :class:`Turn`.
@@ -59,11 +67,12 @@ from planning_core.validate import ValidationReport, Verdict
 from planning_core.validators.adaptive.check import ConstraintChecker, PlanCheck
 from planning_core.validators.adaptive.profile import Constraint, Profile
 
-__all__ = ["Turn", "Episode", "AdaptiveEnv", "OUTCOMES", "CONSTRAINT_SETS", "MAX_PLAN_CHARS", "MAX_PLAN_STEPS",
+__all__ = ["Turn", "Episode", "AdaptiveEnv", "OUTCOMES", "CONSTRAINT_SETS", "CONDITIONS", "MAX_PLAN_CHARS", "MAX_PLAN_STEPS",
            "DEFAULT_MAX_TURNS", "DEFAULT_PATIENCE"]
 
 OUTCOMES = ("success", "unsolved", "early_stop", "max_turns", "refine_exhausted", "failed")
 CONSTRAINT_SETS = ("both", "world", "user")
+CONDITIONS = ("pddl", "words")
 DEFAULT_MAX_TURNS = 20     # the paper's T (Appendix D.2.1, L413)
 DEFAULT_PATIENCE = 2       # the paper's tau (L63, L426; E.4 says three, L471)
 #: Longest answer judged, in characters (a 10,000-step plan is about 200,000): a longer one
@@ -105,6 +114,12 @@ class Turn:
     feedback: str = field(default="", compare=False)
     readable: bool = True
     phase: str = "main"
+    #: judged mode: every judge's scores (or failure), the means, gamma, the pass
+    rubric: dict | None = None
+    #: words condition: the reader's mapping of every step, and the PDDL plan it gives
+    words: dict | None = None
+    #: the user simulator's record (its model, or its failure and the template used)
+    simulator: dict | None = None
 
     @property
     def constraints_met(self) -> bool:
@@ -122,7 +137,9 @@ class Turn:
                 "violated": list(self.violated), "revealed": list(self.revealed),
                 "revealed_type": self.revealed_type, "repeated": list(self.repeated),
                 "success": self.success, "stall": self.stall, "phase": self.phase,
-                "feedback": self.feedback}
+                "feedback": self.feedback,
+                **{k: v for k, v in (("rubric", self.rubric), ("words", self.words),
+                                     ("simulator", self.simulator)) if v is not None}}
 
     @classmethod
     def from_json(cls, d: dict) -> "Turn":
@@ -148,12 +165,18 @@ class Turn:
             raise ValueError(f"phase {d['phase']!r} is not main or refine")
         if "feedback" in d:
             _need(d, "feedback", str)
+        for key in ("rubric", "words", "simulator"):
+            if d.get(key) is not None and not isinstance(d[key], dict):
+                raise TypeError(f"{key} must be a JSON object, not {d[key]!r:.40}")
+        if d.get("rubric") is not None:
+            _check_rubric(d["rubric"])
         return cls(d["turn"], d["plan"], d["verdict"], d["executable"], d["solves_task"],
                    d["failing_step"], tuple(d["violated"]), tuple(d["revealed"]),
                    d["revealed_type"], tuple(d["repeated"]), d["success"], d["stall"],
                    d.get("feedback", ""), d.get("readable", d["verdict"] !=
                                                  "plan_syntax_error"),
-                   d.get("phase", "main"))
+                   d.get("phase", "main"), d.get("rubric"), d.get("words"),
+                   d.get("simulator"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +197,11 @@ class Episode:
     refine: int = 0
     main_outcome: str | None = None
     group: str = field(default="", compare=False)
+    #: ``pddl`` (the task as PDDL, plans in PDDL) or ``words`` (a request and plans in words)
+    condition: str = "pddl"
+    #: judged mode: the rubric judges' names and the threshold (symbolic mode: empty, None)
+    judges: tuple[str, ...] = ()
+    gamma: float | None = None
 
     def __post_init__(self) -> None:
         if self.main_outcome is None:
@@ -185,17 +213,40 @@ class Episode:
 
     @property
     def ends_valid(self) -> bool:
-        """ConPass at the terminal turn (what VPR counts)."""
+        """ConPass at the terminal turn (refinement turns included)."""
         return bool(self.turns) and self.turns[-1].constraints_met
 
-    def revealed_of(self, kind: str) -> int:
+    @property
+    def judged(self) -> bool:
+        return bool(self.judges)
+
+    @property
+    def main_turns(self) -> tuple[Turn, ...]:
+        """The turns of the standard protocol (Table 3), refinement turns left out."""
+        return tuple(t for t in self.turns if t.phase == "main")
+
+    @property
+    def main_success(self) -> bool:
+        """Acc's event under the standard protocol: its last plan meets every constraint
+        and passes (the rubric in judged mode, the task check in symbolic mode)."""
+        return self.main_outcome == "success"
+
+    @property
+    def main_valid(self) -> bool:
+        """ConPass at the last turn of the standard protocol (what VPR counts)."""
+        main = self.main_turns
+        return bool(main) and main[-1].constraints_met
+
+    def revealed_of(self, kind: str, main: bool = False) -> int:
         ids = set(self.world_ids)
-        return sum(1 for t in self.turns for c in t.revealed
+        turns = self.main_turns if main else self.turns
+        return sum(1 for t in turns for c in t.revealed
                    if (c in ids) == (kind == "world"))
 
-    def repeated_of(self, kind: str) -> int:
+    def repeated_of(self, kind: str, main: bool = False) -> int:
         ids = set(self.world_ids)
-        return sum(1 for t in self.turns for c in t.repeated
+        turns = self.main_turns if main else self.turns
+        return sum(1 for t in turns for c in t.repeated
                    if (c in ids) == (kind == "world"))
 
     def to_json(self) -> dict:
@@ -203,7 +254,11 @@ class Episode:
                 "main_outcome": self.main_outcome,
                 "world_total": self.world_total, "user_total": self.user_total,
                 "world_ids": list(self.world_ids), "constraints": self.constraints,
-                "refine": self.refine, "turns": [t.to_json() for t in self.turns]}
+                "refine": self.refine,
+                **({"condition": self.condition} if self.condition != "pddl" else {}),
+                **({"judges": list(self.judges), "gamma": self.gamma}
+                   if self.judges else {}),
+                "turns": [t.to_json() for t in self.turns]}
 
     @classmethod
     def from_json(cls, d: dict) -> "Episode":
@@ -226,10 +281,19 @@ class Episode:
         if (d["outcome"] == "success") != bool(d["turns"][-1].get("success")
                                                if isinstance(d["turns"][-1], dict) else False):
             raise ValueError("the outcome is success exactly when the last turn succeeds")
+        if d.get("condition", "pddl") not in CONDITIONS:
+            raise ValueError(f"condition {d['condition']!r} is not one of "
+                             f"{', '.join(CONDITIONS)}")
+        if "judges" in d:
+            _need_strings(d, "judges")
+            if not isinstance(d.get("gamma"), (int, float)) or isinstance(d["gamma"], bool):
+                raise TypeError("gamma must be a number in a judged episode")
         return cls(d["task"], d["tier"], tuple(Turn.from_json(t) for t in d["turns"]),
                    d["outcome"], d["world_total"], d["user_total"], tuple(d["world_ids"]),
                    d.get("constraints", "both"), d.get("refine", 0),
-                   d.get("main_outcome"))
+                   d.get("main_outcome"), condition=d.get("condition", "pddl"),
+                   judges=tuple(d.get("judges", ())),
+                   gamma=float(d["gamma"]) if d.get("judges") else None)
 
 
 class AdaptiveEnv:
@@ -240,9 +304,13 @@ class AdaptiveEnv:
                  refine: int = 0, constraints: str = "both", hint_withheld: bool = False,
                  validator_feedback: bool = False, show_attributes: bool = False,
                  task_id: str | None = None, max_plan_chars: int = MAX_PLAN_CHARS,
-                 max_plan_steps: int = MAX_PLAN_STEPS) -> None:
+                 max_plan_steps: int = MAX_PLAN_STEPS, condition: str = "pddl",
+                 reader=None, judges=None, simulator=None,
+                 simulator_name: str | None = None) -> None:
         if max_turns < 1 or patience < 1:
             raise ValueError("max_turns and patience must be at least 1")
+        if condition not in CONDITIONS:
+            raise ValueError(f"condition must be one of {', '.join(CONDITIONS)}")
         if refine < 0:
             raise ValueError("refine must be at least 0")
         if constraints not in CONSTRAINT_SETS:
@@ -259,6 +327,14 @@ class AdaptiveEnv:
         self.max_plan_chars, self.max_plan_steps = max_plan_chars, max_plan_steps
         self.task_id = task_id or problem.name
         self._by_id = {c.id: c for c in self.constraints}
+        from planning_core.validators.adaptive.words import RulesReader, request_in_words
+
+        self.condition = condition
+        self.request = request_in_words(problem)
+        self.reader = reader if reader is not None or condition == "pddl" else \
+            RulesReader(domain, problem)
+        self.judges = judges                 # rubric.RubricJudges: the judged mode
+        self.simulator, self.simulator_name = simulator, simulator_name
         self.reset()
 
     # ----------------------------------------------------------------------- protocol
@@ -276,6 +352,10 @@ class AdaptiveEnv:
     def observation(self) -> str:
         attrs = "".join(f"\n  ({name} {obj})" for name, objs in self.profile.attributes
                         for obj in objs) if self.show_attributes else ""
+        if self.condition == "words":
+            return (self.request + "\nSome limits of this home and some wishes of mine are "
+                    "not said here; I will tell you when a plan runs into one."
+                    + (f"\nFacts about the objects:{attrs}\n" if attrs else ""))
         return ("Propose a plan for this task: one action per line, written (action arg ...).\n"
                 "Some constraints of this world and of the user are hidden; a plan that "
                 "breaks one is refused, and the constraint is then revealed.\n\n"
@@ -298,16 +378,55 @@ class AdaptiveEnv:
                     f"\n... [{size - KEPT_CHARS} characters cut]"
             result = PlanCheck(ValidationReport(
                 Verdict.PLAN_SYNTAX_ERROR, message=f"the answer is too long ({why})"), 0, ())
+        elif self.condition == "words":
+            return self._step_words(plan_text)
         else:
             result = self.checker.check(plan_text)
-        turn = self._judge(plan_text, result)
+        return self._finish(plan_text, result)
+
+    def _step_words(self, plan_text: str) -> tuple[str, bool, dict]:
+        """The words condition: the reader maps the steps onto actions, and the actions are
+        checked as a PDDL plan. An unreadable step makes the plan unreadable (the
+        constraints are still judged on what was mapped)."""
+        from planning_core.validators.adaptive.words import MAX_WORD_STEPS, split_steps
+
+        steps = split_steps(plan_text)
+        if len(steps) > MAX_WORD_STEPS:
+            result = PlanCheck(ValidationReport(
+                Verdict.PLAN_SYNTAX_ERROR, message=f"the answer is too long ({len(steps)} "
+                f"steps, limit {MAX_WORD_STEPS})"), 0, ())
+            return self._finish(plan_text, result, words={"steps": [], "pddl": "",
+                                                          "error": result.report.message})
+        mapping = self.reader(steps) if steps else {"steps": []}
+        actions = [a for m in mapping["steps"] for a in m.get("actions", ())]
+        if len(actions) > self.max_plan_steps:      # a reader that maps to too much
+            result = PlanCheck(ValidationReport(
+                Verdict.PLAN_SYNTAX_ERROR, message=f"the reader mapped the plan to "
+                f"{len(actions)} actions, limit {self.max_plan_steps}"), 0, ())
+            return self._finish(plan_text, result, words={
+                "reader": mapping.get("reader"), "steps": [], "pddl": "",
+                "error": result.report.message})
+        pddl_text = "\n".join(actions)
+        words = dict(mapping, pddl=pddl_text)
+        result = self.checker.check(pddl_text)
+        unreadable = [i for i, m in enumerate(mapping["steps"], start=1) if "unreadable" in m]
+        return self._finish(plan_text, result, words=words,
+                            readable=result.readable and not unreadable
+                            and "error" not in mapping)
+
+    def _finish(self, plan_text: str, result: PlanCheck, words: dict | None = None,
+                readable: bool | None = None) -> tuple[str, bool, dict]:
+        rubric = self.judges(self.request, plan_text) if self.judges is not None else None
+        turn = self._judge(plan_text, result, rubric=rubric, words=words,
+                           readable=result.readable if readable is None else readable)
         self.turns.append(turn)
         info = {"turn": turn, "feedback": self._feedback_json(turn, result),
                 "verdict": _verdict_json(turn, result),
                 "revealed": [c.id for c in self.revealed], "outcome": self.outcome}
         return turn.feedback, self.done, info
 
-    def _judge(self, plan_text: str, result: PlanCheck) -> Turn:
+    def _judge(self, plan_text: str, result: PlanCheck, *, rubric: dict | None = None,
+               words: dict | None = None, readable: bool = True) -> Turn:
         index = len(self.turns) + 1
         phase = self.phase
         known = {c.id for c in self.revealed}
@@ -320,9 +439,9 @@ class AdaptiveEnv:
         revealed = tuple(c for c in selected if c not in known)
         self.revealed.extend(self._by_id[c] for c in revealed)
         # ConPass, judged on every step; an answer without a step proposes no plan
-        valid = result.readable and not violated and (result.steps > 0
-                                                      or result.solves_task)
-        success = valid and result.solves_task
+        valid = readable and not violated and (result.steps > 0 or result.solves_task)
+        # Acc's second half: RubPass in the judged mode, the task check in the symbolic one
+        success = valid and (rubric["pass"] if rubric is not None else result.solves_task)
         stall = phase == "main" and not revealed and not valid
         if phase == "main":
             streak = 0
@@ -343,8 +462,9 @@ class AdaptiveEnv:
         turn = Turn(index, plan_text, result.report.verdict.value, result.executable,
                     result.solves_task, None if result.executable else result.report.step,
                     violated, revealed, revealed_type, repeated, success, stall,
-                    readable=result.readable, phase=phase)
-        return replace(turn, feedback=self._feedback_text(turn, result))
+                    readable=readable, phase=phase, rubric=rubric, words=words)
+        text, simulated = self._feedback_text(turn, result)
+        return replace(turn, feedback=text, simulator=simulated)
 
     def _end(self, outcome: str) -> None:
         """End the standard protocol; a failed, not early-stopped episode goes on to
@@ -358,29 +478,43 @@ class AdaptiveEnv:
 
     def episode(self) -> Episode:
         world = tuple(c.id for c in self.constraints if c.type == "world")
+        judges = self.judges
         return Episode(self.task_id, self.tier, tuple(self.turns), self.outcome, len(world),
                        len(self.constraints) - len(world), world, self.constraint_set,
-                       self.refine, self.main_outcome if self.done else None)
+                       self.refine, self.main_outcome if self.done else None,
+                       condition=self.condition,
+                       judges=tuple(judges.names) if judges is not None else (),
+                       gamma=judges.gamma if judges is not None else None)
 
     # ----------------------------------------------------------------------- feedback
 
     def _detail(self, result: PlanCheck) -> dict:
         return {v.id: v for v in result.violations}
 
-    def _feedback_text(self, turn: Turn, result: PlanCheck) -> str:
+    def _feedback_text(self, turn: Turn, result: PlanCheck) -> tuple[str, dict | None]:
+        """The feedback the agent reads, and the simulator's record. The constraints are
+        said as the user would say them (:func:`.words.spoken`: no id, no step, no object's
+        attribute), or, with a simulator, in the simulator's words."""
+        from planning_core.validators.adaptive.words import parse_simulated, \
+            simulator_prompt, spoken
+
         lines = [f"Turn {turn.index}: " + ("the plan is accepted." if turn.success
                                           else "the plan is not accepted.")]
         report = result.report
-        details = self._detail(result)
-        if turn.revealed:
-            lines.append(f"Newly disclosed {turn.revealed_type} constraint(s):")
-            lines.extend(f"  - [{c}] {self._by_id[c].text} ({details[c].detail})"
-                         for c in turn.revealed)
-        if turn.repeated:
-            lines.append("Reminder: constraint(s) disclosed at an earlier turn and violated "
-                         "again:")
-            lines.extend(f"  - [{c}] {self._by_id[c].text} ({details[c].detail})"
-                         for c in turn.repeated)
+        new = [spoken(self._by_id[c]) for c in turn.revealed]
+        again = [spoken(self._by_id[c]) for c in turn.repeated]
+        said = new + [f"As I told you before: {s[0].lower() + s[1:]}" for s in again]
+        simulated = None
+        if said and self.simulator is not None:
+            answer = self.simulator(simulator_prompt(new, again))
+            try:
+                said = [parse_simulated(answer)]
+                simulated = {"simulator": self.simulator_name or "model"}
+            except ValueError as err:       # the template's words stand in
+                kept = answer if isinstance(answer, str) else repr(answer)
+                simulated = {"simulator": self.simulator_name or "model",
+                             "error": str(err), "answer": kept[:KEPT_CHARS // 4]}
+        lines.extend(said)
         withheld = _withheld(turn)
         if self.hint_withheld and withheld:
             lines.append("The plan also breaks constraint(s) of the other type, "
@@ -390,8 +524,20 @@ class AdaptiveEnv:
         empty = turn.readable and not plan_has_steps(turn.plan) and not turn.solves_task
         if empty:
             lines.append("The answer holds no plan steps.")
-        if not turn.readable or ((self.validator_feedback or refining or over)
-                                 and not turn.solves_task and not empty):
+        unfollowed = [(i, m) for i, m in enumerate((turn.words or {}).get("steps", ()),
+                                                   start=1) if "unreadable" in m]
+        for i, m in unfollowed[:10]:
+            lines.append(f"I could not follow step {i} (\"{_short(m['step'])}\"): "
+                         f"{m['unreadable']}")
+        if turn.words is not None and "error" in turn.words:
+            lines.append("I could not follow the plan.")
+        judged = turn.rubric is not None
+        if turn.words is None and not turn.readable:
+            lines.append(_task_failure(report))
+        elif judged and refining and not turn.success:
+            lines.append(_rubric_failure(turn.rubric))
+        elif ((self.validator_feedback or (not judged and (refining or over)))
+              and not turn.solves_task and not empty and turn.readable):
             lines.append(_task_failure(report))
             if self.validator_feedback or refining:
                 lines.extend("  " + a for a in report.advice)
@@ -410,7 +556,7 @@ class AdaptiveEnv:
                                        "used up.",
                           "refine_exhausted": "Stopping: the refinement turns are used up."
                           }[self.outcome])
-        return "\n".join(lines)
+        return "\n".join(lines), simulated
 
     def _feedback_json(self, turn: Turn, result: PlanCheck) -> dict:
         details = self._detail(result)
@@ -433,6 +579,26 @@ class AdaptiveEnv:
         if self.hint_withheld:
             out["hidden_violations"] = len(_withheld(turn))
         return out
+
+
+def _check_rubric(r: dict) -> None:
+    """A turn's rubric record read back: judges a list of objects, mean null or eight
+    numbers, gamma a number, pass a boolean."""
+    from planning_core.validators.adaptive.rubric import KEYS
+
+    if not isinstance(r.get("judges"), list) or not all(isinstance(j, dict)
+                                                        for j in r["judges"]):
+        raise TypeError("rubric.judges must be a list of objects")
+    mean = r.get("mean")
+    if mean is not None and not (isinstance(mean, dict) and all(
+            isinstance(mean.get(k), (int, float)) and not isinstance(mean.get(k), bool)
+            for k in KEYS)):
+        raise TypeError("rubric.mean must be null or a number for each of the eight "
+                        "dimensions")
+    if not isinstance(r.get("gamma"), (int, float)) or isinstance(r.get("gamma"), bool):
+        raise TypeError("rubric.gamma must be a number")
+    if not isinstance(r.get("pass"), bool):
+        raise TypeError("rubric.pass must be a boolean")
 
 
 def _need(d: dict, key: str, kind: type) -> None:
@@ -469,6 +635,24 @@ def _step_lines(text: str) -> int:
 
 def plan_has_steps(text: str) -> bool:
     return any(line.strip() and not line.strip().startswith(";") for line in text.splitlines())
+
+
+def _rubric_failure(rubric: dict) -> str:
+    """The judged mode's refinement feedback (L402): the dimensions below gamma and the
+    judges' reasons for them."""
+    from planning_core.validators.adaptive.rubric import KEYS, NAMES
+
+    mean, gamma = rubric.get("mean"), rubric.get("gamma")
+    if mean is None:
+        return "The plan could not be judged."
+    low = [k for k in KEYS if mean[k] < gamma - 1e-9]
+    parts = []
+    for k in low:
+        reasons = [j["reasons"][k] for j in rubric["judges"]
+                   if isinstance(j.get("reasons"), dict) and k in j["reasons"]]
+        parts.append(f"{NAMES[k].lower()} ({mean[k]:.2f})"
+                     + (f": {_short(reasons[0])}" if reasons else ""))
+    return "The plan is judged below the bar on " + "; ".join(parts) + "."
 
 
 def _task_failure(report) -> str:

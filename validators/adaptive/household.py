@@ -46,16 +46,42 @@ from planning_core.validators.adaptive.household_catalog import DOMAIN, JOBS, MA
     ROOMS, TOOLS
 
 __all__ = ["DOMAIN", "TOOLS", "MATERIALS", "JOBS", "ROUND_QUOTAS", "PAPER_TABLE2", "PAPER_N",
+           "draw_quotas",
            "Layout", "problem", "build_household_profile", "generate"]
 
 # Table 2 of the paper (L46-L48): average constraints per tier
 PAPER_TABLE2 = {"world": (9.76, 19.61, 37.73), "user": (10.91, 21.78, 41.79)}
-# constraints each round may add (world, user): the increments of Table 2, rounded
+# constraints each round may add (world, user) when a caller fixes them: the increments of
+# Table 2, rounded (generation draws them per problem: draw_quotas)
 ROUND_QUOTAS = ((10, 11), (10, 11), (18, 20))
 # the chance that a user candidate is a preference for the whole task ("nothing
 # high-heat") rather than for the item the object is used on ("nothing high-heat on the
-# shirt"), when the reference solution allows both
-GLOBAL_SHARE = 0.3
+# shirt"), when the reference solution allows both. A task-wide preference takes an
+# attribute away from every job at once, so a high share leaves too few candidates for the
+# high tier's 41.79 user constraints (at 0.3 the high tier averaged 36.03)
+GLOBAL_SHARE = 0.1
+# the spread of a problem's constraint counts around the paper's means: one factor per
+# problem and kind, uniform in [1 - SPREAD, 1 + SPREAD], times the problem's size
+SPREAD = 0.2
+
+
+def draw_quotas(name: str, n_items: int, seed: int = 0) -> tuple[tuple[int, int], ...]:
+    """The per-round quotas (world, user) of one problem, drawn (seeded) around Table 2's
+    means (L46-L48): the paper's counts are averages over queries of varied size, so a
+    problem's tier totals are the paper's mean times its size (its jobs over the average of
+    three) times a factor drawn uniformly in ``1 +- SPREAD``, one factor per kind, so the
+    three tiers of a problem move together; each tier holds at least one more than the
+    one below. A problem whose sampled plans run out of candidates holds fewer."""
+    rng = random.Random(f"quotas:{seed}:{name}")
+    totals = {}
+    for side in ("world", "user"):
+        factor = (n_items / 3) * rng.uniform(1 - SPREAD, 1 + SPREAD)
+        t = [max(1, round(m * factor)) for m in PAPER_TABLE2[side]]
+        for i in (1, 2):
+            t[i] = max(t[i], t[i - 1] + 1)
+        totals[side] = t
+    return tuple((totals["world"][r] - (totals["world"][r - 1] if r else 0),
+                  totals["user"][r] - (totals["user"][r - 1] if r else 0)) for r in range(3))
 
 
 def _attrs(text: str) -> tuple[str, ...]:
@@ -220,7 +246,7 @@ def _goal_atoms(goal) -> list[pddl.Atom]:
 def build_household_profile(domain: pddl.Domain, prob: pddl.Problem,
                             attributes: dict[str, tuple[str, ...]],
                             reference: tuple[str, ...], *, domain_path: str,
-                            problem_path: str, seed: int = 0, quotas=ROUND_QUOTAS,
+                            problem_path: str, seed: int = 0, quotas=None,
                             max_samples: int = 60):
     """The paper's three-round construction (module docstring) for one household problem.
     Plans are sampled separately for the world side (avoiding the kept world constraints)
@@ -234,6 +260,8 @@ def build_household_profile(domain: pddl.Domain, prob: pddl.Problem,
 
     rng = random.Random(f"{seed}:{prob.name}")
     lay = Layout(prob)
+    if quotas is None:
+        quotas = draw_quotas(prob.name, len(lay.items), seed)
     ref_set = frozenset(reference)
     ref_choice = {}
     for item in lay.items:

@@ -52,11 +52,16 @@ def _done(out: Path) -> set:
 
 
 def run_profiles(profiles: list[Path], make_agent, tiers: list[str], out: Path, *,
-                 agent_name: str = "agent", **env_options) -> dict:
+                 agent_name: str = "agent", protocol_extra: dict | None = None,
+                 env_extra=None, **env_options) -> dict:
     """Run every profile x tier; ``env_options`` go to :class:`AdaptiveEnv` (max_turns,
-    patience, refine, constraints, hint_withheld, validator_feedback, show_attributes)."""
+    patience, refine, constraints, hint_withheld, validator_feedback, show_attributes).
+    ``env_extra(domain, problem)`` gives the further options built per task (the judges,
+    the reader, the simulator of the judged mode and the words condition), and
+    ``protocol_extra`` names them in every row's ``protocol`` (only what differs from the
+    default: rows of the default PDDL condition in the symbolic mode look as before)."""
     f, _ = open_results(out)
-    protocol = dict(sorted(env_options.items()))
+    protocol = dict(sorted({**env_options, **(protocol_extra or {})}.items()))
     setting = _protocol_key(protocol)
     counts = {"run": 0, "skipped": 0, "failed": 0}
     with f:
@@ -82,8 +87,9 @@ def run_profiles(profiles: list[Path], make_agent, tiers: list[str], out: Path, 
                     continue
                 stage = "load"                  # the profile lacks the tier: final
                 try:
+                    extra = env_extra(domain, problem) if env_extra else {}
                     env = AdaptiveEnv(domain, problem, profile, tier, task_id=task_id,
-                                      **env_options)
+                                      **env_options, **extra)
                     stage = "episode"
                     row = dict(run_episode(env, make_agent()).to_json(), agent=agent_name,
                                protocol=protocol)

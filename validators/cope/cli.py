@@ -47,8 +47,8 @@ from typing import Callable, Mapping, Sequence
 from planning_core.cli import ArgumentParser, ExitCode, error_line
 from planning_core.cli.args import seconds
 from planning_core.cli.executor_args import add_executor_options, executor_for
-from planning_core.results_file import add_bad_row_options
-from planning_core.validators.cope.evaluate import MAX_RESPONSE_BYTES
+from planning_core.cli.args import add_bad_row_options
+from planning_core.validators.cope.dataset import MAX_RESPONSE_BYTES
 
 __all__ = ["register"]
 
@@ -128,11 +128,11 @@ def _load(dataset: str):
     # another folder (a `dask worker` started elsewhere), where a relative path misleads
     root = Path(os.path.abspath(dataset))
     if not root.exists():
-        print(f"error: {dataset}: no such folder", file=sys.stderr)
+        print(f"{dataset}: error: no such folder", file=sys.stderr)
         return None
     pairs, notes = load_dataset_report(root)
     if not pairs:
-        print(f"error: {dataset}: no CoPE pairs found (expected constraints/<category>/ "
+        print(f"{dataset}: error: no CoPE pairs found (expected constraints/<category>/ "
               "folders)", file=sys.stderr)
         return None
     return pairs, notes
@@ -221,6 +221,9 @@ def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
                   file=sys.stderr)
         if writer.note():
             print(writer.note(), file=sys.stderr)
+        again = {pair.key for pair in todo}   # a redone check replaces its old row
+        writer.drop(lambda row: "status" in row and _pair_key(row) is None
+                    and _row_pair(row) in again)
         fresh = writer.resume([pair.key for pair in todo])
         work = [todo[k] for k in fresh]
         with executor_for(args, len(work)) as executor, \
@@ -240,6 +243,10 @@ def _check_into(args: argparse.Namespace, pairs) -> tuple | None:
     return tuple(known[pair.key] for pair in pairs)
 
 
+def _row_pair(row: dict) -> tuple:
+    return tuple(row.get(field) for field in ("dataset", "category", "problem", "constraint"))
+
+
 def _pair_key(row: dict) -> tuple | None:
     """The pair a ``cope check --out`` or ``cope eval`` row is the result of (None for a
     bad_input row, which names no pair that is done, and for a row that is not final: a
@@ -254,7 +261,7 @@ def _pair_key(row: dict) -> tuple | None:
                 return None
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
-    return tuple(row.get(field) for field in ("dataset", "category", "problem", "constraint"))
+    return _row_pair(row)
 
 
 # --------------------------------------------------------------------------- eval
@@ -340,10 +347,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         try:
             Path(args.report).write_text(render_eval_report(all_rows, order), encoding="utf-8")
         except OSError as err:
-            print(f"error: {args.report}: cannot write: {err.strerror}", file=sys.stderr)
+            print(f"{args.report}: error: cannot write: {err.strerror}", file=sys.stderr)
             return ExitCode.BAD_INPUT
         print(f"report written to {args.report}", file=sys.stderr)
     if not any(r.get("outcome") != BAD_INPUT for r in all_rows):
-        print(f"error: {args.outputs}: no output could be evaluated", file=sys.stderr)
+        print(f"{args.outputs}: error: no output could be evaluated", file=sys.stderr)
         return ExitCode.BAD_INPUT
     return ExitCode.OK

@@ -325,6 +325,10 @@ def _sort_key(pair: Pair) -> tuple:
             _number(pair.constraint), pair.constraint)
 
 
+#: Longest model output read, in UTF-8 bytes (``cope eval --max-response-bytes``); here,
+#: not in :mod:`.evaluate`, so that ``cope --help`` shows it without importing the executors.
+MAX_RESPONSE_BYTES = 1_000_000
+
 #: How deep below ``--dataset`` dataset folders are looked for: the CoPE release's
 #: ``data/`` root holds ``<domain>/<dataset>/constraints`` (two levels).
 MAX_DATASET_DEPTH = 3
@@ -434,9 +438,12 @@ def pair_objects(pair: Pair) -> tuple[tuple[str, str | None], ...]:
     for path in (pair.problem_path, pair.domain_path):
         if path is None:
             continue
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        from planning_core.errors import InputError
+        from planning_core.pddl.files import read_bytes
+
+        try:   # the shared bounded reader: a regular file only
+            text = read_bytes(path).decode("utf-8", errors="replace")
+        except (OSError, InputError):
             continue
         for name, kind in read_objects(text):
             found.setdefault(name, kind)

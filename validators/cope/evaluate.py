@@ -37,7 +37,7 @@ from planning_core.results_file import json_objects
 
 from planning_core.errors import InputError
 
-from planning_core.validators.cope.dataset import Pair
+from planning_core.validators.cope.dataset import MAX_RESPONSE_BYTES, Pair
 from planning_core import safe_json
 
 __all__ = ["OutputRow", "Job", "BadRow", "BAD_INPUT", "TOO_LARGE", "INTERNAL_ERROR",
@@ -47,8 +47,6 @@ __all__ = ["OutputRow", "Job", "BadRow", "BAD_INPUT", "TOO_LARGE", "INTERNAL_ERR
 
 _TEXT_FIELDS = ("category", "problem", "constraint")
 #: Outcomes every method can end with, besides its own (see :func:`judge`).
-#: Longest model output read, in UTF-8 bytes (``cope eval --max-response-bytes``).
-MAX_RESPONSE_BYTES = 1_000_000
 TOO_LARGE, INTERNAL_ERROR, BAD_INPUT = "too_large", "internal_error", "bad_input"
 BATCH_OUTCOMES = (TOO_LARGE, INTERNAL_ERROR, BAD_INPUT)
 
@@ -93,14 +91,10 @@ class Job:
 
 
 def _lines(path: Path) -> Iterable[tuple[int, str]]:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        raise InputError("no such file", file=str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, expected a JSONL file", file=str(path)) from None
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
+    from planning_core.pddl.files import read_bytes
+
+    # the shared bounded reader: a regular file only (a FIFO is refused, never waited on)
+    text = read_bytes(path).decode("utf-8", errors="replace")
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             yield number, line

@@ -30,9 +30,28 @@ from planning_core.validators.deepplanning.travel_score import score_travel
 from planning_core.validators.deepplanning.travel_tools import TravelTools, travel_schemas
 
 __all__ = ["TRAVEL_SYSTEM", "SHOPPING_SYSTEM", "run_episode", "score_episode",
-           "travel_oracle", "shopping_oracle", "MAX_TOOL_CALLS"]
+           "travel_oracle", "shopping_oracle", "MAX_TOOL_CALLS",
+           "RELEASED_MODEL_CALLS", "convert_answer"]
 
-MAX_TOOL_CALLS = 400
+MAX_TOOL_CALLS = 400            # the paper's cap: tool calls per task (line 176)
+#: the released agents' cap: model calls per task (``run.py --max-llm-calls`` defaults)
+RELEASED_MODEL_CALLS = {"travel": 150, "shopping": 400}
+
+#: the conversion step (paper line 111; the release's ``convert_report.py``), in our words
+CONVERT_SYSTEM = """You turn a travel plan written as text into JSON, and do nothing else: \
+copy every day, time slot, place, number and price exactly as the text gives it; add, drop \
+or reinterpret nothing.  Answer with one JSON object between <JSON> and </JSON>:
+{"budget_summary": {"transportation": number, "accommodation": number, "meals": number, \
+"attractions_and_tickets": number, "other": number, "total_estimated_budget": number, \
+"currency": "CNY"},
+ "daily_plans": [{"day_number": number, "current_city": string,
+   "accommodation": {"name": string, "price_per_night": number},
+   "activities": [{"time_slot": "HH:MM-HH:MM", "type": "travel_intercity_public | \
+travel_city | attraction | meal | hotel | buffer", "details": {...}}]}]}
+details by type: travel_intercity_public {"mode": "train|flight", "number", "from", "to", \
+"cost"}; travel_city {"from", "to", "cost"}; attraction {"name", "city", "cost"}; meal \
+{"meal_type", "name", "cost"}; hotel {"activity", "name"}; buffer {"description"}.  A \
+field the text does not give is left out."""
 
 TRAVEL_SYSTEM = """You are a travel planning agent. Use the tools to look up every fact you \
 use (trains, flights, hotels, attractions, restaurants, coordinates, road routes); never \
@@ -70,14 +89,19 @@ def _setup(task: Task) -> tuple[Any, list[dict], str, Any]:
     return ShoppingTools(cart), shopping_schemas(), SHOPPING_SYSTEM, cart
 
 
-def run_episode(model: ToolModel, task: Task, max_tool_calls: int = MAX_TOOL_CALLS,
+def run_episode(model: ToolModel, task: Task, max_tool_calls: int | None = MAX_TOOL_CALLS,
                 max_turns: int | None = None) -> dict[str, Any]:
-    """Run one task; returns the episode (messages, counts, status, final answer, cart)."""
+    """Run one task; returns the episode (messages, counts, status, final answer, cart).
+
+    Caps: ``max_tool_calls`` (the paper's, line 176; ``None``: none) and ``max_turns``
+    (model calls, the released agents' cap; default: the tool-call cap + 50)."""
     tools, schemas, system, state = _setup(task)
     messages: list[dict[str, Any]] = [{"role": "system", "content": system},
                                       {"role": "user", "content": task.query}]
     calls = turns = 0
     status, final, note = "incomplete", None, None
+    if max_tool_calls is None:
+        max_tool_calls = 10 ** 9
     max_turns = max_turns or max_tool_calls + 50
     while turns < max_turns:
         turn = model(messages, schemas)
@@ -115,13 +139,47 @@ def run_episode(model: ToolModel, task: Task, max_tool_calls: int = MAX_TOOL_CAL
            "status": status, "note": note, "tool_calls": calls, "turns": turns,
            "final": final, "messages": messages}
     if task.domain == "shopping":
-        out["cart"] = state.to_json()
+        # the cart as the tools left it (the released cart.json document)
+        out["cart"] = tools.doc if isinstance(tools.doc, dict) else state.to_json()
     return out
+
+
+def _tagged_json(text: str) -> Any:
+    start, end = text.find("<JSON>"), text.find("</JSON>")
+    body = text[start + 6:end] if 0 <= start < end else text
+    return json.loads(body)
+
+
+def convert_answer(model: ToolModel, text: str, attempts: int = 3) -> tuple[Any, list[dict]]:
+    """Free text -> itinerary JSON with ``model`` (the paper's conversion step, line 111):
+    up to ``attempts`` tries until the reply holds a JSON object (between ``<JSON>`` tags
+    or whole).  Returns the object (``None`` if no try gave one) and every try, kept."""
+    tries: list[dict] = []
+    for n in range(attempts):
+        turn = model([{"role": "system", "content": CONVERT_SYSTEM},
+                      {"role": "user", "content": text}], [])
+        reply = turn.get("content") or ""
+        entry: dict[str, Any] = {"attempt": n + 1, "reply": reply}
+        try:
+            obj = _tagged_json(reply)
+            if not isinstance(obj, dict):
+                raise ValueError("not a JSON object")
+        except (ValueError, RecursionError) as err:
+            entry["error"] = str(err)[:300]
+            tries.append(entry)
+            continue
+        entry["ok"] = True
+        tries.append(entry)
+        return obj, tries
+    return None, tries
 
 
 def score_episode(task: Task, episode: dict[str, Any], mode: str = "paper") -> dict:
     if task.domain == "travel":
         answer = episode.get("final") if episode.get("status") == "answered" else None
+        if answer is not None and "converted" in episode:
+            # --convert: the converted JSON is the answer (no JSON from it: unparseable)
+            answer = episode["converted"] if episode["converted"] is not None else ""
         if answer is None:
             v = score_travel("", task.meta, task.travel_db(), task_id=task.task_id, mode=mode)
             v.parse_error = f"incomplete: {episode.get('note') or episode.get('status')}"

@@ -35,6 +35,10 @@ from planning_core.cli.args import positive_int
 from planning_core.errors import InputError
 from planning_core.validators.models.options import add_model_arguments
 
+#: ``score``: longest itinerary or cart file read (``--max-response-bytes``); a longer one
+#: is that task's failed case, unread (the released itineraries are a few KB)
+MAX_ANSWER_BYTES = 10_000_000
+
 __all__ = ["register"]
 
 
@@ -47,41 +51,76 @@ def register(subparsers) -> None:
     sub.required = True
 
     p = sub.add_parser("generate", help="generate tasks with proved unique optima")
-    p.add_argument("domain", choices=("travel", "shopping"))
+    p.add_argument("domain", choices=("travel", "shopping"), help="which tasks to generate")
     p.add_argument("--n", type=positive_int, default=120, help="tasks (per level for "
                                                                  "shopping; default 120)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0,
+                   help="random seed; the same seed gives the same tasks (default 0)")
     p.add_argument("--levels", default="1,2,3", help="shopping levels (default 1,2,3)")
-    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="folder to write the query files and databases to (the released "
+                        "layout)")
     p.add_argument("--json", action="store_true", help="one JSON line per task")
     p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("run", help="run an agent on tasks")
-    p.add_argument("--domain", choices=("travel", "shopping", "both"), default="both")
+    p.add_argument("--domain", choices=("travel", "shopping", "both"), default="both",
+                   help="which tasks to run (default both)")
     p.add_argument("--tasks", metavar="DIR", default=".",
                    help="folder with the query files and databases (default .)")
-    p.add_argument("--queries", metavar="FILE", help="a query file (with --domain)")
-    p.add_argument("--database", metavar="DIR", help="its database folder")
+    p.add_argument("--queries", metavar="FILE",
+                   help="a query file (with --domain travel or shopping)")
+    p.add_argument("--database", metavar="DIR",
+                   help="its database folder (database_en/ or database_levelL/); read in "
+                        "the released layout")
     p.add_argument("--lang", choices=("en", "zh"), default="en",
                    help="travel query file and database language in --tasks (default en)")
-    p.add_argument("--agent", choices=("model", "oracle"), default="model")
-    p.add_argument("--runs", type=positive_int, default=1)
+    p.add_argument("--agent", choices=("model", "oracle"), default="model",
+                   help="model: the --model/--command model calls the tools; oracle: the "
+                        "proved optimum is played through the tools (a check of the "
+                        "sandbox; default model)")
+    p.add_argument("--runs", type=positive_int, default=1,
+                   help="runs per task, averaged by report (the paper runs four; default 1)")
     p.add_argument("--limit", type=positive_int, metavar="N", help="first N tasks per file")
-    p.add_argument("--max-tool-calls", type=positive_int, default=400, metavar="N")
-    p.add_argument("--scoring", choices=("paper", "released"), default="paper")
-    p.add_argument("--out", required=True, metavar="FILE", help="results, JSON Lines")
+    p.add_argument("--max-tool-calls", type=positive_int, default=None, metavar="N",
+                   help="cap: tool calls per task (the paper's, line 176; default 400 unless "
+                        "--max-model-calls is given)")
+    p.add_argument("--max-model-calls", nargs="?", const="released", default=None,
+                   metavar="N", help="cap: model calls per task instead, as the released "
+                                     "agents cap them; without N the released defaults "
+                                     "(150 travel, 400 shopping)")
+    p.add_argument("--convert", action="store_true",
+                   help="travel: turn the final answer into itinerary JSON with the model "
+                        "first (the paper's conversion step; every try kept in the row); "
+                        "default: the answer is read as JSON directly")
+    p.add_argument("--scoring", choices=("paper", "released"), default="paper",
+                   help="paper: the paper's definitions; released: the released evaluation "
+                        "code's (docs/deepplanning.md lists the differences; default paper)")
+    p.add_argument("--out", required=True, metavar="FILE",
+                   help="results, JSON Lines (rows already there are kept: a rerun resumes)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar on stderr (it shows on a terminal only; each "
+                        "finished task is also a numbered line on stdout)")
     add_model_arguments(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("score", help="score answers already written")
-    p.add_argument("domain", choices=("travel", "shopping"))
-    p.add_argument("--tasks", metavar="DIR", default=".")
-    p.add_argument("--queries", metavar="FILE")
-    p.add_argument("--database", metavar="DIR")
-    p.add_argument("--lang", choices=("en", "zh"), default="en")
-    p.add_argument("--plans", metavar="DIR", help="travel: folder of id_N.json itineraries")
-    p.add_argument("--scoring", choices=("paper", "released"), default="paper")
+    p.add_argument("domain", choices=("travel", "shopping"), help="which answers to score")
+    p.add_argument("--tasks", metavar="DIR", default=".",
+                   help="folder with the query files and databases (default .)")
+    p.add_argument("--queries", metavar="FILE", help="a query file instead of --tasks")
+    p.add_argument("--database", metavar="DIR", help="its database folder")
+    p.add_argument("--lang", choices=("en", "zh"), default="en",
+                   help="travel query file and database language in --tasks (default en)")
+    p.add_argument("--plans", metavar="DIR",
+                   help="travel: folder of id_N.json itineraries (must exist); shopping "
+                        "scores each case's cart.json")
+    p.add_argument("--scoring", choices=("paper", "released"), default="paper",
+                   help="paper or released definitions (default paper)")
     p.add_argument("--json", action="store_true", help="one JSON line per task")
+    p.add_argument("--max-response-bytes", type=positive_int, default=MAX_ANSWER_BYTES,
+                   metavar="N", help="longest itinerary or cart read; a longer one is a "
+                                     f"failed case, unread (default {MAX_ANSWER_BYTES})")
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("report", help="Table 2 from run results")
@@ -113,11 +152,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
             print(json.dumps(row))
         else:
             p = row["proof"]
-            print(f"{args.domain} {row.get('level', '')} id {row['id']}: {p['status']} "
+            done[0] += 1
+            print(f"[{done[0]}/{total}] {args.domain} {row.get('level', '')} id {row['id']}: "
+                  f"{p['status']} "
                   f"({p['solver']}, {p['cpu_seconds']:.3f} s CPU, {p['attempts']} draw(s))")
         sys.stdout.flush()
 
     levels = _levels(args.levels)
+    done = [0]
+    total = args.n * (len(levels) if args.domain == "shopping" else 1)
     try:
         if args.domain == "travel":
             from planning_core.validators.deepplanning.travel_gen import generate_many
@@ -177,6 +220,27 @@ def _tasks(args: argparse.Namespace, domains: tuple[str, ...]):
     return out
 
 
+def _caps(args: argparse.Namespace, domain: str) -> tuple[int | None, int | None]:
+    """(tool-call cap, model-call cap) of a task: the paper's 400 tool calls by default;
+    ``--max-model-calls``: model calls (released: 150 travel, 400 shopping), tool calls
+    then uncapped unless ``--max-tool-calls`` is also given."""
+    from planning_core.validators.deepplanning.agent import (MAX_TOOL_CALLS,
+                                                             RELEASED_MODEL_CALLS)
+    m = args.max_model_calls
+    if m is None:
+        return args.max_tool_calls or MAX_TOOL_CALLS, None
+    if m == "released":
+        n = RELEASED_MODEL_CALLS[domain]
+    else:
+        try:
+            n = int(m)
+        except ValueError:
+            n = 0
+        if n <= 0:
+            raise InputError(f"--max-model-calls takes a positive number, not {m!r}")
+    return args.max_tool_calls, n
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.validators.deepplanning.agent import (run_episode, score_episode,
                                                              shopping_oracle, travel_oracle)
@@ -186,6 +250,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if (args.queries or args.database) and args.domain == "both":
         raise InputError("--queries/--database need --domain travel or shopping")
     domains = ("travel", "shopping") if args.domain == "both" else (args.domain,)
+    _caps(args, "travel")   # a bad --max-model-calls is refused before any task runs
     tasks = _tasks(args, domains)
     model = None if args.agent == "oracle" else _tool_model(args)
     out = Path(args.out)
@@ -231,7 +296,14 @@ def cmd_run(args: argparse.Namespace) -> int:
                 agent = ScriptedToolModel(policy, "oracle")
             else:   # run r of --runs: its own cache entries when the model samples
                 agent = model.for_run(run) if hasattr(model, "for_run") else model
-            ep = run_episode(agent, task, args.max_tool_calls)
+            tool_cap, model_cap = _caps(args, task.domain)
+            ep = run_episode(agent, task, tool_cap, model_cap)
+            ep["cap"] = ({"model_calls": model_cap} if model_cap else
+                         {"tool_calls": tool_cap})
+            if args.convert and task.domain == "travel" and ep["status"] == "answered" \
+                    and model is not None:
+                from planning_core.validators.deepplanning.agent import convert_answer
+                ep["converted"], ep["conversions"] = convert_answer(agent, ep["final"] or "")
             row.update(model=agent.name, **{k: v for k, v in ep.items()
                                             if k not in ("task", "domain", "level")})
             row["score"] = score_episode(task, ep, args.scoring)
@@ -252,10 +324,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.results_file import append_row, open_results
 
     f, _ = open_results(out)
+    bar = None
+    if todo and not args.no_progress:
+        from tqdm import tqdm
+        bar = tqdm(total=len(todo), unit="task", file=sys.stderr, dynamic_ncols=True,
+                   disable=None)
+    finished = 0
     with f, ThreadPoolExecutor(max_workers=args.concurrency) as pool:
         futures = [pool.submit(one, run, task) for run, task in todo]
         for fut in as_completed(futures):
             row = fut.result()
+            finished += 1
+            if bar is not None:
+                bar.update(1)
             failed += row.get("status") == "error"
             if row.get("status") == "bad_input":
                 bad += 1
@@ -266,10 +347,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                 raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) \
                     from None
             s = row.get("score") or {}
-            print(f"run {row['run']} {row['key']}: {row.get('status')} "
+            print(f"[{finished}/{len(todo)}] run {row['run']} {row['key']}: {row.get('status')} "
                   f"tool_calls={row.get('tool_calls', 0)} case_acc={s.get('case_acc')}"
                   + (f" error={row['error']}" if row.get("error") else ""))
             sys.stdout.flush()
+    if bar is not None:
+        bar.close()
     if bad:
         print(f"error: {bad} task(s) with bad input, recorded as failed cases",
               file=sys.stderr)
@@ -277,31 +360,51 @@ def cmd_run(args: argparse.Namespace) -> int:
     return ExitCode.FAILED if failed else ExitCode.OK
 
 
+def _answer(path: Path, max_bytes: int) -> tuple[str | None, str | None]:
+    """``(text, None)`` of an answer file (a bad UTF-8 byte replaced, as the released
+    scorer reads it), or ``(None, why)`` when it is longer than ``max_bytes``: read by the
+    shared bounded reader (a FIFO or device is an ``InputError``, that task's bad input),
+    never more than ``max_bytes`` (a 1 GB itinerary took 48 s and 2.1 GB, and one over the
+    machine's memory ended the whole run)."""
+    from planning_core.pddl.files import FileTooLarge, read_bytes
+
+    try:
+        data = read_bytes(path, max_bytes=max_bytes)
+    except FileTooLarge:
+        return None, (f"answer file longer than {max_bytes} bytes (--max-response-bytes); "
+                      "not read")
+    return data.decode("utf-8", errors="replace"), None
+
+
 def _score_one(args: argparse.Namespace, task) -> tuple[dict, bool]:
-    """The verdict of one task's written answer, and whether its answer file is missing."""
+    """The verdict of one task's written answer, and whether it failed without being read
+    (its answer file missing, or over ``--max-response-bytes``)."""
     from planning_core.validators.deepplanning.shopping_score import score_cart
     from planning_core.validators.deepplanning.travel_score import score_travel
 
+    limit = getattr(args, "max_response_bytes", MAX_ANSWER_BYTES)
     if args.domain == "travel":
         plans = Path(args.plans)
         db = task.travel_db()      # InputError (no folder, bad id) before any plan is read
         path = next((p for p in (plans / f"id_{task.task_id}.json",
                                  plans / f"id_{task.task_id}_converted.json")
-                     if p.is_file()), None)
-        text = path.read_text(encoding="utf-8", errors="replace") if path else ""
-        v = score_travel(text, task.meta, db, task_id=task.task_id,
+                     if p.exists()), None)
+        text, why = _answer(path, limit) if path else ("", "no plan file")
+        v = score_travel(text or "", task.meta, db, task_id=task.task_id,
                          mode=args.scoring).to_json()
-        if path is None:
-            v["parse_error"] = "no plan file"
-        return v, path is None
+        if why is not None:
+            v["parse_error"] = why
+        return v, why is not None
     case = task.shopping_case()
     cart_path = task.folder / "cart.json"
-    cart = cart_path.read_text(encoding="utf-8", errors="replace") \
-        if cart_path.is_file() else "{}"
+    cart, why = _answer(cart_path, limit) if cart_path.exists() else ("{}", None)
     stock = {i: p.get("stock_quantity") for i, p in case.by_id.items()}
-    return dict(score_cart(cart, case.truth, set(case.by_id), task_id=task.task_id,
-                           mode=args.scoring, stock=stock, case=case).to_json(),
-                level=task.meta.get("level")), False
+    v = dict(score_cart(cart or "{}", case.truth, set(case.by_id), task_id=task.task_id,
+                        mode=args.scoring, stock=stock, case=case).to_json(),
+             level=task.meta.get("level"))
+    if why is not None:
+        v["parse_error"] = why
+    return v, why is not None
 
 
 def _bad_input_verdict(domain: str, mode: str, task, reason: str) -> dict:
@@ -327,6 +430,10 @@ def _bad_input_verdict(domain: str, mode: str, task, reason: str) -> dict:
 def cmd_score(args: argparse.Namespace) -> int:
     if args.domain == "travel" and not args.plans:
         raise InputError("score travel needs --plans DIR")
+    if args.plans and not Path(args.plans).is_dir():
+        # a mistyped folder would score every task 0 with no plan file: an error instead
+        raise InputError("no such folder (--plans DIR: the folder of id_N.json itineraries)",
+                         file=str(args.plans))
     failed = bad = 0
     rows = []
     for task in _tasks(args, (args.domain,)):
@@ -381,9 +488,10 @@ def cmd_queries(args: argparse.Namespace) -> int:
     from planning_core.validators.deepplanning.queries import describe_queries
 
     r = describe_queries(args.file, args.database)
+    verdict = ExitCode.FAILED if r["flagged"] else ExitCode.OK
     if args.json:
         print(json.dumps(r, indent=2, ensure_ascii=False))
-        return ExitCode.OK
+        return verdict
     print(f"{r['file']}: {r['queries']} {r['domain']} queries")
     for k, n in r["kinds"].items():
         print(f"  {k}: {n}")
@@ -393,4 +501,7 @@ def cmd_queries(args: argparse.Namespace) -> int:
         print(f"  {r['note']}")
     for u in r.get("ungrounded", []):
         print(f"  id {u['id']} {u['kind']}: {u['reason']}")
-    return ExitCode.OK
+    if r["flagged"]:
+        print("flagged: kinds we cannot check or not in the released table, or "
+              "constraints the database cannot answer (above)", file=sys.stderr)
+    return verdict

@@ -7,7 +7,10 @@ paper averages four, line 176).  In ``paper`` scoring Match is the mean of per-c
 scores; in ``released`` it pools matched and expected counts (micro average), and a run is
 marked invalid when more than 10% of its shopping cases are incomplete.  A travel case whose
 Personalized Score is undecided (a constraint kind we cannot check) is left out of PS, Comp
-and Case Acc and counted.
+and Case Acc as 0 (it is never dropped: the paper averages over all tasks, line 176) and
+counted (``travel_undecided``).  Every cell carries its N (cases; over runs, case-runs) and
+a 95% interval: Wilson's for a Case Accuracy (a proportion), mean +- 1.96 standard errors
+for a mean score, over the cases pooled across runs.
 
 The taxonomy is decided from the trajectory where it can be (A1: a needed tool never
 called; A2: tool calls answered with an error; A3: a name from the database written with
@@ -21,6 +24,8 @@ load (its database missing or unreadable, its id not a folder name) is ``bad_inp
 from __future__ import annotations
 
 import json
+import math
+import re
 from statistics import mean
 from typing import Any, Iterable
 
@@ -41,6 +46,9 @@ C = {"no_time_overlaps", "reasonable_transfer_time", "cost_calculation_correctne
      "closed_loop_route_structure", "seamless_intercity_transfers",
      "traceable_accommodation", "ends_with_accommodation", "essential_meal_coverage",
      "essential_attraction_coverage"}
+
+
+_ERROR_ANSWER = re.compile(r'\s*\{\s*"(error|message)"')
 
 
 def _called(messages: list[dict]) -> set[str]:
@@ -64,8 +72,10 @@ def taxonomy(row: dict[str, Any]) -> list[str]:
     messages = row.get("messages") or []
     called = _called(messages)
     out: list[str] = []
+    # an error answer: {"error": ...} or the restaurant tool's {"message": ...}, compact or
+    # indented as the released tools write them
     errors = sum(1 for m in messages if m.get("role") == "tool" and
-                 str(m.get("content", "")).startswith(('{"error"', '{"message"')))
+                 _ERROR_ANSWER.match(str(m.get("content", ""))))
     if row.get("domain") == "travel":
         cps = s.get("checkpoints") or {}
         failed = {k for k, v in cps.items() if not v.get("passed")}
@@ -107,35 +117,65 @@ def taxonomy(row: dict[str, Any]) -> list[str]:
                 out.append("B1")     # a request (filter, size, floor) not met
             elif s.get("matched", 0):
                 out.append("C")
+        if "not_lowest_after_coupons" in failed:
+            out.append("C")          # the right products, not the lowest price after coupons
         if any(f == "coupon_threshold" or f.startswith("coupon:") for f in failed):
             out.append("B2")         # a cart rule: a coupon the final cart does not allow
     return out or ["undecided"]
+
+
+def _values(rows: list[dict], mode: str) -> dict[str, list[float]]:
+    """Per-case values of each cell (undecided PS, Comp and Case Acc count as 0)."""
+    travel = [r["score"] for r in rows if r.get("domain") == "travel" and r.get("score")]
+    shop = [r["score"] for r in rows if r.get("domain") == "shopping" and r.get("score")]
+    out: dict[str, list[float]] = {}
+    if travel:
+        out["cs"] = [t["commonsense"] for t in travel]
+        out["ps"] = [t["personalized"] or 0 for t in travel]
+        out["comp"] = [t["composite"] if t["composite"] is not None else t["commonsense"] / 2
+                       for t in travel]
+        out["travel_case_acc"] = [t["case_acc"] or 0 for t in travel]
+    if shop:
+        out["match"] = [s["match"] for s in shop]
+        out["shopping_case_acc"] = [s["case_acc"] for s in shop]
+    return out
+
+
+def _interval(key: str, values: list[float]) -> list[float] | None:
+    """95% interval of a cell's mean: Wilson for a proportion, normal otherwise."""
+    n = len(values)
+    if not n:
+        return None
+    m = sum(values) / n
+    z = 1.96
+    if key.endswith("case_acc"):
+        centre = (m + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(m * (1 - m) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    else:
+        var = sum((v - m) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
+        centre, half = m, z * math.sqrt(var / n)
+    return [max(0.0, centre - half), min(1.0, centre + half)]
 
 
 def _run_table(rows: list[dict], mode: str) -> dict[str, Any]:
     travel = [r["score"] for r in rows if r.get("domain") == "travel" and r.get("score")]
     shop = [r["score"] for r in rows if r.get("domain") == "shopping" and r.get("score")]
     out: dict[str, Any] = {"travel_cases": len(travel), "shopping_cases": len(shop)}
+    vals = _values(rows, mode)
+    for k, v in vals.items():
+        out[k] = mean(v)
     if travel:
-        decided = [t for t in travel if t.get("personalized") is not None]
-        out.update(
-            cs=mean(t["commonsense"] for t in travel),
-            ps=mean(t["personalized"] for t in decided) if decided else None,
-            comp=mean(t["composite"] for t in decided) if decided else None,
-            travel_case_acc=mean(t["case_acc"] for t in decided) if decided else None,
-            travel_undecided=len(travel) - len(decided))
-    if shop:
-        if mode == "released":
-            exp = sum(s["expected"] for s in shop)
-            out["match"] = sum(s["matched"] for s in shop) / exp if exp else 0.0
-            incomplete = sum(not s.get("completed", True) for s in shop)
-            out["valid"] = incomplete <= 0.1 * len(shop)
-        else:
-            out["match"] = mean(s["match"] for s in shop)
-        out["shopping_case_acc"] = mean(s["case_acc"] for s in shop)
+        out["travel_undecided"] = sum(t.get("personalized") is None for t in travel)
+    if shop and mode == "released":
+        exp = sum(s["expected"] for s in shop)
+        out["match"] = sum(s["matched"] for s in shop) / exp if exp else 0.0
+        incomplete = sum(not s.get("completed", True) for s in shop)
+        out["valid"] = incomplete <= 0.1 * len(shop)
     accs = [out[k] for k in ("travel_case_acc", "shopping_case_acc")
             if out.get(k) is not None]
     out["avg_acc"] = mean(accs) if len(accs) == 2 else None
+    out["n"] = {k: len(v) for k, v in vals.items()}
+    out["ci95"] = {k: _interval(k, v) for k, v in vals.items()}
     return out
 
 
@@ -152,10 +192,14 @@ def table(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     per_run = {str(k): _run_table([r for r in rows if r.get("run", 0) == k], mode)
                for k in runs}
     keys = ("cs", "ps", "comp", "travel_case_acc", "match", "shopping_case_acc", "avg_acc")
-    avg = {}
+    avg: dict[str, Any] = {}
     for k in keys:
         vals = [t[k] for t in per_run.values() if t.get(k) is not None]
         avg[k] = mean(vals) if vals else None
+    pooled = _values([r for r in rows], mode)
+    avg["n"] = {k: len(v) for k, v in pooled.items()}
+    avg["ci95"] = {k: _interval(k, v) for k, v in pooled.items()}
+    avg["travel_undecided"] = sum(t.get("travel_undecided", 0) for t in per_run.values())
     tax: dict[str, dict[str, int]] = {"travel": {}, "shopping": {}}
     for r in rows:
         if r.get("score") is None:
@@ -170,12 +214,32 @@ def table(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     pending = {(r.get("key"), r.get("run", 0)) if r.get("key") is not None else i
                for i, r in enumerate(rows) if r.get("score") is None}
     errors = len(pending - answered)
+    caps: dict[str, list[str]] = {}
+    for r in rows:
+        for k, v in sorted((r.get("cap") or {}).items()):
+            label = f"{v} {k.replace('_', ' ')}" + (" (paper)" if k == "tool_calls" and
+                                                    v == 400 else
+                                                    " (released agents)" if k ==
+                                                    "model_calls" and
+                                                    v == {"travel": 150, "shopping": 400}
+                                                    .get(r.get("domain")) else "")
+            if label not in caps.setdefault(r.get("domain", "travel"), []):
+                caps[r.get("domain", "travel")].append(label)
     return {"mode": mode, "runs": per_run, "average": avg, "taxonomy": tax,
-            "model_errors": errors}
+            "model_errors": errors, "caps": caps}
 
 
 def _pct(v: Any) -> str:
     return "-" if v is None else f"{100 * v:.1f}"
+
+
+def _cell(r: dict[str, Any], k: str) -> str:
+    v = _pct(r.get(k))
+    n = (r.get("n") or {}).get(k)
+    ci = (r.get("ci95") or {}).get(k)
+    if n is None:
+        return v
+    return v + (f" [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]" if ci else "") + f" N={n}"
 
 
 def render_markdown(t: dict[str, Any]) -> str:
@@ -183,13 +247,18 @@ def render_markdown(t: dict[str, Any]) -> str:
             "|---|---|---|---|---|---|---|---|\n")
     lines = []
     for k, r in list(t["runs"].items()) + [("mean", t["average"])]:
-        lines.append(f"| {k} | {_pct(r.get('avg_acc'))} | {_pct(r.get('cs'))} | "
-                     f"{_pct(r.get('ps'))} | {_pct(r.get('comp'))} | "
-                     f"{_pct(r.get('travel_case_acc'))} | {_pct(r.get('match'))} | "
-                     f"{_pct(r.get('shopping_case_acc'))} |")
+        lines.append(f"| {k} | {_pct(r.get('avg_acc'))} | " + " | ".join(
+            _cell(r, c) for c in ("cs", "ps", "comp", "travel_case_acc", "match",
+                                  "shopping_case_acc")) + " |")
+    undecided = t["average"].get("travel_undecided") or 0
+    note = ("\n\nCells: mean [95% interval] N (cases; for the mean row, case-runs pooled).  "
+            + (f"{undecided} travel case-run(s) with a constraint kind we cannot decide "
+               "count as 0 in PS, Comp and Case Acc (kept in N)." if undecided else ""))
     tax = "; ".join(f"{d}: " + ", ".join(f"{k} {v}" for k, v in sorted(c.items()))
                     for d, c in t["taxonomy"].items() if c)
-    return (f"Scoring: {t['mode']}\n\n" + head + "\n".join(lines) +
+    caps = "; ".join(f"{d}: {', '.join(v)}" for d, v in sorted((t.get("caps") or {}).items()))
+    return (f"Scoring: {t['mode']}" + (f"\nCaps per task: {caps}" if caps else "") +
+            "\n\n" + head + "\n".join(lines) + note +
             (f"\n\nError taxonomy (failed cases): {tax}" if tax else "") +
             (f"\n\nModel errors (no score): {t['model_errors']}" if t["model_errors"] else "")
             + "\n")
@@ -257,8 +326,10 @@ def load_rows(path, *, torn_tail: bool = False) -> list[dict]:
 
     rows = []
     try:
-        with open(path, "rb") as f:                  # bytes: a bad UTF-8 byte is located
-            raws = f.read().split(b"\n")
+        from planning_core.pddl.files import read_bytes
+
+        # bytes (a bad UTF-8 byte is located), by the shared reader: a regular file only
+        raws = read_bytes(path).split(b"\n")
         for n, raw in enumerate(raws, 1):
             try:
                 line = raw.decode("utf-8")

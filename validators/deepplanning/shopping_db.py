@@ -35,7 +35,7 @@ from planning_core.errors import InputError
 from planning_core.validators.deepplanning.jsontext import loads
 from planning_core.validators.deepplanning.units import cents, fmt_cents
 
-__all__ = ["VALID_COUPONS", "parse_coupon", "ShoppingCase", "Cart", "CartError", "case_dir",
+__all__ = ["NEW_CART", "VALID_COUPONS", "parse_coupon", "ShoppingCase", "Cart", "CartError", "case_dir",
            "coupon_breaks"]
 
 VALID_COUPONS = (
@@ -65,11 +65,18 @@ class CartError(Exception):
     """A refused cart operation (the tool answers it as ``{"error": ...}``)."""
 
 
+#: :attr:`ShoppingCase.cart_doc` of a case made in memory: the empty cart :meth:`write` writes
+NEW_CART: Any = object()
+
+
 @dataclass
 class ShoppingCase:
     products: list[dict[str, Any]]
     user: dict[str, Any]
     truth: dict[str, Any] = field(default_factory=dict)   # validation_cases.json
+    #: ``cart.json`` as read (the tools start from it); ``None``: absent, empty or not an
+    #: object (the released tools then start from an empty cart)
+    cart_doc: Any = NEW_CART
 
     @property
     def by_id(self) -> dict[str, dict[str, Any]]:
@@ -80,20 +87,24 @@ class ShoppingCase:
         folder = Path(folder)
         path = folder / "products.jsonl"
         products = []
-        try:
-            with path.open(encoding="utf-8") as f:
-                for n, line in enumerate(f, 1):
-                    if line.strip():
-                        try:
-                            product = loads(line)
-                        except json.JSONDecodeError as err:
-                            raise InputError(f"not JSON: {err.msg}", file=str(path), line=n,
-                                             column=err.colno) from None
-                        if not isinstance(product, dict) or \
-                                not isinstance(product.get("product_id"), (str, int)):
-                            raise InputError("a product must be an object with a "
-                                             "product_id", file=str(path), line=n, column=1)
-                        products.append(product)
+        from planning_core.pddl.files import read_bytes
+
+        try:   # the shared bounded reader: a regular file only (a FIFO is refused)
+            text = read_bytes(path).decode("utf-8")
+            # lines as a text-mode file gives them (universal newlines)
+            lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            for n, line in enumerate(lines, 1):
+                if line.strip():
+                    try:
+                        product = loads(line)
+                    except json.JSONDecodeError as err:
+                        raise InputError(f"not JSON: {err.msg}", file=str(path), line=n,
+                                         column=err.colno) from None
+                    if not isinstance(product, dict) or \
+                            not isinstance(product.get("product_id"), (str, int)):
+                        raise InputError("a product must be an object with a "
+                                         "product_id", file=str(path), line=n, column=1)
+                    products.append(product)
         except OSError as err:
             raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
         except UnicodeDecodeError as err:
@@ -101,8 +112,13 @@ class ShoppingCase:
                              file=str(path)) from None
         user = _read_json(folder / "user_info.json", {})
         truth = _read_json(folder / "validation_cases.json", {})
+        try:
+            cart = _read_json(folder / "cart.json", None)
+        except InputError:
+            cart = None   # the released cart tools read an unreadable cart as an empty one
         return cls(products, user if isinstance(user, dict) else {},
-                   truth if isinstance(truth, dict) else {})
+                   truth if isinstance(truth, dict) else {},
+                   cart if isinstance(cart, dict) else None)
 
     def write(self, folder: str | Path, cart: "Cart | None" = None) -> None:
         folder = Path(folder)
@@ -226,14 +242,29 @@ class Cart:
         else:
             self.coupons[name] = left
 
+    def sync(self, doc: Any) -> None:
+        """Follow a released ``cart.json`` document (the tools' cart): its readable items and
+        coupons, in their order."""
+        self.items, self.coupons = {}, {}
+        if not isinstance(doc, dict):
+            return
+        for key, into, name in (("items", self.items, "product_id"),
+                                ("used_coupons", self.coupons, "coupon_name")):
+            for entry in doc.get(key) or []:
+                if isinstance(entry, dict) and isinstance(entry.get(name), str) and \
+                        isinstance(entry.get("quantity"), int) and entry["quantity"] > 0:
+                    into[entry[name]] = into.get(entry[name], 0) + entry["quantity"]
+
     # ---- the released cart.json -----------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
+        """The cart as the released tools write it: items in the order added, prices as
+        decimals (``411.0``)."""
         by_id = self.case.by_id
         items = [{"product_id": pid, "name": by_id[pid].get("name", ""), "quantity": q,
-                  "price": by_id[pid].get("price")} for pid, q in sorted(self.items.items())]
+                  "price": float(by_id[pid].get("price"))} for pid, q in self.items.items()]
         return {"items": items,
                 "used_coupons": [{"coupon_name": n, "quantity": q}
-                                 for n, q in sorted(self.coupons.items())],
+                                 for n, q in self.coupons.items()],
                 "summary": {"total_items_count": sum(self.items.values()),
                             "total_price": float(fmt_cents(self.final_total()))}}
 

@@ -44,8 +44,10 @@ BRANDS = ("UNIQLO", "Nike", "ZARA", "Li-Ning", "Anta", "Decathlon", "Semir", "Bo
 COLORS = ("Black", "White", "Navy", "Grey", "Olive", "Beige", "Red")
 SIZES = {"tops": ("S", "M", "L", "XL"), "bottoms": ("S", "M", "L", "XL"),
          "shoes": ("39", "40", "41", "42", "43")}
-PROVIDERS = ("sf_express", "jd_logistics", "yto_express", "zto_express", "china_post")
-PROVINCES = tuple(p for ps in REGIONS.values() for p in ps)
+# providers by the names the released delivery model knows (each moves delivery its way)
+PROVIDERS = ("SF Express", "JD Logistics", "YTO Express", "ZTO Express", "China Post")
+PROVINCES = tuple(p for ps in REGIONS.values() for p in ps
+                  if p not in ("hongkong", "macau", "taiwan"))
 THRESHOLDS = (("rating.average_score", "an average rating above {v}", 1),
               ("sales_volume.monthly", "monthly sales over {v}", 0),
               ("stock_quantity", "more than {v} units in stock", 0),

@@ -14,7 +14,10 @@ Paper mode, given the case, also judges the final cart's coupons under the cart 
 VIP coupon for a non-VIP, or coupons whose thresholds the final products no longer reach
 (coupon timing: applied, then products removed -- the released sandbox allows it) make
 the cart one the rules do not allow, so not the ground truth's (``coupon:<name>``,
-``coupon_threshold``; Match unchanged).  Released mode re-checks nothing (the release's
+``coupon_threshold``; Match unchanged), and when the ground truth uses coupons (level 3:
+the lowest price after coupons, lines 97 and 211) a cart whose coupons take off less than
+the proved optimum's fails (``not_lowest_after_coupons``: the right products without the
+coupons, say; products are a set, so on the right products that is a higher price).  Released mode re-checks nothing (the release's
 evaluation compares coupon names and quantities only).
 
 A cart that is not an object with an ``items`` list, or names a product the case does not
@@ -29,7 +32,8 @@ from fractions import Fraction
 from typing import Any
 
 from planning_core.validators.deepplanning.jsontext import loads
-from planning_core.validators.deepplanning.shopping_db import ShoppingCase, coupon_breaks
+from planning_core.validators.deepplanning.shopping_db import (ShoppingCase, coupon_breaks,
+                                                               parse_coupon)
 
 __all__ = ["ShoppingVerdict", "score_cart", "read_cart"]
 
@@ -180,8 +184,32 @@ def score_cart(cart: Any, truth: dict, known_ids: set[str] | None = None, *,
     matched_c = sum(1 for n, q in coupons.items() if gt_coupons.get(n) == q)
     bad_q = _bad_quantities(cart, stock) if mode == "paper" else []
     breaks = _coupon_breaks(cart, coupons, case) if mode == "paper" and case else []
+    if mode == "paper" and case and gt_coupons and not breaks and \
+            not _at_optimum(coupons, gt_coupons):
+        breaks.append("not_lowest_after_coupons")
     return ShoppingVerdict(task_id, mode, None, ids, gt, unknown, matched_c,
                            len(gt_coupons), completed, bad_q, breaks)
+
+
+def _discount(coupons: dict[str, int]) -> int | None:
+    """Cents off for ``{coupon: quantity}``; ``None`` if a name or quantity cannot be read."""
+    total = 0
+    for name, q in coupons.items():
+        parsed = parse_coupon(name)
+        if parsed is None or isinstance(q, bool) or not isinstance(q, int) or q < 0:
+            return None
+        total += parsed[0] * q
+    return total
+
+
+def _at_optimum(coupons: dict[str, int], gt_coupons: dict) -> bool:
+    """Level 3 asks for the lowest price after coupons (paper lines 97, 211).  The products
+    are judged as a set (a quantity is not read, as for Case Accuracy), so on the ground
+    truth's products the price after coupons is at the proved optimum iff the cart's
+    coupons take off at least what the optimum's do (that the final cart's products reach
+    its coupons' thresholds is :func:`coupon_breaks`'s check)."""
+    mine, best = _discount(coupons), _discount(gt_coupons)
+    return mine is not None and best is not None and mine >= best
 
 
 def _coupon_breaks(obj: Any, coupons: dict[str, int], case: ShoppingCase) -> list[str]:

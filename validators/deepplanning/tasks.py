@@ -56,9 +56,11 @@ class Task:
 
 
 def load_query_file(path: str | Path) -> list[dict[str, Any]]:
+    from planning_core.pddl.files import read_bytes
+
     path = Path(path)
-    try:
-        data = loads(path.read_text(encoding="utf-8"))
+    try:   # the shared bounded reader: a regular file only (a FIFO is refused)
+        data = loads(read_bytes(path).decode("utf-8"))
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
     except UnicodeDecodeError as err:

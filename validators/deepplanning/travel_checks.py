@@ -105,10 +105,18 @@ def _hours_to_minutes(v: object) -> int | None:
 
 # ---- Route Consistency ---------------------------------------------------------------------
 def valid_trip_duration(c: Context) -> Result:
+    """As many days as the trip; in paper mode also numbered 1..N in order (Table 7's
+    "accuracy of day counting", paper line 526; the released check counts the days only)."""
     want = _int(c.meta.get("days"), 0)
     n = len(c.plan.days)
-    return (n == want and want > 0), None if n == want and want else \
-        f"the plan has {n} day(s), the trip {want}"
+    if not (n == want and want > 0):
+        return False, f"the plan has {n} day(s), the trip {want}"
+    if c.paper:
+        wrong = [f"day {i} numbered {d.number!r}" for i, d in enumerate(c.plan.days, 1)
+                 if isinstance(d.number, bool) or d.number != i]
+        if wrong:
+            return False, "days not numbered 1..N: " + ", ".join(wrong[:5])
+    return True, None
 
 
 def closed_loop_route_structure(c: Context) -> Result:

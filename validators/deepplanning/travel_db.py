@@ -43,9 +43,10 @@ FILES = {
 _SEGMENT = ["origin_city", "destination_city", "dep_date", "dep_station_code",
             "dep_station_name", "arr_station_code", "arr_station_name", "dep_datetime",
             "arr_datetime", "duration"]
-COLUMNS = {  # paper lines 389-474
+COLUMNS = {  # paper lines 389-474, plus the two the released tools also read (attraction
+    # ``address``, ``restaurant_id``: attraction_query_tool.py, restaurant_query_tool.py)
     "attractions": ["city", "attraction_name", "attraction_id", "description",
-                    "attraction_type", "latitude", "longitude", "rating", "opening_time",
+                    "attraction_type", "address", "latitude", "longitude", "rating", "opening_time",
                     "closing_time", "closing_dates", "min_visit_hours", "max_visit_hours",
                     "ticket_price"],
     "flights": _SEGMENT + ["flight_no", "airline", "seat_class", "seat_status", "equip_type",
@@ -55,7 +56,7 @@ COLUMNS = {  # paper lines 389-474
                           "segment_index", "route_index"],
     "hotels": ["city", "name", "address", "latitude", "longitude", "decoration_time",
                "hotel_star", "price", "score", "brand", "services"],
-    "restaurants": ["restaurant_name", "city", "latitude", "longitude", "price_per_person",
+    "restaurants": ["restaurant_id", "restaurant_name", "city", "latitude", "longitude", "price_per_person",
                     "cuisine", "opening_time", "closing_time", "nearby_attraction_name",
                     "nearby_attraction_coords", "query_latitude", "query_longitude", "rating",
                     "tags"],
@@ -77,8 +78,18 @@ class TravelDB:
     _names: dict[tuple[str, int], dict[str, dict[str, str]]] = field(
         default_factory=dict, repr=False, compare=False)
 
+    #: each read table's header, in file order (a table built in memory: :data:`COLUMNS`)
+    headers: dict[str, list[str]] = field(default_factory=dict)
+
     def rows(self, table: str) -> list[dict[str, str]]:
         return self.tables.get(table, [])
+
+    def columns(self, table: str) -> list[str]:
+        """The table's column names: as read, else the layout's."""
+        if table in self.headers:
+            return self.headers[table]
+        rows = self.rows(table)
+        return list(rows[0]) if rows else list(COLUMNS.get(table, []))
 
     # ---- lookups the tools and the checks share -------------------------------------------
     def by_name(self, table: str) -> dict[str, dict[str, str]]:
@@ -129,20 +140,29 @@ class TravelDB:
         none of them is an error)."""
         folder = Path(folder)
         tables: dict[str, list[dict[str, str]]] = {}
+        headers: dict[str, list[str]] = {}
         for table, rel in FILES.items():
             path = folder / rel
             if not path.is_file():
                 continue
             try:
                 with path.open(encoding="utf-8-sig", newline="") as f:
+                    reader = csv.DictReader(f)
+                    headers[table] = list(reader.fieldnames or [])
                     tables[table] = [{k: (v if v is not None else "") for k, v in row.items()
-                                      if k is not None} for row in csv.DictReader(f)]
+                                      if k is not None} for row in reader]
             except (OSError, UnicodeDecodeError, csv.Error) as err:
                 raise InputError(f"cannot read the table: {err}", file=str(path)) from None
+        # the released location tool also reads a ``place_name`` column (when there is no
+        # ``poi_name``): read it as the paper's ``poi_name`` (line 465)
+        pois = headers.get("pois", [])
+        if "poi_name" not in pois and "place_name" in pois:
+            for row in tables["pois"]:
+                row["poi_name"] = row.get("place_name", "")
         if not tables:
             raise InputError("no travel table (expected e.g. hotels/hotels.csv)",
                              file=str(folder))
-        return cls(tables)
+        return cls(tables, headers=headers)
 
     def write(self, folder: str | Path) -> None:
         folder = Path(folder)

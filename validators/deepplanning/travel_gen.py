@@ -169,6 +169,7 @@ def _build_db(rng: random.Random, org: str, dest: str, days: int, depart: dt.dat
         tables["attractions"].append({
             "city": dest, "attraction_name": name, "attraction_id": f"A{k:03d}",
             "description": f"A {atype.lower()} site in {dest}", "attraction_type": atype,
+            "address": f"No. {k + 1} {name.split(' ', 1)[1]} Road, {dest}",
             "latitude": _coord(pos[0]), "longitude": _coord(pos[1]),
             "rating": f"{rng.randint(40, 49) / 10:.1f}",
             "opening_time": "Open 24 Hours" if allday else rng.choice(("08:00", "08:30",
@@ -187,7 +188,7 @@ def _build_db(rng: random.Random, org: str, dest: str, days: int, depart: dt.dat
                 rname = rname.replace(" (", " Plus (", 1)
             lunch_only = rng.random() < 0.1
             tables["restaurants"].append({
-                "restaurant_name": rname, "city": dest, "latitude": _coord(rpos[0]),
+                "restaurant_id": f"R{len(tables['restaurants']):04d}", "restaurant_name": rname, "city": dest, "latitude": _coord(rpos[0]),
                 "longitude": _coord(rpos[1]),
                 "price_per_person": str(rng.randint(4, 40) * 10 - rng.choice((0, 1))),
                 "cuisine": rng.choice(CUISINES),

@@ -91,6 +91,7 @@ class Day:
     accommodation: dict[str, Any] | None
     accommodation_malformed: bool
     activities: tuple[Activity, ...]
+    number: object = None        # day_number as written
 
     def of(self, kind: str) -> list[Activity]:
         return [a for a in self.activities if a.type == kind]
@@ -175,7 +176,7 @@ def read_plan(obj: Any) -> Plan:
         malformed = accom is not None and not isinstance(accom, dict) and accom != "-"
         days.append(Day(raw.get("current_city") if isinstance(raw.get("current_city"), str)
                         else "", accom if isinstance(accom, dict) else None, malformed,
-                        tuple(acts)))
+                        tuple(acts), raw.get("day_number")))
     summary = obj.get("budget_summary")
     has = isinstance(summary, dict)
     return Plan(tuple(days), summary.get("total_estimated_budget") if has else None, has)

@@ -38,6 +38,7 @@ from typing import Callable
 
 from planning_core.validators.cope.dataset import Pair
 from planning_core.validators.cope.results import EvalContext, EvalResult, ground_truth_error
+from planning_core.validators.formalizations.methods import LIVE_METHODS
 from planning_core.validators.formalizations.prompts import render
 from planning_core.validators.models.client import ask
 from planning_core.validators.models.completion import Completion, ModelUnavailable, RequestFailed
@@ -45,7 +46,6 @@ from planning_core.validators.models.completion import Completion, ModelUnavaila
 __all__ = ["LIVE_METHODS", "SMT_REVISE_ON", "LTL_REVISE_ON", "run_pair", "done_keys",
            "row_key"]
 
-LIVE_METHODS = ("planner", "pddl", "smt", "ltl")
 # Sandbox outcomes of the model's program: decided before any ground truth is read.
 SMT_REVISE_ON = frozenset({"crashed", "timed_out", "memory_exceeded", "output_exceeded"})
 LTL_REVISE_ON = frozenset({"syntax_error", "semantic_error", "unknown"})

@@ -26,7 +26,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["Method", "METHODS"]
+__all__ = ["LIVE_METHODS", "Method", "METHODS"]
+
+#: The methods ``cope run`` can drive live (prompt, revise, judge); here, not in
+#: :mod:`.live`, so that ``cope run --help`` lists them without importing the model client.
+LIVE_METHODS = ("planner", "pddl", "smt", "ltl")
 
 Evaluate = Callable[..., object]
 

@@ -42,9 +42,12 @@ def _base_heads(pair: Pair) -> str:
     """The unconstrained dataset's action heads (``action_heads/action_heads.txt``)."""
     if pair.base_domain_path is not None:
         path = Path(pair.base_domain_path).parent.parent / "action_heads" / "action_heads.txt"
-        try:
-            return path.read_text(encoding="utf-8").strip()
-        except OSError:
+        from planning_core.errors import InputError
+        from planning_core.pddl.files import read_bytes
+
+        try:   # the shared bounded reader: a regular file only
+            return read_bytes(path).decode("utf-8").strip()
+        except (OSError, InputError, UnicodeDecodeError):
             pass
     return (pair.action_heads_text or "").strip()
 
@@ -53,9 +56,12 @@ def _base_file(path: Path | None) -> str:
     """The unconstrained task's PDDL (the LTL prompt's vocabulary; not the ground truth)."""
     if path is None:
         return ""
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
+    from planning_core.errors import InputError
+    from planning_core.pddl.files import read_bytes
+
+    try:   # the shared bounded reader: a regular file only
+        return read_bytes(Path(path)).decode("utf-8", errors="replace").strip()
+    except (OSError, InputError):
         return ""
 
 

@@ -50,7 +50,7 @@ def _revisions(text: str) -> int:
 
 
 def add_run_command(sub) -> None:
-    from planning_core.validators.formalizations.live import LIVE_METHODS
+    from planning_core.validators.formalizations.methods import LIVE_METHODS
     from planning_core.validators.models.options import add_model_arguments
 
     p = sub.add_parser("run", help="prompt a model on every pair, revise with feedback, "

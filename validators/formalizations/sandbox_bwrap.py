@@ -130,6 +130,11 @@ SELF_ONLY = ("prlimit64", "sched_setscheduler", "sched_setparam", "sched_setattr
 # (the kernel reads a pid_t); PID 1 ignores the signals it does not need anyway.
 NOT_TO_PID_ONE = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
                   "pidfd_open")
+# Refused outright (EPERM): calls that act on another process through a pidfd, which the
+# program gets without pidfd_open by opening /proc/1 (its argument is a descriptor, so the
+# pid cannot be compared). The kernel drops the signals an init does not handle, but the
+# filter should not rely on that (issue 27); pidfd_getfd would copy PID 1's descriptors.
+PIDFD_CALLS = ("pidfd_send_signal", "pidfd_getfd")
 LOW_32_BITS = 0xFFFF_FFFF
 
 
@@ -161,7 +166,8 @@ def seccomp_filter(block_shared_memory: bool):
         rules.set_attr(pyseccomp.Attr.ACT_BADARCH, pyseccomp.KILL)
     for name in NO_SOCKETS:
         _add(rules, pyseccomp.ERRNO(errno.EACCES), name)
-    names = list(REFUSED) + (list(SHARED_MEMORY) if block_shared_memory else [])
+    names = list(REFUSED) + list(PIDFD_CALLS) + (list(SHARED_MEMORY) if block_shared_memory
+                                                 else [])
     for name in names:
         _add(rules, pyseccomp.ERRNO(errno.EPERM), name)
     for name in SELF_ONLY:

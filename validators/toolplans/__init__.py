@@ -26,7 +26,7 @@ _EXPORTS = {"Call": "calls", "ModelOutput": "calls", "parse_output": "calls",
             "Feasibility": "feasibility", "plan_calls": "feasibility",
             "Constraint": "spec", "DataItem": "spec", "Param": "spec", "Tool": "spec",
             "ToolSpecError": "spec", "ToolTask": "spec", "parse_task": "spec",
-            "parse_tools": "spec", "read_task": "spec", "read_tools": "spec",
+            "parse_tools": "spec", "read_task": "dataset", "read_tools": "spec",
             "NextReport": "stepwise", "judge_next": "stepwise",
             "PredictionReport": "stepwise", "judge_prediction": "stepwise"}
 

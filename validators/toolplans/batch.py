@@ -80,8 +80,26 @@ class _Contexts:
 
 
 def _check_row(contexts: _Contexts, row: Row, *, engine: str, time_limit: float) -> dict:
+    """One row's result, under a budget of its own (``time_limit`` CPU seconds, the default
+    memory limit) made active for everything the row does: compiling and grounding its task
+    when the row is the first of its task on this worker, the search and h* calls (given
+    what is left of it). A limit is an ``unknown`` row naming it."""
+    from planning_core.limits import LimitReached, Limits, metering
+
     if row.error is not None:
         return {"id": row.id, "verdict": "error", "error": row.error}
+    budget = Limits(time_s=time_limit).budget()
+    try:
+        with metering(budget):
+            return _check_row_within(contexts, row, engine=engine, time_limit=time_limit)
+    except LimitReached as stop:
+        return {"id": row.id, "verdict": "unknown", "limit": stop.limit,
+                "error": f"checking stopped at the {stop.limit} ({stop.detail}); no verdict",
+                "cpu_s": round(budget.cpu_s(), 6)}
+
+
+def _check_row_within(contexts: _Contexts, row: Row, *, engine: str,
+                      time_limit: float) -> dict:
     data = row.data
     try:
         ctx = contexts.get(data)

@@ -136,16 +136,12 @@ def _context(args):
     """The task of ``args.task``: a task file, or ``DATASET.json#ID`` for one task of a
     dataset file (``domains/toolplans/travel.json#travel-02``)."""
     from planning_core.validators.toolplans.context import TaskContext
-    from planning_core.validators.toolplans.spec import ToolSpecError, read_task, read_tools
+    from planning_core.validators.toolplans.dataset import read_task
+    from planning_core.validators.toolplans.spec import read_tools
 
-    path, _, task_id = args.task.partition("#")
-    if task_id:
-        from planning_core.validators.toolplans.dataset import load_domain
-        found = [r.task for r in load_domain(path) if r.id == task_id]
-        if not found:
-            raise ToolSpecError(f"no task {task_id!r} in this file", file=path)
-        return TaskContext(found[0])
-    tools = read_tools(args.tools) if args.tools else None
+    path, _, task_id = args.task.rpartition("#")
+    dataset_task = bool(path and task_id) and not Path(args.task).is_file()
+    tools = read_tools(args.tools) if args.tools and not dataset_task else None
     return TaskContext(read_task(args.task, tools))
 
 
@@ -157,13 +153,15 @@ def _text(value: str, *, file_only: bool = False, lenient: bool = False) -> str:
         return sys.stdin.read()
     p = Path(value)
     if file_only or p.is_file():
-        try:
-            if lenient:
-                return p.read_bytes().decode("utf-8", errors="replace")
-            return p.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            raise InputError(f"cannot read: {getattr(err, 'strerror', None) or err}",
-                             file=value) from None
+        from planning_core.pddl.files import read_bytes
+
+        try:   # the shared bounded reader: a regular file only (a FIFO is refused)
+            data = read_bytes(p)
+            return data.decode("utf-8", errors="replace" if lenient else "strict")
+        except InputError as err:
+            raise InputError(f"cannot read: {err.message}", file=value) from None
+        except UnicodeDecodeError as err:
+            raise InputError(f"cannot read: {err}", file=value) from None
     return value
 
 
@@ -348,6 +346,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
             print(f"{len(rows) - len(todo)} row(s) already in {out}: skipped", file=sys.stderr)
         if writer.note():
             print(writer.note(), file=sys.stderr)
+        again = {r.id for r in todo}   # a retried row replaces its old one: one row per id
+        writer.drop(lambda row: bool(row.get("retry")) and str(row.get("id")) in again)
         fresh = writer.resume([r.id for r in todo])
         work = [todo[k] for k in fresh]
         with executor_for(args) as executor:

@@ -44,8 +44,23 @@ class TaskContext:
 
     @cached_property
     def ground(self):
+        """The ground folded task, under the active budget (the row's, ``batch`` and the
+        commands set it: :func:`planning_core.limits.metering`): 2,000 copies of one tool
+        ground for seconds, and 10,000 ran past 150 s at ``--time-limit 2``. A grounding
+        that stops at the limit raises ``LimitReached``, and so does every later use of
+        this context (the same limit holds for the task's next row: not tried again)."""
         from planning_core.ground import ground
-        return ground(self.folded.domain, self.folded.problem)
+        from planning_core.limits import LimitReached, active_budget
+
+        stopped = self.__dict__.get("_ground_stop")
+        if stopped is not None:
+            raise LimitReached(stopped.limit, f"{stopped.detail}; grounding this task stopped "
+                               "at the limit for an earlier row, not tried again")
+        try:
+            return ground(self.folded.domain, self.folded.problem, budget=active_budget())
+        except LimitReached as stop:
+            self.__dict__["_ground_stop"] = stop
+            raise
 
     @cached_property
     def relevant(self) -> frozenset[str]:

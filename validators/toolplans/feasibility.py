@@ -70,8 +70,9 @@ def _num(x):
 def relaxed_solvable(task: ToolTask) -> bool:
     """Relaxed reachability of the required outputs on the folded compilation."""
     from planning_core.ground import ground
+    from planning_core.limits import active_budget
     c = compile_task(task, "folded")
-    return goal_relaxed_reachable(ground(c.domain, c.problem))
+    return goal_relaxed_reachable(ground(c.domain, c.problem, budget=active_budget()))
 
 
 def _with_every_input(task: ToolTask) -> ToolTask:
@@ -168,8 +169,12 @@ def analyse(ctx, *, engine: str = "auto", time_limit: float = 60.0) -> Feasibili
                            reason="relaxed unreachable", engine="relaxed")
     # cpu_budget: a verdict must not depend on machine load, so Fast Downward (which auto
     # picks for the largest tool sets) gets a CPU limit, not a wall-clock one
-    res = solve(c.domain, c.problem, optimal=True, time_limit=time_limit, engine=engine, task=task,
-                cpu_budget=True)
+    from planning_core.limits import active_budget, time_left
+
+    row = active_budget()     # the row's budget: the search gets what grounding left of it
+    res = solve(c.domain, c.problem, optimal=True, time_limit=time_left(time_limit),
+                engine=engine, task=task, cpu_budget=True,
+                budget=row.sub(time_limit) if row is not None else None)
     if res.status is Status.SOLVED:
         return Feasibility(Status.SOLVED, res.cost, res.plan, engine=res.engine)
     if res.status is Status.UNSOLVABLE:

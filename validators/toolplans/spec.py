@@ -173,12 +173,16 @@ def load_json(text: str, file: str | None = None):
 
 
 def _read(path: str | Path):
+    from planning_core.errors import InputError
+    from planning_core.pddl.files import read_bytes
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise ToolSpecError(f"cannot read: {getattr(err, 'strerror', None) or err}",
-                            file=str(p)) from None
+    try:   # the shared bounded reader: a regular file only (a FIFO is refused)
+        text = read_bytes(p).decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ToolSpecError(f"cannot read: {err}", file=str(p)) from None
+    except InputError as err:
+        raise ToolSpecError(f"cannot read: {err.message}", file=str(p)) from None
     return load_json(text, str(p))
 
 
@@ -187,7 +191,8 @@ def read_tools(path: str | Path) -> tuple[Tool, ...]:
 
 
 def read_task(path: str | Path, tools: tuple[Tool, ...] | None = None) -> ToolTask:
-    """A task file; its tools come from ``tools`` or from the task's own ``"tools"`` key."""
+    """A task file; its tools come from ``tools`` or from the task's own ``"tools"`` key.
+    (The package's ``read_task``, :func:`.dataset.read_task`, also takes ``DATASET.json#ID``.)"""
     return parse_task(_read(path), tools, file=str(path))
 
 

@@ -37,6 +37,7 @@ from planning_core.errors import UnsupportedFeature
 from planning_core.ground.task import Task
 from planning_core.heuristics.relaxed import goal_relaxed_reachable
 from planning_core.result import Status
+from planning_core.validators.acp.defaults import DEFAULT_BUDGET
 from planning_core.search.astar import OVER_BOUND, astar, greedy
 from planning_core.search.bfs import bfs
 
@@ -46,11 +47,6 @@ __all__ = ["DEFAULT_BUDGET", "GREEDY_NODES", "HSTAR_FD_CPU_S", "HSTAR_INTERNAL_N
            "is_landmark",
            "novelty_search", "plan_facts",
            "reach_condition", "with_goal"]
-
-#: Expanded states one search of a scorer may use before its verdict is unknown. Chosen so
-#: that no answer of the dev split ends unknown: the largest search there (exhausting
-#: floor-tile's reachable states) expands about 60,000 states.
-DEFAULT_BUDGET = 2_000_000
 
 #: The heuristic of the scorers' greedy searches. h_add rather than h_FF: both are infinite
 #: exactly on relaxed dead ends (so exhausted searches prove the same things), and on the

@@ -13,10 +13,9 @@
     :precondition (and (on ?x ?y) (clear ?x) (handempty))
     :effect (and (holding ?x) (clear ?y)
                  (not (on ?x ?y)) (not (clear ?x)) (not (handempty))))
-  (:durative-action slow
+  (:process slow
     :parameters ()
-    :duration (= ?duration 1)
-    :condition ()
+    :precondition ()
     :effect ())
   (:action put
     :parameters (?x - block ?y - place)

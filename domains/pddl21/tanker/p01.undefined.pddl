@@ -1,0 +1,6 @@
+(define (problem tanker-p01-undefined)
+  (:domain tanker)
+  (:objects t1 - truck a b - depot)
+  (:init (at t1 a) (road a b) (= (fuel t1) 5) (= (fuel-used) 0))
+  (:goal (at t1 b))
+)
