@@ -308,6 +308,8 @@ def _task_stopped_row(item: PlanItem, stopped: _Stopped, cpu: float) -> dict:
 def _number(value):
     if value is None:
         return None
+    if value - value != 0:   # inf or nan (an overflowed cost): no JSON number, so a string
+        return f"{float(value):g}"
     return int(value) if float(value).is_integer() else float(value)
 
 
@@ -330,7 +332,7 @@ def _validate_one(settings: BatchSettings, item: PlanItem) -> dict:
     if item.plan_path is not None:
         try:
             size = os.stat(item.plan_path).st_size
-        except OSError:
+        except (OSError, ValueError):   # ValueError: a NUL byte in the name
             size = 0   # read_text below names the problem
         if size > settings.max_plan_bytes:
             return _bad_row(item, f"{item.plan_path}: error: the plan is {size} bytes, longer "
@@ -440,7 +442,9 @@ def _read_done(path: Path) -> tuple[list[dict], list[str]]:
         except json.JSONDecodeError as err:
             warnings.append(f"{path}:{number}: not JSON ({err.msg}); ignored")
             continue
-        if isinstance(row, dict) and "verdict" in row:
+        # a row this command wrote: its verdict a string, a bad line's "source" a string
+        # (the file is the user's: a row edited to hold a list there broke the run)
+        if isinstance(row, dict) and _well_formed(row):
             rows.append(row)
         else:
             warnings.append(f"{path}:{number}: not a result row; ignored")
@@ -452,9 +456,19 @@ def _row_key(row: dict) -> str | None:
     count as done: a manifest line that could not be used, and a row that is not final
     (:func:`_final`: a rerun tries that plan again, so a journalled one must not stand in
     for it)."""
-    if "source" in row or not _final(row):
+    if "source" in row or not _final(row) or not _well_formed(row) \
+            or not isinstance(row.get("valid"), bool):   # a recovered row is counted
         return None
     return json.dumps(row.get("id"))
+
+
+def _well_formed(row: dict) -> bool:
+    """Whether a row read back (from ``OUT`` or its journal, files a user can edit) has the
+    fields a rerun reads with the types this command writes; another is ignored and its plan
+    validated again (a list as "source" stopped the run with a TypeError, and a journal row
+    without "valid" with a KeyError)."""
+    return isinstance(row.get("verdict"), str) and isinstance(row.get("valid", False), bool) \
+        and isinstance(row.get("source", ""), str)
 
 
 def _exit_code(rows: Sequence[dict]) -> int:

@@ -96,6 +96,9 @@ def _bounded(path: str | Path, max_bytes: int | None, budget) -> bytearray:
         raise InputError("is a directory, expected a file", file=str(path)) from None
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
+    except ValueError:   # open() refuses a name holding a NUL byte (a manifest can hold one)
+        raise InputError("not a file name: it holds a NUL byte",
+                         file=str(path).replace("\0", "\\0")) from None
     return data
 
 

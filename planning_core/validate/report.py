@@ -135,6 +135,11 @@ def _as_dict(item) -> dict:
 
 
 def _number(value: float | None):
+    """A number for JSON: whole numbers as ints; an overflowed cost (``inf``, ``nan``: two
+    steps of 1e308 each) as the string VAL prints, since JSON has no such number and
+    ``json.dumps`` would write ``Infinity``, which strict readers refuse."""
     if value is None:
         return None
+    if value - value != 0:
+        return f"{value:g}"
     return int(value) if float(value).is_integer() else value

@@ -304,7 +304,9 @@ def _run_name(rows: list[dict], path: Path) -> str:
     models = sorted({str(r["model"]) for r in rows if r.get("model")})
     if len(models) != 1:
         return path.stem
-    shots = sorted({r.get("shots") for r in rows if r.get("shots") is not None})
+    # a row is the user's file: a shots that is not a number names no setting (and a list
+    # would not go into the set)
+    shots = sorted({r["shots"] for r in rows if type(r.get("shots")) is int})
     return models[0] + (f" ({shots[0]}-shot)" if len(shots) == 1 else "")
 
 

@@ -40,6 +40,8 @@ def _done(out: Path) -> set:
     for line in out.read_text(encoding="utf-8").splitlines():
         try:
             row = safe_json.loads(line)
+            if not isinstance(row, dict):   # "[1]" or "3": no row of ours (was AttributeError)
+                continue
             if row.get("error") is not None and row.get("stage") == "episode":
                 continue        # the episode failed (a model error): run it again
             keys.add((row["task"], row["tier"], row.get("agent"),

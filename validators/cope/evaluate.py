@@ -139,7 +139,9 @@ def read_results(path: Path) -> tuple[tuple[dict, ...], tuple[str, ...]]:
                             "its pair evaluated again")
             continue
         if isinstance(record, dict) and (
-                record.get("outcome") == BAD_INPUT
+                # a bad line's row is known by its "source" (a rerun looks it up in a set)
+                (record.get("outcome") == BAD_INPUT
+                 and isinstance(record.get("source", ""), str))
                 or all(isinstance(record.get(f), str) for f in _TEXT_FIELDS + ("dataset",))):
             rows.append(record)
         else:

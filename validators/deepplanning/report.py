@@ -277,10 +277,18 @@ def _row_problem(row: Any) -> str | None:
     run = row.get("run", 0)
     if isinstance(run, bool) or not isinstance(run, int):
         return f"run must be an integer, not {run!r}"[:200]
+    # fields a resumed run and the report put in sets: a list there was a TypeError
+    sample = row.get("sample")
+    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int)):
+        return f"sample must be an integer, not {sample!r}"[:200]
+    if not isinstance(row.get("key", ""), str):
+        return f"key must be a string, not {row.get('key')!r}"[:200]
     score = row.get("score")
     if score is not None:
         if not isinstance(score, dict):
             return "score must be an object or null"
+        if score.get("mode", "paper") not in ("paper", "released"):
+            return f"score.mode must be paper or released, not {score.get('mode')!r}"[:200]
         for k in _NUMBERS:
             v = score.get(k)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))

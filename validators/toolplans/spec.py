@@ -10,7 +10,7 @@ optional annotation, the key ``"x-planning"`` of the tool object:
 * ``produces``: the data types the tool returns (``["flight_offer"]``);
 * ``requires``: data types that must be available beyond the arguments (an auth token);
 * ``after``: tools that must have been called before (a login);
-* ``cost``: the price of one call (default 1; the optimal plan minimises the sum);
+* ``cost``: the price of one call (a whole number from 0 to 10^9, default 1; the optimal plan minimises the sum);
 * ``inputs``: ``{"param": "data type"}`` for parameters whose type is not their name.
 
 A parameter's *data type* is ``x-data-type`` in its property schema, else ``inputs[param]``,
@@ -38,6 +38,10 @@ __all__ = ["Constraint", "DataItem", "Param", "Tool", "ToolSpecError", "ToolTask
 
 JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object", "null")
 CONSTRAINT_KINDS = ("not_before", "at_most", "must_call")
+#: the largest cost of one call: costs are summed as floats by the planner, and sums of
+#: millions of calls of this size stay exact (below 2**53); 1e308 per call summed to
+#: infinity and judged a valid chain invalid, 1e400 raised OverflowError
+MAX_COST = 10**9
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]*$")
 _RESERVED = frozenset({"object", "either", "number", "item", "and", "or", "not", "exists",
                        "forall", "when", "imply", "define", "domain", "problem"})
@@ -302,8 +306,9 @@ def _tool(r: _Reader, entry, ptr: str) -> Tool:
         pptr = f"{sptr}/properties/{_esc(pname)}"
         params.append(_param(r, pname, pschema, pname in required, inputs, pptr, note_ptr))
     cost = note.get("cost", 1)
-    if not isinstance(cost, int) or isinstance(cost, bool) or cost < 0:
-        r.fail(f"{note_ptr}/cost", f"expected a whole number >= 0, found {cost!r}")
+    if not isinstance(cost, int) or isinstance(cost, bool) or not 0 <= cost <= MAX_COST:
+        r.fail(f"{note_ptr}/cost", f"expected a whole number from 0 to {MAX_COST:,}, "
+                                   f"found {str(cost)[:40]}")
     return Tool(name, desc, tuple(params),
                 produces=r.names(note.get("produces", []), f"{note_ptr}/produces", "data type"),
                 requires=r.names(note.get("requires", []), f"{note_ptr}/requires", "data type"),
