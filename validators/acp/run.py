@@ -109,13 +109,9 @@ def pending_items(items: Iterable[RunItem], rows: Iterable[dict]) -> list[RunIte
 
 def latest_rows(rows: Iterable[dict]) -> list[dict]:
     """One row per ``(task, id, prompt_hash)``: the last success, else the last failure."""
-    best: dict[tuple[str, str, str], dict] = {}
-    for row in rows:
-        key = _row_key(row)
-        old = best.get(key)
-        if old is None or "error" in row and "error" in old or "error" not in row:
-            best[key] = row
-    return list(best.values())
+    from planning_core.validators.models.run_setting import latest_rows_by
+
+    return latest_rows_by(rows, _row_key)
 
 
 def _head(item: RunItem) -> dict:

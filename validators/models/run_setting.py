@@ -22,11 +22,11 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable, Mapping, Sequence
+from typing import IO, Any, Callable, Hashable, Iterable, Mapping, Sequence
 
 from planning_core.errors import InputError
 
-__all__ = ["setting_of", "setting_of_row", "run_sample", "sample_field", "mismatch",
+__all__ = ["latest_rows_by", "setting_of", "setting_of_row", "run_sample", "sample_field", "mismatch",
            "cached_samples_note",
            "check_resume", "supersede", "resume_or_supersede", "superseded_note"]
 
@@ -187,3 +187,15 @@ def resume_or_supersede(check: Callable[[], None], handle: IO[str], path: str | 
 def superseded_note(moved: Path, path: str | Path) -> str:
     """The one line a command prints after ``--force`` moved the earlier run aside."""
     return f"--force: the rows of the earlier run moved to {moved}; a new run starts in {path}"
+
+
+def latest_rows_by(rows: Iterable[dict], key: Callable[[dict], Hashable]) -> list[dict]:
+    """One row per ``key(row)``: the last success, else the last failure (a run's results
+    file keeps every attempt; its report reads the latest)."""
+    best: dict[Hashable, dict] = {}
+    for row in rows:
+        k = key(row)
+        old = best.get(k)
+        if old is None or "error" in row and "error" in old or "error" not in row:
+            best[k] = row
+    return list(best.values())
