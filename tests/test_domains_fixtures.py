@@ -139,8 +139,9 @@ def _up_readable(plans: tuple[Path, ...]) -> tuple[Path, ...]:
 # pddl3/ holds PDDL3 trajectory-constraint domains, checked by tests/temporal/test_pddl3.py.
 # household/ (generated problems, no stored plans) and profiles/ (adaptive-planning profiles)
 # are checked by tests/adaptive/; toolplans/ holds tool-use tasks (JSON), checked by
-# tests/toolplans/test_dataset.py.
-NESTED = ("pddl3", "household", "profiles", "toolplans")
+# tests/toolplans/test_dataset.py; pddl21/ holds numeric and temporal (PDDL 2.1) domains, which
+# unified-planning's validator does not take, checked by tests/pddl21/.
+NESTED = ("pddl3", "pddl21", "household", "profiles", "toolplans")
 
 
 def test_every_domain_is_present_and_listed_in_readme():

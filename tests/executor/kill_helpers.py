@@ -6,19 +6,15 @@
 * :class:`Opens` counts, with Linux inotify, how often any process opens each of some
   files: a spy that sees a worker read an item's files, so a test can tell an item computed
   again from one whose row was taken from the journal, without touching the command.
-* :class:`FifoGate` makes one item as slow as a test wants at no CPU cost: its file is a
-  named pipe, and a read of it waits until the test lets it through.
 """
 from __future__ import annotations
 
 import ctypes
-import errno
 import os
 import signal
 import struct
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -113,52 +109,3 @@ class Opens:
 
     def __exit__(self, *exc) -> None:
         os.close(self._fd)
-
-
-class FifoGate:
-    """A named pipe at ``path`` whose readers wait (in ``open``) until :meth:`allow` lets
-    one through, which reads ``text``. :attr:`served` counts the readers let through."""
-
-    def __init__(self, path: Path, text: str) -> None:
-        self.path = Path(path)
-        self.text = text.encode()
-        self.served = 0
-        os.mkfifo(self.path)
-        self._allowed = threading.Semaphore(0)
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while not self._done.is_set():
-            if not self._allowed.acquire(timeout=0.05):
-                continue
-            fd = -1
-            while fd < 0 and not self._done.is_set():
-                try:   # without a reader there is nothing to serve yet (ENXIO)
-                    fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
-                except OSError as err:
-                    if err.errno != errno.ENXIO:
-                        raise
-                    time.sleep(0.01)
-            if fd < 0:
-                return
-            try:
-                os.set_blocking(fd, True)
-                os.write(fd, self.text)
-                self.served += 1
-            except BrokenPipeError:   # the reader was killed meanwhile
-                pass
-            finally:
-                os.close(fd)   # the reader sees the end of the file
-
-    def allow(self) -> None:
-        """Let the next reader through."""
-        self._allowed.release()
-
-    def __enter__(self) -> "FifoGate":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._done.set()
-        self._thread.join()

@@ -107,7 +107,7 @@ def test_a_check_whose_files_were_unreadable_where_it_ran_is_checked_again(tmp_p
     assert main(argv) == 1
     assert "4 pair(s) already in" in capsys.readouterr().err
     again = _rows(out)
-    assert len(again) == len(rows) + 2
+    assert len(again) == len(rows)   # the retried rows replace theirs (issue 27 item 5)
     assert [(r["category"], r["verdict"]) for r in again[-2:]] == \
         [(rows[0]["category"], "agrees"), (rows[2]["category"], rows[2]["verdict"])]
     assert main(argv) == 1   # final now
@@ -233,9 +233,10 @@ def test_a_toolplans_row_marked_retry_is_checked_again(tmp_path, capsys):
                    + "\n")
     argv = ["toolplans", "batch", "--rows", str(rows), "--out", str(out), "--no-progress"]
     assert main(argv) == 0
-    assert [r["verdict"] for r in _rows(out)] == ["error", "valid"]
+    # the retried row replaces the worker-died one: one row per id (issue 27 item 5)
+    assert [r["verdict"] for r in _rows(out)] == ["valid"]
     # the summary counts the retried row once, as what it is now
     assert "rows 1, holistic 1, correct 1" in capsys.readouterr().out
     capsys.readouterr()
     assert main(argv) == 0
-    assert "1 row(s) already in" in capsys.readouterr().err and len(_rows(out)) == 2
+    assert "1 row(s) already in" in capsys.readouterr().err and len(_rows(out)) == 1

@@ -9,9 +9,10 @@ again, and checks that every item is in ``OUT`` exactly once, in input order, wi
 of an uninterrupted run, and that the rerun did not read the files of the journalled items
 (an inotify spy, :class:`~tests.executor.kill_helpers.Opens`) but did read the slow one's.
 
-``validate --batch --out``: the slow item's plan is a named pipe that lets its reader
-through only when the test says so (no CPU spent waiting). ``cope check --out`` and ``cope
-eval``: the slow pair is an unsolvable twelve-block task that the solver gives up on at its
+``validate --batch --out``: the slow item's plan is a valid plan of 600,006 steps (a
+regular file: a named pipe, which earlier let its reader through on the test's word, is now
+refused as input, issue 27 item 4), seconds of simulation where the others take
+milliseconds. ``cope check --out`` and ``cope eval``: the slow pair is an unsolvable twelve-block task that the solver gives up on at its
 CPU time limit (``unknown``); the others take milliseconds.
 """
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from tests.cope.minicope import DOMAIN, PROBLEM, write_minicope, write_outputs
-from tests.executor.kill_helpers import FifoGate, Opens, finish, start, stop, wait_for_lines
+from tests.executor.kill_helpers import Opens, finish, start, stop, wait_for_lines
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="the open spy uses Linux inotify")
@@ -49,6 +50,10 @@ PLANS = {
 }
 
 
+#: the slow plan: c taken off a and put back 300,000 times, then q1 (valid)
+SLOW_PLAN = "(unstack c a)\n(stack c a)\n" * 300_000 + PLANS["q1"]   # 7.8 MB, under the cap
+
+
 @pytest.mark.slow
 def test_killed_validate_batch_loses_no_validated_row(tmp_path):
     (tmp_path / "plans").mkdir()
@@ -58,6 +63,8 @@ def test_killed_validate_batch_loses_no_validated_row(tmp_path):
     (tmp_path / "p1.pddl").write_text(PROBLEM)
     for ident, plan in PLANS.items():
         (tmp_path / "plans" / f"{ident}.txt").write_text(plan)
+    slow = tmp_path / "plans" / "slow.txt"
+    slow.write_text(SLOW_PLAN)
     entries = [{"id": "slow", "plan": "plans/slow.txt", "domain": "domain.pddl",
                 "problem": "p0.pddl"}]
     entries += [{"id": ident, "plan": f"plans/{ident}.txt", "domain": "domain.pddl",
@@ -71,31 +78,31 @@ def test_killed_validate_batch_loses_no_validated_row(tmp_path):
         return start("validate", "--batch", str(manifest), "--out", str(out), "--workers",
                      "2", "--no-progress")
 
-    with FifoGate(tmp_path / "plans" / "slow.txt", PLANS["q1"]) as gate, \
-            Opens(watched) as opens:
-        gate.allow()
+    with Opens(watched) as opens, Opens([slow]) as slow_opens:
         code, err = finish(validate(tmp_path / "whole.jsonl"))
         assert code == 1, err   # q2 and q3 are invalid
         whole = _rows(tmp_path / "whole.jsonl")
         assert [r["id"] for r in whole] == ids
+        assert whole[0]["verdict"] == "valid"
         assert set(opens.take().values()) == {1}   # each plan read once
+        assert set(slow_opens.take().values()) == {1}
 
         out = tmp_path / "out.jsonl"
         journal = Path(f"{out}.pending")
-        proc = validate(out)   # the slow plan's reader waits at the gate
+        proc = validate(out)   # the slow plan is still being simulated when it is killed
         wait_for_lines(proc, journal, len(PLANS))
         stop(proc)
         assert out.read_text() == ""   # every row held back behind the slow one
         assert sorted(r["id"] for r in _rows(journal)) == sorted(PLANS)
         assert set(opens.take().values()) == {1}
+        slow_opens.take()
 
-        gate.allow()
         code, err = finish(validate(out))
         assert code == 1, err
         assert f"{len(PLANS)} row(s) computed by an interrupted run recovered" in err
         assert "(1 validated now)" in err
         assert set(opens.take().values()) == {0}   # no journalled plan read again
-        assert gate.served == 2   # the slow plan was: once per finished run
+        assert set(slow_opens.take().values()) == {1}   # the slow one was: it had no row
     rows = _rows(out)
     assert [r["id"] for r in rows] == ids   # each once, in manifest order
     assert _without(rows, "cpu_s") == _without(whole, "cpu_s")
