@@ -74,7 +74,8 @@ def _items(value: object) -> tuple[ListItem, ...] | None:
         return None
     items = []
     for element in value:
-        original = element if isinstance(element, str) else json.dumps(element)
+        # a Python literal may hold what JSON cannot (bytes, sets): shown by its repr
+        original = element if isinstance(element, str) else json.dumps(element, default=repr)
         if isinstance(element, str):
             items.append(ListItem("", (element,), original))
         elif isinstance(element, list) and element and all(isinstance(e, str) for e in element):
