@@ -20,10 +20,9 @@ cached per process; seeds come from the project's own ``domains/`` and ``tests/`
 Used by the short run in the test suite (``tests/fuzz/test_fuzz_short.py``, Hypothesis,
 derandomized) and by the long run (``benchmarks/fuzz_bench.py``, atheris, coverage-guided).
 
-Timed plans (PDDL 2.1 ``time: (action) [duration]``) have no reader yet: :data:`TIMED_PLAN`
-is their slot. When the timed-plan reader lands, give :func:`_timed_plan` its body (parse
-with the timed reader, validate against a durative domain from ``domains/``) and its seeds;
-the test and the benchmark then pick it up from :data:`TARGETS` with no other change.
+Timed plans (PDDL 2.1 ``time: (action) [duration]``) are the ``timed-plan`` target: read by the
+plan reader and simulated as happenings against the project's durative kitchen task
+(``domains/pddl21/kitchen``), or the numeric tanker task when the plan fills a tanker.
 """
 from __future__ import annotations
 
@@ -589,15 +588,33 @@ def _results_seeds() -> list[bytes]:
                             + "\n").encode(), b'{"id": 1, "verd', b"\x1e{\"id\": 2"]
 
 
+@functools.lru_cache(maxsize=None)
+def _pddl21_task(name: str):
+    from planning_core.pddl.parser import parse_domain, parse_problem
+
+    folder = DOMAINS / "pddl21" / name
+    return (parse_domain((folder / "domain.pddl").read_text(), "domain.pddl"),
+            parse_problem((folder / "p01.pddl").read_text(), "p01.pddl"))
+
+
 def _timed_plan(text: str, budget) -> object:
-    raise NotImplementedError("no timed-plan reader yet")
+    """A timed (or numeric) plan: read, then simulated with VAL's semantics (happenings,
+    tolerance, mutex, invariants, durations, fluents); the report must be strict JSON."""
+    from planning_core.pddl.plans import parse_plan
+    from planning_core.validate.report import ValidationReport
+    from planning_core.validate.simulator import validate_plan
+
+    domain, problem = _pddl21_task("tanker" if "tanker" in text or "fill" in text
+                                   else "kitchen")
+    report = validate_plan(domain, problem, parse_plan(text, "plan.txt"), budget=budget)
+    if not isinstance(report, ValidationReport):
+        raise ContractBroken(f"timed-plan: validate_plan returned {type(report).__name__}")
+    strict_json(report.to_json("plan.txt", (), ()), "timed-plan")
+    return report
 
 
-#: the slot of timed plans (see the module doc)
-TIMED_PLAN = Target(
-    "timed-plan", "PDDL 2.1 timed plans (time: (action) [duration])", _timed_plan,
-    (), lambda: [], located=True,
-    pending="timed plans (PDDL 2.1) have no reader yet; this slot takes it when it lands")
+def _timed_plan_seeds() -> list[bytes]:
+    return _files("pddl21/*/*.plan", under=DOMAINS)
 
 
 def _pddl_seeds(kind: str) -> Callable[[], list[bytes]]:
@@ -626,7 +643,9 @@ def _build() -> dict[str, Target]:
                _pddl_problem, planning, _pddl_seeds("problem"), located=True),
         Target("plan", "sequential plan: parse + validate (blocksworld p01; the :action-costs task for plans that drive)", _plan,
                planning, _pddl_seeds("plan"), located=True),
-        TIMED_PLAN,
+        Target("timed-plan", "PDDL 2.1 timed and numeric plans (time: (action) [duration]): "
+               "parse + validate (domains/pddl21 kitchen, tanker)", _timed_plan, planning,
+               _timed_plan_seeds, located=True),
         Target("validate-flags", "`validate` command line: VAL-style flags + files",
                _validate_flags, (), _flag_seeds),
         Target("acp-answers", "ACPBench Hard answers (the 8 answer parsers)", _acp,
@@ -689,7 +708,7 @@ class _Registry(dict):
         return dict.values(self)
 
 
-#: every target by name (the timed-plan slot included, with ``pending`` set)
+#: every target by name
 TARGETS: dict[str, Target] = _Registry()
 
 #: the names, in the order of the results table (without building anything)
