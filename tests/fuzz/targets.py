@@ -54,10 +54,26 @@ MEMORY_MB = 1024.0
 #: seeds longer than this are cut (a fuzzer mutates small inputs faster)
 MAX_SEED_BYTES = 8192
 
-os.environ.setdefault("PLANNING_CORE_PARSE_CACHE", "0")
-# internal errors raise instead of printing "internal error" (the CLI's catch-all would
-# otherwise turn a bug into exit 4, which the targets would have to recognise by text)
-os.environ["PLANNING_CORE_DEBUG"] = "1"
+
+
+@contextlib.contextmanager
+def _contract_env():
+    """The environment one input runs in, restored after it (set for the whole process, it
+    leaked into every later test of the same pytest worker): internal errors raise instead
+    of printing "internal error" (the CLI's catch-all would otherwise turn a bug into exit 4,
+    which the targets would have to recognise by text), and no parse cache unless the
+    caller chose one."""
+    saved = {k: os.environ.get(k) for k in ("PLANNING_CORE_DEBUG", "PLANNING_CORE_PARSE_CACHE")}
+    os.environ["PLANNING_CORE_DEBUG"] = "1"
+    os.environ.setdefault("PLANNING_CORE_PARSE_CACHE", "0")
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 class ContractBroken(AssertionError):
@@ -120,7 +136,7 @@ def check(target: Target, data: bytes, *, hang_cpu_s: float | None = HANG_CPU_S)
     value = data if target.raw else data.decode("utf-8", "replace")
     budget = Budget(Limits(time_s=CPU_S, memory_mb=MEMORY_MB))
     try:
-        with _cpu_guard(hang_cpu_s), metering(budget):
+        with _contract_env(), _cpu_guard(hang_cpu_s), metering(budget):
             target.run(value, budget)
     except LimitReached:
         return "limit"
