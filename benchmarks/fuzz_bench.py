@@ -36,6 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 RAW = RESULTS / "fuzz_runs.json"
+#: runs from this time on ran on the merged head of the session that built the harness
+MERGED_HEAD_FROM = "2026-11-29 02:40 UTC"
 CRASHES = RESULTS / "fuzz_crashes.json"
 TABLE = RESULTS / "fuzz.md"
 #: total CPU one input may spend before it counts as an overrun of its budget
@@ -195,11 +197,13 @@ def render() -> str:
                   f"the measured inputs per CPU-second the rest to 100,000 each is about "
                   f"{need / 60:,.0f} CPU-minutes: `nice -n 10 python benchmarks/fuzz_bench.py "
                   "--runs 100000` on an idle core finishes it in about that time."]
-    lines += ["", "Note on this session's run: the children ran this branch's `planning_core` "
-              "(PYTHONPATH) but, through the machine's editable install of the main checkout, "
-              "main's `validators/` and `grammars/`; the readers fuzzed there are the same "
-              "code on both, except the bound on a tool's cost this branch added "
-              "(toolplans/spec.py), which the toolplans target's fixed task never reaches."]
+    early = sorted(n for n in raw if raw[n].get("date", "") < MERGED_HEAD_FROM)
+    if early:
+        lines += ["", f"Runs dated before {MERGED_HEAD_FROM} ({', '.join(early)}) ran on the "
+                  "fuzzing branch before the session's branches were merged; their children "
+                  "imported that branch's `planning_core` but, through the development "
+                  "machine's editable install, the main checkout's `validators/` and "
+                  "`grammars/` of that hour. The other targets ran on the merged head."]
     return "\n".join(lines) + "\n"
 
 
