@@ -493,7 +493,9 @@ class ShoppingTools:
         doc["summary"]["total_price"] = round(sum(i.get("price", 0.0) * i.get("quantity", 0)
                                                   for i in items), 2)
 
-    def _add(self, a: dict) -> str:
+    def _cart_arguments(self, a: dict) -> tuple[dict, str, int]:
+        """The cart, product id and quantity of an add or delete call, refused in the
+        released order: no product id, a bad quantity, an unknown product."""
         doc = self._load(False)
         pid = a.get("product_id")
         if not pid:
@@ -501,6 +503,10 @@ class ShoppingTools:
         q = int(self._quantity(a))
         if pid not in self._by_id:
             raise _Refused(f"Product not found: product_id '{pid}'")
+        return doc, pid, q
+
+    def _add(self, a: dict) -> str:
+        doc, pid, q = self._cart_arguments(a)
         p = self._by_id[pid]
         name, price = p.get("name", ""), float(p.get("price", 0.0))
         stock = int(p.get("stock_quantity", 0))
@@ -523,13 +529,7 @@ class ShoppingTools:
         return self._save(doc)
 
     def _delete(self, a: dict) -> str:
-        doc = self._load(False)
-        pid = a.get("product_id")
-        if not pid:
-            raise _Refused("product_id is required")
-        q = int(self._quantity(a))
-        if pid not in self._by_id:
-            raise _Refused(f"Product not found: product_id '{pid}'")
+        doc, pid, q = self._cart_arguments(a)
         items = doc.get("items", [])
         at = next((k for k, item in enumerate(items) if item.get("product_id") == pid), -1)
         if at < 0:
