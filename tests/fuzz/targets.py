@@ -583,17 +583,50 @@ def _results(data: bytes, budget) -> object:
     if code not in (0, 1, 2, 3):
         raise ContractBroken(f"results-file: exit {code}\n{stderr.getvalue()}")
     # the run keeps every whole line it found (only a torn last line, with no newline after
-    # it, is cut) and appends rows, each one strict JSON object on its own line
-    kept = out_text[:out_text.rfind(b"\n") + 1]
-    after = out.read_bytes()
-    if not after.startswith(kept):
-        raise ContractBroken("results-file: the run changed lines it found in OUT")
-    for line in after[len(kept):].decode("utf-8").splitlines():
-        row = json.loads(line)
+    # it, is cut), in order, except the rows of a manifest id it computes again (a bad_input
+    # row or one marked retry: the results file holds one row per id, issue 27 item 5), and
+    # appends rows, each one strict JSON object on its own line, one for every id it dropped
+    found = out_text[:out_text.rfind(b"\n") + 1].split(b"\n")[:-1]
+    after = out.read_bytes().split(b"\n")
+    if after and after[-1] == b"":
+        after.pop()
+    at, dropped = 0, []
+    for line in found:
+        if at < len(after) and after[at] == line:
+            at += 1
+            continue
+        row = _json_row(line)
+        if row is None or "source" in row or not _retried(row):
+            raise ContractBroken(f"results-file: the run changed or lost a line it found in "
+                                 f"OUT: {line[:200]!r}")
+        dropped.append(json.dumps(row.get("id")))
+    appended = []
+    for line in after[at:]:
+        row = json.loads(line.decode("utf-8"))
         if not isinstance(row, dict):
             raise ContractBroken(f"results-file: appended {line[:200]!r}")
         strict_json(row, "results-file")
+        appended.append(json.dumps(row.get("id")))
+    for key in dropped:
+        if key not in appended:
+            raise ContractBroken(f"results-file: the row of id {key} was dropped and not "
+                                 f"written again")
     return code
+
+
+def _json_row(line: bytes) -> dict | None:
+    try:
+        row = json.loads(line.decode("utf-8", "surrogateescape"))
+    except (ValueError, RecursionError):
+        return None
+    return row if isinstance(row, dict) else None
+
+
+def _retried(row: dict) -> bool:
+    """A row a rerun computes again: the manifest's ids (1 and "b") with a bad_input verdict
+    or marked retry."""
+    return json.dumps(row.get("id")) in ('1', '"b"') and \
+        (row.get("verdict") == "bad_input" or bool(row.get("retry")))
 
 
 def _results_seeds() -> list[bytes]:
