@@ -383,15 +383,15 @@ class ResultsWriter:
         import stat
         import tempfile
 
-        try:
-            text = self.path.read_text(encoding="utf-8", errors="surrogateescape")
+        try:   # bytes, not text: a kept line is written back as it was (a CR in it too)
+            raw_text = self.path.read_bytes()
         except OSError as err:
             raise InputError(f"cannot read: {err.strerror or err}", file=str(self.path)) \
                 from None
         kept, dropped = [], 0
-        for line in text.split("\n"):
+        for line in raw_text.split(b"\n"):
             try:
-                row = safe_json.loads(line)
+                row = safe_json.loads(line.decode("utf-8", "surrogateescape"))
             except (json.JSONDecodeError, RecursionError):
                 row = None
             if isinstance(row, dict) and unwanted(row):
@@ -400,7 +400,7 @@ class ResultsWriter:
                 kept.append(line)
         if not dropped:
             return 0
-        data = "\n".join(kept).encode("utf-8", "surrogateescape")
+        data = b"\n".join(kept)
         try:
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
             raw = os.fdopen(fd, "w+b")

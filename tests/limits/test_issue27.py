@@ -333,6 +333,19 @@ def test_dropping_rows_keeps_the_lock_the_mode_and_the_other_lines(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["r.jsonl"]
 
 
+
+def test_dropping_rows_writes_the_other_lines_back_byte_for_byte(tmp_path):
+    # found by the long fuzz run: the rewrite read OUT as text, so a CR inside a line (or a
+    # file with CRLF endings) came back as LF and a kept line was changed
+    out = tmp_path / "r.jsonl"
+    before = (b'{"id": 1}\r\n{"id": 2, "retry": true}\r\n'
+              b'{"source": \xff\xfe\r:3", "x": 1}\nnot json\r\n')
+    out.write_bytes(before)
+    with ResultsWriter(out, key=lambda row: row.get("id")) as writer:
+        assert writer.drop(lambda row: bool(row.get("retry"))) == 1
+    assert out.read_bytes() == (b'{"id": 1}\r\n{"source": \xff\xfe\r:3", "x": 1}\n'
+                                b'not json\r\n')
+
 # ------------------------------------------------------------------ item 6: toolplans
 
 def test_toolplans_batch_bounds_grounding_by_the_rows_limit(tmp_path, capsys):
