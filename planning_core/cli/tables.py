@@ -113,11 +113,15 @@ def interval_note(method: str) -> str:
     return f"Intervals: 95% {name}, per cell over its N answers (--interval {method})."
 
 
-def add_format_option(parser, what: str = "the report file") -> None:
-    """``--format`` and ``--interval`` of a report-writing command."""
+def add_format_option(parser, what: str = "the report file", *,
+                      interval_default: str = "wald") -> None:
+    """``--format`` and ``--interval`` of a report-writing command (``interval_default``:
+    ``wilson`` where a room's reports always gave Wilson's and its paper gives none)."""
     parser.add_argument("--format", choices=FORMATS, default="markdown",
                         help=f"how {what} is written (default markdown)")
-    parser.add_argument("--interval", choices=INTERVALS, default="wald",
+    marks = {m: " (default)" if m == interval_default else "" for m in INTERVALS}
+    parser.add_argument("--interval", choices=INTERVALS, default=interval_default,
                         help="the 95%% interval beside each accuracy: wald (the normal "
                              "approximation, as lm-evaluation-harness reports standard "
-                             "errors; default) or wilson (informative at 0 and N right)")
+                             f"errors){marks['wald']} or wilson (informative at 0 and N "
+                             f"right){marks['wilson']}")

@@ -13,6 +13,9 @@
   ``--plans DIR`` of ``id_N.json``/``id_N_converted.json``; shopping: each case's
   ``cart.json``).
 * ``deepplanning report R.jsonl``: Table 2 per run and averaged, and the error taxonomy.
+  ``run``, ``score`` and ``report`` print it with N and a 95% interval per cell
+  (``--interval wilson|wald`` for a Case Accuracy), as Markdown, CSV or LaTeX
+  (``--format``), and write it to a file (``--report``; ``report``: ``--out``).
 * ``deepplanning queries FILE``: queries and constraint kinds of a released query file.
 
 ``--scoring paper`` (default) or ``released`` everywhere a score is computed.
@@ -101,7 +104,11 @@ def register(subparsers) -> None:
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar on stderr (it shows on a terminal only; each "
                         "finished task is also a numbered line on stdout)")
+    p.add_argument("--report", metavar="FILE",
+                   help="also write the report of --out here (Markdown; CSV or LaTeX with "
+                        "--format)")
     add_model_arguments(p)
+    _add_report_format(p, "the report (printed at the end and --report)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("score", help="score answers already written")
@@ -121,12 +128,16 @@ def register(subparsers) -> None:
     p.add_argument("--max-response-bytes", type=positive_int, default=MAX_ANSWER_BYTES,
                    metavar="N", help="longest itinerary or cart read; a longer one is a "
                                      f"failed case, unread (default {MAX_ANSWER_BYTES})")
+    p.add_argument("--report", metavar="FILE",
+                   help="also write the report here (Markdown; CSV or LaTeX with --format)")
+    _add_report_format(p, "the report (printed after the tasks' lines and --report)")
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("report", help="Table 2 from run results")
     p.add_argument("results", help="JSON Lines from deepplanning run")
-    p.add_argument("--out", metavar="FILE", help="also write the Markdown table")
+    p.add_argument("--out", metavar="FILE", help="also write the table here")
     p.add_argument("--json", action="store_true")
+    _add_report_format(p, "the table (printed and --out)")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("queries", help="describe a released query file")
@@ -134,6 +145,21 @@ def register(subparsers) -> None:
     p.add_argument("--database", metavar="DIR", help="check constraints against it")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_queries)
+
+
+def _add_report_format(parser, what: str) -> None:
+    """``--format`` and ``--interval`` (Wilson's by default for a Case Accuracy, as these
+    reports always gave; the paper gives no intervals)."""
+    from planning_core.cli.tables import add_format_option
+
+    add_format_option(parser, what, interval_default="wilson")
+
+
+def _write_report(path: str, text: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", file=path) from None
 
 
 def _levels(text: str) -> tuple[int, ...]:
@@ -353,6 +379,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             sys.stdout.flush()
     if bar is not None:
         bar.close()
+    from planning_core.validators.deepplanning.report import load_rows, render, table
+
+    # the report of the whole file (this run's rows and the ones it resumed from)
+    text = render(table(load_rows(out), args.interval), args.format)
+    print(text, end="")
+    if args.report:
+        _write_report(args.report, text)
     if bad:
         print(f"error: {bad} task(s) with bad input, recorded as failed cases",
               file=sys.stderr)
@@ -457,10 +490,13 @@ def cmd_score(args: argparse.Namespace) -> int:
                   + (f" bad_input={v['bad_input']}" if v.get("bad_input") else "")
                   + (f" failed={v['failed']}" if v.get("failed") and not v.get("bad_input")
                      else ""))
-    if not args.json:
-        from planning_core.validators.deepplanning.report import render_markdown, table
+    from planning_core.validators.deepplanning.report import render, table
 
-        print(render_markdown(table(rows)))
+    text = render(table(rows, args.interval), args.format)
+    if not args.json:
+        print(text)
+    if args.report:
+        _write_report(args.report, text)
     if bad:
         print(f"error: {bad} task(s) with bad input, recorded as failed cases",
               file=sys.stderr)
@@ -469,18 +505,16 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from planning_core.validators.deepplanning.report import load_rows, render_markdown, table
+    from planning_core.validators.deepplanning.report import load_rows, render, table
 
-    t = table(load_rows(args.results))
+    t = table(load_rows(args.results), args.interval)
+    text = render(t, args.format)
     if args.json:
         print(json.dumps(t, indent=2))
     else:
-        print(render_markdown(t), end="")
+        print(text, end="")
     if args.out:
-        try:
-            Path(args.out).write_text(render_markdown(t), encoding="utf-8")
-        except OSError as err:
-            raise InputError(f"cannot write: {err.strerror}", file=args.out) from None
+        _write_report(args.out, text)
     return ExitCode.OK
 
 
