@@ -56,7 +56,7 @@ from planning_core.validators.models.completion import (
     ModelUnavailable,
 )
 
-__all__ = ["RunItem", "plan_items", "pending_items", "run_questions", "latest_rows"]
+__all__ = ["RunItem", "plan_items", "pending_items", "row_key", "run_questions", "latest_rows"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,13 +98,19 @@ def plan_items(questions: Sequence[Question], shots: int = 0,
     return items
 
 
-def _row_key(row: dict) -> tuple[str, str, str]:
+def row_key(row: dict) -> tuple[str, str, str]:
+    """The item a row answers: ``(task, id, prompt_hash)``."""
     return (str(row.get("task")), str(row.get("id")), str(row.get("prompt_hash")))
 
 
+_row_key = row_key
+
+
 def pending_items(items: Iterable[RunItem], rows: Iterable[dict]) -> list[RunItem]:
-    done = {_row_key(r) for r in rows if "error" not in r}
-    return [item for item in items if item.key not in done]
+    """The items no success row answers (the shared run loop's rule)."""
+    from planning_core.validators.models.run_loop import pending_items as pending
+
+    return pending(items, rows, row_key)
 
 
 def latest_rows(rows: Iterable[dict]) -> list[dict]:

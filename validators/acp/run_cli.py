@@ -128,16 +128,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.run import (
         RunSettings,
         latest_rows,
-        pending_items,
         plan_items,
+        row_key as _row_key,
         run_on_executor,
         run_questions,
     )
     from planning_core.validators.acp.scoring import AnswerScorer
     from planning_core.validators.models.options import model_from_args, model_options
-    from planning_core.validators.models.run_setting import (resume_or_supersede, setting_of,
-                                                               superseded_note)
-    from planning_core.results_file import append_row, open_results
+    from planning_core.validators.models.run_loop import run_items, unanswered_note
+    from planning_core.validators.models.run_setting import setting_of
 
     out = Path(args.out)
     if args.plot:
@@ -154,58 +153,34 @@ def cmd_run(args: argparse.Namespace) -> int:
     items = plan_items(questions, args.shots, pool, args.shot_source)
     setting = setting_of(model, shots=args.shots,
                          shot_source=args.shot_source if args.shots else None)
-    handle, _ = open_results(out)   # locked until the end; a torn last line cut off
-    with handle:
-        moved = resume_or_supersede(
-            lambda: _check_resume(read_results(out), setting, items, out), handle, out,
-            args.force)
-        if moved is not None:
-            print(superseded_note(moved, out), file=sys.stderr)
-        todo = pending_items(items, read_results(out))
-        if len(items) > len(todo):
-            print(f"{len(items) - len(todo)} question(s) already answered in {out}: skipped",
-                  file=sys.stderr)
-        bar = None
-        if not args.no_progress and todo:
-            from tqdm import tqdm
 
-            bar = tqdm(total=len(todo), unit="question", file=sys.stderr, dynamic_ncols=True,
-                       disable=None)
-        right = known = failed = cached = 0
+    def produce(todo):
         executor = executor_for(args, len(todo))
-        if executor.name != "serial":
-            # each worker asks the model and scores in its own process
-            rows = run_on_executor(executor, RunSettings(model_options(args), args.time_limit),
-                                   todo)
-        else:
-            rows = run_questions(model, todo, scorer=AnswerScorer(time_limit=args.time_limit),
-                                 concurrency=args.concurrency)
         try:
-            for row in rows:
-                append_row(handle, row)
-                cached += bool(row.get("cache_hit"))
-                if "error" in row:
-                    failed += 1
-                elif row["score"] is not None:
-                    known += 1
-                    right += row["score"]
-                if bar is not None:
-                    bar.set_postfix_str(f"acc {right / known:.1%}" if known else "acc -")
-                    bar.update(1)
-        except OSError as err:
-            raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
+            if executor.name != "serial":
+                # each worker asks the model and scores in its own process
+                yield from run_on_executor(
+                    executor, RunSettings(model_options(args), args.time_limit), todo)
+            else:
+                yield from run_questions(model, todo,
+                                         scorer=AnswerScorer(time_limit=args.time_limit),
+                                         concurrency=args.concurrency)
         finally:
-            if bar is not None:
-                bar.close()
             executor.close()
+
+    tally = run_items(out, items, produce, noun="question", read=read_results,
+                      row_key=_row_key, check=lambda rows: _check_resume(rows, setting, items,
+                                                                          out),
+                      verdict=lambda row: None if row["score"] is None else row["score"] == 1,
+                      force=args.force, progress=not args.no_progress)
+    cached = tally.cached
     rows = latest_rows(read_results(out))
     answered = [r for r in rows if "error" not in r]
     errors = [r for r in rows if "error" in r]
     summary = summarize(answered)
     print(text_table(summary, args.interval))
     if errors:
-        print(f"{len(errors)} question(s) have no answer (request failed, see \"error\" in "
-              f"{out}); run the same command again to ask them again", file=sys.stderr)
+        print(unanswered_note(len(errors), "question", out), file=sys.stderr)
     from planning_core.validators.models.run_setting import cached_samples_note
 
     reused = cached_samples_note(model, cached)

@@ -493,13 +493,12 @@ def _critic(args):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from planning_core.results_file import append_row, open_results
     from planning_core.validators.acp.dataset import read_results
     from planning_core.validators.models.options import model_from_args
+    from planning_core.validators.models.run_loop import run_items, unanswered_note
     from planning_core.validators.models.run_setting import (cached_samples_note, check_resume,
-                                                               resume_or_supersede, setting_of,
-                                                               superseded_note)
-    from planning_core.validators.toolplans.run import (latest_rows, pending_items, plan_items,
+                                                               setting_of)
+    from planning_core.validators.toolplans.run import (latest_rows, plan_items, row_key,
                                                         run_cases)
 
     cases = _select_cases(_read_cases(args.cases), args.settings, args.limit)
@@ -514,52 +513,31 @@ def cmd_run(args: argparse.Namespace) -> int:
     setting = setting_of(model, refine=args.refine, critic=critic_setting)
     items = plan_items(cases, args.refine)
     out = Path(args.out)
-    handle, _ = open_results(out)
-    with handle:
-        moved = resume_or_supersede(
-            lambda: check_resume([_with_setting(r) for r in read_results(out)], setting,
-                                 ("refine", "critic"), out), handle, out, args.force)
-        if moved is not None:
-            print(superseded_note(moved, out), file=sys.stderr)
-        todo = pending_items(items, read_results(out))
-        if len(items) > len(todo):
-            print(f"{len(items) - len(todo)} case(s) already answered in {out}: skipped",
-                  file=sys.stderr)
-        bar = None
-        if not args.no_progress and todo:
-            from tqdm import tqdm
 
-            bar = tqdm(total=len(todo), unit="case", file=sys.stderr, dynamic_ncols=True,
-                       disable=None)
-        right = known = cached = 0
-        try:
-            for row in run_cases(model, todo, refine=args.refine, critic=critic,
-                                 concurrency=args.concurrency, time_limit=args.time_limit):
-                row.update(refine=args.refine, critic=critic_setting)
-                append_row(handle, row)
-                cached += bool(row.get("cache_hit"))
-                if row.get("correct") is not None:
-                    known += 1
-                    right += row["correct"] is True
-                if bar is not None:
-                    bar.set_postfix_str(f"CR {right / known:.1%}" if known else "CR -")
-                    bar.update(1)
-        except OSError as err:
-            raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
-        finally:
-            if bar is not None:
-                bar.close()
+    def finish(row: dict) -> None:
+        row.update(refine=args.refine, critic=critic_setting)
+
+    tally = run_items(out, items, lambda todo: run_cases(
+                          model, todo, refine=args.refine, critic=critic,
+                          concurrency=args.concurrency, time_limit=args.time_limit),
+                      noun="case", read=read_results, row_key=row_key,
+                      check=lambda rows: check_resume([_with_setting(r) for r in rows],
+                                                      setting, ("refine", "critic"), out),
+                      verdict=lambda row: row.get("correct") if row.get("correct") is None
+                      else row["correct"] is True,
+                      label="CR", force=args.force, progress=not args.no_progress,
+                      finish=finish)
+    cached = tally.cached
     wanted = {i.key for i in items}
     rows = [r for r in latest_rows(read_results(out))
-            if (str(r.get("id")), str(r.get("prompt_hash"))) in wanted]
+            if row_key(r) in wanted]
     answered = [r for r in rows if "error" not in r]
     errors = [r for r in rows if "error" in r]
     name = args.name or setting["model"]
     text = run_report(answered, name, setting, args.refine)
     print(text, end="")
     if errors:
-        print(f"{len(errors)} case(s) have no answer (request failed, see \"error\" in "
-              f"{out}); run the same command again to ask them again", file=sys.stderr)
+        print(unanswered_note(len(errors), "case", out), file=sys.stderr)
     reused = cached_samples_note(model, cached)
     if reused:
         print(f"note: {reused}", file=sys.stderr)

@@ -37,7 +37,7 @@ from planning_core.validators.models.completion import Completion, ModelError, M
 from planning_core.validators.toolplans.prompts import (case_prompt, prompt_hash,
                                                         reflection_prompt, refine_prompt)
 
-__all__ = ["RunItem", "plan_items", "pending_items", "latest_rows", "run_cases"]
+__all__ = ["RunItem", "plan_items", "pending_items", "row_key", "latest_rows", "run_cases"]
 
 #: case fields copied to every row
 _CASE_FIELDS = ("id", "setting", "domain", "base", "k", "n_e", "kind", "replacement",
@@ -66,13 +66,19 @@ def plan_items(cases: Sequence[dict], refine: str | None = None) -> list[RunItem
     return items
 
 
-def _row_key(row: dict) -> tuple[str, str]:
+def row_key(row: dict) -> tuple[str, str]:
+    """The item a row answers: ``(id, prompt_hash)``."""
     return (str(row.get("id")), str(row.get("prompt_hash")))
 
 
+_row_key = row_key
+
+
 def pending_items(items: Iterable[RunItem], rows: Iterable[dict]) -> list[RunItem]:
-    done = {_row_key(r) for r in rows if "error" not in r}
-    return [i for i in items if i.key not in done]
+    """The items no success row answers (the shared run loop's rule)."""
+    from planning_core.validators.models.run_loop import pending_items as pending
+
+    return pending(items, rows, row_key)
 
 
 def latest_rows(rows: Iterable[dict]) -> list[dict]:
