@@ -14,14 +14,14 @@ from planning_core.console import main
 from planning_core.validators.deepplanning.report import render, table
 
 
-def _shop(run, match, case):
-    return {"domain": "shopping", "run": run, "key": f"s{run}{match}{case}", "score": {
+def _shop(run, match, case, key=None):
+    return {"domain": "shopping", "run": run, "key": key, "score": {
         "mode": "paper", "match": match, "matched": 1, "expected": 2, "case_acc": case,
         "completed": True}}
 
 
-ROWS = [_shop(0, 0.5, 0), _shop(0, 0.25, 0), _shop(0, 0.0, 0), _shop(0, 0.5, 0),
-        _shop(1, 1.0, 1), _shop(1, 0.5, 0)]
+ROWS = [_shop(0, 0.5, 0, "a"), _shop(0, 0.25, 0, "b"), _shop(0, 0.0, 0, "c"),
+        _shop(0, 0.5, 0, "d"), _shop(1, 1.0, 1, "a"), _shop(1, 0.5, 0, "b")]
 
 
 def _csv(text: str) -> list[list[str]]:
@@ -59,6 +59,13 @@ def test_latex_is_a_table_with_notes_as_comments():
     assert r"mean & " in text and "N=6" in text
     assert "% Scoring: paper" in text and "% Cells: mean [95% interval]" in text
     assert "Wilson for a Case Acc (--interval wilson)" in text
+
+
+def test_a_task_scored_twice_counts_once_by_its_last_row():
+    rows = ROWS + [_shop(0, 1.0, 1, "c")]       # c of run 0 run again: now solved
+    t = table(rows)
+    assert t["runs"]["0"]["n"]["shopping_case_acc"] == 4
+    assert t["runs"]["0"]["shopping_case_acc"] == 0.25
 
 
 def test_text_format_is_aligned_columns():
@@ -109,3 +116,35 @@ def test_score_writes_the_report(shop_tasks, tmp_path, capsys):
     code = main(["deepplanning", "score", "shopping", "--tasks", str(shop_tasks),
                  "--report", str(tmp_path / "nowhere" / "s.md")])
     assert code == 2 and "cannot write" in capsys.readouterr().err
+
+
+def test_tasks_stopped_by_a_smaller_cap_run_again_and_count_once(shop_tasks, tmp_path,
+                                                                 capsys):
+    """Issue 32 item 3 for ``deepplanning run``: a task stopped at its cap (status
+    incomplete) is run again when a larger cap of the same kind is asked (or any cap with
+    --retry-unknown), with a note; the report counts its last row only."""
+    out = tmp_path / "r.jsonl"
+    base = ["deepplanning", "run", "--agent", "oracle", "--tasks", str(shop_tasks),
+            "--out", str(out), "--no-progress"]
+    assert main(base + ["--max-tool-calls", "1"]) == 0
+    first = [json.loads(l) for l in out.read_text().splitlines()]
+    capsys.readouterr()
+    assert first and all(r["status"] == "incomplete" and r["cap"] == {"tool_calls": 1}
+                         for r in first)
+    assert main(base + ["--max-tool-calls", "1"]) == 0          # the same cap: nothing
+    assert "computed again" not in capsys.readouterr().err
+    assert main(base + ["--max-tool-calls", "1", "--retry-unknown"]) == 0
+    assert f"{len(first)} row(s) of {out} that ran into their limit are computed again " \
+           "(--retry-unknown)" in capsys.readouterr().err
+    assert main(base) == 0                                        # the paper's 400
+    io = capsys.readouterr()
+    assert "their limit was below this run's 400 tool calls" in io.err
+    rows = [json.loads(l) for l in out.read_text().splitlines()]
+    assert len(rows) == 3 * len(first) and all(r["status"] == "answered"
+                                                for r in rows[-len(first):])
+    t = table(rows)
+    assert t["average"]["n"]["shopping_case_acc"] == len(first)
+    assert t["average"]["shopping_case_acc"] == 1
+    assert main(base) == 0
+    assert "computed again" not in capsys.readouterr().err
+    assert len(out.read_text().splitlines()) == len(rows)

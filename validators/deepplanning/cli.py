@@ -8,7 +8,8 @@
   official data; ``--runs K`` repeats (the paper averages four); ``--max-tool-calls``
   (default 400); ``--concurrency N`` tasks at a time.  One JSON line per task and run,
   every turn kept; scored rows already in ``R.jsonl`` are skipped (resume), error rows
-  are retried.
+  are retried, and so are tasks stopped at a smaller cap than this run's (their row's
+  ``cap``; ``--retry-unknown``: at any cap); the new row supersedes the old in reports.
 * ``deepplanning score {travel,shopping}``: score answers already written (travel:
   ``--plans DIR`` of ``id_N.json``/``id_N_converted.json``; shopping: each case's
   ``cart.json``).
@@ -92,6 +93,10 @@ def register(subparsers) -> None:
                    metavar="N", help="cap: model calls per task instead, as the released "
                                      "agents cap them; without N the released defaults "
                                      "(150 travel, 400 shopping)")
+    p.add_argument("--retry-unknown", action="store_true",
+                   help="run again every task of --out that stopped at its cap, whatever "
+                        "the cap (tasks stopped at a smaller cap of the same kind than this "
+                        "run's are always run again)")
     p.add_argument("--convert", action="store_true",
                    help="travel: turn the final answer into itinerary JSON with the model "
                         "first (the paper's conversion step; every try kept in the row); "
@@ -267,6 +272,41 @@ def _caps(args: argparse.Namespace, domain: str) -> tuple[int | None, int | None
     return args.max_tool_calls, n
 
 
+def _stopped_by_cap(args: argparse.Namespace, rows: list[dict]) -> set:
+    """``(key, run)`` of the tasks whose latest scored row stopped at its cap (``status``
+    incomplete) when that cap was smaller than this run's of the same kind (tool or model
+    calls), or at any cap with ``--retry-unknown``: run again, and said so on stderr (the
+    shared :class:`~planning_core.results_file.LimitRetry` rule, per domain)."""
+    from planning_core.results_file import LimitRetry
+
+    latest: dict = {}
+    for r in rows:
+        if r.get("score") is not None:
+            latest[(r.get("key"), r.get("run"))] = r
+    again = set()
+    for domain in ("travel", "shopping"):
+        tool_cap, model_cap = _caps(args, domain)
+        kind, cap = ("model_calls", model_cap) if model_cap else ("tool_calls", tool_cap)
+        retry = LimitRetry(cap, lambda r: r.get("status") == "incomplete",
+                           retry_unknown=args.retry_unknown, field=kind,
+                           unit=kind.replace("_", " "))
+        for key, r in latest.items():
+            if r.get("domain") != domain:
+                continue
+            # the row's cap of this run's kind (None: a cap of the other kind, not compared;
+            # no field: an older row that records no cap)
+            view = {k: v for k, v in r.items() if k != kind}
+            if isinstance(r.get("cap"), dict):
+                view[kind] = r["cap"].get(kind)
+            if retry.takes(view):
+                retry.retried += 1
+                again.add(key)
+        note = retry.note(args.out)
+        if note:
+            print(f"note: {domain}: {note}", file=sys.stderr)
+    return again
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.validators.deepplanning.agent import (run_episode, score_episode,
                                                              shopping_oracle, travel_oracle)
@@ -296,8 +336,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         if samples - {sample}:
             raise InputError(f"holds rows of sample {sorted(samples)[0]}; use another --out "
                              f"for sample {sample} (--sample)", file=str(out))
-        # an error row (a model error: no answer, no score) is not done: a rerun retries it
-        done = {(r.get("key"), r.get("run")) for r in old if r.get("score") is not None}
+        # an error row (a model error: no answer, no score) is not done: a rerun retries it;
+        # nor is a task stopped by a smaller cap than this run's (or any, --retry-unknown)
+        again = _stopped_by_cap(args, old)
+        done = {(r.get("key"), r.get("run")) for r in old
+                if r.get("score") is not None} - again
 
     def one(run: int, task) -> dict:
         row = {"key": task.key, "run": run, "domain": task.domain, "task": task.task_id,

@@ -184,10 +184,22 @@ def _run_table(rows: list[dict], mode: str, method: str = "wilson") -> dict[str,
     return out
 
 
+def _latest_scored(rows: list[dict]) -> list[dict]:
+    """``rows`` with only the last scored row of each ``(key, run)``; rows with no key
+    (``score``'s) and error rows kept."""
+    last: dict = {}
+    for k, r in enumerate(rows):
+        if r.get("score") is not None and r.get("key") is not None:
+            last[(r["key"], r.get("run", 0))] = k
+    return [r for k, r in enumerate(rows) if r.get("score") is None or r.get("key") is None
+            or last[(r["key"], r.get("run", 0))] == k]
+
+
 def table(rows: Iterable[dict[str, Any]], method: str = "wilson") -> dict[str, Any]:
     """Table 2 per run and averaged over runs, the taxonomy and the model errors (module
-    doc); ``method`` is the interval of a Case Accuracy (``wilson`` or ``wald``)."""
-    rows = list(rows)
+    doc); ``method`` is the interval of a Case Accuracy (``wilson`` or ``wald``). A task
+    and run scored twice (run again at a larger cap) counts once, by its last row."""
+    rows = _latest_scored(list(rows))
     modes = {r["score"].get("mode", "paper") for r in rows if r.get("score")}
     if len(modes) > 1:
         from planning_core.errors import InputError

@@ -66,20 +66,8 @@ def _limited(items: Sequence[Any], rows: list[dict], row_key, retry: LimitRetry
     for row in rows:
         if "error" not in row:
             latest[row_key(row)] = row
-    redo = []
-    for item in items:
-        row = latest.get(item.key)
-        if row is None:
-            continue
-        if retry.wants(row):
-            redo.append((item, row))
-            continue
-        try:
-            hit = retry.hit_limit(row)
-        except (KeyError, TypeError, AttributeError, ValueError):
-            hit = False
-        if hit and retry.field not in row:
-            retry.unstamped += 1
+    redo = [(item, latest[item.key]) for item in items
+            if item.key in latest and retry.takes(latest[item.key])]
     retry.retried = len(redo)
     return redo
 

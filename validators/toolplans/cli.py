@@ -431,7 +431,14 @@ def add_run_command(sub) -> None:
                         "...) and start a new run instead of refusing")
     p.add_argument("--name", help="the report's row label (default: the model's name)")
     p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
-                   help="seconds per h* computation when scoring (default 30)")
+                   help="seconds per h* computation when scoring (default 30); every row "
+                        "records it, and a rerun with a larger one checks again the stored "
+                        "answers that were unknown at a smaller one (the model is not asked "
+                        "again)")
+    p.add_argument("--retry-unknown", action="store_true",
+                   help="check again every stored answer of --out whose verdict is unknown, "
+                        "whatever its limit (answers unknown at a smaller --time-limit are "
+                        "always checked again)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_model_arguments(p, temperature=0.0)
     p.set_defaults(func=cmd_run)
@@ -498,8 +505,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.validators.models.run_loop import run_items, unanswered_note
     from planning_core.validators.models.run_setting import (cached_samples_note, check_resume,
                                                                setting_of)
-    from planning_core.validators.toolplans.run import (latest_rows, plan_items, row_key,
-                                                        run_cases)
+    from planning_core.results_file import LimitRetry
+    from planning_core.validators.toolplans.run import (Scorer, latest_rows, plan_items,
+                                                        rescored, row_key, run_cases)
 
     cases = _select_cases(_read_cases(args.cases), args.settings, args.limit)
     if not cases:
@@ -517,6 +525,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     def finish(row: dict) -> None:
         row.update(refine=args.refine, critic=critic_setting)
 
+    # an answer whose check stopped at a smaller --time-limit (or at any, --retry-unknown)
+    # is checked again from its stored response; its new row supersedes the old one
+    retry = LimitRetry(args.time_limit, lambda row: row["verdict"] == "unknown",
+                       retry_unknown=args.retry_unknown)
+    scorer = Scorer(args.time_limit)
     tally = run_items(out, items, lambda todo: run_cases(
                           model, todo, refine=args.refine, critic=critic,
                           concurrency=args.concurrency, time_limit=args.time_limit),
@@ -526,7 +539,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                       verdict=lambda row: row.get("correct") if row.get("correct") is None
                       else row["correct"] is True,
                       label="CR", force=args.force, progress=not args.no_progress,
-                      finish=finish)
+                      finish=finish, retry=retry,
+                      rescore=lambda item, row: rescored(item, row, scorer))
     cached = tally.cached
     wanted = {i.key for i in items}
     rows = [r for r in latest_rows(read_results(out))
