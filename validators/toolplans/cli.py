@@ -34,6 +34,8 @@ __all__ = ["register"]
 
 def register(subparsers) -> None:
     """Add the ``toolplans`` command group to ``planning-core``'s subcommands."""
+    from planning_core.cli.tables import add_format_only
+
     group = subparsers.add_parser(
         "toolplans", help="tool-use plans as planning tasks (compile, check, solve)",
         description="Agent tool chains judged exactly: tools in OpenAI/MCP JSON-schema "
@@ -120,6 +122,7 @@ def register(subparsers) -> None:
     p.add_argument("results", help="results of toolplans batch on generated cases")
     p.add_argument("--name", default="agent", help="the row label (default agent)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_format_only(p, "the tables")
     p.set_defaults(func=cmd_report)
 
     add_run_command(sub)
@@ -130,8 +133,10 @@ def register(subparsers) -> None:
                         '{"id", "task", "prefix", "next"}')
     p.add_argument("--out", required=True, metavar="FILE",
                    help="results, JSON Lines (appended; ids already there are skipped)")
-    p.add_argument("--report", metavar="FILE", help="also write a Markdown summary")
+    p.add_argument("--report", metavar="FILE",
+                   help="also write a summary (Markdown; CSV or LaTeX with --format)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_format_only(p, "the --report file")
     solver_args(p)
     add_retry_option(p)
     add_executor_options(p, unit="task's rows")
@@ -318,6 +323,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from planning_core.cli.tables import markdown_as
     from planning_core.validators.acp.dataset import read_results
     from planning_core.validators.toolplans.apb_report import format_table1, row_fault, table1
 
@@ -346,11 +352,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     h = horizons(rows)
     if h:
         text += "\nStep-wise by prediction horizon:\n\n" + format_horizons(h, args.name)
-    print(text, end="")
+    print(markdown_as(text, args.format), end="")
     return ExitCode.OK
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
+    from planning_core.cli.tables import markdown_as
     from planning_core.validators.acp.cli import _progress
     from planning_core.validators.acp.dataset import read_results
     from planning_core.results_file import LimitRetry, ResultsWriter
@@ -391,7 +398,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     summary = summarize(list(latest.values()))
     print(text_table(summary))
     if args.report:
-        _write(Path(args.report), markdown_report(summary))
+        _write(Path(args.report), markdown_as(markdown_report(summary), args.format))
     return ExitCode.OK
 
 
@@ -399,6 +406,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
 def add_run_command(sub) -> None:
     from planning_core.cli.args import positive_int
+    from planning_core.cli.tables import add_format_only
     from planning_core.validators.models.options import add_model_arguments
     from planning_core.validators.toolplans.settings import REFINE_MODES, SETTINGS
 
@@ -413,7 +421,9 @@ def add_run_command(sub) -> None:
     p.add_argument("--out", required=True, metavar="FILE",
                    help="results, JSON Lines (appended; cases already answered with the same "
                         "prompt are skipped, failed ones asked again)")
-    p.add_argument("--report", metavar="FILE", help="also write a Markdown report")
+    p.add_argument("--report", metavar="FILE",
+                   help="also write the report (Markdown; CSV or LaTeX with --format)")
+    add_format_only(p, "the --report file")
     p.add_argument("--settings", metavar="S,S",
                    help="only these settings (comma-separated: " + ", ".join(SETTINGS) + ")")
     p.add_argument("--limit", type=positive_int, metavar="N",
@@ -500,6 +510,7 @@ def _critic(args):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from planning_core.cli.tables import markdown_as
     from planning_core.validators.acp.dataset import read_results
     from planning_core.validators.models.options import model_from_args
     from planning_core.validators.models.run_loop import run_items, unanswered_note
@@ -558,7 +569,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.report:
         extra = (f"\n{len(errors)} case(s) failed to get an answer and are not counted.\n"
                  if errors else "")
-        _write(Path(args.report), f"# APB results: {name}\n\n" + text + extra)
+        _write(Path(args.report), markdown_as(f"# APB results: {name}\n\n" + text + extra,
+                                              args.format))
     return ExitCode.NEGATIVE if errors else ExitCode.OK
 
 
