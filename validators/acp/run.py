@@ -61,8 +61,7 @@ from planning_core.validators.models.completion import (
     ModelUnavailable,
 )
 
-__all__ = ["RunItem", "plan_items", "pending_items", "rescored", "row_key", "run_questions",
-           "latest_rows"]
+__all__ = ["RunItem", "plan_items", "rescored", "row_key", "run_questions", "latest_rows"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,21 +108,11 @@ def row_key(row: dict) -> tuple[str, str, str]:
     return (str(row.get("task")), str(row.get("id")), str(row.get("prompt_hash")))
 
 
-_row_key = row_key
-
-
-def pending_items(items: Iterable[RunItem], rows: Iterable[dict]) -> list[RunItem]:
-    """The items no success row answers (the shared run loop's rule)."""
-    from planning_core.validators.models.run_loop import pending_items as pending
-
-    return pending(items, rows, row_key)
-
-
 def latest_rows(rows: Iterable[dict]) -> list[dict]:
     """One row per ``(task, id, prompt_hash)``: the last success, else the last failure."""
     from planning_core.validators.models.run_setting import latest_rows_by
 
-    return latest_rows_by(rows, _row_key)
+    return latest_rows_by(rows, row_key)
 
 
 def _head(item: RunItem) -> dict:

@@ -143,7 +143,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         latest_rows,
         plan_items,
         rescored,
-        row_key as _row_key,
+        row_key,
         run_on_executor,
         run_questions,
     )
@@ -190,7 +190,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                        and row.get("evidence") == "limit", retry_unknown=args.retry_unknown,
                        field="budget", unit="expanded states")
     tally = run_items(out, items, produce, noun="question", read=read_results,
-                      row_key=_row_key, check=lambda rows: _check_resume(rows, setting, items,
+                      row_key=row_key, check=lambda rows: _check_resume(rows, setting, items,
                                                                           out),
                       verdict=lambda row: None if row["score"] is None else row["score"] == 1,
                       force=args.force, progress=not args.no_progress, retry=retry,

@@ -167,6 +167,16 @@ def _write_report(path: str, text: str) -> None:
         raise InputError(f"cannot write: {err.strerror or err}", file=path) from None
 
 
+def _exit_code(bad: int, failed: int) -> int:
+    """``run``'s and ``score``'s exit: 2 when tasks had bad input (said on stderr), 1 when
+    some failed, else 0 (module doc)."""
+    if bad:
+        print(f"error: {bad} task(s) with bad input, recorded as failed cases",
+              file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    return ExitCode.FAILED if failed else ExitCode.OK
+
+
 def _levels(text: str) -> tuple[int, ...]:
     try:
         levels = tuple(int(x) for x in text.split(",") if x.strip())
@@ -429,11 +439,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(text, end="")
     if args.report:
         _write_report(args.report, text)
-    if bad:
-        print(f"error: {bad} task(s) with bad input, recorded as failed cases",
-              file=sys.stderr)
-        return ExitCode.BAD_INPUT
-    return ExitCode.FAILED if failed else ExitCode.OK
+    return _exit_code(bad, failed)
 
 
 def _answer(path: Path, max_bytes: int) -> tuple[str | None, str | None]:
@@ -540,11 +546,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(text)
     if args.report:
         _write_report(args.report, text)
-    if bad:
-        print(f"error: {bad} task(s) with bad input, recorded as failed cases",
-              file=sys.stderr)
-        return ExitCode.BAD_INPUT
-    return ExitCode.FAILED if failed else ExitCode.OK
+    return _exit_code(bad, failed)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

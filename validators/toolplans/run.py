@@ -37,8 +37,8 @@ from planning_core.validators.models.completion import Completion, ModelError, M
 from planning_core.validators.toolplans.prompts import (case_prompt, prompt_hash,
                                                         reflection_prompt, refine_prompt)
 
-__all__ = ["RunItem", "plan_items", "pending_items", "rescored", "row_key", "latest_rows",
-           "run_cases", "Scorer"]
+__all__ = ["RunItem", "plan_items", "rescored", "row_key", "latest_rows", "run_cases",
+           "Scorer"]
 
 #: case fields copied to every row
 _CASE_FIELDS = ("id", "setting", "domain", "base", "k", "n_e", "kind", "replacement",
@@ -78,21 +78,11 @@ def row_key(row: dict) -> tuple[str, str]:
     return (str(row.get("id")), str(row.get("prompt_hash")))
 
 
-_row_key = row_key
-
-
-def pending_items(items: Iterable[RunItem], rows: Iterable[dict]) -> list[RunItem]:
-    """The items no success row answers (the shared run loop's rule)."""
-    from planning_core.validators.models.run_loop import pending_items as pending
-
-    return pending(items, rows, row_key)
-
-
 def latest_rows(rows: Iterable[dict]) -> list[dict]:
     """One row per ``(id, prompt_hash)``: the last success, else the last failure."""
     from planning_core.validators.models.run_setting import latest_rows_by
 
-    return latest_rows_by(rows, _row_key)
+    return latest_rows_by(rows, row_key)
 
 
 def _head(item: RunItem) -> dict:
