@@ -317,6 +317,19 @@ def _stopped_by_cap(args: argparse.Namespace, rows: list[dict]) -> set:
     return again
 
 
+class _TaskRun:
+    """Run ``run`` of ``task``: an item of the shared run loop, keyed as its rows are."""
+
+    __slots__ = ("run", "task")
+
+    def __init__(self, run: int, task) -> None:
+        self.run, self.task = run, task
+
+    @property
+    def key(self) -> tuple:
+        return (self.task.key, self.run)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.validators.deepplanning.agent import (run_episode, score_episode,
                                                              shopping_oracle, travel_oracle)
@@ -333,11 +346,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     # --sample K of a sampling model: another sample, not mixed into one results file
     # (the report averages a file's rows per run)
     sample = getattr(model, "run_sample", 0) or 0
-    done = set()
-    if out.is_file():
-        from planning_core.validators.deepplanning.report import load_rows
+    again: set = set()
 
-        old = load_rows(out, torn_tail=True)
+    def check(old: list[dict]) -> None:
+        """Refuse a file of another scoring mode or sample; note the tasks a larger cap
+        runs again."""
         modes = {r["score"].get("mode", "paper") for r in old if r.get("score")}
         if modes - {args.scoring}:
             raise InputError(f"holds rows scored in {sorted(map(str, modes))} mode; use "
@@ -346,11 +359,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if samples - {sample}:
             raise InputError(f"holds rows of sample {sorted(samples)[0]}; use another --out "
                              f"for sample {sample} (--sample)", file=str(out))
-        # an error row (a model error: no answer, no score) is not done: a rerun retries it;
-        # nor is a task stopped by a smaller cap than this run's (or any, --retry-unknown)
-        again = _stopped_by_cap(args, old)
-        done = {(r.get("key"), r.get("run")) for r in old
-                if r.get("score") is not None} - again
+        # a task stopped by a smaller cap than this run's (or any, --retry-unknown) is run
+        # again
+        again.update(_stopped_by_cap(args, old))
 
     def one(run: int, task) -> dict:
         row = {"key": task.key, "run": run, "domain": task.domain, "task": task.task_id,
@@ -390,49 +401,52 @@ def cmd_run(args: argparse.Namespace) -> int:
             row.update(status="error", error=str(err), score=None)
         return row
 
-    todo = [(run, task) for run in range(args.runs) for task in tasks
-            if (task.key, run) not in done]
-    failed = bad = 0
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
-    # tasks run --concurrency at a time (each is one long conversation); rows are written
-    # by this thread only, as each task finishes
-    # locked against a second run on the same file, its torn tail (a write cut off by a
-    # kill) cut off; rows are ASCII JSON, so a lone surrogate in a model's text ("\\ud800")
-    # is written as the escape it is inside a JSON string
-    from planning_core.results_file import append_row, open_results
+    from planning_core.validators.deepplanning.report import load_rows
+    from planning_core.validators.models.run_loop import run_items
 
-    f, _ = open_results(out)
-    bar = None
-    if todo and not args.no_progress:
-        from tqdm import tqdm
-        bar = tqdm(total=len(todo), unit="task", file=sys.stderr, dynamic_ncols=True,
-                   disable=None)
-    finished = 0
-    with f, ThreadPoolExecutor(max_workers=args.concurrency) as pool:
-        futures = [pool.submit(one, run, task) for run, task in todo]
-        for fut in as_completed(futures):
-            row = fut.result()
-            finished += 1
-            if bar is not None:
-                bar.update(1)
-            failed += row.get("status") == "error"
-            if row.get("status") == "bad_input":
-                bad += 1
-                print(f"{row['error']} (task {row['task'][:80]!r})", file=sys.stderr)
-            try:
-                append_row(f, row)
-            except OSError as err:
-                raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) \
-                    from None
-            s = row.get("score") or {}
-            print(f"[{finished}/{len(todo)}] run {row['run']} {row['key']}: {row.get('status')} "
-                  f"tool_calls={row.get('tool_calls', 0)} case_acc={s.get('case_acc')}"
-                  + (f" error={row['error']}" if row.get("error") else ""))
-            sys.stdout.flush()
-    if bar is not None:
-        bar.close()
-    from planning_core.validators.deepplanning.report import load_rows, render, table
+    items = [_TaskRun(run, task) for run in range(args.runs) for task in tasks]
+    counts = {"failed": 0, "bad": 0, "finished": 0, "todo": 0}
+
+    def produce(todo):
+        # tasks run --concurrency at a time (each is one long conversation); rows are
+        # written by the loop's thread only, as each task finishes
+        counts["todo"] = len(todo)
+        with ThreadPoolExecutor(max_workers=args.concurrency) as pool:
+            futures = [pool.submit(one, item.run, item.task) for item in todo]
+            for fut in as_completed(futures):
+                yield fut.result()
+
+    def finish(row: dict) -> None:
+        counts["failed"] += row.get("status") == "error"
+        if row.get("status") == "bad_input":
+            counts["bad"] += 1
+            print(f"{row['error']} (task {row['task'][:80]!r})", file=sys.stderr)
+
+    def written(row: dict) -> None:
+        counts["finished"] += 1
+        s = row.get("score") or {}
+        print(f"[{counts['finished']}/{counts['todo']}] run {row['run']} {row['key']}: "
+              f"{row.get('status')} tool_calls={row.get('tool_calls', 0)} "
+              f"case_acc={s.get('case_acc')}"
+              + (f" error={row['error']}" if row.get("error") else ""))
+        sys.stdout.flush()
+
+    # the results file is locked against a second run on it, its torn tail (a write cut
+    # off by a kill) cut off; rows are ASCII JSON, so a lone surrogate in a model's text
+    # ("\\ud800") is written as the escape it is inside a JSON string. A row with a score
+    # is done (an error row -- a model error: no answer, no score -- is retried), unless a
+    # larger cap runs its task again.
+    run_items(out, items, produce, noun="task", read=lambda path: load_rows(
+                  path, torn_tail=True),
+              row_key=lambda r: (r.get("key"), r.get("run")), check=check,
+              verdict=lambda row: None, label=None, progress=not args.no_progress,
+              finish=finish, written=written,
+              done=lambda r: r.get("score") is not None
+              and (r.get("key"), r.get("run")) not in again)
+    failed, bad = counts["failed"], counts["bad"]
+    from planning_core.validators.deepplanning.report import render, table
 
     # the report of the whole file (this run's rows and the ones it resumed from)
     text = render(table(load_rows(out), args.interval), args.format)

@@ -1,22 +1,25 @@
-"""The command loop of a model run, shared by ``acp run`` and ``toolplans run``.
+"""The command loop of a model run, shared by ``acp run``, ``toolplans run`` and
+``deepplanning run``.
 
-Both commands ask a model every item of a list (a question, an APB case), score each answer
-the moment it arrives and append one row per item to their ``--out`` file, which they hold
-locked for the whole run (:func:`planning_core.results_file.open_results`). :func:`run_items`
-is that loop, once:
+The commands ask a model every item of a list (a question, an APB case, a DeepPlanning
+task and run), score each answer the moment it arrives and append one row per item to
+their ``--out`` file, which they hold locked for the whole run
+(:func:`planning_core.results_file.open_results`). :func:`run_items` is that loop, once:
 
 * resume: the file's rows must come from the run's setting (the command's ``check``
   refuses others, exit 2) unless ``force`` moves them aside
   (:func:`~planning_core.validators.models.run_setting.resume_or_supersede`);
-* pending items: an item counts as done when a success row (one without ``error``) has its
-  key (:func:`pending_items`); the rest are asked, and the note on stderr says how many
-  were skipped;
+* pending items: an item counts as done when a success row (by default one without
+  ``error``; a command may say otherwise, ``done``) has its key (:func:`pending_items`); the
+  rest are asked, and the note on stderr says how many were skipped;
 * a limit (``retry``, a :class:`~planning_core.results_file.LimitRetry`): every row written
   records the scorer's limit it was scored under; a done item whose latest row ran into a
   *smaller* limit than this run's (or any limit, with ``--retry-unknown``) has its stored
   answer scored again (``rescore``: the model is not asked again, the answer is the data)
   and the new row appended after the old one, which it supersedes (the commands' latest
-  row per key wins); the note on stderr says how many;
+  row per key wins); the note on stderr says how many (``deepplanning run``, whose limit
+  is the agent's cap, runs such a task again instead: its ``done`` rule leaves it
+  pending);
 * a progress bar on stderr (on a terminal) with the running accuracy of the known
   verdicts, and every row appended and flushed as it arrives.
 
@@ -38,11 +41,17 @@ if TYPE_CHECKING:
 __all__ = ["RunTally", "pending_items", "run_items", "unanswered_note"]
 
 
+def _succeeded(row: dict) -> bool:
+    return "error" not in row
+
+
 def pending_items(items: Iterable[Any], rows: Iterable[dict],
-                  row_key: Callable[[dict], Hashable]) -> list:
-    """The ``items`` (each with a ``key``) that no success row of ``rows`` answers."""
-    done = {row_key(r) for r in rows if "error" not in r}
-    return [item for item in items if item.key not in done]
+                  row_key: Callable[[dict], Hashable],
+                  done: Callable[[dict], bool] = _succeeded) -> list:
+    """The ``items`` (each with a ``key``) that no row of ``rows`` answers (``done(row)``;
+    by default a success row, one without ``error``)."""
+    answered = {row_key(r) for r in rows if done(r)}
+    return [item for item in items if item.key not in answered]
 
 
 @dataclass(slots=True)
@@ -75,9 +84,11 @@ def _limited(items: Sequence[Any], rows: list[dict], row_key, retry: LimitRetry
 def run_items(out: Path, items: Sequence[Any], produce: Callable[[list], Iterable[dict]], *,
               noun: str, read: Callable[[Path], list[dict]],
               row_key: Callable[[dict], Hashable], check: Callable[[list[dict]], None],
-              verdict: Callable[[dict], bool | None], label: str = "acc",
+              verdict: Callable[[dict], bool | None], label: str | None = "acc",
               force: bool = False, progress: bool = True,
               finish: Callable[[dict], Any] | None = None,
+              written: Callable[[dict], Any] | None = None,
+              done: Callable[[dict], bool] = _succeeded,
               retry: LimitRetry | None = None,
               rescore: Callable[[Any, dict], dict] | None = None) -> RunTally:
     """Ask what ``out`` lacks and append a row per answer (module doc).
@@ -85,7 +96,9 @@ def run_items(out: Path, items: Sequence[Any], produce: Callable[[list], Iterabl
     ``produce(todo)`` yields one row per pending item, in any order (it may be a
     generator; it is closed when the loop ends, however it ends); ``verdict(row)`` is True
     (right), False (wrong) or None (not known); ``finish(row)`` adds the command's own
-    fields before a row is written; ``label`` names the accuracy on the bar."""
+    fields before a row is written, ``written(row)`` is told of it after; ``label`` names
+    the accuracy on the bar (None: no accuracy shown); ``done(row)`` says whether a row
+    answers its item (default: it has no ``error``)."""
     from planning_core.errors import InputError
     from planning_core.results_file import append_row, open_results
     from planning_core.validators.models.run_setting import (resume_or_supersede,
@@ -94,11 +107,12 @@ def run_items(out: Path, items: Sequence[Any], produce: Callable[[list], Iterabl
     handle, _ = open_results(out)   # locked until the end; a torn last line cut off
     tally = RunTally()
     with handle:
-        moved = resume_or_supersede(lambda: check(read(out)), handle, out, force)
+        rows = read(out)    # once: a long run's rows hold every turn
+        moved = resume_or_supersede(lambda: check(rows), handle, out, force)
         if moved is not None:
             print(superseded_note(moved, out), file=sys.stderr)
-        rows = read(out)
-        todo = pending_items(items, rows, row_key)
+            rows = read(out)
+        todo = pending_items(items, rows, row_key, done)
         redo = []
         if retry is not None and rescore is not None:
             pending = {item.key for item in todo}
@@ -136,9 +150,14 @@ def run_items(out: Path, items: Sequence[Any], produce: Callable[[list], Iterabl
                         tally.known += 1
                         tally.right += value is True
                 if bar is not None:
-                    bar.set_postfix_str(f"{label} {tally.right / tally.known:.1%}"
-                                        if tally.known else f"{label} -")
+                    if label is not None:
+                        bar.set_postfix_str(f"{label} {tally.right / tally.known:.1%}"
+                                            if tally.known else f"{label} -")
                     bar.update(1)
+                if written is not None:
+                    written(row)
+        except BrokenPipeError:
+            raise       # stdout closed (``| head``): the command's own handling
         except OSError as err:
             raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
         finally:
