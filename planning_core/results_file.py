@@ -103,11 +103,27 @@ class LimitRetry:
             return False
         return self.limit is not None and recorded < self.limit
 
+    def takes(self, row: dict) -> bool:
+        """:meth:`wants`, counting in ``unstamped`` a row kept that hit a limit it does not
+        record (its command's note then names ``--retry-unknown``)."""
+        if self.wants(row):
+            return True
+        try:
+            hit = self.hit_limit(row)
+        except (KeyError, TypeError, AttributeError, ValueError):
+            hit = False
+        if hit and self.field not in row:
+            self.unstamped += 1
+        return False
+
     def note(self, path) -> str | None:
         parts = []
         if self.retried:
+            # a count (expanded states) as the integer it is, not 2e+06
+            limit = (f"{self.limit:,}" if isinstance(self.limit, int) else
+                     f"{self.limit:g}")
             why = ("--retry-unknown" if self.retry_unknown else
-                   f"their limit was below this run's {self.limit:g}{' ' if self.unit else ''}"
+                   f"their limit was below this run's {limit}{' ' if self.unit else ''}"
                    f"{self.unit}")
             parts.append(f"{self.retried} row(s) of {path} that ran into their limit are "
                          f"computed again ({why})")
@@ -303,18 +319,7 @@ class ResultsWriter:
 
     def _take_retries(self, retry: LimitRetry) -> None:
         """Remove from ``out`` the rows ``retry`` wants computed again (module doc)."""
-        def unwanted(row: dict) -> bool:
-            if retry.wants(row):
-                return True
-            try:
-                hit = retry.hit_limit(row)
-            except (KeyError, TypeError, AttributeError, ValueError):
-                hit = False
-            if hit and retry.field not in row:
-                retry.unstamped += 1
-            return False
-
-        retry.retried = self.drop(unwanted)
+        retry.retried = self.drop(retry.takes)
 
     def note(self) -> str | None:
         """What a command says on stderr when the journal had rows for it, or was set aside

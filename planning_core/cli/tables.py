@@ -12,10 +12,11 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from typing import Sequence
 
-__all__ = ["FORMATS", "INTERVALS", "add_format_option", "interval", "interval_note",
-           "render", "wald_interval", "wilson_interval"]
+__all__ = ["FORMATS", "INTERVALS", "add_format_option", "add_format_only", "interval",
+           "interval_note", "markdown_as", "render", "wald_interval", "wilson_interval"]
 
 #: ``--format`` choices of a report file
 FORMATS = ("markdown", "csv", "latex")
@@ -68,7 +69,7 @@ def render(header: Sequence[str], rows: Sequence[Sequence[str]], fmt: str = "tex
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                   "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}"}
+                  "^": r"\textasciicircum{}", "|": r"\textbar{}"}
 
 
 def _latex(text: str) -> str:
@@ -113,11 +114,75 @@ def interval_note(method: str) -> str:
     return f"Intervals: 95% {name}, per cell over its N answers (--interval {method})."
 
 
-def add_format_option(parser, what: str = "the report file") -> None:
-    """``--format`` and ``--interval`` of a report-writing command."""
+def add_format_option(parser, what: str = "the report file", *,
+                      interval_default: str = "wald") -> None:
+    """``--format`` and ``--interval`` of a report-writing command (``interval_default``:
+    ``wilson`` where a room's reports always gave Wilson's and its paper gives none)."""
     parser.add_argument("--format", choices=FORMATS, default="markdown",
                         help=f"how {what} is written (default markdown)")
-    parser.add_argument("--interval", choices=INTERVALS, default="wald",
+    marks = {m: " (default)" if m == interval_default else "" for m in INTERVALS}
+    parser.add_argument("--interval", choices=INTERVALS, default=interval_default,
                         help="the 95%% interval beside each accuracy: wald (the normal "
                              "approximation, as lm-evaluation-harness reports standard "
-                             "errors; default) or wilson (informative at 0 and N right)")
+                             f"errors){marks['wald']} or wilson (informative at 0 and N "
+                             f"right){marks['wilson']}")
+
+
+def add_format_only(parser, what: str = "the report file") -> None:
+    """``--format`` alone, for a report with no binomial intervals to choose."""
+    parser.add_argument("--format", choices=FORMATS, default="markdown",
+                        help=f"the format of {what}: markdown (default), csv or latex")
+
+
+_PIPE = re.compile(r"(?<!\\)\|")
+_RULE = re.compile(r"^:?-{3,}:?$")
+
+
+def _cells(line: str) -> list[str]:
+    inner = line.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
+    return [c.strip().replace("\\|", "|") for c in _PIPE.split(inner)]
+
+
+def markdown_as(text: str, fmt: str) -> str:
+    """A Markdown report (prose lines, headings and pipe tables, as the rooms' reports are
+    written) in ``fmt``: ``markdown`` as it is; ``csv`` or ``latex``: every table through
+    :func:`render` (columns right-aligned where the Markdown aligned them right), every
+    other non-blank line a comment (``#`` in CSV, ``%`` in LaTeX, a heading's ``#`` marks
+    dropped), so the file holds the same cells and notes."""
+    if fmt == "markdown":
+        return text
+    if fmt not in ("csv", "latex"):
+        raise ValueError(f"unknown table format {fmt!r}")
+    mark = "#" if fmt == "csv" else "%"
+    out: list[str] = []
+    block: list[list[str]] = []
+    numeric = False
+
+    def flush() -> None:
+        nonlocal block, numeric
+        if block:
+            width = max(len(r) for r in block)
+            rows = [r + [""] * (width - len(r)) for r in block]
+            if out and fmt == "csv" and out[-1]:
+                out.append("")      # tables apart from what stands around them
+            out.append(render(rows[0], rows[1:], fmt, numeric=numeric))
+            if fmt == "csv":
+                out.append("")
+        block, numeric = [], False
+
+    for line in text.splitlines():
+        if line.lstrip().startswith("|"):
+            cells = _cells(line)
+            if block and cells and all(_RULE.match(c) for c in cells):
+                numeric = any(c.endswith(":") for c in cells[1:])
+                continue
+            block.append(cells)
+            continue
+        flush()
+        words = line.strip().lstrip("#").strip()
+        if words:
+            out.append(f"{mark} {words}")
+    flush()
+    return "\n".join(out).strip("\n") + "\n"

@@ -308,3 +308,55 @@ def test_unusable_endpoint_stops_the_workers_with_one_error_line(dev, tmp_path, 
     errors = [line for line in io.err.splitlines() if "error" in line]
     assert code == 2 and "refused the API key" in io.err and "Traceback" not in io.err
     assert len(errors) == 1 and not read_results(tmp_path / "r.jsonl")
+
+
+def test_a_larger_budget_scores_again_the_answers_unknown_at_a_smaller_one(dev, tmp_path,
+                                                                          capsys):
+    """Issue 32 item 3: rows record --budget; a rerun with a larger one scores the stored
+    answers that stopped at the smaller one again (the model is not asked again), says so,
+    and the new row supersedes the old; the same budget again redoes nothing."""
+    folder, gold = dev
+    out = tmp_path / "r.jsonl"
+    with ChatServer(_gold_reply(gold)) as server:
+        code, io = _run(capsys, server, folder, out, "--budget", "1")
+        asked = len(server.requests)
+        first = read_results(out)
+        assert all(r["budget"] == 1 for r in first)
+        limited = [r for r in first if r["score"] is None and r["evidence"] == "limit"]
+        assert limited, "no answer stopped at a budget of 1 expanded state"
+        # the same budget: nothing scored again
+        code, io = _run(capsys, server, folder, out, "--budget", "1")
+        assert "computed again" not in io.err and len(read_results(out)) == len(first)
+        # --retry-unknown: scored again at the same budget (still unknown)
+        code, io = _run(capsys, server, folder, out, "--budget", "1", "--retry-unknown")
+        assert f"{len(limited)} row(s) of {out} that ran into their limit are computed " \
+               "again (--retry-unknown)" in io.err
+        assert len(read_results(out)) == len(first) + len(limited)
+        # the default budget: every stopped answer scored again from its response
+        code, io = _run(capsys, server, folder, out)
+        assert code == 0, io.err
+        assert "their limit was below this run's 2,000,000 expanded states" in io.err
+        assert len(server.requests) == asked      # the model was never asked again
+    rows = latest_rows(read_results(out))
+    assert len(rows) == len(first) and all(r["score"] == 1 for r in rows)
+    again = [r for r in rows if r.get("rescored")]
+    assert len(again) == len(limited) and all(r["budget"] == 2_000_000 for r in again)
+    assert {(r["task"], r["id"]) for r in again} == {(r["task"], r["id"]) for r in limited}
+    assert "100.0" in io.out
+
+
+def test_rows_without_a_recorded_budget_are_kept_unless_retry_unknown(dev, tmp_path, capsys):
+    folder, gold = dev
+    out = tmp_path / "r.jsonl"
+    with ChatServer(_gold_reply(gold)) as server:
+        _run(capsys, server, folder, out, "--budget", "1")
+        rows = read_results(out)
+        out.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "budget"})
+                               + "\n" for r in rows))   # as an older version wrote them
+        limited = sum(r["evidence"] == "limit" for r in rows)
+        code, io = _run(capsys, server, folder, out)
+        assert f"{limited} row(s) of {out} ran into a limit that they do not record" in io.err
+        assert len(read_results(out)) == len(rows)
+        code, io = _run(capsys, server, folder, out, "--retry-unknown")
+        assert len(read_results(out)) == len(rows) + limited
+    assert all(r["score"] == 1 for r in latest_rows(read_results(out)))

@@ -344,3 +344,23 @@ def test_report_equals_a_hand_computed_trace(hand_profile, tmp_path, capsys):
         for share in ("Acc", "VPR", "MT"):
             assert row[share]["value"] == 0.0
         assert row["ES"]["value"] == 1.0 and row["Acc"]["n"] == 1
+
+
+def test_report_as_latex_and_csv_holds_the_markdown_cells(hand_profile, tmp_path, capsys):
+    """Issue 32 item 4: ``adaptive report --format`` (printed and ``--out``)."""
+    runs = tmp_path / "r.jsonl"
+    assert main(["adaptive", "run", str(hand_profile), "--tiers", "main", "--agent",
+                 "oracle", "--out", str(runs)]) == 0
+    capsys.readouterr()
+    assert main(["adaptive", "report", str(runs)]) == 0
+    md = capsys.readouterr().out
+    row = next(l for l in md.splitlines() if l.startswith("| main |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    tex = tmp_path / "r.tex"
+    assert main(["adaptive", "report", str(runs), "--format", "latex", "--out",
+                 str(tex)]) == 0
+    printed = capsys.readouterr().out
+    assert printed == tex.read_text() and r"\begin{tabular}" in printed
+    assert " & ".join(cells) + r" \\" in printed.replace(r"\%", "%").replace(r"\_", "_")
+    assert main(["adaptive", "report", str(runs), "--format", "csv"]) == 0
+    assert ",".join(cells) in capsys.readouterr().out

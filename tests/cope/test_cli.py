@@ -258,3 +258,22 @@ def test_eval_rerun_with_a_larger_limit_judges_unknown_rows_again(dataset, tmp_p
     again = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(r["outcome"], r["time_limit_s"]) for r in again] == \
         [(rows[0]["outcome"], 20.0), (rows[1]["outcome"], 20.0)]
+
+
+def test_eval_report_as_csv_holds_the_markdown_cells(dataset, tmp_path, capsys):
+    """Issue 32 item 4: ``--format csv`` writes the same table cells as the Markdown."""
+    import csv
+    import io
+
+    outputs = write_outputs(tmp_path / "outputs.jsonl", [
+        {"category": "baseline", "problem": "p01", "constraint": "constraint1",
+         "output": STYLES["numbered_calls"](PLAN)}])
+    args = ["cope", "eval", "--dataset", str(dataset), "--method", "planner", "--outputs",
+            str(outputs), "--out", str(tmp_path / "r.jsonl"), "--no-progress"]
+    assert main(args + ["--report", str(tmp_path / "r.md")]) == 0
+    assert main(args + ["--report", str(tmp_path / "r.csv"), "--format", "csv"]) == 0
+    md = (tmp_path / "r.md").read_text()
+    rows = [r for r in csv.reader(io.StringIO((tmp_path / "r.csv").read_text()))
+            if r and not r[0].startswith("#")]
+    assert ["Mini-1", "planner"] == rows[1][:2]
+    assert "| " + " | ".join(rows[1]) + " |" in md

@@ -205,6 +205,10 @@ def test_predict_generate_batch_report(task, tmp_path, capsys):
     code, out, _ = run(capsys, "report", tmp_path / "res.jsonl", "--name", "refuses")
     assert code == 0 and "| refuses | holistic |" in out and "| Rp |" in out
     assert "| 0.0 | 0.0 | 0.0 | 100.0 | 0.0 | 100.0 | 100.0 | 100.0 | 100.0 |" in out
+    code, csv_out, _ = run(capsys, "report", tmp_path / "res.jsonl", "--name", "refuses",
+                           "--format", "csv")    # issue 32 item 4: the same cells as CSV
+    assert code == 0 and "0.0,0.0,0.0,100.0,0.0,100.0,100.0,100.0,100.0" in csv_out
+    assert "| refuses |" not in csv_out
     code, _, err = run(capsys, "report", tmp_path / "nope.jsonl")
     assert code == 2 and "no such results file" in err
     code, _, err = run(capsys, "generate", "--scale", "0", "--out", cases)

@@ -206,3 +206,42 @@ def test_generated_cases_never_state_a_withheld_value_and_references_fit_k():
     for c in cases:
         if c["setting"] == "stepwise" or c.get("base") == "stepwise":
             assert len(c["reference"]) == c["k"], c["id"]
+
+
+def test_answers_unknown_at_a_smaller_time_limit_are_checked_again(cases, tmp_path, capsys):
+    """Issue 32 item 3: every row records --time-limit; a rerun with a larger one checks
+    the stored answers that were unknown at the smaller one again (the model is not asked
+    again) and says so; one unknown at the same limit is kept unless --retry-unknown."""
+    path, rows_in = cases
+    by_prompt = _answers(rows_in)
+    out = tmp_path / "r.jsonl"
+    with ChatServer(lambda req, n: answer(by_prompt[ChatServer.prompt_of(req)])) as server:
+        code, io = _run(capsys, server, path, out, "--settings", "holistic,stepwise",
+                        "--time-limit", "20")
+        asked = len(server.requests)
+        rows = read_results(out)
+        assert code == 0 and all(r["time_limit_s"] == 20 for r in rows)
+        # as if the checks of three answers had stopped at their limit: two at 5 s, one at 20
+        for r, limit in zip(rows[:3], (5, 5, 20)):
+            r.update(verdict="unknown", correct=None, time_limit_s=limit)
+            r.pop("grade", None)
+        out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        code, io = _run(capsys, server, path, out, "--settings", "holistic,stepwise",
+                        "--time-limit", "20")
+        assert f"2 row(s) of {out} that ran into their limit are computed again (their " \
+               "limit was below this run's 20 s)" in io.err
+        code, io = _run(capsys, server, path, out, "--settings", "holistic,stepwise",
+                        "--time-limit", "20", "--retry-unknown")
+        assert f"1 row(s) of {out} that ran into their limit" in io.err
+        code, io = _run(capsys, server, path, out, "--settings", "holistic,stepwise",
+                        "--time-limit", "20", "--retry-unknown")
+        assert "computed again" not in io.err and code == 0
+        assert len(server.requests) == asked       # nothing asked again
+    from planning_core.validators.toolplans.run import latest_rows
+
+    final = latest_rows(read_results(out))
+    assert len(final) == len(rows) and all(r["correct"] is True for r in final)
+    again = {r["id"] for r in final if r.get("rescored")}
+    assert again == {r["id"] for r in rows[:3]}
+    assert all(r["model"] == "scripted" and "usage" in r for r in final if r.get("rescored"))
+    assert len(read_results(out)) == len(rows) + 3

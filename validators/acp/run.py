@@ -21,6 +21,10 @@ A question with examples is sent as a conversation
 (:func:`planning_core.validators.acp.prompts.conversation`): the examples as user/assistant
 turns, then the question.
 
+Every row records the scorer's ``budget`` (written by the command's loop,
+:mod:`planning_core.validators.models.run_loop`); :func:`rescored` scores a stored answer
+again under a larger one.
+
 Resuming: a question counts as done when a success row with its ``(task, id,
 prompt_hash)`` exists, so a rerun asks only what failed or was never asked. The command
 checks first that the file's rows were produced with the same setting (model, base URL,
@@ -47,6 +51,7 @@ from planning_core.validators.acp.batch import result_row
 from planning_core.validators.acp.problem import ProblemCache
 from planning_core.validators.acp.prompts import conversation, conversation_hash
 from planning_core.validators.acp.records import Question, Score
+from planning_core.validators.acp.defaults import DEFAULT_BUDGET
 from planning_core.validators.acp.scoring import AnswerScorer
 from planning_core.validators.models.breaker import DEFAULT_THRESHOLD, arm
 from planning_core.validators.models.client import ask_messages
@@ -56,7 +61,7 @@ from planning_core.validators.models.completion import (
     ModelUnavailable,
 )
 
-__all__ = ["RunItem", "plan_items", "pending_items", "run_questions", "latest_rows"]
+__all__ = ["RunItem", "plan_items", "rescored", "row_key", "run_questions", "latest_rows"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,20 +103,16 @@ def plan_items(questions: Sequence[Question], shots: int = 0,
     return items
 
 
-def _row_key(row: dict) -> tuple[str, str, str]:
+def row_key(row: dict) -> tuple[str, str, str]:
+    """The item a row answers: ``(task, id, prompt_hash)``."""
     return (str(row.get("task")), str(row.get("id")), str(row.get("prompt_hash")))
-
-
-def pending_items(items: Iterable[RunItem], rows: Iterable[dict]) -> list[RunItem]:
-    done = {_row_key(r) for r in rows if "error" not in r}
-    return [item for item in items if item.key not in done]
 
 
 def latest_rows(rows: Iterable[dict]) -> list[dict]:
     """One row per ``(task, id, prompt_hash)``: the last success, else the last failure."""
     from planning_core.validators.models.run_setting import latest_rows_by
 
-    return latest_rows_by(rows, _row_key)
+    return latest_rows_by(rows, row_key)
 
 
 def _head(item: RunItem) -> dict:
@@ -142,19 +143,34 @@ def _system(model) -> dict:
     return {**({"system": system} if system else {}), **sample_field(model)}
 
 
-def _scored(item: RunItem, completion: Completion, scorer: AnswerScorer,
-            model=None) -> dict:
+def _verdict(item: RunItem, text: str, scorer: AnswerScorer) -> dict:
+    """``score, reason, evidence`` of an answer, as ``acp score`` writes them."""
     try:
-        s = scorer(item.question, completion.text)
+        s = scorer(item.question, text)
     except PlanningError as err:
         s = Score(None, f"the question cannot be used: {err}", "bad-question")
+    scored = result_row(item.question, s)
+    return {k: scored[k] for k in ("score", "reason", "evidence")}
+
+
+def _scored(item: RunItem, completion: Completion, scorer: AnswerScorer,
+            model=None) -> dict:
     row = _head(item)
     row["response"] = completion.text
     row.update(completion.to_json())
     row.update(_system(model))
-    scored = result_row(item.question, s)
-    row.update({k: scored[k] for k in ("score", "reason", "evidence")})
+    row.update(_verdict(item, completion.text, scorer))
     return row
+
+
+def rescored(item: RunItem, row: dict, scorer: AnswerScorer) -> dict:
+    """A success row's stored response scored again by ``scorer`` (a larger budget): the
+    row as it was (the model is not asked again), its verdict replaced and ``rescored``
+    set; the budget it records is the new one (written by the run loop)."""
+    new = {k: v for k, v in row.items() if k != "budget"}
+    new.update(_verdict(item, str(row.get("response") or ""), scorer))
+    new["rescored"] = True
+    return new
 
 
 def run_questions(model, items: Sequence[RunItem], *, scorer: AnswerScorer | None = None,
@@ -199,13 +215,14 @@ class RunSettings:
 
     model_options: tuple[tuple[str, object], ...]
     time_limit: float | None = None
+    budget: int = DEFAULT_BUDGET
 
     def setup(self):
         from planning_core.validators.models.options import model_from_options
 
         model = model_from_options(self.model_options)
         arm(model, DEFAULT_THRESHOLD)   # each worker's own breaker
-        return model, AnswerScorer(time_limit=self.time_limit)
+        return model, AnswerScorer(time_limit=self.time_limit, budget=self.budget)
 
 
 def run_item_task(settings: RunSettings, item: RunItem) -> dict:

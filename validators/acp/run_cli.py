@@ -9,6 +9,9 @@ per question to ``R.jsonl`` (see :mod:`planning_core.validators.acp.run`) and pr
 same table as ``acp score``. Rerunning the same command asks only what is missing or
 failed; a rerun with another model, base URL, sampling parameter, shots or prompt is
 refused (exit 2) unless ``--force`` starts a new run (the old rows moved to ``R.jsonl.N``).
+Every row records the scorer's ``--budget`` (expanded states per search); a rerun with a
+larger ``--budget`` scores again, from the stored response, the answers whose verdict
+stopped at a smaller one (``--retry-unknown``: at any), and says how many on stderr.
 Exit 0 when every question has an answer, 1 when some requests failed (their rows say why;
 rerun to fill them in), 2 on bad input or an unusable endpoint (bad key, unknown model,
 server down).
@@ -31,6 +34,7 @@ __all__ = ["add_run_commands"]
 
 
 def add_run_commands(sub) -> None:
+    from planning_core.validators.acp.defaults import DEFAULT_BUDGET
     from planning_core.validators.acp.prompts import PAPER_SHOTS, SENT_STOP, SHOT_SOURCES
     from planning_core.validators.models.options import add_model_arguments
 
@@ -62,6 +66,15 @@ def add_run_commands(sub) -> None:
                    help="only these tasks (comma-separated, e.g. app,prog)")
     p.add_argument("--limit", type=positive_int, metavar="N",
                    help="only the first N questions of each task")
+    p.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET, metavar="N",
+                   help="expanded states per scoring search before a verdict is unknown "
+                        f"(deterministic; default {DEFAULT_BUDGET:,}); every row records "
+                        "it, and a rerun with a larger one scores again the stored answers "
+                        "that were unknown at a smaller one (the model is not asked again)")
+    p.add_argument("--retry-unknown", action="store_true",
+                   help="score again every stored answer of --out whose verdict stopped at "
+                        "its budget, whatever the budget (answers unknown at a smaller "
+                        "--budget are always scored again)")
     p.add_argument("--time-limit", type=seconds, default=None, metavar="S",
                    help="optional wall-clock safety limit per scoring search (default off; "
                         "verdicts are bounded by deterministic budgets)")
@@ -128,16 +141,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.validators.acp.run import (
         RunSettings,
         latest_rows,
-        pending_items,
         plan_items,
+        rescored,
+        row_key,
         run_on_executor,
         run_questions,
     )
+    from planning_core.results_file import LimitRetry
     from planning_core.validators.acp.scoring import AnswerScorer
     from planning_core.validators.models.options import model_from_args, model_options
-    from planning_core.validators.models.run_setting import (resume_or_supersede, setting_of,
-                                                               superseded_note)
-    from planning_core.results_file import append_row, open_results
+    from planning_core.validators.models.run_loop import run_items, unanswered_note
+    from planning_core.validators.models.run_setting import setting_of
 
     out = Path(args.out)
     if args.plot:
@@ -154,58 +168,41 @@ def cmd_run(args: argparse.Namespace) -> int:
     items = plan_items(questions, args.shots, pool, args.shot_source)
     setting = setting_of(model, shots=args.shots,
                          shot_source=args.shot_source if args.shots else None)
-    handle, _ = open_results(out)   # locked until the end; a torn last line cut off
-    with handle:
-        moved = resume_or_supersede(
-            lambda: _check_resume(read_results(out), setting, items, out), handle, out,
-            args.force)
-        if moved is not None:
-            print(superseded_note(moved, out), file=sys.stderr)
-        todo = pending_items(items, read_results(out))
-        if len(items) > len(todo):
-            print(f"{len(items) - len(todo)} question(s) already answered in {out}: skipped",
-                  file=sys.stderr)
-        bar = None
-        if not args.no_progress and todo:
-            from tqdm import tqdm
 
-            bar = tqdm(total=len(todo), unit="question", file=sys.stderr, dynamic_ncols=True,
-                       disable=None)
-        right = known = failed = cached = 0
+    scorer = AnswerScorer(time_limit=args.time_limit, budget=args.budget)
+
+    def produce(todo):
         executor = executor_for(args, len(todo))
-        if executor.name != "serial":
-            # each worker asks the model and scores in its own process
-            rows = run_on_executor(executor, RunSettings(model_options(args), args.time_limit),
-                                   todo)
-        else:
-            rows = run_questions(model, todo, scorer=AnswerScorer(time_limit=args.time_limit),
-                                 concurrency=args.concurrency)
         try:
-            for row in rows:
-                append_row(handle, row)
-                cached += bool(row.get("cache_hit"))
-                if "error" in row:
-                    failed += 1
-                elif row["score"] is not None:
-                    known += 1
-                    right += row["score"]
-                if bar is not None:
-                    bar.set_postfix_str(f"acc {right / known:.1%}" if known else "acc -")
-                    bar.update(1)
-        except OSError as err:
-            raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
+            if executor.name != "serial":
+                # each worker asks the model and scores in its own process
+                yield from run_on_executor(executor, RunSettings(
+                    model_options(args), args.time_limit, args.budget), todo)
+            else:
+                yield from run_questions(model, todo, scorer=scorer,
+                                         concurrency=args.concurrency)
         finally:
-            if bar is not None:
-                bar.close()
             executor.close()
+
+    # an answer whose verdict stopped at a smaller --budget (or at any, --retry-unknown) is
+    # scored again from its stored response; its new row supersedes the old one
+    retry = LimitRetry(args.budget, lambda row: row["score"] is None
+                       and row.get("evidence") == "limit", retry_unknown=args.retry_unknown,
+                       field="budget", unit="expanded states")
+    tally = run_items(out, items, produce, noun="question", read=read_results,
+                      row_key=row_key, check=lambda rows: _check_resume(rows, setting, items,
+                                                                          out),
+                      verdict=lambda row: None if row["score"] is None else row["score"] == 1,
+                      force=args.force, progress=not args.no_progress, retry=retry,
+                      rescore=lambda item, row: rescored(item, row, scorer))
+    cached = tally.cached
     rows = latest_rows(read_results(out))
     answered = [r for r in rows if "error" not in r]
     errors = [r for r in rows if "error" in r]
     summary = summarize(answered)
     print(text_table(summary, args.interval))
     if errors:
-        print(f"{len(errors)} question(s) have no answer (request failed, see \"error\" in "
-              f"{out}); run the same command again to ask them again", file=sys.stderr)
+        print(unanswered_note(len(errors), "question", out), file=sys.stderr)
     from planning_core.validators.models.run_setting import cached_samples_note
 
     reused = cached_samples_note(model, cached)

@@ -42,6 +42,8 @@ __all__ = ["register"]
 
 def register(subparsers) -> None:
     """Add the ``adaptive`` command group to ``planning-core``'s subcommands."""
+    from planning_core.cli.tables import add_format_only
+
     top = subparsers.add_parser("adaptive", help="adaptive planning under revealed constraints",
                                 description="AdaPlanBench-style environment: hidden world and "
                                             "user constraints revealed on violation.")
@@ -97,7 +99,7 @@ def register(subparsers) -> None:
 
     p = sub.add_parser("report", help="metrics per tier from episodes")
     p.add_argument("results", help="episodes, JSON Lines (from adaptive run)")
-    p.add_argument("--out", metavar="FILE", help="also write the Markdown table")
+    p.add_argument("--out", metavar="FILE", help="also write the tables (as --format)")
     p.add_argument("--plot", metavar="FILE", help="also write the per-turn plot (.png/.pdf/.svg)")
     p.add_argument("--rubric-plot", metavar="FILE",
                    help="also write the per-turn rubric plot of judged episodes (the "
@@ -105,6 +107,7 @@ def register(subparsers) -> None:
     p.add_argument("--overall", action="store_true",
                    help="also a row pooling the tiers of each agent (not the paper's)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_format_only(p, "the tables (printed and --out)")
     p.set_defaults(func=cmd_report)
 
 
@@ -373,7 +376,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         mode_of, plot_rubric, rubric_by_tier
 
     episodes, failures = read_results(args.results)
-    text = render_markdown(episodes, failures=failures, overall=args.overall)
+    from planning_core.cli.tables import markdown_as
+
+    text = markdown_as(render_markdown(episodes, failures=failures, overall=args.overall),
+                       args.format)
     if args.json:
         table = metrics_by_tier(episodes, failures, overall=args.overall)
         out = {t: {m: e.to_json() for m, e in row.items()} for t, row in table.items()}

@@ -65,6 +65,8 @@ def register(subparsers, methods: Mapping[str, object],
     Each of ``extra`` adds more subcommands to the group (``cope run``, which drives the
     formalizers, for the same reason).
     """
+    from planning_core.cli.tables import add_format_only
+
     cope = subparsers.add_parser("cope", help="CoPE constrained planning: check ground "
                                               "truth, evaluate model outputs")
     sub = cope.add_subparsers(dest="cope_command", metavar="COMMAND",
@@ -99,7 +101,9 @@ def register(subparsers, methods: Mapping[str, object],
                    help='JSONL rows {"category", "problem", "constraint", "output"}')
     p.add_argument("--out", required=True, metavar="FILE",
                    help="results JSONL; appended to, pairs already there are skipped")
-    p.add_argument("--report", metavar="FILE", help="write a markdown report here")
+    p.add_argument("--report", metavar="FILE",
+                   help="write a report here (Markdown; CSV or LaTeX with --format)")
+    add_format_only(p, "the --report file")
     p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
                    help="solver seconds per pair (default 30); outputs unknown at a smaller "
                         "limit in --out are judged again")
@@ -288,6 +292,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                                                         failed_eval_row, plan_jobs,
                                                         read_checks, read_outputs,
                                                         read_results)
+    from planning_core.cli.tables import markdown_as
     from planning_core.validators.cope.report import render_eval_report
     from planning_core.results_file import LimitRetry, ResultsWriter
 
@@ -363,7 +368,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.report:
         order = {name: tuple(m.outcomes) + BATCH_OUTCOMES for name, m in args.methods.items()}
         try:
-            Path(args.report).write_text(render_eval_report(all_rows, order), encoding="utf-8")
+            Path(args.report).write_text(markdown_as(render_eval_report(all_rows, order),
+                                                     args.format), encoding="utf-8")
         except OSError as err:
             print(f"{args.report}: error: cannot write: {err.strerror}", file=sys.stderr)
             return ExitCode.BAD_INPUT

@@ -8,11 +8,15 @@
   official data; ``--runs K`` repeats (the paper averages four); ``--max-tool-calls``
   (default 400); ``--concurrency N`` tasks at a time.  One JSON line per task and run,
   every turn kept; scored rows already in ``R.jsonl`` are skipped (resume), error rows
-  are retried.
+  are retried, and so are tasks stopped at a smaller cap than this run's (their row's
+  ``cap``; ``--retry-unknown``: at any cap); the new row supersedes the old in reports.
 * ``deepplanning score {travel,shopping}``: score answers already written (travel:
   ``--plans DIR`` of ``id_N.json``/``id_N_converted.json``; shopping: each case's
   ``cart.json``).
 * ``deepplanning report R.jsonl``: Table 2 per run and averaged, and the error taxonomy.
+  ``run``, ``score`` and ``report`` print it with N and a 95% interval per cell
+  (``--interval wilson|wald`` for a Case Accuracy), as Markdown, CSV or LaTeX
+  (``--format``), and write it to a file (``--report``; ``report``: ``--out``).
 * ``deepplanning queries FILE``: queries and constraint kinds of a released query file.
 
 ``--scoring paper`` (default) or ``released`` everywhere a score is computed.
@@ -89,6 +93,10 @@ def register(subparsers) -> None:
                    metavar="N", help="cap: model calls per task instead, as the released "
                                      "agents cap them; without N the released defaults "
                                      "(150 travel, 400 shopping)")
+    p.add_argument("--retry-unknown", action="store_true",
+                   help="run again every task of --out that stopped at its cap, whatever "
+                        "the cap (tasks stopped at a smaller cap of the same kind than this "
+                        "run's are always run again)")
     p.add_argument("--convert", action="store_true",
                    help="travel: turn the final answer into itinerary JSON with the model "
                         "first (the paper's conversion step; every try kept in the row); "
@@ -101,7 +109,11 @@ def register(subparsers) -> None:
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar on stderr (it shows on a terminal only; each "
                         "finished task is also a numbered line on stdout)")
+    p.add_argument("--report", metavar="FILE",
+                   help="also write the report of --out here (Markdown; CSV or LaTeX with "
+                        "--format)")
     add_model_arguments(p)
+    _add_report_format(p, "the report (printed at the end and --report)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("score", help="score answers already written")
@@ -121,12 +133,16 @@ def register(subparsers) -> None:
     p.add_argument("--max-response-bytes", type=positive_int, default=MAX_ANSWER_BYTES,
                    metavar="N", help="longest itinerary or cart read; a longer one is a "
                                      f"failed case, unread (default {MAX_ANSWER_BYTES})")
+    p.add_argument("--report", metavar="FILE",
+                   help="also write the report here (Markdown; CSV or LaTeX with --format)")
+    _add_report_format(p, "the report (printed after the tasks' lines and --report)")
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("report", help="Table 2 from run results")
     p.add_argument("results", help="JSON Lines from deepplanning run")
-    p.add_argument("--out", metavar="FILE", help="also write the Markdown table")
+    p.add_argument("--out", metavar="FILE", help="also write the table here")
     p.add_argument("--json", action="store_true")
+    _add_report_format(p, "the table (printed and --out)")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("queries", help="describe a released query file")
@@ -134,6 +150,31 @@ def register(subparsers) -> None:
     p.add_argument("--database", metavar="DIR", help="check constraints against it")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_queries)
+
+
+def _add_report_format(parser, what: str) -> None:
+    """``--format`` and ``--interval`` (Wilson's by default for a Case Accuracy, as these
+    reports always gave; the paper gives no intervals)."""
+    from planning_core.cli.tables import add_format_option
+
+    add_format_option(parser, what, interval_default="wilson")
+
+
+def _write_report(path: str, text: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", file=path) from None
+
+
+def _exit_code(bad: int, failed: int) -> int:
+    """``run``'s and ``score``'s exit: 2 when tasks had bad input (said on stderr), 1 when
+    some failed, else 0 (module doc)."""
+    if bad:
+        print(f"error: {bad} task(s) with bad input, recorded as failed cases",
+              file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    return ExitCode.FAILED if failed else ExitCode.OK
 
 
 def _levels(text: str) -> tuple[int, ...]:
@@ -241,6 +282,54 @@ def _caps(args: argparse.Namespace, domain: str) -> tuple[int | None, int | None
     return args.max_tool_calls, n
 
 
+def _stopped_by_cap(args: argparse.Namespace, rows: list[dict]) -> set:
+    """``(key, run)`` of the tasks whose latest scored row stopped at its cap (``status``
+    incomplete) when that cap was smaller than this run's of the same kind (tool or model
+    calls), or at any cap with ``--retry-unknown``: run again, and said so on stderr (the
+    shared :class:`~planning_core.results_file.LimitRetry` rule, per domain)."""
+    from planning_core.results_file import LimitRetry
+
+    latest: dict = {}
+    for r in rows:
+        if r.get("score") is not None:
+            latest[(r.get("key"), r.get("run"))] = r
+    again = set()
+    for domain in ("travel", "shopping"):
+        tool_cap, model_cap = _caps(args, domain)
+        kind, cap = ("model_calls", model_cap) if model_cap else ("tool_calls", tool_cap)
+        retry = LimitRetry(cap, lambda r: r.get("status") == "incomplete",
+                           retry_unknown=args.retry_unknown, field=kind,
+                           unit=kind.replace("_", " "))
+        for key, r in latest.items():
+            if r.get("domain") != domain:
+                continue
+            # the row's cap of this run's kind (None: a cap of the other kind, not compared;
+            # no field: an older row that records no cap)
+            view = {k: v for k, v in r.items() if k != kind}
+            if isinstance(r.get("cap"), dict):
+                view[kind] = r["cap"].get(kind)
+            if retry.takes(view):
+                retry.retried += 1
+                again.add(key)
+        note = retry.note(args.out)
+        if note:
+            print(f"note: {domain}: {note}", file=sys.stderr)
+    return again
+
+
+class _TaskRun:
+    """Run ``run`` of ``task``: an item of the shared run loop, keyed as its rows are."""
+
+    __slots__ = ("run", "task")
+
+    def __init__(self, run: int, task) -> None:
+        self.run, self.task = run, task
+
+    @property
+    def key(self) -> tuple:
+        return (self.task.key, self.run)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from planning_core.validators.deepplanning.agent import (run_episode, score_episode,
                                                              shopping_oracle, travel_oracle)
@@ -257,11 +346,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     # --sample K of a sampling model: another sample, not mixed into one results file
     # (the report averages a file's rows per run)
     sample = getattr(model, "run_sample", 0) or 0
-    done = set()
-    if out.is_file():
-        from planning_core.validators.deepplanning.report import load_rows
+    again: set = set()
 
-        old = load_rows(out, torn_tail=True)
+    def check(old: list[dict]) -> None:
+        """Refuse a file of another scoring mode or sample; note the tasks a larger cap
+        runs again."""
         modes = {r["score"].get("mode", "paper") for r in old if r.get("score")}
         if modes - {args.scoring}:
             raise InputError(f"holds rows scored in {sorted(map(str, modes))} mode; use "
@@ -270,8 +359,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if samples - {sample}:
             raise InputError(f"holds rows of sample {sorted(samples)[0]}; use another --out "
                              f"for sample {sample} (--sample)", file=str(out))
-        # an error row (a model error: no answer, no score) is not done: a rerun retries it
-        done = {(r.get("key"), r.get("run")) for r in old if r.get("score") is not None}
+        # a task stopped by a smaller cap than this run's (or any, --retry-unknown) is run
+        # again
+        again.update(_stopped_by_cap(args, old))
 
     def one(run: int, task) -> dict:
         row = {"key": task.key, "run": run, "domain": task.domain, "task": task.task_id,
@@ -311,53 +401,59 @@ def cmd_run(args: argparse.Namespace) -> int:
             row.update(status="error", error=str(err), score=None)
         return row
 
-    todo = [(run, task) for run in range(args.runs) for task in tasks
-            if (task.key, run) not in done]
-    failed = bad = 0
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
-    # tasks run --concurrency at a time (each is one long conversation); rows are written
-    # by this thread only, as each task finishes
-    # locked against a second run on the same file, its torn tail (a write cut off by a
-    # kill) cut off; rows are ASCII JSON, so a lone surrogate in a model's text ("\\ud800")
-    # is written as the escape it is inside a JSON string
-    from planning_core.results_file import append_row, open_results
+    from planning_core.validators.deepplanning.report import load_rows
+    from planning_core.validators.models.run_loop import run_items
 
-    f, _ = open_results(out)
-    bar = None
-    if todo and not args.no_progress:
-        from tqdm import tqdm
-        bar = tqdm(total=len(todo), unit="task", file=sys.stderr, dynamic_ncols=True,
-                   disable=None)
-    finished = 0
-    with f, ThreadPoolExecutor(max_workers=args.concurrency) as pool:
-        futures = [pool.submit(one, run, task) for run, task in todo]
-        for fut in as_completed(futures):
-            row = fut.result()
-            finished += 1
-            if bar is not None:
-                bar.update(1)
-            failed += row.get("status") == "error"
-            if row.get("status") == "bad_input":
-                bad += 1
-                print(f"{row['error']} (task {row['task'][:80]!r})", file=sys.stderr)
-            try:
-                append_row(f, row)
-            except OSError as err:
-                raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) \
-                    from None
-            s = row.get("score") or {}
-            print(f"[{finished}/{len(todo)}] run {row['run']} {row['key']}: {row.get('status')} "
-                  f"tool_calls={row.get('tool_calls', 0)} case_acc={s.get('case_acc')}"
-                  + (f" error={row['error']}" if row.get("error") else ""))
-            sys.stdout.flush()
-    if bar is not None:
-        bar.close()
-    if bad:
-        print(f"error: {bad} task(s) with bad input, recorded as failed cases",
-              file=sys.stderr)
-        return ExitCode.BAD_INPUT
-    return ExitCode.FAILED if failed else ExitCode.OK
+    items = [_TaskRun(run, task) for run in range(args.runs) for task in tasks]
+    counts = {"failed": 0, "bad": 0, "finished": 0, "todo": 0}
+
+    def produce(todo):
+        # tasks run --concurrency at a time (each is one long conversation); rows are
+        # written by the loop's thread only, as each task finishes
+        counts["todo"] = len(todo)
+        with ThreadPoolExecutor(max_workers=args.concurrency) as pool:
+            futures = [pool.submit(one, item.run, item.task) for item in todo]
+            for fut in as_completed(futures):
+                yield fut.result()
+
+    def finish(row: dict) -> None:
+        counts["failed"] += row.get("status") == "error"
+        if row.get("status") == "bad_input":
+            counts["bad"] += 1
+            print(f"{row['error']} (task {row['task'][:80]!r})", file=sys.stderr)
+
+    def written(row: dict) -> None:
+        counts["finished"] += 1
+        s = row.get("score") or {}
+        print(f"[{counts['finished']}/{counts['todo']}] run {row['run']} {row['key']}: "
+              f"{row.get('status')} tool_calls={row.get('tool_calls', 0)} "
+              f"case_acc={s.get('case_acc')}"
+              + (f" error={row['error']}" if row.get("error") else ""))
+        sys.stdout.flush()
+
+    # the results file is locked against a second run on it, its torn tail (a write cut
+    # off by a kill) cut off; rows are ASCII JSON, so a lone surrogate in a model's text
+    # ("\\ud800") is written as the escape it is inside a JSON string. A row with a score
+    # is done (an error row -- a model error: no answer, no score -- is retried), unless a
+    # larger cap runs its task again.
+    run_items(out, items, produce, noun="task", read=lambda path: load_rows(
+                  path, torn_tail=True),
+              row_key=lambda r: (r.get("key"), r.get("run")), check=check,
+              verdict=lambda row: None, label=None, progress=not args.no_progress,
+              finish=finish, written=written,
+              done=lambda r: r.get("score") is not None
+              and (r.get("key"), r.get("run")) not in again)
+    failed, bad = counts["failed"], counts["bad"]
+    from planning_core.validators.deepplanning.report import render, table
+
+    # the report of the whole file (this run's rows and the ones it resumed from)
+    text = render(table(load_rows(out), args.interval), args.format)
+    print(text, end="")
+    if args.report:
+        _write_report(args.report, text)
+    return _exit_code(bad, failed)
 
 
 def _answer(path: Path, max_bytes: int) -> tuple[str | None, str | None]:
@@ -457,30 +553,27 @@ def cmd_score(args: argparse.Namespace) -> int:
                   + (f" bad_input={v['bad_input']}" if v.get("bad_input") else "")
                   + (f" failed={v['failed']}" if v.get("failed") and not v.get("bad_input")
                      else ""))
-    if not args.json:
-        from planning_core.validators.deepplanning.report import render_markdown, table
+    from planning_core.validators.deepplanning.report import render, table
 
-        print(render_markdown(table(rows)))
-    if bad:
-        print(f"error: {bad} task(s) with bad input, recorded as failed cases",
-              file=sys.stderr)
-        return ExitCode.BAD_INPUT
-    return ExitCode.FAILED if failed else ExitCode.OK
+    text = render(table(rows, args.interval), args.format)
+    if not args.json:
+        print(text)
+    if args.report:
+        _write_report(args.report, text)
+    return _exit_code(bad, failed)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from planning_core.validators.deepplanning.report import load_rows, render_markdown, table
+    from planning_core.validators.deepplanning.report import load_rows, render, table
 
-    t = table(load_rows(args.results))
+    t = table(load_rows(args.results), args.interval)
+    text = render(t, args.format)
     if args.json:
         print(json.dumps(t, indent=2))
     else:
-        print(render_markdown(t), end="")
+        print(text, end="")
     if args.out:
-        try:
-            Path(args.out).write_text(render_markdown(t), encoding="utf-8")
-        except OSError as err:
-            raise InputError(f"cannot write: {err.strerror}", file=args.out) from None
+        _write_report(args.out, text)
     return ExitCode.OK
 
 

@@ -9,8 +9,11 @@ marked invalid when more than 10% of its shopping cases are incomplete.  A trave
 Personalized Score is undecided (a constraint kind we cannot check) is left out of PS, Comp
 and Case Acc as 0 (it is never dropped: the paper averages over all tasks, line 176) and
 counted (``travel_undecided``).  Every cell carries its N (cases; over runs, case-runs) and
-a 95% interval: Wilson's for a Case Accuracy (a proportion), mean +- 1.96 standard errors
-for a mean score, over the cases pooled across runs.
+a 95% interval: for a Case Accuracy (a proportion) Wilson's by default or Wald's
+(``method``, the commands' ``--interval``; the paper gives no intervals), mean +- 1.96
+standard errors for a mean score, over the cases pooled across runs.  :func:`render`
+writes the table as text, Markdown, CSV or LaTeX through the shared renderer
+(:mod:`planning_core.cli.tables`), the notes under it (comment lines in CSV and LaTeX).
 
 The taxonomy is decided from the trajectory where it can be (A1: a needed tool never
 called; A2: tool calls answered with an error; A3: a name from the database written with
@@ -31,7 +34,7 @@ from typing import Any, Iterable
 
 from planning_core.validators.deepplanning.jsontext import loads
 
-__all__ = ["table", "taxonomy", "render_markdown"]
+__all__ = ["table", "taxonomy", "render", "render_markdown"]
 
 TRAVEL_NEEDS = {"meal": ("recommend_restaurants", "query_restaurant_details"),
                 "attraction": ("query_attraction_details", "recommend_attractions"),
@@ -141,23 +144,25 @@ def _values(rows: list[dict], mode: str) -> dict[str, list[float]]:
     return out
 
 
-def _interval(key: str, values: list[float]) -> list[float] | None:
-    """95% interval of a cell's mean: Wilson for a proportion, normal otherwise."""
+def _interval(key: str, values: list[float], method: str = "wilson") -> list[float] | None:
+    """95% interval of a cell's mean: for a proportion (a Case Accuracy) by ``method``
+    (``wilson`` or ``wald``, :func:`planning_core.cli.tables.interval`), normal (mean +- 1.96
+    standard errors) otherwise."""
     n = len(values)
     if not n:
         return None
     m = sum(values) / n
-    z = 1.96
     if key.endswith("case_acc"):
-        centre = (m + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(m * (1 - m) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    else:
-        var = sum((v - m) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
-        centre, half = m, z * math.sqrt(var / n)
-    return [max(0.0, centre - half), min(1.0, centre + half)]
+        from planning_core.cli.tables import interval
+
+        return list(interval(sum(values), n, method))
+    z = 1.96
+    var = sum((v - m) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
+    half = z * math.sqrt(var / n)
+    return [max(0.0, m - half), min(1.0, m + half)]
 
 
-def _run_table(rows: list[dict], mode: str) -> dict[str, Any]:
+def _run_table(rows: list[dict], mode: str, method: str = "wilson") -> dict[str, Any]:
     travel = [r["score"] for r in rows if r.get("domain") == "travel" and r.get("score")]
     shop = [r["score"] for r in rows if r.get("domain") == "shopping" and r.get("score")]
     out: dict[str, Any] = {"travel_cases": len(travel), "shopping_cases": len(shop)}
@@ -175,12 +180,26 @@ def _run_table(rows: list[dict], mode: str) -> dict[str, Any]:
             if out.get(k) is not None]
     out["avg_acc"] = mean(accs) if len(accs) == 2 else None
     out["n"] = {k: len(v) for k, v in vals.items()}
-    out["ci95"] = {k: _interval(k, v) for k, v in vals.items()}
+    out["ci95"] = {k: _interval(k, v, method) for k, v in vals.items()}
     return out
 
 
-def table(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    rows = list(rows)
+def _latest_scored(rows: list[dict]) -> list[dict]:
+    """``rows`` with only the last scored row of each ``(key, run)``; rows with no key
+    (``score``'s) and error rows kept."""
+    last: dict = {}
+    for k, r in enumerate(rows):
+        if r.get("score") is not None and r.get("key") is not None:
+            last[(r["key"], r.get("run", 0))] = k
+    return [r for k, r in enumerate(rows) if r.get("score") is None or r.get("key") is None
+            or last[(r["key"], r.get("run", 0))] == k]
+
+
+def table(rows: Iterable[dict[str, Any]], method: str = "wilson") -> dict[str, Any]:
+    """Table 2 per run and averaged over runs, the taxonomy and the model errors (module
+    doc); ``method`` is the interval of a Case Accuracy (``wilson`` or ``wald``). A task
+    and run scored twice (run again at a larger cap) counts once, by its last row."""
+    rows = _latest_scored(list(rows))
     modes = {r["score"].get("mode", "paper") for r in rows if r.get("score")}
     if len(modes) > 1:
         from planning_core.errors import InputError
@@ -189,7 +208,7 @@ def table(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
                          "one mode at a time")
     mode = next(iter(modes), "paper")
     runs = sorted({r.get("run", 0) for r in rows})
-    per_run = {str(k): _run_table([r for r in rows if r.get("run", 0) == k], mode)
+    per_run = {str(k): _run_table([r for r in rows if r.get("run", 0) == k], mode, method)
                for k in runs}
     keys = ("cs", "ps", "comp", "travel_case_acc", "match", "shopping_case_acc", "avg_acc")
     avg: dict[str, Any] = {}
@@ -198,7 +217,7 @@ def table(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
         avg[k] = mean(vals) if vals else None
     pooled = _values([r for r in rows], mode)
     avg["n"] = {k: len(v) for k, v in pooled.items()}
-    avg["ci95"] = {k: _interval(k, v) for k, v in pooled.items()}
+    avg["ci95"] = {k: _interval(k, v, method) for k, v in pooled.items()}
     avg["travel_undecided"] = sum(t.get("travel_undecided", 0) for t in per_run.values())
     tax: dict[str, dict[str, int]] = {"travel": {}, "shopping": {}}
     for r in rows:
@@ -225,8 +244,8 @@ def table(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
                                                     .get(r.get("domain")) else "")
             if label not in caps.setdefault(r.get("domain", "travel"), []):
                 caps[r.get("domain", "travel")].append(label)
-    return {"mode": mode, "runs": per_run, "average": avg, "taxonomy": tax,
-            "model_errors": errors, "caps": caps}
+    return {"mode": mode, "interval": method, "runs": per_run, "average": avg,
+            "taxonomy": tax, "model_errors": errors, "caps": caps}
 
 
 def _pct(v: Any) -> str:
@@ -242,26 +261,57 @@ def _cell(r: dict[str, Any], k: str) -> str:
     return v + (f" [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]" if ci else "") + f" N={n}"
 
 
-def render_markdown(t: dict[str, Any]) -> str:
-    head = ("| run | Avg Acc | CS | PS | Comp | Travel Case Acc | Match | Shopping Case Acc |\n"
-            "|---|---|---|---|---|---|---|---|\n")
-    lines = []
-    for k, r in list(t["runs"].items()) + [("mean", t["average"])]:
-        lines.append(f"| {k} | {_pct(r.get('avg_acc'))} | " + " | ".join(
-            _cell(r, c) for c in ("cs", "ps", "comp", "travel_case_acc", "match",
-                                  "shopping_case_acc")) + " |")
+_COLUMNS = ("cs", "ps", "comp", "travel_case_acc", "match", "shopping_case_acc")
+_HEADER = ("run", "Avg Acc", "CS", "PS", "Comp", "Travel Case Acc", "Match",
+           "Shopping Case Acc")
+
+
+def _notes(t: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The lines above the table (scoring, caps) and under it (cells, intervals, taxonomy,
+    model errors)."""
+    above = [f"Scoring: {t['mode']}"]
+    caps = "; ".join(f"{d}: {', '.join(v)}" for d, v in sorted((t.get("caps") or {}).items()))
+    if caps:
+        above.append(f"Caps per task: {caps}")
+    method = t.get("interval", "wilson")
+    name = {"wald": "Wald", "wilson": "Wilson"}.get(method, method)
     undecided = t["average"].get("travel_undecided") or 0
-    note = ("\n\nCells: mean [95% interval] N (cases; for the mean row, case-runs pooled).  "
-            + (f"{undecided} travel case-run(s) with a constraint kind we cannot decide "
-               "count as 0 in PS, Comp and Case Acc (kept in N)." if undecided else ""))
+    under = ["Cells: mean [95% interval] N (cases; for the mean row, case-runs pooled).  "
+             f"Intervals: {name} for a Case Acc (--interval {method}), mean +- 1.96 "
+             "standard errors for a mean score."
+             + (f"  {undecided} travel case-run(s) with a constraint kind we cannot decide "
+                "count as 0 in PS, Comp and Case Acc (kept in N)." if undecided else "")]
     tax = "; ".join(f"{d}: " + ", ".join(f"{k} {v}" for k, v in sorted(c.items()))
                     for d, c in t["taxonomy"].items() if c)
-    caps = "; ".join(f"{d}: {', '.join(v)}" for d, v in sorted((t.get("caps") or {}).items()))
-    return (f"Scoring: {t['mode']}" + (f"\nCaps per task: {caps}" if caps else "") +
-            "\n\n" + head + "\n".join(lines) + note +
-            (f"\n\nError taxonomy (failed cases): {tax}" if tax else "") +
-            (f"\n\nModel errors (no score): {t['model_errors']}" if t["model_errors"] else "")
-            + "\n")
+    if tax:
+        under.append(f"Error taxonomy (failed cases): {tax}")
+    if t["model_errors"]:
+        under.append(f"Model errors (no score): {t['model_errors']}")
+    return above, under
+
+
+def render(t: dict[str, Any], fmt: str = "markdown") -> str:
+    """The report of :func:`table` as ``text``, ``markdown``, ``csv`` or ``latex`` (the
+    shared renderer, :func:`planning_core.cli.tables.render`): one row per run and the mean
+    row, each cell ``mean [interval] N=n``; the notes as lines (text, Markdown) or comment
+    lines (``#`` CSV, ``%`` LaTeX)."""
+    from planning_core.cli.tables import render as render_table
+
+    rows = [[k, _pct(r.get("avg_acc")), *(_cell(r, c) for c in _COLUMNS)]
+            for k, r in list(t["runs"].items()) + [("mean", t["average"])]]
+    above, under = _notes(t)
+    body = render_table(_HEADER, rows, fmt)
+    if fmt in ("csv", "latex"):
+        mark = "#" if fmt == "csv" else "%"
+        return "".join(f"{mark} {line}\n" for line in above) + body + "\n" + \
+            "".join(f"{mark} {line}\n" for line in under)
+    return "\n".join(above) + "\n\n" + body + "".join(f"\n\n{line}" for line in under) \
+        + "\n"
+
+
+def render_markdown(t: dict[str, Any]) -> str:
+    """:func:`render` as Markdown."""
+    return render(t, "markdown")
 
 
 _NUMBERS = ("commonsense", "personalized", "composite", "case_acc", "match", "matched",

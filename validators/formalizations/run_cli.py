@@ -50,6 +50,7 @@ def _revisions(text: str) -> int:
 
 
 def add_run_command(sub) -> None:
+    from planning_core.cli.tables import add_format_only
     from planning_core.validators.formalizations.methods import LIVE_METHODS
     from planning_core.validators.models.options import add_model_arguments
 
@@ -62,7 +63,9 @@ def add_run_command(sub) -> None:
                    help="a CoPE dataset folder, or a folder holding several")
     p.add_argument("--out", required=True, metavar="FILE",
                    help="results JSONL; appended to, pairs already answered are skipped")
-    p.add_argument("--report", metavar="FILE", help="write the markdown report here")
+    p.add_argument("--report", metavar="FILE",
+                   help="write the report here (Markdown; CSV or LaTeX with --format)")
+    add_format_only(p, "the --report file")
     p.add_argument("--revisions", type=_revisions, default=0, metavar="K",
                    help="revise up to K times on errors the model can see without the "
                         "ground truth (pddl, smt, ltl; the paper uses 3)")
@@ -87,6 +90,7 @@ def add_run_command(sub) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from planning_core.cli.tables import markdown_as
     from planning_core.results_file import open_results
     from planning_core.validators.cope.cli import _load
     from planning_core.validators.cope.evaluate import read_results
@@ -183,7 +187,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                  f"{json.dumps(setting['params'], sort_keys=True)}"
                  + (f", sample {setting['sample']}" if setting.get("sample") else "") + ".\n")
         try:
-            Path(args.report).write_text(text, encoding="utf-8")
+            Path(args.report).write_text(markdown_as(text, args.format), encoding="utf-8")
         except OSError as err:
             raise InputError(f"cannot write: {err.strerror or err}",
                              file=args.report) from None

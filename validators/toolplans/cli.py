@@ -34,6 +34,8 @@ __all__ = ["register"]
 
 def register(subparsers) -> None:
     """Add the ``toolplans`` command group to ``planning-core``'s subcommands."""
+    from planning_core.cli.tables import add_format_only
+
     group = subparsers.add_parser(
         "toolplans", help="tool-use plans as planning tasks (compile, check, solve)",
         description="Agent tool chains judged exactly: tools in OpenAI/MCP JSON-schema "
@@ -120,6 +122,7 @@ def register(subparsers) -> None:
     p.add_argument("results", help="results of toolplans batch on generated cases")
     p.add_argument("--name", default="agent", help="the row label (default agent)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_format_only(p, "the tables")
     p.set_defaults(func=cmd_report)
 
     add_run_command(sub)
@@ -130,8 +133,10 @@ def register(subparsers) -> None:
                         '{"id", "task", "prefix", "next"}')
     p.add_argument("--out", required=True, metavar="FILE",
                    help="results, JSON Lines (appended; ids already there are skipped)")
-    p.add_argument("--report", metavar="FILE", help="also write a Markdown summary")
+    p.add_argument("--report", metavar="FILE",
+                   help="also write a summary (Markdown; CSV or LaTeX with --format)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_format_only(p, "the --report file")
     solver_args(p)
     add_retry_option(p)
     add_executor_options(p, unit="task's rows")
@@ -318,6 +323,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from planning_core.cli.tables import markdown_as
     from planning_core.validators.acp.dataset import read_results
     from planning_core.validators.toolplans.apb_report import format_table1, row_fault, table1
 
@@ -346,11 +352,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     h = horizons(rows)
     if h:
         text += "\nStep-wise by prediction horizon:\n\n" + format_horizons(h, args.name)
-    print(text, end="")
+    print(markdown_as(text, args.format), end="")
     return ExitCode.OK
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
+    from planning_core.cli.tables import markdown_as
     from planning_core.validators.acp.cli import _progress
     from planning_core.validators.acp.dataset import read_results
     from planning_core.results_file import LimitRetry, ResultsWriter
@@ -391,7 +398,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     summary = summarize(list(latest.values()))
     print(text_table(summary))
     if args.report:
-        _write(Path(args.report), markdown_report(summary))
+        _write(Path(args.report), markdown_as(markdown_report(summary), args.format))
     return ExitCode.OK
 
 
@@ -399,6 +406,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
 def add_run_command(sub) -> None:
     from planning_core.cli.args import positive_int
+    from planning_core.cli.tables import add_format_only
     from planning_core.validators.models.options import add_model_arguments
     from planning_core.validators.toolplans.settings import REFINE_MODES, SETTINGS
 
@@ -413,7 +421,9 @@ def add_run_command(sub) -> None:
     p.add_argument("--out", required=True, metavar="FILE",
                    help="results, JSON Lines (appended; cases already answered with the same "
                         "prompt are skipped, failed ones asked again)")
-    p.add_argument("--report", metavar="FILE", help="also write a Markdown report")
+    p.add_argument("--report", metavar="FILE",
+                   help="also write the report (Markdown; CSV or LaTeX with --format)")
+    add_format_only(p, "the --report file")
     p.add_argument("--settings", metavar="S,S",
                    help="only these settings (comma-separated: " + ", ".join(SETTINGS) + ")")
     p.add_argument("--limit", type=positive_int, metavar="N",
@@ -431,7 +441,14 @@ def add_run_command(sub) -> None:
                         "...) and start a new run instead of refusing")
     p.add_argument("--name", help="the report's row label (default: the model's name)")
     p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
-                   help="seconds per h* computation when scoring (default 30)")
+                   help="seconds per h* computation when scoring (default 30); every row "
+                        "records it, and a rerun with a larger one checks again the stored "
+                        "answers that were unknown at a smaller one (the model is not asked "
+                        "again)")
+    p.add_argument("--retry-unknown", action="store_true",
+                   help="check again every stored answer of --out whose verdict is unknown, "
+                        "whatever its limit (answers unknown at a smaller --time-limit are "
+                        "always checked again)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_model_arguments(p, temperature=0.0)
     p.set_defaults(func=cmd_run)
@@ -493,14 +510,15 @@ def _critic(args):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from planning_core.results_file import append_row, open_results
+    from planning_core.cli.tables import markdown_as
     from planning_core.validators.acp.dataset import read_results
     from planning_core.validators.models.options import model_from_args
+    from planning_core.validators.models.run_loop import run_items, unanswered_note
     from planning_core.validators.models.run_setting import (cached_samples_note, check_resume,
-                                                               resume_or_supersede, setting_of,
-                                                               superseded_note)
-    from planning_core.validators.toolplans.run import (latest_rows, pending_items, plan_items,
-                                                        run_cases)
+                                                               setting_of)
+    from planning_core.results_file import LimitRetry
+    from planning_core.validators.toolplans.run import (Scorer, latest_rows, plan_items,
+                                                        rescored, row_key, run_cases)
 
     cases = _select_cases(_read_cases(args.cases), args.settings, args.limit)
     if not cases:
@@ -514,59 +532,45 @@ def cmd_run(args: argparse.Namespace) -> int:
     setting = setting_of(model, refine=args.refine, critic=critic_setting)
     items = plan_items(cases, args.refine)
     out = Path(args.out)
-    handle, _ = open_results(out)
-    with handle:
-        moved = resume_or_supersede(
-            lambda: check_resume([_with_setting(r) for r in read_results(out)], setting,
-                                 ("refine", "critic"), out), handle, out, args.force)
-        if moved is not None:
-            print(superseded_note(moved, out), file=sys.stderr)
-        todo = pending_items(items, read_results(out))
-        if len(items) > len(todo):
-            print(f"{len(items) - len(todo)} case(s) already answered in {out}: skipped",
-                  file=sys.stderr)
-        bar = None
-        if not args.no_progress and todo:
-            from tqdm import tqdm
 
-            bar = tqdm(total=len(todo), unit="case", file=sys.stderr, dynamic_ncols=True,
-                       disable=None)
-        right = known = cached = 0
-        try:
-            for row in run_cases(model, todo, refine=args.refine, critic=critic,
-                                 concurrency=args.concurrency, time_limit=args.time_limit):
-                row.update(refine=args.refine, critic=critic_setting)
-                append_row(handle, row)
-                cached += bool(row.get("cache_hit"))
-                if row.get("correct") is not None:
-                    known += 1
-                    right += row["correct"] is True
-                if bar is not None:
-                    bar.set_postfix_str(f"CR {right / known:.1%}" if known else "CR -")
-                    bar.update(1)
-        except OSError as err:
-            raise InputError(f"cannot write: {err.strerror or err}", file=str(out)) from None
-        finally:
-            if bar is not None:
-                bar.close()
+    def finish(row: dict) -> None:
+        row.update(refine=args.refine, critic=critic_setting)
+
+    # an answer whose check stopped at a smaller --time-limit (or at any, --retry-unknown)
+    # is checked again from its stored response; its new row supersedes the old one
+    retry = LimitRetry(args.time_limit, lambda row: row["verdict"] == "unknown",
+                       retry_unknown=args.retry_unknown)
+    scorer = Scorer(args.time_limit)
+    tally = run_items(out, items, lambda todo: run_cases(
+                          model, todo, refine=args.refine, critic=critic,
+                          concurrency=args.concurrency, time_limit=args.time_limit),
+                      noun="case", read=read_results, row_key=row_key,
+                      check=lambda rows: check_resume([_with_setting(r) for r in rows],
+                                                      setting, ("refine", "critic"), out),
+                      verdict=lambda row: row.get("correct") if row.get("correct") is None
+                      else row["correct"] is True,
+                      label="CR", force=args.force, progress=not args.no_progress,
+                      finish=finish, retry=retry,
+                      rescore=lambda item, row: rescored(item, row, scorer))
+    cached = tally.cached
     wanted = {i.key for i in items}
     rows = [r for r in latest_rows(read_results(out))
-            if (str(r.get("id")), str(r.get("prompt_hash"))) in wanted]
+            if row_key(r) in wanted]
     answered = [r for r in rows if "error" not in r]
     errors = [r for r in rows if "error" in r]
     name = args.name or setting["model"]
     text = run_report(answered, name, setting, args.refine)
     print(text, end="")
     if errors:
-        print(f"{len(errors)} case(s) have no answer (request failed, see \"error\" in "
-              f"{out}); run the same command again to ask them again", file=sys.stderr)
+        print(unanswered_note(len(errors), "case", out), file=sys.stderr)
     reused = cached_samples_note(model, cached)
     if reused:
         print(f"note: {reused}", file=sys.stderr)
     if args.report:
         extra = (f"\n{len(errors)} case(s) failed to get an answer and are not counted.\n"
                  if errors else "")
-        _write(Path(args.report), f"# APB results: {name}\n\n" + text + extra)
+        _write(Path(args.report), markdown_as(f"# APB results: {name}\n\n" + text + extra,
+                                              args.format))
     return ExitCode.NEGATIVE if errors else ExitCode.OK
 
 

@@ -37,11 +37,18 @@ from planning_core.validators.models.completion import Completion, ModelError, M
 from planning_core.validators.toolplans.prompts import (case_prompt, prompt_hash,
                                                         reflection_prompt, refine_prompt)
 
-__all__ = ["RunItem", "plan_items", "pending_items", "latest_rows", "run_cases"]
+__all__ = ["RunItem", "plan_items", "rescored", "row_key", "latest_rows", "run_cases",
+           "Scorer"]
 
 #: case fields copied to every row
 _CASE_FIELDS = ("id", "setting", "domain", "base", "k", "n_e", "kind", "replacement",
                 "broken_tool")
+#: a success row's fields that are not the checker's result: the prompt, the answer, the
+#: completion's fields (``Completion.to_json``), the refinement and the run's setting
+_ANSWER_FIELDS = ("prompt_hash", "response", "model", "base_url", "params", "usage",
+                  "latency_s", "cache_hit", "attempts", "finish_reason", "truncated",
+                  "reasoning", "system", "sample", "initial", "reflection",
+                  "reflection_model", "refine", "critic")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,20 +73,16 @@ def plan_items(cases: Sequence[dict], refine: str | None = None) -> list[RunItem
     return items
 
 
-def _row_key(row: dict) -> tuple[str, str]:
+def row_key(row: dict) -> tuple[str, str]:
+    """The item a row answers: ``(id, prompt_hash)``."""
     return (str(row.get("id")), str(row.get("prompt_hash")))
-
-
-def pending_items(items: Iterable[RunItem], rows: Iterable[dict]) -> list[RunItem]:
-    done = {_row_key(r) for r in rows if "error" not in r}
-    return [i for i in items if i.key not in done]
 
 
 def latest_rows(rows: Iterable[dict]) -> list[dict]:
     """One row per ``(id, prompt_hash)``: the last success, else the last failure."""
     from planning_core.validators.models.run_setting import latest_rows_by
 
-    return latest_rows_by(rows, _row_key)
+    return latest_rows_by(rows, row_key)
 
 
 def _head(item: RunItem) -> dict:
@@ -98,7 +101,7 @@ def _failed(item: RunItem, model, err) -> dict:
             **sample_field(model), "error": str(err)}
 
 
-class _Scorer:
+class Scorer:
     """Checks answers against cases; one compiled task per distinct task, shared by the
     threads of a run (compiling is done under a lock, checking is not shared state)."""
 
@@ -149,7 +152,7 @@ def answer_case(model, item: RunItem, *, refine: str | None = None, critic=None
                    "reflection_model": reflection.model}
 
 
-def _scored(item: RunItem, completion: Completion, extra: dict, scorer: _Scorer,
+def _scored(item: RunItem, completion: Completion, extra: dict, scorer: Scorer,
             model) -> dict:
     from planning_core.validators.models.run_setting import sample_field
 
@@ -161,14 +164,35 @@ def _scored(item: RunItem, completion: Completion, extra: dict, scorer: _Scorer,
         row["system"] = system
     row.update(sample_field(model))
     if extra:
-        initial = scorer(item.case, extra["initial_response"])
-        row["initial"] = {"response": extra["initial_response"],
-                          "correct": initial.get("correct"), "grade": initial.get("grade"),
-                          "classes": initial.get("classes", {})}
+        row["initial"] = _initial(item, extra["initial_response"], scorer)
         row["reflection"] = extra["reflection"]
         row["reflection_model"] = extra["reflection_model"]
     row.update(_result_fields(scorer(item.case, completion.text)))
     return row
+
+
+def _initial(item: RunItem, text: str, scorer: Scorer) -> dict:
+    """The refinement's initial answer and its result (Table 4)."""
+    initial = scorer(item.case, text)
+    return {"response": text, "correct": initial.get("correct"),
+            "grade": initial.get("grade"), "classes": initial.get("classes", {})}
+
+
+def rescored(item: RunItem, row: dict, scorer: Scorer) -> dict:
+    """A success row's stored answer checked again by ``scorer`` (a larger time limit): the
+    row's model fields as they were (the model is not asked again), the checker's result
+    (and a refined row's initial answer's) replaced, ``rescored`` set; the limit it records
+    is the new one (written by the run loop)."""
+    from planning_core.results_file import LIMIT_FIELD
+
+    result = scorer(item.case, str(row.get("response") or ""))
+    new = {k: v for k, v in row.items()
+           if k != LIMIT_FIELD and (k in _CASE_FIELDS or k in _ANSWER_FIELDS)}
+    if isinstance(row.get("initial"), dict) and "response" in row["initial"]:
+        new["initial"] = _initial(item, str(row["initial"]["response"]), scorer)
+    new.update(_result_fields(result))
+    new["rescored"] = True
+    return new
 
 
 def run_cases(model, items: Sequence[RunItem], *, refine: str | None = None, critic=None,
@@ -176,7 +200,7 @@ def run_cases(model, items: Sequence[RunItem], *, refine: str | None = None, cri
     """Ask and score every item; yield rows as they complete (see the module doc). A
     :class:`ModelUnavailable` (of the model or the critic) stops the run after the rows
     already answered are yielded."""
-    scorer = _Scorer(time_limit)
+    scorer = Scorer(time_limit)
     arm(model, len(items))
     if critic is not None and critic is not model:
         arm(critic, len(items))

@@ -1,0 +1,72 @@
+"""``markdown_as``: a room's Markdown report as CSV or LaTeX with the same cells (issue 32
+item 4: every report can be written as Markdown, CSV and LaTeX)."""
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from planning_core.cli.tables import markdown_as, render
+
+REPORT = """# APB results: m
+
+### Table 1
+
+| model | setting | CR | a\\|b |
+|---|---|---:|---:|
+| m | holistic | 50.0 | 1 |
+| m | stepwise | 25.0 | 2 |
+
+Details: 2 rows.
+
+| k | v |
+|---|---|
+| x | 10% |
+"""
+
+
+def _tables(text: str) -> list[list[list[str]]]:
+    blocks, block = [], []
+    for line in text.splitlines():
+        if line.startswith("#") or not line.strip():
+            if block:
+                blocks.append(block)
+            block = []
+            continue
+        block.append(next(csv.reader(io.StringIO(line))))
+    if block:
+        blocks.append(block)
+    return blocks
+
+
+def test_markdown_is_left_as_it_is():
+    assert markdown_as(REPORT, "markdown") == REPORT
+
+
+def test_csv_holds_every_table_and_the_prose_as_comments():
+    text = markdown_as(REPORT, "csv")
+    assert _tables(text) == [
+        [["model", "setting", "CR", "a|b"], ["m", "holistic", "50.0", "1"],
+         ["m", "stepwise", "25.0", "2"]],
+        [["k", "v"], ["x", "10%"]]]
+    comments = [l for l in text.splitlines() if l.startswith("#")]
+    assert comments == ["# APB results: m", "# Table 1", "# Details: 2 rows."]
+
+
+def test_latex_is_one_tabular_per_table_the_prose_as_comments():
+    text = markdown_as(REPORT, "latex")
+    assert text.count(r"\begin{tabular}") == 2
+    assert r"\begin{tabular}{lrrr}" in text          # aligned right in the Markdown
+    assert r"\begin{tabular}{ll}" in text
+    assert r"a\textbar{}b" in text and r"10\%" in text
+    assert "% Details: 2 rows." in text
+    # the first table as the shared renderer writes it
+    assert render(["model", "setting", "CR", "a|b"],
+                  [["m", "holistic", "50.0", "1"], ["m", "stepwise", "25.0", "2"]],
+                  "latex") in text
+
+
+def test_an_unknown_format_is_refused():
+    with pytest.raises(ValueError):
+        markdown_as(REPORT, "html")
