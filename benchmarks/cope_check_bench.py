@@ -186,6 +186,11 @@ def main() -> None:
              + f". Load average at the start: {load:.1f} (the machine is shared); at the end: "
              f"{os.getloadavg()[0]:.1f}.", "",
              f"**Total wall time: {wall:.1f} s for {len(rows)} pairs**.", "",
+             "Times per pair are wall-clock inside a worker and grow with the machine's load; "
+             "the CPU columns of the per-dataset table below do not. This wall time is not "
+             "comparable with this table's earlier target (at most 300 s with 2 workers on a "
+             "quiet machine): here each side had one worker, beside the other and beside other "
+             "users.", "",
              "## Verdicts", "",
              "| Dataset | Pairs | Agrees | Defect | Label disagreement | Unknown | "
              "Engine disagreement |", "|---|---:|---:|---:|---:|---:|---:|"]
