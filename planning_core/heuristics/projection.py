@@ -34,8 +34,11 @@ actions that add or delete a fact of ``G`` test (preconditions, and conditions o
 effects that touch ``G``). Subsets are tried smallest first, each up to :data:`MAX_GOALS`
 facts; the first whose abstract goal is unreachable proves the task unsolvable.
 
-Budgets are deterministic: abstract successors generated, per subset and in total (about
-30 us each in CPython). Running out gives None (nothing proved), never a guess. Tasks with
+Budgets are deterministic, in work units, per subset and in total: one per abstract action
+tested on an abstract state, one per abstract successor generated, and one per ground action
+scanned to build a subset's projection (about 0.2 us a unit in CPython: p05 spends 4.7M
+units, about a CPU-second); at most :data:`MAX_SUBSETS` subsets are tried. Running out gives
+None (nothing proved), never a guess. Tasks with
 axioms are not analysed (derived facts are recomputed after every step; a projection would
 have to model that), nor tasks whose h^2 fixpoint did not complete (its mutexes would be
 unproved).
@@ -48,15 +51,17 @@ from planning_core.ground.facts import bits
 from planning_core.ground.task import Task
 from planning_core.heuristics.hm import DEFAULT_WORK, h2_reachability
 
-__all__ = ["ProjectionProof", "projection_unsolvable", "MAX_GOALS", "SUBSET_STATES",
-           "TOTAL_STATES"]
+__all__ = ["ProjectionProof", "projection_unsolvable", "MAX_GOALS", "MAX_SUBSETS",
+           "SUBSET_WORK", "TOTAL_WORK"]
 
 #: Largest goal subset projected on (the CoPE p05 tower needs 4).
 MAX_GOALS = 6
-#: Abstract successors generated before one subset's search gives up.
-SUBSET_STATES = 200_000
-#: Abstract successors generated over all subsets before the test gives up.
-TOTAL_STATES = 600_000
+#: Work units (see the module doc) of one subset's search before it gives up.
+SUBSET_WORK = 10_000_000
+#: Work units over all subsets before the test gives up (about 4 CPU-s).
+TOTAL_WORK = 20_000_000
+#: Goal subsets tried at most (a goal whose facts all share one object has many).
+MAX_SUBSETS = 2_000
 #: Largest number of conditional effects of one action whose firing is unknown in a
 #: projection (each doubles the successors of that action).
 MAX_OPEN_EFFECTS = 8
@@ -66,7 +71,7 @@ MAX_OPEN_EFFECTS = 8
 class ProjectionProof:
     """What :func:`projection_unsolvable` found: the goal facts whose joint reachability
     the projection refuted (names as the task prints them), the number of facts projected
-    on, the abstract states reached, and the successors generated in total (all subsets)."""
+    on, the abstract states reached, and the budget units spent in total (all subsets)."""
 
     goals: tuple[str, ...]
     facts: int
@@ -78,22 +83,24 @@ class _Spent(Exception):
     pass
 
 
-def _connected_subsets(goal_ids: list[int], atoms, limit: int):
+def _connected_subsets(goal_ids: list[int], atoms, limit: int, most: int = MAX_SUBSETS):
     """Goal subsets whose facts are connected through shared objects, smallest first, each
-    once, in a deterministic order."""
+    once, in a deterministic order; at most ``most`` of them."""
     objs = {g: set(atoms[g][1:]) for g in goal_ids}
     near = {g: [h for h in goal_ids if h != g and objs[g] & objs[h]] for g in goal_ids}
     level = [frozenset([g]) for g in goal_ids]
     seen = set(level)
     size = 1
-    while level and size <= limit:
-        yield from sorted(level, key=sorted)
+    while level and size <= limit and most > 0:
+        level = sorted(level, key=sorted)[:most]
+        yield from level
+        most -= len(level)
         nxt = []
         for subset in level:
             for g in sorted(subset):
                 for h in near[g]:
                     grown = subset | {h}
-                    if h not in subset and grown not in seen:
+                    if h not in subset and grown not in seen and len(nxt) < most:
                         seen.add(grown)
                         nxt.append(grown)
         level = nxt
@@ -146,7 +153,7 @@ def _abstract_ops(task: Task, pairs, P: int) -> list[tuple]:
 
 
 def _search(task: Task, pairs, gmask: int, P: int, ops, budget: list[int],
-            subset_limit: int) -> int | None:
+            subset_work: int) -> int | None:
     """Abstract states reached when the goal is unreachable (a proof); None when the goal
     was reached (nothing proved) or the subset's budget ran out. ``budget[0]`` is the
     shared budget; :class:`_Spent` when it runs out."""
@@ -162,9 +169,16 @@ def _search(task: Task, pairs, gmask: int, P: int, ops, budget: list[int],
     seen = {init}
     todo = [init]
     spent = 0
+    per_state = len(ops)
     while todo:
         s = todo.pop()
         if not (gmask & ~s):
+            return None
+        spent += per_state                # the abstract actions tested on this state
+        budget[0] -= per_state
+        if budget[0] < 0:
+            raise _Spent
+        if spent > subset_work:
             return None
         for pre, pre_neg, allow, add, delete, conds in ops:
             if pre & ~s or pre_neg & s or s & ~allow:
@@ -187,7 +201,7 @@ def _search(task: Task, pairs, gmask: int, P: int, ops, budget: list[int],
             budget[0] -= len(outcomes)
             if budget[0] < 0:
                 raise _Spent
-            if spent > subset_limit:
+            if spent > subset_work:
                 return None
             for x, y in outcomes:
                 nxt = (s & ~y) | x
@@ -198,8 +212,8 @@ def _search(task: Task, pairs, gmask: int, P: int, ops, budget: list[int],
 
 
 def projection_unsolvable(task: Task, *, max_goals: int = MAX_GOALS,
-                          subset_states: int = SUBSET_STATES,
-                          total_states: int = TOTAL_STATES,
+                          subset_work: int = SUBSET_WORK,
+                          total_work: int = TOTAL_WORK,
                           work: int = DEFAULT_WORK) -> ProjectionProof | None:
     """A :class:`ProjectionProof` when a projection on a goal subset (see the module doc)
     shows that no plan exists; None when no subset within the budgets does, or the task is
@@ -212,19 +226,22 @@ def projection_unsolvable(task: Task, *, max_goals: int = MAX_GOALS,
     pairs = h2.pairs
     atoms = task.facts.atoms
     goal_ids = list(bits(task.goal_pos))
-    budget = [total_states]
+    budget = [total_work]
     try:
         for subset in _connected_subsets(goal_ids, atoms, max_goals):
             gmask = 0
             for g in subset:
                 gmask |= 1 << g
+            budget[0] -= len(task.actions)          # building the projection
+            if budget[0] < 0:
+                raise _Spent
             P = _relevant(task, gmask)
             ops = _abstract_ops(task, pairs, P)
-            states = _search(task, pairs, gmask, P, ops, budget, subset_states)
+            states = _search(task, pairs, gmask, P, ops, budget, subset_work)
             if states is not None:
                 names = tuple(sorted("(" + " ".join(atoms[g]) + ")" for g in subset))
                 return ProjectionProof(names, bin(P).count("1"), states,
-                                       total_states - budget[0])
+                                       total_work - budget[0])
     except _Spent:
         return None
     return None

@@ -41,8 +41,8 @@ def test_towers_within_the_cap_are_not_called_unsolvable(name):
 
 
 def test_a_budget_too_small_proves_nothing():
-    assert projection_unsolvable(towers("u01"), total_states=10) is None
-    assert projection_unsolvable(towers("u01"), subset_states=10) is None
+    assert projection_unsolvable(towers("u01"), total_work=10) is None
+    assert projection_unsolvable(towers("u01"), subset_work=10) is None
     assert projection_unsolvable(towers("u01"), max_goals=2) is None
 
 
@@ -89,3 +89,17 @@ def test_random_tasks_include_proofs_that_h2_misses():
             proved += 1
             beyond_h2 += h2_unsolvable(task) is False
     assert proved >= 10 and beyond_h2 >= 1, (proved, beyond_h2)
+
+
+def test_goal_subsets_are_connected_smallest_first_and_capped():
+    from planning_core.heuristics.projection import _connected_subsets
+
+    # goal facts a-b, b-c, c-d (a chain) and e (alone): connected subsets only
+    atoms = [("on", "a", "b"), ("on", "b", "c"), ("on", "c", "d"), ("clear", "e")]
+    found = list(_connected_subsets([0, 1, 2, 3], atoms, 4))
+    assert [len(s) for s in found] == [1, 1, 1, 1, 2, 2, 3]
+    assert frozenset({0, 2}) not in found and frozenset({0, 1, 2}) in found
+    assert len(list(_connected_subsets([0, 1, 2, 3], atoms, 4, most=5))) == 5
+    # a goal whose facts all share one object: capped, not every subset
+    star = [("at", "hub", f"x{i}") for i in range(30)]
+    assert len(list(_connected_subsets(list(range(30)), star, 6))) == 2_000
