@@ -16,7 +16,7 @@ Schaeffer 1998): every action applicable in a state is applicable in its project
 conditions on forgotten facts taken as true), and leads to the projection of the successor.
 So when the abstract goal is unreachable from the abstract initial state, no plan exists.
 Plain projections are weak here, since forgetting ``on-table b`` lets ``pickup b`` run
-under a block ``b`` still stands on. h^2 mutexes (:mod:`planning_core.heuristics.hm`) put
+while ``b`` still stands on another block. h^2 mutexes (:mod:`planning_core.heuristics.hm`) put
 that knowledge back, soundly, because they hold in every reachable state:
 
 * an abstract state holding two facts that h^2 never finds together is dropped (it is the
@@ -38,10 +38,12 @@ Budgets are deterministic, in work units, per subset and in total: one per abstr
 tested on an abstract state, one per abstract successor generated, and one per ground action
 scanned to build a subset's projection (about 0.2 us a unit in CPython: p05 spends 4.7M
 units, about a CPU-second); at most :data:`MAX_SUBSETS` subsets are tried. Running out gives
-None (nothing proved), never a guess. Tasks with
-axioms are not analysed (derived facts are recomputed after every step; a projection would
-have to model that), nor tasks whose h^2 fixpoint did not complete (its mutexes would be
-unproved).
+None (nothing proved), never a guess. Tasks with axioms are not analysed (derived facts are
+recomputed after every step; a projection would have to model that), nor tasks whose h^2
+fixpoint did not complete (its mutexes would be unproved).
+
+``tests/heuristics/test_projection.py`` checks the proofs against brute-force reachability on
+random tasks with conditional effects, and on ``domains/towers`` (a tower above its cap).
 """
 from __future__ import annotations
 
