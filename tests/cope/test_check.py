@@ -173,6 +173,18 @@ def test_state_equation_proves_the_blocksworld_counting_pair(cope_pairs):
         ("unsolvable", "agrees", "state-equation", "internal")
 
 
+def test_projection_proves_the_blocksworld_tower_above_the_cap(cope_pairs):
+    # state/p05/constraint5: a 7-block tower under a 4-block cap; every pair of goal facts
+    # is h^2-reachable, no count is violated, and the state space (14 blocks) is too large to
+    # exhaust; a projection on four goal facts of the tower, pruned by h^2's mutexes, is not
+    (pair,) = [p for p in cope_pairs[0] if p.key == ("BlocksWorld-100", "state", "p05",
+                                                     "constraint5")]
+    check = check_pair(pair, time_limit=30)
+    assert (check.status, check.verdict, check.proof, check.engine) == \
+        ("unsolvable", "agrees", "projection", "internal")
+    assert check.reason == "projection dead end"
+
+
 @pytest.mark.slow
 def test_full_check_accounts_for_every_pair(full_checks, cope_pairs):
     pairs, _ = cope_pairs

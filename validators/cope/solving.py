@@ -19,7 +19,10 @@ time, so that a verdict does not depend on how busy the machine is (issue 9):
    delete relaxation misses (BlocksWorld-100 state/p03/constraint3 in 0.02 CPU-s, which
    neither Fast Downward configuration settles in 30 s), then the state equation
    (:mod:`planning_core.heuristics.state_equation`) for counting arguments (state/p12 and
-   p13: the table's block count can never drop by two);
+   p13: the table's block count can never drop by two), then exhaustive searches of
+   projections on small connected goal subsets, pruned by h^2's mutexes
+   (:mod:`planning_core.heuristics.projection`: state/p05/constraint5, a 7-block tower under
+   a 4-block cap, in about a CPU-second);
 2. everything else, and whatever that search left open, goes to Fast Downward: lazy
    greedy h_FF, then, if it left the question open, ``lama-first`` (FD's standard
    satisficing configuration), each with the *whole* limit as CPU budget (``cpu_budget``;
@@ -32,7 +35,8 @@ BlocksWorld-100-XL tasks used to go through in-process grounding (5,000 actions,
 each, and 64 ground tasks kept by the relaxed-task cache: the 2 GB) and then lazy greedy
 h_FF under a wall-clock limit, which left three action pairs unknown that ``lama-first``
 solves. Unsolvability is still a proof only: relaxed unreachability, an h^2 mutex among the
-goal facts, an infeasible state equation, or an exhausted complete search (FD's translator and search say which);
+goal facts, an infeasible state equation, a goal subset unreachable in a mutex-pruned
+projection, or an exhausted complete search (FD's translator and search say which);
 :func:`proof_kind` names it for the rows of ``cope check``.
 """
 from __future__ import annotations
@@ -69,6 +73,7 @@ INTERNAL_WORK = 1_000_000
 H2_WORK = 10_000_000
 H2_REASON = "h^2 mutex"
 STATE_EQUATION_REASON = "state equation infeasible"
+PROJECTION_REASON = "projection dead end"
 
 
 class _Metered:
@@ -165,18 +170,25 @@ def _h2(task, start: float, stats: tuple) -> SolveResult | None:
     """After the greedy search left the task open: h^2 reachability
     (:mod:`planning_core.heuristics.hm`), under its deterministic work budget
     :data:`H2_WORK`, then the state equation (:mod:`planning_core.heuristics.state_equation`,
-    a counting argument; needs SciPy); UNSOLVABLE when either proves it, else None (Fast
-    Downward's turn). The greedy search goes first so that the solvable tasks it
-    solves (nearly all CoPE pairs) never pay for it."""
+    a counting argument; needs SciPy), then projections on goal subsets pruned by h^2's
+    mutexes (:mod:`planning_core.heuristics.projection`, a deterministic budget of abstract
+    states; the goal facts it refuted go into the result's stats); UNSOLVABLE when one of
+    them proves it, else None (Fast Downward's turn). The greedy search goes first so that
+    the solvable tasks it solves (nearly all CoPE pairs) never pay for it."""
     import time
 
     from planning_core.heuristics.hm import h2_unsolvable
+    from planning_core.heuristics.projection import projection_unsolvable
     from planning_core.heuristics.state_equation import state_equation_unsolvable
 
     if h2_unsolvable(task, work=H2_WORK) is True:
         reason = H2_REASON
     elif state_equation_unsolvable(task, work=H2_WORK) is True:
         reason = STATE_EQUATION_REASON
+    elif (found := projection_unsolvable(task, work=H2_WORK)) is not None:
+        reason = PROJECTION_REASON
+        stats += (("projection_goals", " ".join(found.goals)),
+                  ("projection_facts", found.facts), ("projection_states", found.states))
     else:
         return None
     return SolveResult(Status.UNSOLVABLE, None, None, "internal", time.perf_counter() - start,
@@ -188,6 +200,7 @@ PROOF_KINDS = {
     "relaxed unreachable": "relaxed-unreachable",
     H2_REASON: "h2-mutex",
     STATE_EQUATION_REASON: "state-equation",
+    PROJECTION_REASON: "projection",
     "goal violates a mutex": "fd-mutex",
     "goal simplified to false": "fd-goal-false",
     "goal trivially false": "fd-goal-false",
@@ -199,6 +212,8 @@ def proof_kind(result: SolveResult) -> str | None:
     """The kind of proof behind an UNSOLVABLE answer, for reports (None otherwise):
     ``relaxed-unreachable`` (the delete relaxation), ``h2-mutex`` (h^2 reachability),
     ``state-equation`` (no action counts reach the goal, with h^2's mutexes),
+    ``projection`` (goal facts never reached together in a projection pruned by h^2's
+    mutexes),
     ``fd-mutex`` / ``fd-goal-false`` (Fast Downward's translator), ``search-exhausted``
     (the in-process greedy search or Fast Downward's search ran out of states), or
     ``other`` for a reason not listed here."""
