@@ -56,7 +56,7 @@ __all__ = ["KIND_COLUMNS", "N_E", "extraneous_bases", "PAPER_COUNTS", "SETTINGS"
 
 #: the solver the generator proves solvability and optima with (in-process A* with LM-cut,
 #: each independent service of a request searched alone (:mod:`.split`); 60 s CPU limit per
-#: proof, which no full-scale request comes near)
+#: proof; none of 222 requests measured took 2 s, and the full-scale sets take 63 s CPU)
 GEN_ENGINE = "internal"
 N_E = (2, 4, 6, 8, 10)               # line 83
 KIND_COLUMNS = {"contradictory_constraints": "Conf", "missing_input": "Info",
