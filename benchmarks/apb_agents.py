@@ -185,7 +185,7 @@ def main() -> int:
     from collections import Counter
     from planning_core.validators.toolplans import TaskContext, parse_task
     from planning_core.validators.toolplans.apb import build_sets, extraneous_bases, \
-        load_domains
+        length_buckets, load_domains
     from planning_core.validators.toolplans.apb_report import check_case, format_horizons, \
         format_table1, format_table2, horizons, paper_table, table1, table2
     t0 = time.perf_counter()
@@ -233,16 +233,16 @@ def main() -> int:
             "(the generated requests state their values per call, `intent`; a refusal leaves "
             "it undecided): '-' when no row decides it, with the count of undecided rows. Extraneous E2 is split "
             "into E2 of holistic bases (H) and step-wise bases (S), as in Table 1.", ""]
-    buckets = (sum(1 for n in lengths if n <= 10), sum(1 for n in lengths if 10 < n <= 20),
-               sum(1 for n in lengths if n > 20))
+    buckets = length_buckets(lengths)
     hidden = [c for c in cases if c.get("kind") in ("missing_input", "visual_missing")]
-    stated = sum(1 for c in hidden for w in c["withheld"]
-                 if str(w["value"]) in c["task"]["request"])
+    stated = sum(1 for c in hidden for w in c["withheld"]     # as a whole word
+                 if re.search(rf"(?<![\w.]){re.escape(str(w['value']))}(?![\w])",
+                              c["task"]["request"]))
     constrained = sum(1 for c in cases if c["setting"] == "holistic"
                       and (c["task"]["forbidden"] or c["task"]["constraints"]))
     text += [f"Holistic reference chains: mean {sum(lengths) / len(lengths):.2f} calls, max "
              f"{max(lengths)}; 1-10: {buckets[0]}, 11-20: {buckets[1]}, >20: {buckets[2]} (the "
-             "paper: mean 12.48; 434 / 590 / 85, Table 10). Holistic requests with a query "
+             "paper: mean 12.48; 434 / 590 / 85, Table 10, line 856). Holistic requests with a query "
              f"constraint (forbidden tool, order, mandated tool, call limit): {constrained} of "
              f"{len(lengths)}. Missing-input and visual-missing requests stating a withheld "
              f"value: {stated} of {len(hidden)}.", ""]

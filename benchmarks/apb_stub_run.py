@@ -10,6 +10,14 @@ JSON; on an unsolvable case it refuses on half of the prompts and plans blindly 
 others. Its numbers say nothing about any real model: they show the pipeline (prompts,
 answers, verdicts, Tables 1 and 2, per-horizon results) end to end.
 
+Refinement (C.7, lines 742-767; Table 4): the same cases of the holistic and step-wise
+settings asked again with ``--refine self+`` (the stub reviews its own answer) and
+``--refine critic+`` (a second served model, the same stub server under the name
+``stub-critic``, reviews it). The stub's review is one fixed sentence naming E2; asked
+for its final answer after a review, it gives the case's reference on eight prompts in
+ten and repeats its first answer on the other two. So the refined rate is a property of
+the stub, not a finding about refinement.
+
 Usage: ``python benchmarks/apb_stub_run.py [--limit 60] [--scale 1]``; appends its section to
 ``benchmarks/results/toolplans.md``.
 """
@@ -63,6 +71,28 @@ def stub_answer(case: dict, prompt: str) -> str:
     return "First I would look things up, then put the results together for you."
 
 
+REVIEW = ("E2_TASK_COMPLETENESS: the answer may stop before every requested output is "
+          "made; check each required output against the calls.")
+
+
+def stub_turn(by_prompt: dict, messages: list[dict]) -> str:
+    """The stub's answer to any turn of a run: a first answer (one user turn holding a
+    case's prompt), a review (C.7's reflection prompt, Figures 42-43), or the final answer
+    after a review (the refinement turn, whose last message starts "A review of your
+    answer")."""
+    first = messages[0]["content"]
+    if len(messages) == 1 and first in by_prompt:
+        return stub_answer(by_prompt[first], first)
+    last = messages[-1]["content"]
+    if last.startswith("A review of your answer") and first in by_prompt:
+        h = int(hashlib.sha256(("refined:" + first).encode()).hexdigest(), 16) % 10
+        case = by_prompt[first]
+        if case["setting"] == "unsolvable":
+            return "I cannot do this: something the request needs is not available to me."
+        return _paper(case, case["reference"]) if h < 8 else messages[1]["content"]
+    return REVIEW
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=int, default=60, help="cases per setting (default 60)")
@@ -81,16 +111,30 @@ def main() -> int:
         path.write_text("".join(json.dumps(c) + "\n" for c in cases))
         report = Path(tmp, "report.md")
         t0 = time.perf_counter()
-        with ChatServer(lambda req, n: answer(stub_answer(
-                by_prompt[ChatServer.prompt_of(req)], ChatServer.prompt_of(req)),
-                model="stub")) as server:
+        with ChatServer(lambda req, n: answer(stub_turn(by_prompt, req["messages"]),
+                                              model=req.get("model") or "stub")) as server:
             code = cli(["toolplans", "run", "--model", "stub", "--base-url", server.base_url,
                         "--cases", str(path), "--out", str(Path(tmp, "r.jsonl")),
                         "--limit", str(args.limit), "--no-cache", "--no-progress",
                         "--report", str(report), "--name", "stub"])
             asked = len(server.requests)
-        wall = time.perf_counter() - t0
-        text = report.read_text().split("\n", 2)[2]
+            wall = time.perf_counter() - t0
+            text = report.read_text().split("\n", 2)[2]
+            refined = []
+            for mode in ("self+", "critic+"):
+                rep = Path(tmp, f"refine{mode[:-1]}.md")
+                extra = (["--critic-model", "stub-critic", "--critic-base-url", server.base_url]
+                         if mode.startswith("critic") else [])
+                rcode = cli(["toolplans", "run", "--model", "stub", "--base-url",
+                             server.base_url, "--cases", str(path), "--out",
+                             str(Path(tmp, f"refine{mode[:-1]}.jsonl")), "--settings",
+                             "holistic,stepwise", "--limit", str(args.limit), "--no-cache",
+                             "--no-progress", "--refine", mode, *extra, "--report", str(rep),
+                             "--name", "stub"])
+                table = rep.read_text().split("### Table 4 (refinement)\n\n", 1)[1]
+                refined.append((mode, rcode, table.split("\n\nSetting:", 1)[0].strip("\n")
+                                .splitlines()))
+            asked_all = len(server.requests)
     body = (f"{HEAD}\n\nMade by `python benchmarks/apb_stub_run.py --scale {args.scale:g} --limit {args.limit}`: the "
             f"first {args.limit} cases of each setting of `build_sets(seed={args.seed}, "
             f"scale={args.scale:g})` (and each extraneous base without its distractors), asked through the "
@@ -98,7 +142,20 @@ def main() -> int:
             "deterministic answers mix the reference, a dropped last call, a misspelled tool, "
             "plain-words refusals and prose (see the script's docstring); scored as they "
             f"arrive. {asked} requests, {wall:.0f} s wall clock on the shared 2-core machine; "
-            f"exit code {code}. The numbers describe the stub, not a model.\n\n" + text)
+            f"exit code {code}. **The stub is a stub**: a deterministic script, not a "
+            "language model; the numbers describe the stub, not any model.\n\n" + text)
+    lines = refined[0][2][:2] + [t[2][2] for t in refined]
+    body += ("\n### Table 4 (refinement, C.7) from the same stub server\n\n"
+             f"`toolplans run --refine self+` and `--refine critic+` (critic: the same stub "
+             f"server under the name `stub-critic`) on the first {args.limit} holistic and "
+             f"step-wise cases; exit codes {', '.join(f'{m} {c}' for m, c, _ in refined)}; "
+             f"{asked_all - asked} further requests (first answer, review, final answer per "
+             "case). The stub's review is one fixed sentence and its final answer after a "
+             "review is the reference on 8 prompts in 10 (see the docstring): the table shows "
+             "the refinement pipeline (initial verdict, review by the same or a second model, "
+             "refined verdict, Table 4's Base / Refined / Δ), not an effect of refinement.\n\n"
+             + "\n".join(lines) + "\n")
+    code = code or max(c for _, c, _ in refined)
     old = OUT.read_text(encoding="utf-8")
     cut = old.find(HEAD)
     OUT.write_text((old[:cut] if cut >= 0 else old.rstrip("\n") + "\n\n") + body,

@@ -92,6 +92,6 @@ def test_fast_downward_gets_a_cpu_limit_so_verdicts_do_not_depend_on_load(monkey
     assert seen == [True, True]
     from planning_core.validators.toolplans import stepwise
     asked = []
-    monkeypatch.setattr(stepwise, "h_star", lambda *a, **k: asked.append(k) or 4)
+    monkeypatch.setattr(stepwise, "split_h_star", lambda *a, **k: asked.append(k) or 4)
     judge_next(mini(), "[]", L)
     assert asked and all(k.get("cpu_budget") is True for k in asked)

@@ -2,9 +2,11 @@
 
 Line numbers refer to ``/work/shared/seeds/001_25509288ef9c2098.txt`` (the APB paper).
 
-* **holistic** (lines 61-67; 1,109 cases): a request over one tool domain: a target length
-  drawn from Table 10's buckets (line 857), required output types added until their chains
-  need that many calls, the user items an optimal chain needs (backward from the outputs,
+* **holistic** (lines 61-67; 1,109 cases): a request about one tool domain, joined with other
+  services' tools when the drawn length needs more calls than the domain has (:func:`_pool`):
+  a target length drawn from Table 10's buckets (line 856), required output types added
+  (the domain's first) until their chains need that many calls (an output that would
+  overshoot the target by more than one call is passed over), the user items an optimal chain needs (backward from the outputs,
   one maker drawn per needed type), a request in one of several user phrasings, sometimes
   a query constraint (:func:`_constrain`); kept only when the solver proves it solvable
   with two or more calls; its optimal chain is the reference.
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -48,11 +51,12 @@ from planning_core.validators.toolplans.settings import PAPER_COUNTS, SETTINGS
 from planning_core.validators.toolplans.spec import Tool, ToolTask, parse_task, read_tools
 
 __all__ = ["KIND_COLUMNS", "N_E", "extraneous_bases", "PAPER_COUNTS", "SETTINGS", "build_sets", "distractors",
-           "load_domains", "replacement_tool", "task_to_json", "tool_to_json",
+           "holistic_bases", "length_buckets", "load_domains", "replacement_tool", "task_to_json", "tool_to_json",
            "unsolvable_variants"]
 
-#: the solver the generator proves solvability and optima with (in-process A*, with a
-#: 60 s limit per proof)
+#: the solver the generator proves solvability and optima with (in-process A* with LM-cut,
+#: each independent service of a request searched alone (:mod:`.split`); 60 s CPU limit per
+#: proof; none of 222 requests measured took 2 s, and the full-scale sets take 63 s CPU)
 GEN_ENGINE = "internal"
 N_E = (2, 4, 6, 8, 10)               # line 83
 KIND_COLUMNS = {"contradictory_constraints": "Conf", "missing_input": "Info",
@@ -159,7 +163,7 @@ def _makers(tools, x):
     return [t for t in tools if x in t.produces]
 
 
-#: Table 10 (line 857): holistic reference lengths, 434 of 1,109 at 1-10 calls, 590 at
+#: Table 10 (line 856): holistic reference lengths, 434 of 1,109 at 1-10 calls, 590 at
 #: 11-20, 85 over 20 (mean 12.48); a target length is drawn from these buckets
 LENGTH_BUCKETS = ((434, 3, 10), (590, 11, 20), (85, 21, 28))
 
@@ -223,11 +227,31 @@ def request_text(goal: list[str], items: list[dict], rng: random.Random) -> str:
     return rng.choice(_ASKS).format(goals=goals, values=values)
 
 
+#: a domain's tools give chains of about this share of its tool count (measured: travel's 18
+#: tools give 16 calls, banking's 8 give 6-8): another service is joined while the pool's
+#: estimate is below the target length
+_CHAIN_SHARE = 0.75
+
+
 def _pool(domain, domains, rng, target) -> tuple[list[Tool], list[str]]:
-    """The tools a request of ``domain`` may use: the domain's own. (Joining other domains'
-    tools to reach the paper's longest chains was tried; the optimal solver's proofs then
-    take minutes per request, so chains stay within one domain: at most its tools.)"""
-    return list(domains[domain]), [domain]
+    """The tools a request of ``domain`` may use: the domain's own, and other services'
+    (drawn in a seeded order) while the pool is too small for a chain of ``target`` calls
+    (a service whose tool names clash with the pool's is passed over). The paper's requests
+    span several apps (lines 849-890: 590 of 1,109 need 11-20 calls, 85 more than 20),
+    longer than any one of our domains allows. A request over several services is solved
+    part by part (:mod:`.split`), so proving its optimum stays as cheap as for one."""
+    pool, used = list(domains[domain]), [domain]
+    others = sorted(set(domains) - {domain})
+    rng.shuffle(others)
+    for d in others:
+        if len(pool) * _CHAIN_SHARE >= target:
+            break
+        names = {t.name for t in pool}
+        if any(t.name in names for t in domains[d]):
+            continue
+        pool += list(domains[d])
+        used.append(d)
+    return pool, used
 
 
 def make_holistic(domain: str, domains, rng: random.Random, case_id: str,
@@ -241,21 +265,30 @@ def make_holistic(domain: str, domains, rng: random.Random, case_id: str,
         domains = {domain: tuple(domains)}
     for _ in range(tries):
         target = target_length(rng)
-        pool, _used_domains = _pool(domain, domains, rng, target)
+        pool, services = _pool(domain, domains, rng, target)
         inputs = _input_types(pool)
-        candidates = sorted({x for t in pool for x in t.produces if t.data_params or t.requires})
+        own = {t.name for t in domains[domain]}
+        # the domain's own outputs first (the request is about its service), then the others'
+        candidates = []
+        for mine in (True, False):
+            part = sorted({x for t in pool for x in t.produces
+                           if (t.data_params or t.requires) and (t.name in own) == mine}
+                          - set(candidates))
+            rng.shuffle(part)
+            candidates += part
         if not candidates:
             return None
-        rng.shuffle(candidates)
         goal, used, given, fixed = [], [], set(), {}
         for g in candidates:
             if len(dict.fromkeys(used)) >= target:
                 break
             if g in fixed:
                 continue    # already made on the way to another output
-            more, need = _closure(pool, g, inputs, rng, fixed)
-            if not more:
-                continue
+            trial = dict(fixed)
+            more, need = _closure(pool, g, inputs, rng, trial)
+            if not more or (goal and len(dict.fromkeys(used + more)) > target + 1):
+                continue    # nothing to call, or it would overshoot the drawn length
+            fixed = trial
             goal.append(g)
             used += more
             given |= need
@@ -266,8 +299,10 @@ def make_holistic(domain: str, domains, rng: random.Random, case_id: str,
             given.add(rng.choice(spare))     # an item the request mentions but no chain needs
         numeric = {p.data_type for t in pool for p in t.params
                    if p.json_type in ("integer", "number")}
+        # numbers distinct within a request, so a withheld one is never another's value
+        numbers = rng.sample(range(2, 31), sum(1 for x in given if x in numeric))
         items = [{"name": f"{x}_{k}", "type": x,
-                  "value": rng.randint(1, 30) if x in numeric
+                  "value": numbers.pop() if x in numeric
                   else f"{x.replace('_', ' ')} {rng.randint(1, 999)}"}
                  for k, x in enumerate(sorted(given))]
         data = {"id": case_id, "request": request_text(goal, items, rng), "items": items,
@@ -480,7 +515,8 @@ def withhold(base: ToolTask, variant: ToolTask, kind: str) -> tuple[ToolTask, li
         what = i.type.replace("_", " ")
         phrase = (f"the {what} shown in the attached image" if kind == "visual_missing"
                   else _PRIVATE[k % len(_PRIVATE)].format(t=what))
-        text = text.replace(str(i.value), phrase)
+        # as a whole word: a withheld 3 is not the 3 of "city 139"
+        text = re.sub(rf"(?<![\w.]){re.escape(str(i.value))}(?![\w])", phrase, text)
     withheld = [{"name": i.name, "type": i.type, "value": i.value} for i in gone]
     return replace(variant, request=text), withheld
 
@@ -522,22 +558,34 @@ def _counts(scale: float) -> dict[str, int]:
     return {s: max(1, round(n * scale)) for s, n in PAPER_COUNTS.items()}
 
 
-def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
-               scale: float = 1.0) -> list[dict]:
-    """Cases of the five settings (rows for ``toolplans batch`` without ``output``); each
-    holds ``reference``: the calls a perfect agent makes. Deterministic in ``seed``."""
+def holistic_bases(domains: dict[str, tuple[Tool, ...]], seed: int,
+                   n: int) -> list[tuple[str, ToolTask, list[dict]]]:
+    """``n`` holistic requests (domain, task, reference chain), domains taken round-robin;
+    deterministic in ``seed`` (the holistic set of :func:`build_sets`)."""
     names = sorted(domains)
-    counts = _counts(scale)
     bases: list[tuple[str, ToolTask, list[dict]]] = []
     k = 0
-    while len(bases) < counts["holistic"]:
+    while len(bases) < n and k <= 4 * n + 40:
         d = names[k % len(names)]
         made = make_holistic(d, domains, random.Random(f"{seed}:h:{k}"), f"h-{d}-{k:04d}")
         k += 1
         if made is not None:
             bases.append((d, *made))
-        if k > 4 * counts["holistic"] + 40:
-            break
+    return bases
+
+
+def length_buckets(lengths: list[int]) -> tuple[int, int, int]:
+    """Table 10's buckets (line 856): chains of 1-10, 11-20 and more than 20 calls."""
+    return (sum(1 for n in lengths if n <= 10), sum(1 for n in lengths if 10 < n <= 20),
+            sum(1 for n in lengths if n > 20))
+
+
+def build_sets(domains: dict[str, tuple[Tool, ...]], *, seed: int = 0,
+               scale: float = 1.0) -> list[dict]:
+    """Cases of the five settings (rows for ``toolplans batch`` without ``output``); each
+    holds ``reference``: the calls a perfect agent makes. Deterministic in ``seed``."""
+    counts = _counts(scale)
+    bases = holistic_bases(domains, seed, counts["holistic"])
     cases: list[dict] = []
     for d, task, ref in bases:
         cases.append({"id": task.id, "setting": "holistic", "domain": d,

@@ -172,6 +172,20 @@ def analyse(ctx, *, engine: str = "auto", time_limit: float = 60.0) -> Feasibili
     from planning_core.limits import active_budget, time_left
 
     row = active_budget()     # the row's budget: the search gets what grounding left of it
+    if task is not None:
+        # a request over independent services: each part searched alone (split.py)
+        from planning_core.validators.toolplans.split import split_plan
+        split = split_plan(task, time_limit=time_left(time_limit),
+                           budget=row.sub(time_limit) if row is not None else None)
+        if split is not None:
+            status, plan, cost, reason = split
+            if status is Status.SOLVED:
+                return Feasibility(Status.SOLVED, cost, plan, engine="internal-split")
+            if status is Status.UNSOLVABLE:
+                kind, detail = diagnose(ctx.task)
+                return Feasibility(Status.UNSOLVABLE, kind=kind, detail=detail,
+                                   reason=reason, engine="internal-split")
+            return Feasibility(Status.UNKNOWN, reason=reason, engine="internal-split")
     res = solve(c.domain, c.problem, optimal=True, time_limit=time_left(time_limit),
                 engine=engine, task=task, cpu_budget=True,
                 budget=row.sub(time_limit) if row is not None else None)

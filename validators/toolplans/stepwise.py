@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from planning_core.errors import PlanningError
-from planning_core.search.hstar import h_star
+from planning_core.validators.toolplans.split import split_h_star
 from planning_core.validators.toolplans.calls import Call, OutputJSONError, loads, parse_output
 from planning_core.validators.toolplans.check import execute
 from planning_core.limits import time_left
@@ -77,11 +77,11 @@ def judge_next(ctx: TaskContext, prefix, call, *, time_limit: float = 30.0) -> N
         if len(actions) <= n:
             state = state_next
     a = actions[-1]
-    h0 = h_star(task, state, time_limit=time_left(time_limit), cpu_budget=True)
+    h0 = split_h_star(task, state, time_limit=time_left(time_limit), cpu_budget=True)
     if h0 is None:
         return NextReport(True, None, message=f"h* hit the {time_limit:g} s limit")
     after = task.progress(state, a)
-    h1 = h_star(task, after, time_limit=time_left(time_limit), cpu_budget=True)
+    h1 = split_h_star(task, after, time_limit=time_left(time_limit), cpu_budget=True)
     if h1 is None:
         return NextReport(True, None, h0, message=f"h* hit the {time_limit:g} s limit")
     if math.isinf(h0):
@@ -201,7 +201,7 @@ def judge_prediction(ctx: TaskContext, prefix, output, k: int | None = None, *,
                 state = task.progress(state, task.action_by_name(str(st), state))
             except UnknownAtomError:
                 pass   # an applicable call the grounding dropped as irrelevant: no effect
-    h0 = h_star(task, state, time_limit=time_left(time_limit), cpu_budget=True)
+    h0 = split_h_star(task, state, time_limit=time_left(time_limit), cpu_budget=True)
     if parsed.refused:
         if h0 is None:
             return PredictionReport(None, None, refused=True, behaviour=_refusal(replacement, parsed.clarification),
@@ -265,7 +265,7 @@ def judge_prediction(ctx: TaskContext, prefix, output, k: int | None = None, *,
             cost += a.cost
         except UnknownAtomError:
             cost += info.tool.cost
-        h_next = h_star(task, state, time_limit=time_left(time_limit), cpu_budget=True)
+        h_next = split_h_star(task, state, time_limit=time_left(time_limit), cpu_budget=True)
         if h_next is not None and math.isinf(h_next) and h1 is not None and not math.isinf(h1):
             faults.append(Fault("dead_end", info.index, f"call {info.index}: after it no chain "
                                                         "completes the request", info.call.text()))
