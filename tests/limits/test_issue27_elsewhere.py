@@ -1,0 +1,148 @@
+"""Issue 27, "look for the same shape elsewhere": every ground() and search a validator room
+makes runs under the budget of its row or command, and every file a user or an earlier run
+wrote (results files, journals, the response cache) is read bounded. Each test feeds a small
+input that explodes without its fix and asserts the row, verdict or error it ends with."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planning_core.console import main
+from planning_core.limits import LimitReached, Limits, metering
+from planning_core.pddl.parser import parse_domain, parse_problem
+
+ROOT = Path(__file__).resolve().parents[2]
+HOUSEHOLD = ROOT / "domains" / "household"
+CLI = "import sys; from planning_core.console import main; sys.exit(main(sys.argv[1:]))"
+
+#: one action over three copies of one kind of object: 1,000 objects ground to 10^9
+#: actions (minutes and gigabytes unbounded); every budget below stops it in its fixpoint
+COPIES_DOMAIN = """(define (domain copies) (:requirements :strips :typing) (:types obj)
+  (:predicates (free ?x - obj) (done))
+  (:action use :parameters (?a ?b ?c - obj)
+    :precondition (and (free ?a) (free ?b) (free ?c)) :effect (done)))
+"""
+
+
+def copies_problem(n: int = 1000) -> str:
+    names = " ".join(f"o{i}" for i in range(n))
+    init = " ".join(f"(free o{i})" for i in range(n))
+    return (f"(define (problem copies) (:domain copies) (:objects {names} - obj)\n"
+            f"  (:init {init}) (:goal (done)))\n")
+
+
+def _child(*argv, timeout=120):
+    return subprocess.run([sys.executable, "-c", CLI, *map(str, argv)], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+# ------------------------------------------------------------------ adaptive
+
+def test_adaptive_build_gives_each_task_its_own_limit_and_builds_the_next(tmp_path):
+    hostile, small = tmp_path / "copies", tmp_path / "small"
+    hostile.mkdir()
+    small.mkdir()
+    (hostile / "domain.pddl").write_text(COPIES_DOMAIN)
+    (hostile / "p01.pddl").write_text(copies_problem())
+    for name in ("domain.pddl", "p01.pddl"):
+        (small / name).write_text((HOUSEHOLD / name).read_text())
+    out = tmp_path / "out"
+    run = _child("adaptive", "build", hostile, small, "--out", out, "--json",
+                 "--diverse", "iterated", "--time-limit", "1.5")
+    assert run.returncode == 1, run.stderr          # one task failed, reported as a row
+    assert "Traceback" not in run.stderr
+    rows = {r["task"]: r for r in map(json.loads, run.stdout.splitlines())}
+    stopped = rows["copies/p01"]
+    assert stopped["limit"] == "time limit" and "tiers" not in stopped
+    assert stopped["error"].startswith("stopped at the time limit (1.5 s of CPU time used)")
+    assert not (out / "copies" / "p01.json").exists()
+    assert set(rows["small/p01"]["tiers"]) == {"low", "mid", "high"}
+    assert (out / "small" / "p01.json").is_file()
+
+
+def test_adaptive_build_default_limit_is_the_builders():
+    from planning_core.validators.adaptive import cli, tasks
+
+    assert cli.BUILD_TIME_LIMIT_S == tasks.BUILD_TIME_LIMIT_S
+
+
+def test_solve_under_bounds_grounding_by_its_time_limit():
+    from planning_core.result import Status
+    from planning_core.validators.adaptive.compile import GroundCache, solve_under
+    from planning_core.validators.adaptive.profile import Profile
+
+    domain, problem = parse_domain(COPIES_DOMAIN), parse_problem(copies_problem())
+    profile = Profile("d.pddl", "p.pddl", (), (), seed=0)
+    for cache in (None, GroundCache()):
+        result = solve_under(domain, problem, profile, (), time_limit=0.3, cache=cache)
+        assert result.status is Status.UNKNOWN and result.reason == "time limit"
+        assert dict(result.stats)["phase"] == "ground"
+    # under an active budget (adaptive build's per task) that ran out, the stop is raised:
+    # a builder must not read it as one more candidate left open
+    with metering(Limits(time_s=0.3).budget()):
+        with pytest.raises(LimitReached, match="0.3 s of CPU time used"):
+            solve_under(domain, problem, profile, (), time_limit=60.0)
+
+
+# ------------------------------------------------------------------ CoPE's LTL pipeline
+
+def test_ltl_argument_completion_grounds_under_the_answers_budget():
+    from planning_core.validators.formalizations.ltl import complete_arguments
+
+    domain, problem = parse_domain(COPIES_DOMAIN), parse_problem(copies_problem())
+    with pytest.raises(LimitReached, match="0.3 s of CPU time used"):
+        complete_arguments(("(use o1)",), domain, problem,
+                           budget=Limits(time_s=0.3).budget())
+    with metering(Limits(time_s=0.3).budget()):      # judge_ltl's budget, made active
+        with pytest.raises(LimitReached):
+            complete_arguments(("(use o1)",), domain, problem)
+
+
+CHAIN_DOMAIN = """(define (domain chain) (:requirements :strips :typing) (:types node)
+  (:predicates (at ?n - node) (next ?a ?b - node))
+  (:action step :parameters (?from ?to - node)
+    :precondition (and (at ?from) (next ?from ?to)) :effect (and (at ?to) (not (at ?from)))))
+"""
+
+
+def test_ltl_argument_completion_of_a_long_plan_needs_no_recursion():
+    """1,500 steps, each missing its second argument: the recursive search this replaced
+    raised RecursionError past ~990 steps (an internal error for the answer)."""
+    from planning_core.validators.formalizations.ltl import complete_arguments
+
+    n = 1500
+    names = " ".join(f"n{i}" for i in range(n + 1))
+    links = " ".join(f"(next n{i} n{i + 1})" for i in range(n))
+    problem = parse_problem(f"(define (problem c) (:domain chain) (:objects {names} - node)"
+                            f" (:init (at n0) {links}) (:goal (at n{n})))")
+    steps = tuple(f"(step n{i})" for i in range(n))
+    done = complete_arguments(steps, parse_domain(CHAIN_DOMAIN), problem)
+    assert done.complete and len(done.filled) == n
+    assert done.steps[-1] == f"(step n{n - 1} n{n})"
+    # a step that fits no action: no completion, after trying every candidate once
+    wrong = steps[:-1] + (f"(step n{n})",)
+    assert not complete_arguments(wrong, parse_domain(CHAIN_DOMAIN), problem).complete
+
+
+# ------------------------------------------------------------------ ACP question generator
+
+def test_acp_generator_stops_at_its_budget_instead_of_grounding_on():
+    from planning_core.validators.acp.generate import generate
+
+    with pytest.raises(LimitReached, match="0.5 s of CPU time used"):
+        generate(COPIES_DOMAIN, copies_problem(), time_limit=0.5)
+
+
+def test_a_problems_ground_task_stops_at_the_active_budget_and_is_not_remembered():
+    from planning_core.validators.acp.problem import ProblemInfo
+
+    info = ProblemInfo.build(COPIES_DOMAIN, copies_problem())
+    with metering(Limits(time_s=0.3).budget()):
+        with pytest.raises(LimitReached, match="0.3 s of CPU time used"):
+            info.task
+    assert info._task is None       # the question's own limit was not what stopped it
