@@ -146,3 +146,32 @@ def test_a_problems_ground_task_stops_at_the_active_budget_and_is_not_remembered
         with pytest.raises(LimitReached, match="0.3 s of CPU time used"):
             info.task
     assert info._task is None       # the question's own limit was not what stopped it
+
+
+# ------------------------------------------------------------------ toolplans single commands
+
+def test_toolplans_single_commands_ground_under_their_time_limit(tmp_path, capsys):
+    """``toolplans solve/check`` grounded 2,000 copies of one tool for 16 CPU-s at
+    ``--time-limit 1`` (only ``toolplans batch`` rows had a budget)."""
+    import copy
+
+    sys.path.insert(0, str(ROOT / "tests" / "toolplans"))
+    from toolplans_fixtures import TASK, VALID, s, tool
+
+    task = copy.deepcopy(TASK)
+    task["tools"] += [tool(f"search_{i}", {"origin": s("city"), "destination": s("city"),
+                                           "date": s()}, ["origin", "destination", "date"],
+                           ["offer"]) for i in range(2000)]
+    path = tmp_path / "task.json"
+    path.write_text(json.dumps(task))
+    output = tmp_path / "out.txt"
+    output.write_text(VALID if isinstance(VALID, str) else json.dumps(VALID))
+    for argv in (["solve", path], ["check", path, output]):
+        assert main(["toolplans", *map(str, argv), "--time-limit", "0.5", "--json"]) == 3
+        row = json.loads(capsys.readouterr().out)
+        assert row["verdict"] == "unknown" and row["limit"] == "time limit"
+        assert "0.5 s of CPU time used" in row["error"]
+    small = tmp_path / "small.json"
+    small.write_text(json.dumps(TASK))
+    assert main(["toolplans", "solve", str(small), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["optimal_cost"] == 4
