@@ -150,18 +150,26 @@ def test_a_problems_ground_task_stops_at_the_active_budget_and_is_not_remembered
 
 # ------------------------------------------------------------------ toolplans single commands
 
-def test_toolplans_single_commands_ground_under_their_time_limit(tmp_path, capsys):
-    """``toolplans solve/check`` grounded 2,000 copies of one tool for 16 CPU-s at
-    ``--time-limit 1`` (only ``toolplans batch`` rows had a budget)."""
+def _tool_copies():
+    """The toolplans fixture task with 2,000 copies of its search tool."""
     import copy
 
     sys.path.insert(0, str(ROOT / "tests" / "toolplans"))
-    from toolplans_fixtures import TASK, VALID, s, tool
+    from toolplans_fixtures import TASK, s, tool
 
     task = copy.deepcopy(TASK)
     task["tools"] += [tool(f"search_{i}", {"origin": s("city"), "destination": s("city"),
                                            "date": s()}, ["origin", "destination", "date"],
                            ["offer"]) for i in range(2000)]
+    return task
+
+
+def test_toolplans_single_commands_ground_under_their_time_limit(tmp_path, capsys):
+    """``toolplans solve/check`` grounded 2,000 copies of one tool for 16 CPU-s at
+    ``--time-limit 1`` (only ``toolplans batch`` rows had a budget)."""
+    task = _tool_copies()
+    from toolplans_fixtures import TASK, VALID
+
     path = tmp_path / "task.json"
     path.write_text(json.dumps(task))
     output = tmp_path / "out.txt"
@@ -175,3 +183,19 @@ def test_toolplans_single_commands_ground_under_their_time_limit(tmp_path, capsy
     small.write_text(json.dumps(TASK))
     assert main(["toolplans", "solve", str(small), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["optimal_cost"] == 4
+
+
+def test_toolplans_run_scores_each_answer_under_its_time_limit():
+    """``toolplans run``'s scorer checked an answer with no budget for grounding."""
+    from planning_core.validators.toolplans.run import _Scorer
+
+    case = {"id": "copies", "setting": "holistic", "task": _tool_copies()}
+    from toolplans_fixtures import TASK, VALID
+
+    scorer = _Scorer(time_limit=0.5)
+    row = scorer(case, VALID)
+    assert row["verdict"] == "unknown" and row["limit"] == "time limit"
+    assert "0.5 s of CPU time used" in row["check_error"]
+    row = scorer(case, VALID)                      # the task is not grounded again
+    assert row["verdict"] == "unknown" and "not tried again" in row["check_error"]
+    assert scorer({"id": "small", "setting": "holistic", "task": TASK}, VALID)["correct"]
