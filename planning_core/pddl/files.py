@@ -158,18 +158,20 @@ class Line:
         return None if self.data is None else self.data.decode("utf-8", errors)
 
 
-def read_lines(path: str | Path, *, max_line_bytes: int = MAX_LINE_BYTES, budget=None):
+def read_lines(path: str | Path, *, max_line_bytes: int | None = None, budget=None):
     """The lines of a user-named file, streamed (a generator of :class:`Line`).
 
     The file is opened as :func:`read_bytes` opens it (a regular file only: a FIFO, a
     device or a socket is an :class:`InputError` naming it; never a blocking open) and read
     a megabyte at a time, checking ``budget`` (else the active one) after each; memory holds
-    one line at most ``max_line_bytes`` long. A longer line is not kept: it is yielded with
+    one line at most ``max_line_bytes`` long (None: :data:`MAX_LINE_BYTES`). A longer line is not kept: it is yielded with
     ``data`` None (the caller names it by number and skips it) and read past. OS failures
     become :class:`InputError` naming the file."""
     from planning_core.limits import active_budget
 
     budget = budget if budget is not None else active_budget()
+    if max_line_bytes is None:
+        max_line_bytes = MAX_LINE_BYTES
     try:
         fd, _ = _open_regular(path)
     except FileNotFoundError:

@@ -199,3 +199,166 @@ def test_toolplans_run_scores_each_answer_under_its_time_limit():
     row = scorer(case, VALID)                      # the task is not grounded again
     assert row["verdict"] == "unknown" and "not tried again" in row["check_error"]
     assert scorer({"id": "small", "setting": "holistic", "task": TASK}, VALID)["correct"]
+
+
+# ------------------------------------------------------------------ reads: the line reader
+
+from planning_core.errors import InputError  # noqa: E402
+from planning_core.pddl import files  # noqa: E402
+
+
+@pytest.fixture
+def small_cap(monkeypatch):
+    """The line cap at 1,000 bytes: a 5,000-byte line stands for a line of gigabytes."""
+    monkeypatch.setattr(files, "MAX_LINE_BYTES", 1000)
+    return 1000
+
+
+def test_read_lines_streams_skips_an_oversized_line_and_refuses_what_blocks(tmp_path,
+                                                                          small_cap):
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b'{"id": 1}\n' + b"x" * 5000 + b'\n{"id": 2}\n{"id": 3')
+    lines = list(files.read_lines(path))
+    assert [(x.number, x.data, x.ended) for x in lines] == [
+        (1, b'{"id": 1}', True), (2, None, True), (3, b'{"id": 2}', True),
+        (4, b'{"id": 3', False)]
+    assert (lines[1].start, lines[1].end) == (10, 5011)
+    fifo = tmp_path / "r.fifo"
+    os.mkfifo(fifo)
+    for where, kind in ((fifo, "a FIFO (named pipe)"), ("/dev/urandom", "a character device")):
+        with pytest.raises(InputError) as err:
+            list(files.read_lines(where))
+        assert err.value.file == str(where) and f"is {kind}" in err.value.message
+
+
+# ------------------------------------------------------------------ results files, journals
+
+def _write_rows(path, *rows, extra=b""):
+    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in rows) + extra)
+
+
+@pytest.mark.timeout(60, method="thread")
+def test_a_fifo_as_results_file_or_journal_is_refused_not_opened(tmp_path):
+    from planning_core.results_file import ResultsWriter
+
+    out = tmp_path / "out.jsonl"
+    os.mkfifo(out)
+    with pytest.raises(InputError, match="is a FIFO") as err:
+        ResultsWriter(out, key=lambda row: row.get("id"))
+    assert err.value.file == str(out)
+    out.unlink()
+    _write_rows(out, {"id": 1})
+    os.mkfifo(tmp_path / "out.jsonl.pending")
+    with pytest.raises(InputError, match="is a FIFO") as err:
+        ResultsWriter(out, key=lambda row: row.get("id"))
+    assert err.value.file == str(tmp_path / "out.jsonl.pending")
+
+
+def test_dropping_rows_streams_and_keeps_an_oversized_line_byte_for_byte(tmp_path, small_cap):
+    from planning_core.results_file import ResultsWriter
+
+    out = tmp_path / "out.jsonl"
+    long_line = b"y" * 5000 + b"\n"
+    _write_rows(out, {"id": 1, "retry": True}, extra=long_line + b'{"id": 2}\n')
+    with ResultsWriter(out, key=lambda row: row.get("id")) as writer:
+        assert writer.drop(lambda row: bool(row.get("retry"))) == 1
+        writer.resume([])
+    assert out.read_bytes() == long_line + b'{"id": 2}\n'
+
+
+def test_a_journal_row_is_recovered_past_an_oversized_line(tmp_path, small_cap):
+    from planning_core.results_file import ResultsWriter, pending_path
+
+    out = tmp_path / "out.jsonl"
+    _write_rows(out, {"id": 1}, extra=b"z" * 5000 + b"\n")
+    _write_rows(pending_path(out), {"id": 2}, extra=b"z" * 5000 + b"\n")
+    with ResultsWriter(out, key=lambda row: row.get("id")) as writer:
+        assert writer.recovered == 1
+        assert writer.resume([1, 2]) == [0]      # id 2 comes from the journal
+
+
+# ------------------------------------------------------------------ each room's reader
+
+def test_each_rooms_results_reader_names_or_skips_an_oversized_line(tmp_path, small_cap):
+    from planning_core.validators.acp.dataset import DatasetError, read_results
+    from planning_core.validators.adaptive.metrics import read_results as adaptive_report
+    from planning_core.validators.adaptive.runner import _done
+    from planning_core.validators.cope.evaluate import read_results as cope_results
+    from planning_core.validators.deepplanning.report import load_rows
+
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b'{"x": "' + b"q" * 5000 + b'"}\n{"id": "1"}\n')
+    with pytest.raises(DatasetError, match="a line longer than") as err:   # acp, toolplans
+        read_results(path)
+    assert (err.value.file, err.value.line) == (str(path), 1)
+    rows, warnings = cope_results(path)                                    # cope, ltl/smt
+    assert rows == () and any(w.startswith(f"{path}:1: a line longer than") for w in warnings)
+    for reader in (load_rows, adaptive_report):                            # reports
+        with pytest.raises(InputError, match="a line longer than") as err:
+            reader(path)
+        assert (err.value.file, err.value.line) == (str(path), 1)
+    assert _done(path) == set()           # adaptive run's resume: no row of its own, skipped
+    path.write_bytes(b'{"task": "t", "tier": "mid"}\n\xff\xfe\n')          # not UTF-8
+    assert _done(path) == {("t", "mid", None, "null")}     # was UnicodeDecodeError
+
+
+def test_validate_batch_resume_warns_of_an_oversized_line_and_keeps_its_rows(tmp_path, capsys,
+                                                                           small_cap):
+    from conftest import DOMAINS
+
+    bw = DOMAINS / "blocksworld"
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text(json.dumps({"id": "a", "domain": str(bw / "domain.pddl"),
+                                    "problem": str(bw / "p01.pddl"),
+                                    "plan": str(bw / "p01.plan")}) + "\n")
+    out = tmp_path / "out.jsonl"
+    assert main(["validate", "--batch", str(manifest), "--out", str(out)]) == 0
+    with open(out, "ab") as fh:
+        fh.write(b"w" * 5000 + b"\n")
+    capsys.readouterr()
+    assert main(["validate", "--batch", str(manifest), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"{out}:2: a line longer than" in err
+    rows = [json.loads(x) for x in out.read_text().splitlines() if x.startswith("{")]
+    assert [r["id"] for r in rows] == ["a"]        # the row already there was not redone
+
+
+# ------------------------------------------------------------------ the response cache
+
+@pytest.mark.timeout(60, method="thread")
+def test_a_fifo_as_response_cache_is_refused(tmp_path):
+    from planning_core.validators.models.cache import ResponseCache
+
+    fifo = tmp_path / "responses.sqlite"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="is a FIFO") as err:
+        ResponseCache(fifo)
+    assert err.value.file == str(fifo)
+
+
+def test_a_cached_row_too_long_or_malformed_is_a_miss_and_is_replaced(tmp_path, monkeypatch):
+    import sqlite3
+
+    from planning_core.validators.models import cache as cache_module
+    from planning_core.validators.models.completion import Completion
+
+    monkeypatch.setattr(cache_module, "MAX_VALUE_BYTES", 1000)
+    path = tmp_path / "responses.sqlite"
+    cache = cache_module.ResponseCache(path)
+    good = Completion("the answer", "m", None, {"temperature": 0}, None, 0.1)
+    cache.put("k0", [], good)
+    raw = sqlite3.connect(path)
+    for key, text, extra in (("big", "t" * 5000, None),              # past the cap
+                             ("deep", "ok", "[" * 100_000),          # RecursionError before
+                             ("typed", b"\x00blob", None)):         # not a text
+        raw.execute("INSERT INTO responses (key, model, messages, params, text, created, "
+                    "extra) VALUES (?, 'm', '[]', '{}', ?, 0, ?)", (key, text, extra))
+    raw.commit()
+    raw.close()
+    assert cache.get("k0").text == "the answer"
+    for key in ("big", "deep", "typed"):
+        assert cache.get(key) is None
+        cache.put(key, [], good)                     # the fresh answer replaces the row
+        assert cache.get(key).text == "the answer"
+    cache.put("huge", [], Completion("h" * 5000, "m", None, {}, None, 0.1))
+    assert cache.get("huge") is None                 # past the cap: not stored
