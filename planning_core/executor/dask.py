@@ -89,16 +89,18 @@ def _check_scheduler_file(path: str, tries: int = 10, pause_s: float = 0.05) -> 
     import json
 
     from planning_core import safe_json
+    from planning_core.errors import InputError
+    from planning_core.pddl.files import read_bytes
 
     problem = ""
     for attempt in range(tries):
         if attempt:
             time.sleep(pause_s)
-        try:
-            with open(path, "rb") as f:
-                info = safe_json.loads(f.read())
-        except OSError as err:
-            raise ExecutorUnavailable(f"cannot read: {err.strerror}", file=path) from None
+        try:   # the shared bounded reader: a regular file only (a FIFO blocked open()
+            #        forever), at most 1 MB (a scheduler file is a few hundred bytes)
+            info = safe_json.loads(read_bytes(path, max_bytes=1 << 20))
+        except InputError as err:
+            raise ExecutorUnavailable(err.message, file=path) from None
         except json.JSONDecodeError as err:
             problem = f"not JSON ({err.msg})"
             continue

@@ -362,3 +362,23 @@ def test_a_cached_row_too_long_or_malformed_is_a_miss_and_is_replaced(tmp_path, 
         assert cache.get(key).text == "the answer"
     cache.put("huge", [], Completion("h" * 5000, "m", None, {}, None, 0.1))
     assert cache.get("huge") is None                 # past the cap: not stored
+
+
+# ------------------------------------------------------------------ other user-named files
+
+@pytest.mark.timeout(60, method="thread")
+def test_a_fifo_as_scheduler_file_or_gzip_questions_is_refused_not_waited_on(tmp_path):
+    from planning_core.executor.base import ExecutorUnavailable
+    from planning_core.executor.dask import _check_scheduler_file
+    from planning_core.validators.acp.dataset import load_questions
+
+    fifo = tmp_path / "scheduler.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ExecutorUnavailable, match="is a FIFO") as err:
+        _check_scheduler_file(str(fifo))
+    assert err.value.file == str(fifo)
+    gz = tmp_path / "questions.jsonl.gz"
+    os.mkfifo(gz)
+    with pytest.raises(InputError, match="is a FIFO") as err:
+        load_questions(gz)
+    assert err.value.file == str(gz)

@@ -124,6 +124,9 @@ def _read_gz(path: Path) -> str:
     import gzip
     import zlib
 
+    from planning_core.pddl.files import refuse_irregular
+
+    refuse_irregular(path)   # gzip.open() of a FIFO waited for a writer forever
     try:
         with gzip.open(path, "rb") as f:
             data = f.read(MAX_GZ_BYTES + 1)
