@@ -382,3 +382,43 @@ def test_a_fifo_as_scheduler_file_or_gzip_questions_is_refused_not_waited_on(tmp
     with pytest.raises(InputError, match="is a FIFO") as err:
         load_questions(gz)
     assert err.value.file == str(gz)
+
+
+@pytest.mark.timeout(120, method="thread")
+def test_no_batch_command_opens_a_fifo_named_as_its_results_file(tmp_path, capsys):
+    """``--out FIFO``: refused before it is opened (appending to a FIFO waits for a
+    reader; reading it back for the rows already there waits for a writer)."""
+    from conftest import DOMAINS
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from acp.acp_fixtures import write_score_files
+    from cope.minicope import write_minicope
+
+    out = tmp_path / "out.fifo"
+    os.mkfifo(out)
+    questions, answers = write_score_files(tmp_path)
+    outputs = tmp_path / "outputs.jsonl"
+    outputs.write_text("")
+    manifest = tmp_path / "m.jsonl"
+    bw = DOMAINS / "blocksworld"
+    manifest.write_text(json.dumps({"id": "a", "domain": str(bw / "domain.pddl"),
+                                    "problem": str(bw / "p01.pddl"),
+                                    "plan": str(bw / "p01.plan")}) + "\n")
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("")
+    commands = {
+        "acp score": ["acp", "score", "--questions", questions, "--answers", answers,
+                      "--out", out, "--no-progress"],
+        "cope eval": ["cope", "eval", "--dataset", write_minicope(tmp_path), "--method",
+                      "planner", "--outputs", outputs, "--out", out, "--no-progress",
+                      "--no-label-check"],
+        "validate --batch": ["validate", "--batch", manifest, "--out", out],
+        "toolplans batch": ["toolplans", "batch", "--rows", rows, "--out", out,
+                            "--no-progress"],
+        "adaptive run": ["adaptive", "run", ROOT / "domains" / "profiles" / "blocks",
+                         "--agent", "same", "--out", out],
+    }
+    for name, argv in commands.items():
+        assert main(list(map(str, argv))) == 2, name
+        err = capsys.readouterr().err
+        assert f"{out}: error: is a FIFO (named pipe), not a regular file" in err, (name, err)
