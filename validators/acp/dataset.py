@@ -344,7 +344,7 @@ def read_results(path: str | Path) -> list[dict]:
     else:
         lines = None
     rows = []
-    for raw, last in _last_marked(lines or read_lines(file)):
+    for raw, last in _last_marked(lines if lines is not None else read_lines(file)):
         if lines is not None:
             number, line = raw
         else:
