@@ -367,8 +367,12 @@ def _reachable_facts(domain: pddl.Domain, problem: pddl.Problem) -> tuple[str, .
     from planning_core.errors import PlanningError
     from planning_core.limits import active_budget
 
+    outer = active_budget()
     try:
-        task = ground(domain, problem, ignore_constraints=True, budget=active_budget())
+        # a stage of the task's budget (its own memory estimate, released with it: the
+        # task's budget must not carry this grounding's phase into later ticks)
+        task = ground(domain, problem, ignore_constraints=True,
+                      budget=outer.sub(None) if outer is not None else None)
     except PlanningError:
         return ()
     return tuple(sorted(_fact_text(a) for a in task.facts))

@@ -107,6 +107,7 @@ def build_many(tasks: list[TaskRef], out: Path, *, seed: int = 0, rounds: int = 
             with metering(budget):
                 _build_one(ref, target, row, seed, rounds, method, kinds)
         except LimitReached as stop:
+            stop = budget.exceeded() or stop    # named by the task's limit, not a stage's
             row.pop("tiers", None)
             row["error"] = (f"stopped at the {stop.limit} ({stop.detail}) after "
                             f"{budget.cpu_s():.2f} CPU s; no profile written "
