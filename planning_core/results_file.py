@@ -169,6 +169,9 @@ def _open_append(path: Path, *, lock: bool) -> tuple[IO[str], int]:
     (:class:`ResultsLocked` when another run holds it). The text handle reads too."""
     if path.is_dir():
         raise InputError("is a folder, not a file", file=str(path))
+    from planning_core.pddl.files import refuse_irregular
+
+    refuse_irregular(path)     # a FIFO or a device: never opened, never read back
     if not path.parent.exists():
         raise InputError("the folder does not exist", file=str(path.parent))
     try:
@@ -231,14 +234,32 @@ def _line(row: dict) -> str:
     return json.dumps(row) + "\n"
 
 
-def _json_rows(text: str) -> Iterator[dict]:
-    """The JSON objects of a JSON Lines text; blank, torn and other lines skipped."""
-    for line in text.split("\n"):
-        try:
-            row = safe_json.loads(line)
-        except (json.JSONDecodeError, RecursionError):   # an empty or torn line
-            continue
-        if isinstance(row, dict):
+def _lines(path: Path):
+    """The lines of a results file or journal, streamed by the shared bounded reader
+    (:func:`planning_core.pddl.files.read_lines`: a regular file only, one line of at most
+    ``MAX_LINE_BYTES`` in memory; a longer one comes with ``data`` None)."""
+    from planning_core.pddl.files import read_lines
+
+    return read_lines(path)
+
+
+def _row_of(line) -> dict | None:
+    """The JSON object a line holds, or None (blank, torn, too long or another value)."""
+    if line.data is None:
+        return None
+    try:
+        row = safe_json.loads(line.text("surrogateescape"))
+    except (json.JSONDecodeError, RecursionError):   # an empty or torn line
+        return None
+    return row if isinstance(row, dict) else None
+
+
+def _json_rows(lines) -> Iterator[dict]:
+    """The JSON objects of JSON Lines (:func:`_lines`); blank, torn, too long and other
+    lines skipped."""
+    for line in lines:
+        row = _row_of(line)
+        if row is not None:
             yield row
 
 
@@ -299,8 +320,7 @@ class ResultsWriter:
         try:
             self._journal, _ = _open_append(journal, lock=False)
             try:
-                text = journal.read_text(encoding="utf-8", errors="surrogateescape")
-                self._recovered = self._unwritten(text)
+                self._recovered = self._unwritten(_lines(journal))
             except BaseException:
                 self._journal.close()
                 raise
@@ -344,8 +364,9 @@ class ResultsWriter:
             return None
         return key
 
-    def _unwritten(self, journalled: str) -> dict[Hashable, dict]:
-        """The journal's rows whose key no row of ``out`` has, by key (first one wins)."""
+    def _unwritten(self, journalled) -> dict[Hashable, dict]:
+        """The journal's rows (its lines, streamed) whose key no row of ``out`` has, by
+        key (first one wins)."""
         rows: dict[Hashable, dict] = {}
         for row in _json_rows(journalled):
             if self._retry is not None and self._retry.wants(row):
@@ -354,12 +375,7 @@ class ResultsWriter:
             if key is not None:
                 rows.setdefault(key, row)
         if rows:   # only then is ``out`` read: a clean run pays nothing
-            try:
-                text = self.path.read_text(encoding="utf-8", errors="surrogateescape")
-            except OSError as err:
-                raise InputError(f"cannot read: {err.strerror or err}",
-                                 file=str(self.path)) from None
-            for row in _json_rows(text):
+            for row in _json_rows(_lines(self.path)):
                 rows.pop(self._key_of(row), None)
         return rows
 
@@ -388,24 +404,12 @@ class ResultsWriter:
         import stat
         import tempfile
 
-        try:   # bytes, not text: a kept line is written back as it was (a CR in it too)
-            raw_text = self.path.read_bytes()
-        except OSError as err:
-            raise InputError(f"cannot read: {err.strerror or err}", file=str(self.path)) \
-                from None
-        kept, dropped = [], 0
-        for line in raw_text.split(b"\n"):
-            try:
-                row = safe_json.loads(line.decode("utf-8", "surrogateescape"))
-            except (json.JSONDecodeError, RecursionError):
-                row = None
-            if isinstance(row, dict) and unwanted(row):
-                dropped += 1
-            else:
-                kept.append(line)
-        if not dropped:
+        # one pass to find the lines that go (streamed: a results file of gigabytes costs
+        # one line of memory), a second to copy the others when some go
+        going = {line.number for line in _lines(self.path)
+                 if (row := _row_of(line)) is not None and unwanted(row)}
+        if not going:
             return 0
-        data = b"\n".join(kept)
         try:
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
             raw = os.fdopen(fd, "w+b")
@@ -414,7 +418,21 @@ class ResultsWriter:
                              file=str(self.path)) from None
         try:
             fcntl.flock(raw.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            raw.write(data)
+            with open(self.path, "rb") as source:
+                for line in _lines(self.path):
+                    if line.number in going:
+                        continue
+                    if line.data is not None:
+                        raw.write(line.data + b"\n" if line.ended else line.data)
+                    else:   # a line past the cap: not a row, kept as it is, a MB at a time
+                        source.seek(line.start)
+                        left = line.end - line.start
+                        while left > 0:
+                            piece = source.read(min(left, 1 << 20))
+                            if not piece:
+                                break
+                            raw.write(piece)
+                            left -= len(piece)
             raw.flush()
             os.fsync(raw.fileno())
             os.chmod(tmp, stat.S_IMODE(os.fstat(self._out.fileno()).st_mode))
@@ -424,10 +442,14 @@ class ResultsWriter:
             os.unlink(tmp)
             raise InputError(f"cannot write: {err.strerror or err}",
                              file=str(self.path)) from None
+        except BaseException:
+            raw.close()
+            os.unlink(tmp)
+            raise
         old, self._out = self._out, io.TextIOWrapper(raw, encoding="utf-8",
                                                      write_through=True)
         old.close()
-        return dropped
+        return len(going)
 
     def resume(self, keys: Sequence[Hashable],
                ready: Mapping[int, dict] | None = None) -> list[int]:

@@ -432,9 +432,17 @@ def _read_done(path: Path) -> tuple[list[dict], list[str]]:
     """Rows already in ``path`` and warnings for lines that are not rows."""
     if not path.exists():
         return [], []
+    from planning_core.pddl.files import MAX_LINE_BYTES, read_lines
+
     rows, warnings = [], []
-    text = path.read_text(encoding="utf-8", errors="replace")
-    for number, line in enumerate(text.split("\n"), start=1):
+    # streamed by the shared bounded reader: a regular file only (a FIFO is refused), one
+    # line of at most MAX_LINE_BYTES in memory (a results file of gigabytes costs a line)
+    for found in read_lines(path):
+        number, line = found.number, found.text("replace")
+        if line is None:
+            warnings.append(f"{path}:{number}: a line longer than {MAX_LINE_BYTES >> 20} MB; "
+                            "not read, ignored")
+            continue
         if not line.strip():
             continue
         try:

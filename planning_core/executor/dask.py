@@ -81,6 +81,32 @@ CHECK_EVERY_S = 1.0
 _PROBE = "__import__('planning_core.executor.base').__name__"
 
 
+_SCHEDULER_FILE_BYTES = 1 << 20     # a scheduler file is a few hundred bytes
+
+
+def _read_small(path: str) -> bytes:
+    """The bytes of a scheduler file: a regular file only, opened without blocking (a FIFO
+    blocked ``open()`` forever), at most :data:`_SCHEDULER_FILE_BYTES` (more is refused).
+    The base layer's own small copy of ``planning_core.pddl.files``' checks (executors
+    sit below the PDDL layer). OS failures raise ``OSError``."""
+    import os
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb", buffering=0) as f:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
+                    "a directory" if stat.S_ISDIR(mode) else "not a regular file")
+            raise ExecutorUnavailable(f"is {kind}, not a regular file; expected a Dask "
+                                      "scheduler file", file=path)
+        data = f.read(_SCHEDULER_FILE_BYTES + 1)
+    if len(data) > _SCHEDULER_FILE_BYTES:
+        raise ExecutorUnavailable(f"larger than {_SCHEDULER_FILE_BYTES >> 20} MB; not a Dask "
+                                  "scheduler file", file=path)
+    return data
+
+
 def _check_scheduler_file(path: str, tries: int = 10, pause_s: float = 0.05) -> None:
     """Raise ExecutorUnavailable unless ``path`` holds a JSON object with a string
     ``address``.  distributed raised AssertionError or TypeError for such a file (exit 4,
@@ -95,8 +121,7 @@ def _check_scheduler_file(path: str, tries: int = 10, pause_s: float = 0.05) -> 
         if attempt:
             time.sleep(pause_s)
         try:
-            with open(path, "rb") as f:
-                info = safe_json.loads(f.read())
+            info = safe_json.loads(_read_small(path))
         except OSError as err:
             raise ExecutorUnavailable(f"cannot read: {err.strerror}", file=path) from None
         except json.JSONDecodeError as err:

@@ -2,7 +2,11 @@
 
 :func:`read_bytes` and :func:`read_text` are the one reader of user-named files: a regular
 file only (a FIFO or a device is refused, never opened for a blocking read), read in
-chunks that tick the caller's budget, at most ``max_bytes`` (docs/limits.md)."""
+chunks that tick the caller's budget, at most ``max_bytes`` (docs/limits.md).
+:func:`read_lines` is the same reader for JSON Lines files a run appends to (results files,
+their journals): streamed line by line, each line at most ``max_line_bytes`` (a longer one
+is skipped, its number given), so a results file of gigabytes costs one line of memory.
+:func:`refuse_irregular` is the same check for a path about to be opened for writing."""
 from __future__ import annotations
 
 import os
@@ -16,7 +20,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["FileTooLarge", "read_bytes", "read_text"]
+__all__ = ["FileTooLarge", "Line", "MAX_LINE_BYTES", "read_bytes", "read_lines",
+           "read_text", "refuse_irregular"]
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 
@@ -32,6 +37,9 @@ class FileTooLarge(InputError):
 
 
 _CHUNK = 1 << 20
+#: The longest line :func:`read_lines` reads (64 MB): a results row holds at most a model's
+#: answer (1-10 MB by the commands' ``--max-response-bytes``) with its JSON escapes.
+MAX_LINE_BYTES = 64 << 20
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
@@ -130,3 +138,95 @@ def read_text(path: str | Path, *, expected: str = "PDDL text",
         raise InputError(f"not UTF-8 text (byte {raw[err.start]:#04x}); expected {expected}",
                          file=str(path), line=line, column=column) from None
     return _LONE_CR.sub("\n", text) if "\r" in text else text
+
+
+class Line:
+    """One line of :func:`read_lines`: its number (from 1), its bytes without the newline
+    (None when longer than the cap: skipped, not read into memory), where it starts and
+    ends in the file (``end`` past its newline), and whether a newline ended it (not so for
+    a last line torn by a kill)."""
+
+    __slots__ = ("number", "data", "start", "end", "ended")
+
+    def __init__(self, number: int, data: bytes | None, start: int, end: int,
+                 ended: bool) -> None:
+        self.number, self.data, self.start, self.end, self.ended = (
+            number, data, start, end, ended)
+
+    def text(self, errors: str = "strict") -> str | None:
+        """The line decoded as UTF-8 (None when it was too long)."""
+        return None if self.data is None else self.data.decode("utf-8", errors)
+
+
+def read_lines(path: str | Path, *, max_line_bytes: int | None = None, budget=None):
+    """The lines of a user-named file, streamed (a generator of :class:`Line`).
+
+    The file is opened as :func:`read_bytes` opens it (a regular file only: a FIFO, a
+    device or a socket is an :class:`InputError` naming it; never a blocking open) and read
+    a megabyte at a time, checking ``budget`` (else the active one) after each; memory holds
+    one line at most ``max_line_bytes`` long (None: :data:`MAX_LINE_BYTES`). A longer line is not kept: it is yielded with
+    ``data`` None (the caller names it by number and skips it) and read past. OS failures
+    become :class:`InputError` naming the file."""
+    from planning_core.limits import active_budget
+
+    budget = budget if budget is not None else active_budget()
+    if max_line_bytes is None:
+        max_line_bytes = MAX_LINE_BYTES
+    try:
+        fd, _ = _open_regular(path)
+    except FileNotFoundError:
+        raise InputError("no such file", file=str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, expected a file", file=str(path)) from None
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
+    except ValueError:
+        raise InputError("not a file name: it holds a NUL byte",
+                         file=str(path).replace("\0", "\\0")) from None
+    with open(fd, "rb", buffering=0) as f:
+        number, start, offset = 1, 0, 0     # offset: of the first byte of ``chunk``
+        line = bytearray()
+        skipping = False                    # the current line passed the cap
+        while True:
+            try:
+                chunk = f.read(_CHUNK)
+            except OSError as err:
+                raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
+            if not chunk:
+                break
+            if budget is not None and len(chunk) == _CHUNK:
+                budget.check(rss=True)
+            position = 0
+            while position < len(chunk):
+                newline = chunk.find(b"\n", position)
+                stop = len(chunk) if newline < 0 else newline
+                if not skipping:
+                    if len(line) + stop - position > max_line_bytes:
+                        skipping = True
+                        line = bytearray()
+                    else:
+                        line += chunk[position:stop]
+                if newline < 0:
+                    break
+                end = offset + newline + 1
+                yield Line(number, None if skipping else bytes(line), start, end, True)
+                number, start, skipping = number + 1, end, False
+                line = bytearray()
+                position = newline + 1
+            offset += len(chunk)
+        if skipping or line:
+            yield Line(number, None if skipping else bytes(line), start, offset, False)
+
+
+def refuse_irregular(path: str | Path) -> None:
+    """Raise :class:`InputError` when ``path`` exists and is not a regular file (a FIFO, a
+    device, a socket): a file about to be opened for appending and read back, such as a
+    results file or its journal, whose opening or reading could block or never end."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return            # absent (created by the caller) or unusable: the open says so
+    if not stat.S_ISREG(info.st_mode) and not stat.S_ISDIR(info.st_mode):
+        kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a file")
+        raise InputError(f"is {kind}, not a regular file; expected a file (its reading "
+                         "could block or never end)", file=str(path))

@@ -124,6 +124,9 @@ def _read_gz(path: Path) -> str:
     import gzip
     import zlib
 
+    from planning_core.pddl.files import refuse_irregular
+
+    refuse_irregular(path)   # gzip.open() of a FIFO waited for a writer forever
     try:
         with gzip.open(path, "rb") as f:
             data = f.read(MAX_GZ_BYTES + 1)
@@ -314,20 +317,53 @@ def load_answers(path: str | Path, bad: list[BadRow] | None = None) -> tuple[Ans
     return tuple(out)
 
 
+def _last_marked(lines):
+    """``(line, is_last)`` for each of ``lines`` (one line of lookahead)."""
+    previous = None
+    for line in lines:
+        if previous is not None:
+            yield previous, False
+        previous = line
+    if previous is not None:
+        yield previous, True
+
+
 def read_results(path: str | Path) -> list[dict]:
-    """The rows of a results file (missing file: none). A torn last line is ignored."""
+    """The rows of a results file (missing file: none). A torn last line is ignored.
+
+    Streamed line by line by the shared reader (:func:`planning_core.pddl.files.read_lines`:
+    a regular file only, one line of at most ``MAX_LINE_BYTES`` in memory): a longer line or
+    one that is not UTF-8 is a located error, as a line that is not JSON is."""
+    from planning_core.pddl.files import MAX_LINE_BYTES, read_lines
+
     file = Path(path)
     if not file.exists():
         return []
-    lines = _read_text(file).splitlines()
+    if file.name.lower().endswith(".gz"):
+        lines = [(n, line) for n, line in enumerate(_read_text(file).splitlines(), start=1)]
+    else:
+        lines = None
     rows = []
-    for number, line in enumerate(lines, start=1):
+    for raw, last in _last_marked(lines if lines is not None else read_lines(file)):
+        if lines is not None:
+            number, line = raw
+        else:
+            number = raw.number
+            if raw.data is None:
+                raise DatasetError(f"a line longer than {MAX_LINE_BYTES >> 20} MB; not read "
+                                   "(no result row is that long)", file=str(file), line=number)
+            try:
+                line = raw.data.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise DatasetError(f"not UTF-8 text (byte {raw.data[err.start]:#04x})",
+                                   file=str(file), line=number,
+                                   column=err.start + 1) from None
         if not line.strip():
             continue
         try:
             row = safe_json.loads(line)
         except json.JSONDecodeError as err:
-            if number == len(lines):  # an interrupted write: the answer is scored again
+            if last:  # an interrupted write: the answer is scored again
                 break
             raise DatasetError(f"not JSON: {err.msg}", file=str(file), line=number) from None
         if not isinstance(row, dict):

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from planning_core.ground.facts import GroundAction, bits
 from planning_core.ground.grounder import ground
 from planning_core.ground.task import Task
+from planning_core.limits import Budget, Limits, active_budget, metering
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.parser import parse_problem
 from planning_core.pddl.writer import write_problem
@@ -54,8 +55,13 @@ from planning_core.validators.acp.records import GROUPS, TASKS, Question
 from planning_core.validators.acp.scorers.queries import explore, is_landmark
 from planning_core.validators.acp.scorers.witness import explore_actions
 
-__all__ = ["EXPLORE_STATES", "GeneratorConfig", "generate", "none_is_right", "state_problem_text",
-           "without_evidence"]
+__all__ = ["EXPLORE_STATES", "GENERATE_TIME_LIMIT_S", "GeneratorConfig", "generate",
+           "none_is_right", "state_problem_text", "without_evidence"]
+
+#: CPU seconds one :func:`generate` call (one problem: grounding, walks, every search) may
+#: use by default; past it ``LimitReached`` is raised and no question is returned (fewer
+#: questions for a slower machine would make the output depend on it).
+GENERATE_TIME_LIMIT_S = 600.0
 
 #: States one exhaustive exploration of the generator may expand (stored reach/areach sets).
 EXPLORE_STATES = 200_000
@@ -128,7 +134,10 @@ class _Generator:
         self.domain_text = domain_text
         self.domain = parse_domain_cached(domain_text)
         self.problem = parse_problem(problem_text, "<PDDL_problem>")
-        self.task = ground(self.domain, self.problem)
+        budget = active_budget()     # generate()'s
+        self.task = ground(self.domain, self.problem, budget=budget)
+        if budget is not None:
+            budget.phase(0)          # later ticks (explorations) are work, not memory
         self.config = config
         self.name = name
         self.rng = random.Random(_qid(name, config.seed))
@@ -160,14 +169,28 @@ class _Generator:
                         domain_text=self.domain_text, problem_text=self.problem_text)
 
 
+def _search(task: Task, state: int):
+    """A* from ``state`` for :data:`SEARCH_NODES` expansions, under what is left of the
+    generator's budget (:func:`generate`): a search stopped by that budget raises its
+    ``LimitReached`` rather than passing for a state the search could not settle."""
+    outer = active_budget()
+    out = astar(task, state=state, node_limit=SEARCH_NODES,
+                budget=outer.sub(None) if outer is not None else None)
+    if out.status is Status.UNKNOWN and outer is not None:
+        spent = outer.exceeded()
+        if spent is not None:
+            raise spent
+    return out
+
+
 def _optimal(task: Task, state: int) -> tuple[GroundAction, ...] | None:
-    out = astar(task, state=state, node_limit=SEARCH_NODES)
+    out = _search(task, state)
     return out.actions if out.status is Status.SOLVED else None
 
 
 def _h_star(task: Task, state: int, memo: dict[int, float | None]) -> float | None:
     if state not in memo:
-        out = astar(task, state=state, node_limit=SEARCH_NODES)
+        out = _search(task, state)
         memo[state] = (out.cost if out.status is Status.SOLVED else
                        float("inf") if out.status is Status.UNSOLVABLE else None)
     return memo[state]
@@ -343,7 +366,11 @@ def _land(g: _Generator, info: ProblemInfo, k: int) -> Question | None:
         atom = task.facts.atom(i)
         if atom in goal or info.is_static(atom[0]):
             continue
-        verdict = is_landmark(task, i, task.init, budget=SEARCH_NODES)
+        outer = active_budget()
+        verdict = is_landmark(task, i, task.init, budget=SEARCH_NODES,
+                              time_limit=outer.remaining_s() if outer is not None else None)
+        if verdict is None and outer is not None and outer.exceeded() is not None:
+            raise outer.exceeded()
         if verdict is None:
             return None   # undecided: an empty stored "yes" would claim None is right
         (yes if verdict else no).append(_text(atom))
@@ -380,10 +407,24 @@ _TRIES = 4
 
 def generate(domain_text: str, problem_text: str, *, name: str = "problem",
              config: GeneratorConfig = GeneratorConfig(),
-             tasks: tuple[str, ...] = TASKS) -> tuple[Question, ...]:
+             tasks: tuple[str, ...] = TASKS,
+             time_limit: float | None = GENERATE_TIME_LIMIT_S,
+             budget: Budget | None = None) -> tuple[Question, ...]:
     """``config.per_task`` questions per task in ``tasks`` about states of the problem
     (see the module docstring); fewer when the walks keep reaching states a task cannot use
-    (dead ends, no detour for ``just``). Deterministic for ``(name, config.seed)``."""
+    (dead ends, no detour for ``just``). Deterministic for ``(name, config.seed)``.
+
+    Everything runs under ``budget`` (else ``time_limit`` CPU seconds and the default
+    memory limit), made active: parsing, grounding (a problem of thousands of copies of one
+    object grounds to billions of actions), every search and exploration. At its limit
+    ``LimitReached`` is raised and nothing is returned."""
+    budget = budget if budget is not None else Budget(Limits(time_s=time_limit))
+    with metering(budget):
+        return _generate(domain_text, problem_text, name, config, tasks)
+
+
+def _generate(domain_text: str, problem_text: str, name: str, config: GeneratorConfig,
+              tasks: tuple[str, ...]) -> tuple[Question, ...]:
     g = _Generator(domain_text, problem_text, config, name)
     out: list[Question] = []
     for task_name in tasks:

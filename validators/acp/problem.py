@@ -25,7 +25,7 @@ from planning_core.errors import PlanningError
 from planning_core.ground.grounder import ground
 from planning_core.ground.facts import GroundAction
 from planning_core.ground.task import Task
-from planning_core.limits import LimitReached, Limits
+from planning_core.limits import LimitReached, Limits, active_budget
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.parser import parse_domain, parse_problem
 from planning_core.pddl.types import TypeHierarchy, object_types, objects_by_type
@@ -138,14 +138,22 @@ class ProblemInfo:
     @property
     def task(self) -> Task:
         """The ground task whose initial state is the question's state (built once); raises
-        ``LimitReached`` when grounding hits ``GROUND_TIME_LIMIT_S`` or the memory limit."""
+        ``LimitReached`` when grounding hits ``GROUND_TIME_LIMIT_S`` or the memory limit, or
+        what is left of the active budget (:func:`planning_core.limits.metering`; the
+        question generator's) when that is less. Only a stop at this task's own limit is
+        remembered: one at the active budget's says nothing about the task."""
         if self._task is None:
             with self._lock:
                 if self._task is None:
+                    outer = active_budget()
+                    budget = (outer.sub(GROUND_TIME_LIMIT_S) if outer is not None
+                              else Limits(time_s=GROUND_TIME_LIMIT_S).budget())
                     try:
-                        self._task = ground(self.domain, self.problem,
-                                            budget=Limits(time_s=GROUND_TIME_LIMIT_S).budget())
+                        self._task = ground(self.domain, self.problem, budget=budget)
                     except LimitReached as err:
+                        spent = outer.exceeded() if outer is not None else None
+                        if spent is not None:
+                            raise spent from None
                         self._task = err
         if isinstance(self._task, LimitReached):
             raise self._task

@@ -361,12 +361,18 @@ def _gather(state: _State, sampled, base_plan, reachable, rng, is_world: bool) -
 
 
 def _reachable_facts(domain: pddl.Domain, problem: pddl.Problem) -> tuple[str, ...]:
-    """The facts of the ground task (relaxed reachable, not static) as text."""
+    """The facts of the ground task (relaxed reachable, not static) as text; grounded
+    under the active budget (``adaptive build``'s, per task: ``LimitReached`` at it)."""
     from planning_core.ground.grounder import ground
     from planning_core.errors import PlanningError
+    from planning_core.limits import active_budget
 
+    outer = active_budget()
     try:
-        task = ground(domain, problem, ignore_constraints=True)
+        # a stage of the task's budget (its own memory estimate, released with it: the
+        # task's budget must not carry this grounding's phase into later ticks)
+        task = ground(domain, problem, ignore_constraints=True,
+                      budget=outer.sub(None) if outer is not None else None)
     except PlanningError:
         return ()
     return tuple(sorted(_fact_text(a) for a in task.facts))

@@ -2,6 +2,8 @@
 
 * ``adaptive build TASKS... --out DIR``: a profile (three tiers) per task found under the
   given files or folders; a task that cannot be built is reported and skipped (exit 1).
+  Each task has ``--time-limit`` CPU seconds (default 300) and ``--memory-limit`` MB for
+  everything it does; a task past them is such a failure row, naming the limit.
 * ``adaptive generate --out DIR [--count 307] [--seed 0]``: the household-jobs tasks at
   the paper's scale (``DIR/household-jobs/``) and their three-tier profiles
   (``DIR/profiles/household-jobs/``), built by the paper's pipeline with the paper's two
@@ -33,9 +35,13 @@ import sys
 from pathlib import Path
 
 from planning_core.cli import ArgumentParser, ExitCode
-from planning_core.cli.args import non_negative_int, positive_int
+from planning_core.cli.args import non_negative_int, positive_int, seconds
 from planning_core.errors import InputError
 from planning_core.validators.models.options import add_model_arguments
+
+#: ``adaptive build``'s default per-task CPU limit (``tasks.BUILD_TIME_LIMIT_S``; not
+#: imported from there: building the parser must not import the builder)
+BUILD_TIME_LIMIT_S = 300.0
 
 __all__ = ["register"]
 
@@ -64,6 +70,11 @@ def register(subparsers) -> None:
                    help="also the project's extension kinds (action_unusable, limited_use, "
                         "avoid_attribute, avoid_fact, order, at_most_once); by default only "
                         "the paper's two: object_unavailable and avoid_attribute_use")
+    p.add_argument("--time-limit", type=seconds, default=BUILD_TIME_LIMIT_S, metavar="S",
+                   help="CPU seconds per task (reading, grounding, every solve) before it is "
+                        f"a failure row naming the limit (default {BUILD_TIME_LIMIT_S:g})")
+    p.add_argument("--memory-limit", type=seconds, default=None, metavar="MB",
+                   help="memory per task (default: half of the memory this process may use)")
     p.add_argument("--json", action="store_true", help="one JSON line per task")
     p.set_defaults(func=cmd_build)
 
@@ -249,7 +260,8 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     rows = build_many(tasks, Path(args.out), seed=args.seed, rounds=args.rounds,
                       method=args.diverse, on_done=show,
-                      kinds=KINDS if args.extended_kinds else PAPER_KINDS)
+                      kinds=KINDS if args.extended_kinds else PAPER_KINDS,
+                      time_limit=args.time_limit, memory_limit=args.memory_limit)
     failed = sum("error" in r for r in rows)
     if not args.json:
         print(f"{len(rows) - failed} profile(s) built, {failed} failed")

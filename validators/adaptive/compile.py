@@ -39,11 +39,13 @@ from planning_core.validators.adaptive.profile import Constraint, Profile, Profi
     ProfileUnsolvable, USER_OPERATOR
 
 __all__ = ["UNAVAILABLE", "parse_formal", "check_profile", "constrained_task", "solve_under",
-           "prove_solvable", "DEFAULT_NODE_LIMIT", "GroundCache"]
+           "prove_solvable", "DEFAULT_NODE_LIMIT", "DEFAULT_TIME_LIMIT_S", "GroundCache"]
 
 UNAVAILABLE = "adaptive-unavailable"
 PAIR = "adaptive-pair"
 DEFAULT_NODE_LIMIT = 200_000
+#: CPU seconds one :func:`solve_under` call (grounding and search) may use.
+DEFAULT_TIME_LIMIT_S = 300.0
 _OPERATOR = {pddl.Always: "always", pddl.SometimeBefore: "sometime-before",
              pddl.AtMostOnce: "at-most-once", pddl.Sometime: "sometime",
              pddl.SometimeAfter: "sometime-after", pddl.AtEnd: "at end"}
@@ -238,7 +240,9 @@ class GroundCache:
         self._tasks: OrderedDict = OrderedDict()
         self.hits = self.misses = 0
 
-    def task(self, domain: pddl.Domain, problem: pddl.Problem):
+    def task(self, domain: pddl.Domain, problem: pddl.Problem, budget=None):
+        """The ground task, ground under ``budget`` on a miss (``LimitReached`` at its
+        limit; nothing is cached then)."""
         from planning_core.ground.grounder import ground
 
         key = (replace(domain, requirements=()), replace(problem, constraints=None))
@@ -248,28 +252,53 @@ class GroundCache:
             self._tasks.move_to_end(key)
             return found
         self.misses += 1
-        task = self._tasks[key] = ground(domain, problem, ignore_constraints=True)
+        task = self._tasks[key] = ground(domain, problem, ignore_constraints=True,
+                                         budget=budget)
         if len(self._tasks) > self.max_tasks:
             self._tasks.popitem(last=False)
         return task
 
 
 def solve_under(domain: pddl.Domain, problem: pddl.Problem, profile: Profile, constraints, *,
-                node_limit: int = DEFAULT_NODE_LIMIT, time_limit: float = 300.0,
+                node_limit: int = DEFAULT_NODE_LIMIT, time_limit: float = DEFAULT_TIME_LIMIT_S,
                 cache: GroundCache | None = None) -> SolveResult:
     """Solve the task under ``constraints``: SOLVED with a plan, UNSOLVABLE with a proof,
-    UNKNOWN at the expansion budget (or the wall-clock guard that only protects the user).
-    ``cache`` shares ground tasks between calls on one task (:class:`GroundCache`)."""
-    from planning_core.ground.grounder import ground
-    from planning_core.temporal.pddl3 import constraint_formula
-    from planning_core.temporal.product import plan_ltl
+    UNKNOWN at the expansion budget or at ``time_limit`` CPU seconds (a guard that only
+    protects the user). ``cache`` shares ground tasks between calls on one task
+    (:class:`GroundCache`).
 
+    Grounding and the search run under one budget: ``time_limit``, or what is left of the
+    active budget (:func:`planning_core.limits.metering`; ``adaptive build`` makes one per
+    task) when that is less. A task that grounds to millions of actions (thousands of copies
+    of one object) stops there as ``UNKNOWN`` instead of grounding for minutes; when it is
+    the active budget that ran out, its ``LimitReached`` is raised, so a caller trying one
+    candidate after another stops at once instead of getting ``UNKNOWN`` for each of them
+    (which would make what it keeps depend on machine speed)."""
+    from planning_core.ground.grounder import ground
+    from planning_core.limits import Budget, LimitReached, Limits, active_budget
+    from planning_core.temporal.pddl3 import constraint_formula
+    from planning_core.temporal.product import ENGINE, plan_ltl
+
+    outer = active_budget()
+    budget = (outer.sub(time_limit) if outer is not None
+              else Budget(Limits(time_s=time_limit)))
     dom, prob = constrained_task(domain, problem, profile, constraints)
-    task = (cache.task(dom, prob) if cache is not None
-            else ground(dom, prob, ignore_constraints=True))
+    try:
+        task = (cache.task(dom, prob, budget) if cache is not None
+                else ground(dom, prob, ignore_constraints=True, budget=budget))
+    except LimitReached as stop:
+        spent = outer.exceeded() if outer is not None else None
+        if spent is not None:
+            raise spent from None
+        return SolveResult(Status.UNKNOWN, None, None, ENGINE, budget.cpu_s(),
+                           (("phase", "ground"), ("limit_detail", stop.detail)), stop.limit)
     formula = constraint_formula(dom, prob)
-    return plan_ltl(task, formula, search="greedy", node_limit=node_limit,
-                    time_limit=time_limit)
+    result = plan_ltl(task, formula, search="greedy", node_limit=node_limit, budget=budget)
+    if result.status is Status.UNKNOWN and outer is not None:
+        spent = outer.exceeded()
+        if spent is not None:
+            raise spent
+    return result
 
 
 def proof_of(result: SolveResult) -> dict:

@@ -17,6 +17,7 @@ than K*'s reorderings of one plan; both are deterministic given the seed.
 from __future__ import annotations
 
 import json
+import math
 import random
 import subprocess
 import sys
@@ -88,11 +89,16 @@ def _kstar(domain: pddl.Domain, problem: pddl.Problem, k: int, timeout: int,
         # round's task unchanged): K*'s answer is read again, not recomputed by a new
         # subprocess (about 0.15 s CPU and 0.3 s wall each)
         return list(memo[key])
+    from planning_core.limits import time_left
+
     with tempfile.TemporaryDirectory(prefix="adaptive-kstar-") as tmp:
         dom, prob = Path(tmp) / "domain.pddl", Path(tmp) / "problem.pddl"
         dom.write_text(texts[0])
         prob.write_text(texts[1])
-        found = _plan_topk(dom, prob, k, timeout)
+        # K* runs in a child: it gets at most what the active budget (the task's, in
+        # ``adaptive build``) has left, at least a second (0 would mean no limit)
+        found = _plan_topk(dom, prob, k, max(1, math.ceil(time_left(timeout)))
+                           if timeout else timeout)
     plans = [tuple(f"({a})" for a in p["actions"]) for p in found]
     if memo is not None:
         memo[key] = tuple(plans)

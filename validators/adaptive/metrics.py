@@ -441,10 +441,20 @@ def read_results(path: str | Path) -> tuple[list[Episode], list[dict]]:
     the file holds rows of several agents or protocol settings, each episode and failure
     row gets its ``group`` (:func:`_group_of`) so that the report keeps them apart."""
     from planning_core.errors import InputError
-    from planning_core.pddl.files import read_text
+    from planning_core.pddl.files import MAX_LINE_BYTES, read_lines
 
     found: dict[tuple, tuple[int, dict, Episode | None]] = {}
-    for n, line in enumerate(read_text(path, expected="JSON Lines").splitlines(), start=1):
+    # streamed by the shared bounded reader: a regular file only, one line in memory
+    for raw in read_lines(path):
+        n = raw.number
+        if raw.data is None:
+            raise InputError(f"a line longer than {MAX_LINE_BYTES >> 20} MB; not read (no "
+                             "episode row is that long)", file=str(path), line=n)
+        try:
+            line = raw.data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise InputError(f"not UTF-8 text (byte {raw.data[err.start]:#04x}); expected "
+                             "JSON Lines", file=str(path), line=n, column=err.start + 1) from None
         if not line.strip():
             continue
         try:

@@ -36,8 +36,15 @@ def _protocol_key(protocol) -> str:
 def _done(out: Path) -> set:
     if not out.exists():
         return set()
+    from planning_core.pddl.files import read_lines
+
     keys = set()
-    for line in out.read_text(encoding="utf-8").splitlines():
+    # streamed by the shared bounded reader: a regular file only (a FIFO is refused), one
+    # line in memory; a line past its cap or not UTF-8 is no row of ours: run again
+    for found in read_lines(out):
+        line = found.text("replace")
+        if line is None:
+            continue
         try:
             row = safe_json.loads(line)
             if not isinstance(row, dict):   # "[1]" or "3": no row of ours (was AttributeError)

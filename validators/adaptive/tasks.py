@@ -80,35 +80,65 @@ def load_task(profile: Profile | str | Path) -> tuple[Profile, pddl.Domain, pddl
     return profile, domain, problem
 
 
+#: CPU seconds ``adaptive build`` gives one task by default (``--time-limit``): reading,
+#: grounding and every solve of its construction; a typical profile takes under 2 s.
+BUILD_TIME_LIMIT_S = 300.0
+
+
 def build_many(tasks: list[TaskRef], out: Path, *, seed: int = 0, rounds: int = 3,
-               method: str = "auto", on_done=None, kinds=None) -> list[dict]:
-    """Build and write a profile per task; one summary row per task (``error`` on failure)."""
+               method: str = "auto", on_done=None, kinds=None,
+               time_limit: float | None = BUILD_TIME_LIMIT_S,
+               memory_limit: float | None = None) -> list[dict]:
+    """Build and write a profile per task; one summary row per task (``error`` on failure).
+
+    Each task runs under a budget of its own (``time_limit`` CPU seconds, ``memory_limit``
+    MB, None: the default), made active for everything it does: reading and parsing its
+    files, grounding, every solve of the construction. A task that reaches it is a failure
+    row naming the limit (no profile is written: one built with fewer candidates tried would
+    depend on machine speed), and the next task is built."""
+    from planning_core.limits import LimitReached, Limits, metering
+
     rows = []
     for ref in tasks:
         target = out / ref.problem.parent.name / f"{ref.problem.stem}.json"
         row = {"task": ref.name, "profile": str(target)}
+        budget = Limits(time_s=time_limit, memory_mb=memory_limit).budget()
         try:
-            domain = parse_domain_file(ref.domain)
-            problem = parse_problem_file(ref.problem)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            rel = target.parent.resolve()
-            profile = build_profile(
-                domain, problem, seed=seed, rounds=rounds, method=method,
-                **({"kinds": kinds} if kinds is not None else {}),
-                domain_path=os.path.relpath(ref.domain.resolve(), rel),
-                problem_path=os.path.relpath(ref.problem.resolve(), rel))
-            target.write_text(dump_profile(replace(profile, filename=str(target))),
-                              encoding="utf-8")
-            row["tiers"] = {t.name: len(t.constraints) for t in profile.tiers}
-            if profile.tiers and not profile.tiers[-1].constraints:
-                row["note"] = profile.tiers[-1].note      # why the task admits none
-        except PlanningError as err:
-            row["error"] = str(err)
-            if hasattr(err, "proof"):
-                row["proof"] = err.proof
-        except OSError as err:
-            row["error"] = f"{target}: cannot write: {err.strerror or err}"
+            with metering(budget):
+                _build_one(ref, target, row, seed, rounds, method, kinds)
+        except LimitReached as stop:
+            stop = budget.exceeded() or stop    # named by the task's limit, not a stage's
+            row.pop("tiers", None)
+            row["error"] = (f"stopped at the {stop.limit} ({stop.detail}) after "
+                            f"{budget.cpu_s():.2f} CPU s; no profile written "
+                            "(--time-limit/--memory-limit give a task more)")
+            row["limit"] = stop.limit
         rows.append(row)
         if on_done:
             on_done(row)
     return rows
+
+
+def _build_one(ref: TaskRef, target: Path, row: dict, seed: int, rounds: int, method: str,
+               kinds) -> None:
+    try:
+        domain = parse_domain_file(ref.domain)
+        problem = parse_problem_file(ref.problem)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        rel = target.parent.resolve()
+        profile = build_profile(
+            domain, problem, seed=seed, rounds=rounds, method=method,
+            **({"kinds": kinds} if kinds is not None else {}),
+            domain_path=os.path.relpath(ref.domain.resolve(), rel),
+            problem_path=os.path.relpath(ref.problem.resolve(), rel))
+        target.write_text(dump_profile(replace(profile, filename=str(target))),
+                          encoding="utf-8")
+        row["tiers"] = {t.name: len(t.constraints) for t in profile.tiers}
+        if profile.tiers and not profile.tiers[-1].constraints:
+            row["note"] = profile.tiers[-1].note      # why the task admits none
+    except PlanningError as err:
+        row["error"] = str(err)
+        if hasattr(err, "proof"):
+            row["proof"] = err.proof
+    except OSError as err:
+        row["error"] = f"{target}: cannot write: {err.strerror or err}"

@@ -90,21 +90,38 @@ class Job:
     pair: Pair
 
 
-def _lines(path: Path) -> Iterable[tuple[int, str]]:
-    from planning_core.pddl.files import read_bytes
+#: what a line past the shared reader's cap is told (``MAX_LINE_BYTES``)
+_TOO_LONG = "a line longer than {} MB; not read"
 
-    # the shared bounded reader: a regular file only (a FIFO is refused, never waited on)
-    text = read_bytes(path).decode("utf-8", errors="replace")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            yield number, line
+
+def _lines(path: Path, too_long: list[int]) -> Iterable[tuple[int, str]]:
+    """The non-blank lines of ``path``, streamed by the shared bounded reader
+    (:func:`planning_core.pddl.files.read_lines`: a regular file only, a FIFO is refused,
+    never waited on; one line in memory); the numbers of lines past its cap go to
+    ``too_long`` instead (each a bad row or warning of the caller)."""
+    from planning_core.pddl.files import read_lines
+
+    for line in read_lines(path):
+        if line.data is None:
+            too_long.append(line.number)
+            continue
+        text = line.data.decode("utf-8", errors="replace")
+        if text.strip():
+            yield line.number, text[:-1] if text.endswith("\r") else text
+
+
+def _too_long() -> str:
+    from planning_core.pddl.files import MAX_LINE_BYTES
+
+    return _TOO_LONG.format(MAX_LINE_BYTES >> 20)
 
 
 def read_outputs(path: Path) -> tuple[tuple[OutputRow, ...], tuple[BadRow, ...]]:
     """Rows of a model-outputs file and the lines that cannot be used, as bad rows."""
     rows: list[OutputRow] = []
     bad: list[BadRow] = []
-    for number, record, problem in json_objects(_lines(Path(path))):
+    too_long: list[int] = []
+    for number, record, problem in json_objects(_lines(Path(path), too_long)):
         where = f"{path}:{number}"
         if problem is not None:
             bad.append(BadRow(where, problem))
@@ -121,6 +138,7 @@ def read_outputs(path: Path) -> tuple[tuple[OutputRow, ...], tuple[BadRow, ...]]
         dataset = record.get("dataset") if isinstance(record.get("dataset"), str) else None
         rows.append(OutputRow(number, dataset, record["category"], record["problem"],
                               record["constraint"], output, where))
+    bad.extend(BadRow(f"{path}:{number}", _too_long()) for number in too_long)
     return tuple(rows), tuple(bad)
 
 
@@ -131,7 +149,8 @@ def read_results(path: Path) -> tuple[tuple[dict, ...], tuple[str, ...]]:
         return (), ()
     rows: list[dict] = []
     warnings: list[str] = []
-    for number, line in _lines(path):
+    too_long: list[int] = []
+    for number, line in _lines(path, too_long):
         try:
             record = safe_json.loads(line)
         except json.JSONDecodeError as err:
@@ -146,6 +165,8 @@ def read_results(path: Path) -> tuple[tuple[dict, ...], tuple[str, ...]]:
             rows.append(record)
         else:
             warnings.append(f"{path}:{number}: not a result row; ignored")
+    warnings.extend(f"{path}:{number}: {_too_long()}; the row is ignored and its "
+                    "pair evaluated again" for number in too_long)
     return tuple(rows), tuple(warnings)
 
 
@@ -156,11 +177,13 @@ def read_checks(path: Path) -> tuple[tuple, tuple[str, ...]]:
 
     checks = []
     warnings: list[str] = []
-    for number, line in _lines(Path(path)):
+    too_long: list[int] = []
+    for number, line in _lines(Path(path), too_long):
         try:
             checks.append(PairCheck.from_json(safe_json.loads(line)))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
             warnings.append(f"{path}:{number}: not a `cope check --json` row; ignored")
+    warnings.extend(f"{path}:{number}: {_too_long()}; ignored" for number in too_long)
     return tuple(checks), tuple(warnings)
 
 

@@ -376,11 +376,15 @@ def load_rows(path, *, torn_tail: bool = False) -> list[dict]:
 
     rows = []
     try:
-        from planning_core.pddl.files import read_bytes
+        from planning_core.pddl.files import MAX_LINE_BYTES, read_lines
 
-        # bytes (a bad UTF-8 byte is located), by the shared reader: a regular file only
-        raws = read_bytes(path).split(b"\n")
-        for n, raw in enumerate(raws, 1):
+        # bytes (a bad UTF-8 byte is located), streamed by the shared reader: a regular
+        # file only, one line of at most MAX_LINE_BYTES in memory
+        for found in read_lines(path):
+            n, raw = found.number, found.data
+            if raw is None:
+                raise InputError(f"a line longer than {MAX_LINE_BYTES >> 20} MB; not read "
+                                 "(no result row is that long)", file=str(path), line=n)
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as err:
@@ -391,7 +395,7 @@ def load_rows(path, *, torn_tail: bool = False) -> list[dict]:
             try:
                 row = loads(line)
             except json.JSONDecodeError as err:
-                if torn_tail and n == len(raws):   # no newline after it: cut off by a kill
+                if torn_tail and not found.ended:   # no newline after it: cut off by a kill
                     break
                 raise InputError(f"not JSON: {err.msg}", file=str(path), line=n,
                                  column=err.colno) from None

@@ -158,10 +158,18 @@ _STEP = re.compile(r"^\s*\(\s*([^\s()]+)((?:\s+[^\s()]+)*)\s*\)\s*$")
 
 
 def complete_arguments(steps: tuple[str, ...], domain: pddl.Domain, problem: pddl.Problem,
-                       *, node_limit: int = COMPLETION_NODES) -> Completion:
+                       *, node_limit: int = COMPLETION_NODES, budget=None) -> Completion:
     """Fill missing trailing arguments of ``steps`` so that the plan runs to the goal of
     (``domain``, ``problem``); depth-first over the candidate values (see the module doc).
-    Steps whose arity already fits are kept as they are."""
+    Steps whose arity already fits are kept as they are.
+
+    Grounding and the search run under ``budget`` (else the active one: ``judge_ltl``'s,
+    the answer's ``--time-limit``); at its limit ``LimitReached`` is raised (an ``unknown``
+    judgement), instead of grounding a task of thousands of copies of one object for
+    minutes. ``node_limit`` bounds the steps tried, each candidate action tried is ticked,
+    and the search keeps its own stack (a plan of thousands of steps, no recursion)."""
+    from planning_core.limits import active_budget
+
     arity = {a.name: a.arity for a in domain.actions}
     parsed = []
     for step in steps:
@@ -172,32 +180,19 @@ def complete_arguments(steps: tuple[str, ...], domain: pddl.Domain, problem: pdd
         return Completion(steps, (), True)
     from planning_core.ground.grounder import ground
 
+    budget = budget if budget is not None else active_budget()
     try:
-        task: Task = ground(domain, problem)
+        task: Task = ground(domain, problem, budget=budget)
     except PlanningError:
         return Completion(steps, (), False)
     by_name: dict[str, list] = {}
     for a in task.actions:
         by_name.setdefault(a.name, []).append(a)
-    budget = [node_limit]
-    chosen: list = []
-
-    def search(i: int, state: int) -> bool:
-        if i == len(parsed):
-            return task.is_goal(state)
-        budget[0] -= 1
-        if budget[0] < 0:
-            return False
-        name, args = parsed[i]
-        for a in by_name.get(name, ()):
-            if a.args[:len(args)] == args and a.applicable(state):
-                chosen.append(a)
-                if search(i + 1, task.progress(state, a)):
-                    return True
-                chosen.pop()
-        return False
-
-    if not search(0, task.init):
+    if budget is not None:
+        budget.phase(0)          # candidates tried are work, not memory
+    chosen = _complete(task, parsed, by_name, node_limit,
+                       budget.tick if budget is not None else (lambda n=1: None))
+    if chosen is None:
         return Completion(steps, (), False)
     out, filled = [], []
     for i, (step, a) in enumerate(zip(steps, chosen), start=1):
@@ -206,6 +201,50 @@ def complete_arguments(steps: tuple[str, ...], domain: pddl.Domain, problem: pdd
         if text != step:
             filled.append((i, step, text))
     return Completion(tuple(out), tuple(filled), True)
+
+
+def _complete(task: Task, parsed: list, by_name: dict, node_limit: int, tick):
+    """The ground actions of a completion of ``parsed`` that reaches the goal, or None:
+    depth-first, the candidates of each step in order, at most ``node_limit`` steps
+    entered (the recursive search this replaces counted the same)."""
+    last = len(parsed) - 1
+    left = node_limit - 1                # the first step
+    if left < 0:
+        return None
+    chosen: list = []
+    frames = [[0, task.init, 0]]         # step, state, next candidate to try
+    while frames:
+        frame = frames[-1]
+        i, state, k = frame
+        name, args = parsed[i]
+        cands = by_name.get(name, ())
+        n = len(args)
+        pushed = False
+        while k < len(cands):
+            a = cands[k]
+            k += 1
+            tick()
+            if a.args[:n] != args or not a.applicable(state):
+                continue
+            after = task.progress(state, a)
+            if i == last:
+                if task.is_goal(after):
+                    chosen.append(a)
+                    return chosen
+                continue
+            left -= 1
+            if left < 0:
+                continue                 # the step's search ends at once (out of nodes)
+            frame[2] = k
+            chosen.append(a)
+            frames.append([i + 1, after, 0])
+            pushed = True
+            break
+        if not pushed:
+            frames.pop()
+            if chosen:                   # the step that led into the frame left
+                chosen.pop()
+    return None
 
 
 # ------------------------------------------------------------------------- the pipeline

@@ -20,6 +20,14 @@ cache files on first use) keeps the finish reason and a reasoning model's reason
 A response marked :data:`OVERSIZED` (longer than its reader's cap, cut there) is never
 stored: a rerun asks again rather than serving a cut answer, and the file does not grow by
 whatever a runaway program wrote.
+
+The file is the user's (``--cache``, ``$PLANNING_CORE_CACHE``), so reading it is bounded
+like every other read: a path that is not a regular file (a FIFO, a device) is refused
+before SQLite opens it, SQLite will not hold a value longer than :data:`MAX_VALUE_BYTES`
+(``SQLITE_LIMIT_LENGTH``: a cached row of a gigabyte is refused by its length, unread),
+and a row that is too long, not JSON where JSON belongs (nesting too deep included, through
+:mod:`planning_core.safe_json`) or of the wrong types is a miss: the request is asked again
+and its answer replaces the row.
 """
 from __future__ import annotations
 
@@ -35,10 +43,12 @@ from typing import Any, Mapping, Sequence
 from planning_core.errors import InputError
 from planning_core.validators.models.completion import Completion
 
-__all__ = ["OVERSIZED", "ResponseCache", "cache_key", "default_cache_path"]
+__all__ = ["MAX_VALUE_BYTES", "OVERSIZED", "ResponseCache", "cache_key", "default_cache_path"]
 
 #: the ``finish_reason`` of a response longer than the reader's byte cap (cut there)
 OVERSIZED = "oversized"
+#: the longest value (a response, its prompt, its reasoning) the cache reads or stores
+MAX_VALUE_BYTES = 64 << 20
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -76,9 +86,13 @@ class ResponseCache:
     """Get and put :class:`Completion` records by :func:`cache_key`."""
 
     def __init__(self, path: str | Path) -> None:
+        from planning_core.pddl.files import refuse_irregular
+
         self.path = Path(path)
         if self.path.is_dir():
             raise InputError("is a folder; the cache is a file", file=str(self.path))
+        refuse_irregular(self.path)     # a FIFO or a device: never handed to SQLite
+        self._bad: set[str] = set()     # keys whose stored row could not be used
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:
@@ -93,6 +107,7 @@ class ResponseCache:
             return conn
         try:
             conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+            conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA busy_timeout=60000")
@@ -109,31 +124,64 @@ class ResponseCache:
         return conn
 
     def get(self, key: str) -> Completion | None:
-        row = self._connect().execute(
-            "SELECT model, base_url, params, text, usage, latency_s, extra FROM responses "
-            "WHERE key = ?", (key,)).fetchone()
+        """The stored response of ``key``, or None (not stored, or a row that cannot be
+        used: too long, malformed; see the module doc)."""
+        try:
+            row = self._connect().execute(
+                "SELECT model, base_url, params, text, usage, latency_s, extra FROM responses "
+                "WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DataError:       # a value past MAX_VALUE_BYTES: refused unread
+            self._bad.add(key)
+            return None
         if row is None:
             return None
-        model, base_url, params, text, usage, latency, extra = row
-        extra = json.loads(extra) if extra else {}
-        return Completion(text, model, base_url, json.loads(params),
-                          json.loads(usage) if usage else None, latency or 0.0,
-                          cache_hit=True, attempts=0,
-                          finish_reason=extra.get("finish_reason"),
-                          reasoning=extra.get("reasoning"))
+        found = _completion(row)
+        if found is None:
+            self._bad.add(key)
+        return found
 
     def put(self, key: str, messages: Sequence[Mapping[str, Any]], c: Completion) -> None:
         """Store ``c`` under ``key``, unless it is :data:`OVERSIZED` (then nothing)."""
         if c.finish_reason == OVERSIZED:
             return
-        self._connect().execute(
-            "INSERT OR IGNORE INTO responses (key, model, base_url, messages, params, text, "
-            "usage, latency_s, created, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (key, c.model, c.base_url, json.dumps(list(messages), ensure_ascii=False),
-             json.dumps(dict(c.params), sort_keys=True), c.text,
-             json.dumps(dict(c.usage)) if c.usage is not None else None, c.latency_s,
-             time.time(), json.dumps({"finish_reason": c.finish_reason,
-                                      "reasoning": c.reasoning}, ensure_ascii=False)))
+        verb = "INSERT OR REPLACE" if key in self._bad else "INSERT OR IGNORE"
+        try:
+            self._connect().execute(
+                f"{verb} INTO responses (key, model, base_url, messages, params, text, "
+                "usage, latency_s, created, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (key, c.model, c.base_url, json.dumps(list(messages), ensure_ascii=False),
+                 json.dumps(dict(c.params), sort_keys=True), c.text,
+                 json.dumps(dict(c.usage)) if c.usage is not None else None, c.latency_s,
+                 time.time(), json.dumps({"finish_reason": c.finish_reason,
+                                          "reasoning": c.reasoning}, ensure_ascii=False)))
+        except sqlite3.DataError:       # a value past MAX_VALUE_BYTES: not stored
+            return
+        self._bad.discard(key)
 
     def __len__(self) -> int:
         return self._connect().execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+
+def _completion(row) -> Completion | None:
+    """The :class:`Completion` a stored row holds, or None when it is not one (JSON fields
+    that are not JSON or nested past :mod:`planning_core.safe_json`'s depth, wrong types)."""
+    from planning_core import safe_json
+
+    model, base_url, params, text, usage, latency, extra = row
+    try:
+        params = safe_json.loads(params)
+        usage = safe_json.loads(usage) if usage else None
+        extra = safe_json.loads(extra) if extra else {}
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if not (isinstance(model, str) and isinstance(text, str) and isinstance(params, dict)
+            and isinstance(extra, dict) and (base_url is None or isinstance(base_url, str))
+            and (usage is None or isinstance(usage, dict))
+            and (latency is None or isinstance(latency, (int, float)))):
+        return None
+    finish, reasoning = extra.get("finish_reason"), extra.get("reasoning")
+    if not (finish is None or isinstance(finish, str)) or not (
+            reasoning is None or isinstance(reasoning, str)):
+        return None
+    return Completion(text, model, base_url, params, usage, latency or 0.0, cache_hit=True,
+                      attempts=0, finish_reason=finish, reasoning=reasoning)

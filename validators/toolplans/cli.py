@@ -53,7 +53,8 @@ def register(subparsers) -> None:
         p.add_argument("--engine", choices=("auto", "internal", "fd"), default="auto",
                        help="solver for optimal costs and solvability (default auto)")
         p.add_argument("--time-limit", type=seconds, default=60.0, metavar="S",
-                       help="seconds per search before an answer is unknown (default 60)")
+                       help="CPU seconds before an answer is unknown: reading and grounding "
+                            "the task and the search share them (default 60)")
 
     p = sub.add_parser("compile", help="write the task as a PDDL domain and problem")
     task_args(p)
@@ -86,7 +87,8 @@ def register(subparsers) -> None:
                    help="the calls so far (a file, or the text itself; default none)")
     p.add_argument("--call", required=True, metavar="FILE_OR_TEXT", help="the proposed call")
     p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
-                   help="seconds per h* computation (default 30)")
+                   help="CPU seconds before the judgement is unknown: reading and grounding "
+                        "the task and every h* computation share them (default 30)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_next)
 
@@ -104,7 +106,8 @@ def register(subparsers) -> None:
                    help="tool-broken setting: the replacement tool offered (classifies the "
                         "next action as replace/alter/retry/refusal/other)")
     p.add_argument("--time-limit", type=seconds, default=30.0, metavar="S",
-                   help="seconds per h* computation (default 30)")
+                   help="CPU seconds before the judgement is unknown: reading and grounding "
+                        "the task and every h* computation share them (default 30)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_predict)
 
@@ -187,6 +190,28 @@ def _write(path: Path, text: str) -> None:
         raise InputError(f"cannot write: {err.strerror or err}", file=str(path)) from None
 
 
+def _within_limit(args: argparse.Namespace, run) -> int:
+    """``run(args)`` under the command's budget (``--time-limit`` CPU seconds, the default
+    memory limit), made active (:func:`planning_core.limits.metering`) for everything it
+    does: reading the task, grounding it (2,000 copies of one tool grounded for 16 CPU-s at
+    ``--time-limit 1``), the search and every h* call (given what is left). A limit is an
+    ``unknown`` answer naming it, exit 3, as a ``toolplans batch`` row is."""
+    from planning_core.limits import LimitReached, Limits, metering
+
+    budget = Limits(time_s=args.time_limit).budget()
+    try:
+        with metering(budget):
+            return run(args)
+    except LimitReached as stop:
+        message = f"stopped at the {stop.limit} ({stop.detail}); no verdict"
+        if args.json:
+            print(json.dumps({"verdict": "unknown", "limit": stop.limit, "error": message,
+                              "cpu_s": round(budget.cpu_s(), 6)}))
+        else:
+            print(f"unknown: {message}")
+        return ExitCode.UNKNOWN
+
+
 def cmd_compile(args: argparse.Namespace) -> int:
     from planning_core.validators.toolplans.compile import compile_task
 
@@ -210,6 +235,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    return _within_limit(args, _check)
+
+
+def _check(args: argparse.Namespace) -> int:
     from planning_core.validators.toolplans.check import check_output
 
     ctx = _context(args)
@@ -243,6 +272,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    return _within_limit(args, _solve)
+
+
+def _solve(args: argparse.Namespace) -> int:
     from planning_core.validators.toolplans.feasibility import plan_calls
 
     ctx = _context(args)
@@ -263,6 +296,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def cmd_next(args: argparse.Namespace) -> int:
+    return _within_limit(args, _next)
+
+
+def _next(args: argparse.Namespace) -> int:
     from planning_core.validators.toolplans.stepwise import judge_next
 
     ctx = _context(args)
@@ -280,6 +317,10 @@ def cmd_next(args: argparse.Namespace) -> int:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
+    return _within_limit(args, _predict)
+
+
+def _predict(args: argparse.Namespace) -> int:
     from planning_core.validators.toolplans.stepwise import judge_prediction
 
     ctx = _context(args)

@@ -123,14 +123,25 @@ class Scorer:
         return ctx
 
     def __call__(self, case: dict, text: str) -> dict:
+        """The answer's result, under a budget of its own (``time_limit`` CPU seconds of
+        this thread, made active): compiling and grounding the case's task when it is the
+        first answer on it, and every search and h* call; a limit is an ``unknown`` row
+        naming it (as in ``toolplans batch``)."""
+        from planning_core.limits import LimitReached, Limits, metering
         from planning_core.validators.toolplans.apb_report import check_case
 
+        budget = Limits(time_s=self.time_limit).budget()
         try:
-            ctx = self.context(case)
-            with self._lock:     # the task's caches (h*, feasibility) are filled in place
-                return check_case(ctx, case, text, time_limit=self.time_limit)
+            with metering(budget):
+                ctx = self.context(case)
+                with self._lock:     # the task's caches (h*, feasibility) are filled in place
+                    return check_case(ctx, case, text, time_limit=self.time_limit)
         except PlanningError as err:
             return {"verdict": "error", "correct": None, "check_error": str(err)}
+        except LimitReached as stop:
+            return {"verdict": "unknown", "correct": None, "limit": stop.limit,
+                    "check_error": f"checking stopped at the {stop.limit} ({stop.detail}); "
+                                   "no verdict"}
 
 
 def _result_fields(result: dict) -> dict:

@@ -36,6 +36,7 @@ from heapq import heappop, heappush
 from planning_core.errors import UnsupportedFeature
 from planning_core.ground.task import Task
 from planning_core.heuristics.relaxed import goal_relaxed_reachable
+from planning_core.limits import tick_active
 from planning_core.result import Status
 from planning_core.validators.acp.defaults import DEFAULT_BUDGET
 from planning_core.search.astar import OVER_BOUND, astar, greedy
@@ -89,6 +90,7 @@ def explore(task: Task, state: int, covers, need: int, *, budget: int = DEFAULT_
     counter = expanded = 0
     while heap:
         s = heappop(heap)[2]
+        tick_active()        # the caller's budget, if one is active (the question generator)
         acts = applicable(s)
         need &= ~covers(s, acts)
         if not need:
