@@ -42,8 +42,11 @@ def render(header: Sequence[str], rows: Sequence[Sequence[str]], fmt: str = "tex
         if caption:
             out.write(f"# {caption}\n")
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
+        # a CR is not in the line terminator, so the writer would leave a cell holding one
+        # unquoted and a reader would end the row there: such rows are written quoted
+        quoted = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
+        for r in [header, *rows]:
+            (quoted if any("\r" in x for x in r) else writer).writerow(r)
         return out.getvalue().rstrip("\n")
     if fmt == "latex":
         spec = "l" + ("r" if numeric else "l") * (len(header) - 1)
@@ -172,7 +175,10 @@ def markdown_as(text: str, fmt: str) -> str:
                 out.append("")
         block, numeric = [], False
 
-    for line in text.splitlines():
+    # lines end at "\n" only: str.splitlines would also break a row at a U+2028, U+0085
+    # or form feed inside a cell (a task id or model name from data), cutting the table
+    for line in text.split("\n"):
+        line = line.removesuffix("\r")
         if line.lstrip().startswith("|"):
             cells = _cells(line)
             if block and cells and all(_RULE.match(c) for c in cells):

@@ -70,3 +70,22 @@ def test_latex_is_one_tabular_per_table_the_prose_as_comments():
 def test_an_unknown_format_is_refused():
     with pytest.raises(ValueError):
         markdown_as(REPORT, "html")
+
+
+@pytest.mark.parametrize("sep", ["\u2028", "\x85", "\x0c", "\x1e", "\r"])
+def test_a_line_separator_inside_a_cell_stays_in_its_cell(sep):
+    """A cell from data (a task id, a model name) may hold a character that
+    ``str.splitlines`` breaks at: the row must stay one row, not become half a table and a
+    comment."""
+    text = f"| task | CR |\n|---|---:|\n| a{sep}b | 1 |\n| c | 2 |\r\n"
+    rows = list(csv.reader(io.StringIO(markdown_as(text, "csv"), newline="")))
+    assert [r for r in rows if r] == [["task", "CR"], [f"a{sep}b", "1"], ["c", "2"]]
+    latex = markdown_as(text, "latex")
+    assert latex.count(r"\begin{tabular}") == 1 and f"a{sep}b & 1" in latex
+
+
+def test_csv_cells_with_commas_quotes_and_line_ends_read_back_as_written():
+    cells = [["a,b", 'say "hi"', "two\nlines", "cr\rhere", "crlf\r\nend", "#x", ""]]
+    header = ["h,1", 'h"2', "h3", "h4", "h5", "h6", "h7"]
+    text = render(header, cells, "csv")
+    assert list(csv.reader(io.StringIO(text, newline=""))) == [header, *cells]
