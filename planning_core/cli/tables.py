@@ -72,7 +72,9 @@ def render(header: Sequence[str], rows: Sequence[Sequence[str]], fmt: str = "tex
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                   "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}", "|": r"\textbar{}"}
+                  "^": r"\textasciicircum{}", "|": r"\textbar{}",
+                  # in LaTeX's default OT1 text font < and > print as inverted ! and ?
+                  "<": r"\textless{}", ">": r"\textgreater{}"}
 
 
 def _latex(text: str) -> str:

@@ -89,3 +89,17 @@ def test_csv_cells_with_commas_quotes_and_line_ends_read_back_as_written():
     header = ["h,1", 'h"2', "h3", "h4", "h5", "h6", "h7"]
     text = render(header, cells, "csv")
     assert list(csv.reader(io.StringIO(text, newline=""))) == [header, *cells]
+
+
+def test_latex_escapes_every_special_character_of_a_cell():
+    text = render(["h"], [["& % $ # _ { } ~ ^ \\ | < >"]], "latex")
+    assert (r"\& \% \$ \# \_ \{ \} \textasciitilde{} \textasciicircum{} \textbackslash{} "
+            r"\textbar{} \textless{} \textgreater{} \\") in text
+
+
+def test_empty_reports_and_tables_give_well_formed_output():
+    assert markdown_as("", "csv") == "\n" and markdown_as("", "latex") == "\n"
+    header_only = "| a | b |\n|---|---:|\n"
+    assert markdown_as(header_only, "csv") == "a,b\n"
+    latex = markdown_as(header_only, "latex")
+    assert "a & b \\\\\n\\midrule\n\\bottomrule" in latex
