@@ -42,11 +42,13 @@ def render(header: Sequence[str], rows: Sequence[Sequence[str]], fmt: str = "tex
         if caption:
             out.write(f"# {caption}\n")
         writer = csv.writer(out, lineterminator="\n")
-        # a CR is not in the line terminator, so the writer would leave a cell holding one
-        # unquoted and a reader would end the row there: such rows are written quoted
+        # written quoted: a row with a CR in a cell (CR is not the line terminator, so the
+        # writer would leave it bare and a reader would end the row there), and a row whose
+        # first cell starts with "#" (it would read as a comment line, as a caption is)
         quoted = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
         for r in [header, *rows]:
-            (quoted if any("\r" in x for x in r) else writer).writerow(r)
+            bare = not any("\r" in x for x in r) and not (r and r[0].startswith("#"))
+            (writer if bare else quoted).writerow(r)
         return out.getvalue().rstrip("\n")
     if fmt == "latex":
         spec = "l" + ("r" if numeric else "l") * (len(header) - 1)

@@ -103,3 +103,11 @@ def test_empty_reports_and_tables_give_well_formed_output():
     assert markdown_as(header_only, "csv") == "a,b\n"
     latex = markdown_as(header_only, "latex")
     assert "a & b \\\\\n\\midrule\n\\bottomrule" in latex
+
+
+def test_a_csv_row_whose_first_cell_starts_with_a_hash_is_not_a_comment_line():
+    # the prose and captions are "#" comment lines: a table row must never look like one
+    text = markdown_as("# Title\n\n| #model | CR |\n|---|---:|\n| #1 | 5 |\n", "csv")
+    assert [l for l in text.splitlines() if l.startswith("#")] == ["# Title"]
+    rows = [r for r in csv.reader(io.StringIO(text)) if r and not r[0].startswith("# ")]
+    assert rows == [["#model", "CR"], ["#1", "5"]]
