@@ -42,8 +42,13 @@ def render(header: Sequence[str], rows: Sequence[Sequence[str]], fmt: str = "tex
         if caption:
             out.write(f"# {caption}\n")
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
+        # written quoted: a row with a CR in a cell (CR is not the line terminator, so the
+        # writer would leave it bare and a reader would end the row there), and a row whose
+        # first cell starts with "#" (it would read as a comment line, as a caption is)
+        quoted = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
+        for r in [header, *rows]:
+            bare = not any("\r" in x for x in r) and not (r and r[0].startswith("#"))
+            (writer if bare else quoted).writerow(r)
         return out.getvalue().rstrip("\n")
     if fmt == "latex":
         spec = "l" + ("r" if numeric else "l") * (len(header) - 1)
@@ -69,7 +74,9 @@ def render(header: Sequence[str], rows: Sequence[Sequence[str]], fmt: str = "tex
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                   "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}", "|": r"\textbar{}"}
+                  "^": r"\textasciicircum{}", "|": r"\textbar{}",
+                  # in LaTeX's default OT1 text font < and > print as inverted ! and ?
+                  "<": r"\textless{}", ">": r"\textgreater{}"}
 
 
 def _latex(text: str) -> str:
@@ -172,7 +179,10 @@ def markdown_as(text: str, fmt: str) -> str:
                 out.append("")
         block, numeric = [], False
 
-    for line in text.splitlines():
+    # lines end at "\n" only: str.splitlines would also break a row at a U+2028, U+0085
+    # or form feed inside a cell (a task id or model name from data), cutting the table
+    for line in text.split("\n"):
+        line = line.removesuffix("\r")
         if line.lstrip().startswith("|"):
             cells = _cells(line)
             if block and cells and all(_RULE.match(c) for c in cells):

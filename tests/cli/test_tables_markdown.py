@@ -70,3 +70,44 @@ def test_latex_is_one_tabular_per_table_the_prose_as_comments():
 def test_an_unknown_format_is_refused():
     with pytest.raises(ValueError):
         markdown_as(REPORT, "html")
+
+
+@pytest.mark.parametrize("sep", ["\u2028", "\x85", "\x0c", "\x1e", "\r"])
+def test_a_line_separator_inside_a_cell_stays_in_its_cell(sep):
+    """A cell from data (a task id, a model name) may hold a character that
+    ``str.splitlines`` breaks at: the row must stay one row, not become half a table and a
+    comment."""
+    text = f"| task | CR |\n|---|---:|\n| a{sep}b | 1 |\n| c | 2 |\r\n"
+    rows = list(csv.reader(io.StringIO(markdown_as(text, "csv"), newline="")))
+    assert [r for r in rows if r] == [["task", "CR"], [f"a{sep}b", "1"], ["c", "2"]]
+    latex = markdown_as(text, "latex")
+    assert latex.count(r"\begin{tabular}") == 1 and f"a{sep}b & 1" in latex
+
+
+def test_csv_cells_with_commas_quotes_and_line_ends_read_back_as_written():
+    cells = [["a,b", 'say "hi"', "two\nlines", "cr\rhere", "crlf\r\nend", "#x", ""]]
+    header = ["h,1", 'h"2', "h3", "h4", "h5", "h6", "h7"]
+    text = render(header, cells, "csv")
+    assert list(csv.reader(io.StringIO(text, newline=""))) == [header, *cells]
+
+
+def test_latex_escapes_every_special_character_of_a_cell():
+    text = render(["h"], [["& % $ # _ { } ~ ^ \\ | < >"]], "latex")
+    assert (r"\& \% \$ \# \_ \{ \} \textasciitilde{} \textasciicircum{} \textbackslash{} "
+            r"\textbar{} \textless{} \textgreater{} \\") in text
+
+
+def test_empty_reports_and_tables_give_well_formed_output():
+    assert markdown_as("", "csv") == "\n" and markdown_as("", "latex") == "\n"
+    header_only = "| a | b |\n|---|---:|\n"
+    assert markdown_as(header_only, "csv") == "a,b\n"
+    latex = markdown_as(header_only, "latex")
+    assert "a & b \\\\\n\\midrule\n\\bottomrule" in latex
+
+
+def test_a_csv_row_whose_first_cell_starts_with_a_hash_is_not_a_comment_line():
+    # the prose and captions are "#" comment lines: a table row must never look like one
+    text = markdown_as("# Title\n\n| #model | CR |\n|---|---:|\n| #1 | 5 |\n", "csv")
+    assert [l for l in text.splitlines() if l.startswith("#")] == ["# Title"]
+    rows = [r for r in csv.reader(io.StringIO(text)) if r and not r[0].startswith("# ")]
+    assert rows == [["#model", "CR"], ["#1", "5"]]

@@ -103,3 +103,16 @@ def test_goal_subsets_are_connected_smallest_first_and_capped():
     # a goal whose facts all share one object: capped, not every subset
     star = [("at", "hub", f"x{i}") for i in range(30)]
     assert len(list(_connected_subsets(list(range(30)), star, 6))) == 2_000
+
+
+def test_the_budget_counts_the_conditional_effects_scanned():
+    """Building a projection scans every conditional effect (an ADL action may have
+    hundreds): counted one unit each, or a budget of units would not bound the CPU time."""
+    facts = [("goal",)] + [("g", f"o{i}") for i in range(500)]
+    index = FactIndex(facts)
+    ces = tuple(CondEffect(mask_of([i]), 0, mask_of([i]), 0) for i in range(1, 501))
+    action = GroundAction("a", (), "a", 0, 0, 0, 0, (), (), (), (), ces)
+    task = Task(index, (action,), 0, mask_of([0]), 0)   # (goal) is never added
+    assert projection_unsolvable(task, total_work=100) is None
+    proof = projection_unsolvable(task, total_work=1_000)
+    assert proof is not None and proof.work >= 501

@@ -248,3 +248,39 @@ def test_answers_unknown_at_a_smaller_time_limit_are_checked_again(cases, tmp_pa
     assert again == {r["id"] for r in rows[:3]}
     assert all(r["model"] == "scripted" and "usage" in r for r in final if r.get("rescored"))
     assert len(read_results(out)) == len(rows) + 3
+
+
+def test_hostile_rows_of_a_resumed_file_are_rows_not_tracebacks(cases, tmp_path, capsys):
+    """A rerun reads back whatever OUT holds: a limit that is a list or a string, a stored
+    answer that is a list, an initial answer of the wrong shape, a huge answer. Nothing
+    crashes, each item keeps one latest row, and only well-formed limits are compared."""
+    path, rows_in = cases
+    by_prompt = _answers(rows_in)
+    out = tmp_path / "r.jsonl"
+    with ChatServer(lambda req, n: answer(by_prompt[ChatServer.prompt_of(req)])) as server:
+        code, _ = _run(capsys, server, path, out, "--settings", "holistic",
+                       "--time-limit", "5")
+        rows = read_results(out)
+        assert code == 0 and len(rows) >= 4
+        hostile = [{"time_limit_s": [1]}, {"time_limit_s": "1"},
+                   {"time_limit_s": 1, "response": ["not", "text"],
+                    "initial": {"response": {"a": [1]}}},
+                   {"time_limit_s": 1, "response": "x" * 300_000, "initial": [1]}]
+        for r, bad in zip(rows, hostile):
+            r.update(verdict="unknown", correct=None, **bad)
+        out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        code, io = _run(capsys, server, path, out, "--settings", "holistic",
+                        "--time-limit", "5")
+        assert "Traceback" not in io.err and code in (0, 1), io.err
+        # the two rows with a number below 5 are checked again; the others are kept
+        assert f"2 row(s) of {out} that ran into their limit are computed again" in io.err
+        asked = len(server.requests)
+        code, io = _run(capsys, server, path, out, "--settings", "holistic",
+                        "--time-limit", "5", "--retry-unknown")
+        assert "Traceback" not in io.err and code in (0, 1), io.err
+        assert len(server.requests) == asked
+    from planning_core.validators.toolplans.run import latest_rows, row_key
+
+    final = latest_rows(read_results(out))
+    assert len(final) == len(rows) == len({row_key(r) for r in final})
+    assert len(read_results(out)) == len(rows) + 2 + 2   # 2 rescored, then the 2 unknown
