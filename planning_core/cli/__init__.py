@@ -26,19 +26,34 @@ fraction of a second.
 """
 from __future__ import annotations
 
-import argparse
 import errno
 import os
 import sys
 from enum import IntEnum
-from collections.abc import Callable   # not typing's: importing typing costs each call ~2 ms
 
 from planning_core.errors import PlanningError
 
 #: typing.TYPE_CHECKING, without importing typing (~2 ms of every `validate` call)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    import argparse
+    from collections.abc import Callable, Sequence
+
+    from planning_core.cli.parser import ArgumentParser, CommandGroup
+
+#: the names :mod:`planning_core.cli.parser` defines (they need :mod:`argparse`), imported
+#: from there on first use (:func:`__getattr__`): a ``validate`` call that never builds a
+#: parser never imports argparse
+_PARSER_NAMES = frozenset({"ArgumentParser", "CommandGroup", "HelpFormatter", "add_version",
+                           "build_parser"})
+
+
+def __getattr__(name: str):
+    if name in _PARSER_NAMES:
+        from planning_core.cli import parser
+
+        return getattr(parser, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["ALL", "ArgumentParser", "CommandGroup", "ExitCode", "LazyGroup", "add_version",
            "build_parser", "chosen_command", "import_lark_without_regex", "main", "run",
@@ -66,45 +81,9 @@ class ExitCode(IntEnum):
     FAILED = 1          # acp check-gold: a gold answer did not score 1
 
 
-def _terminal_columns() -> int:
-    """``shutil.get_terminal_size().columns``: ``$COLUMNS``, else the terminal's, else 80."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or 80
-
-
-class HelpFormatter(argparse.HelpFormatter):
-    """argparse's formatter, the same width, without importing :mod:`shutil` (with zlib,
-    bz2 and lzma) to find it: argparse makes a formatter for every ``add_argument``, so
-    ``validate`` paid that import (~2 ms) on every call."""
-
-    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
-        super().__init__(prog, indent_increment, max_help_position,
-                         _terminal_columns() - 2 if width is None else width)
-
-
-class ArgumentParser(argparse.ArgumentParser):
-    """argparse that exits with :attr:`ExitCode.BAD_INPUT` (2 is also argparse's own)."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        if not args[4:]:   # formatter_class is the fifth positional argument
-            kwargs.setdefault("formatter_class", HelpFormatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {message}\n")
-
-
-CommandGroup = Callable[[argparse._SubParsersAction], None]
-"""Adds its commands to ``planning-core``'s subparsers; each sets ``func=handler(args) -> int``."""
+#: ``CommandGroup``: a ``Callable[[argparse._SubParsersAction], None]`` that adds its commands
+#: to ``planning-core``'s subparsers, each setting ``func=handler(args) -> int`` (defined
+#: lazily, by :func:`__getattr__`, with the parser classes)
 
 
 class LazyGroup:
@@ -144,31 +123,6 @@ def chosen_command(argv: Sequence[str]) -> str | None:
     return None
 
 
-def build_parser(groups: Sequence[CommandGroup | LazyGroup], command=ALL) -> ArgumentParser:
-    """``planning-core``'s parser with the commands of ``groups``, in order.
-
-    A :class:`LazyGroup` is imported and registered only if ``command`` is one of its
-    commands (or ``command`` is :data:`ALL`); otherwise its commands are listed by name and
-    help only, enough for ``planning-core --help`` and for argparse to name the choices.
-    """
-    parser = ArgumentParser(prog="planning-core",
-                            description="A symbolic planning engine with a PDDL toolchain.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
-    sub.required = True
-    for group in groups:
-        if not isinstance(group, LazyGroup):
-            group(sub)
-        elif command is ALL or command in group.names():
-            group.load()(sub)
-        else:
-            for name, help_line in group.commands:
-                sub.add_parser(name, help=help_line)
-    add_version(parser)
-    for parser_of_command in sub.choices.values():
-        add_version(parser_of_command)
-    return parser
-
-
 def version() -> str:
     """The installed distribution's version (``planning-core --version``)."""
     from importlib.metadata import PackageNotFoundError
@@ -177,25 +131,6 @@ def version() -> str:
         return dist_version("planning-core")
     except PackageNotFoundError:
         return "unknown (not installed)"
-
-
-class _VersionAction(argparse.Action):
-    """``--version`` that looks the version up only when asked: reading the installed
-    distribution's metadata costs tens of milliseconds on every ``validate`` call otherwise."""
-
-    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
-                 help="show the version and exit"):
-        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        print(f"{parser.prog} (planning-core) {version()}")   # stdout, as argparse's own
-        parser.exit()
-
-
-def add_version(parser: argparse.ArgumentParser) -> None:
-    """``--version`` on ``parser`` (every command has one, as VAL's users expect)."""
-    if "--version" not in parser._option_string_actions:
-        parser.add_argument("--version", action=_VersionAction)
 
 
 def error_line(err: PlanningError) -> str:
@@ -281,6 +216,8 @@ def import_lark_without_regex() -> None:
 def main(argv: Sequence[str] | None, groups: Sequence[CommandGroup | LazyGroup]) -> int:
     """Parse ``argv`` against the commands of ``groups`` and run the chosen one (only the
     chosen command's group is imported)."""
+    from planning_core.cli.parser import build_parser
+
     words = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(groups, command=chosen_command(words))
     args = parser.parse_args(argv)
