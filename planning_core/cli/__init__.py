@@ -29,8 +29,8 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from enum import IntEnum
 
+from planning_core.cli.base import ALL, ExitCode, LazyGroup, version
 from planning_core.errors import PlanningError
 
 #: typing.TYPE_CHECKING, without importing typing (~2 ms of every `validate` call)
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Sequence
 
-    from planning_core.cli.parser import ArgumentParser, CommandGroup
+    from planning_core.cli.parser import ArgumentParser
 
 #: the names :mod:`planning_core.cli.parser` defines (they need :mod:`argparse`), imported
 #: from there on first use (:func:`__getattr__`): a ``validate`` call that never builds a
@@ -66,52 +66,6 @@ __all__ = ["ALL", "ArgumentParser", "CommandGroup", "ExitCode", "LazyGroup", "ad
 CAP_ADDRESS_SPACE = False
 
 
-class ExitCode(IntEnum):
-    """The process exit code of every ``planning-core`` and ``validate`` command."""
-
-    OK = 0
-    NEGATIVE = 1        # the command's answer is no; the aliases below name it per command
-    BAD_INPUT = 2
-    UNKNOWN = 3
-    INTERNAL = 4
-    INTERRUPTED = 130
-    INVALID = 1         # validate: a plan is invalid
-    UNSOLVABLE = 1      # solve: proved unsolvable; reachable/landmarks: goal unreachable
-    FINDINGS = 1        # cope check: a defect or a label disagreement
-    FAILED = 1          # acp check-gold: a gold answer did not score 1
-
-
-#: ``CommandGroup``: a ``Callable[[argparse._SubParsersAction], None]`` that adds its commands
-#: to ``planning-core``'s subparsers, each setting ``func=handler(args) -> int`` (defined
-#: lazily, by :func:`__getattr__`, with the parser classes)
-
-
-class LazyGroup:
-    """A command group whose module is imported only when one of its commands runs.
-
-    ``commands`` lists the ``(name, help)`` pairs the group's ``register`` adds, in order:
-    ``planning-core --help`` shows them without importing the group, and a command of
-    another group never imports it (issue 32: every command used to import every room,
-    0.25-0.30 s of CPU against 0.04 s for a bare interpreter). ``load()`` imports the group
-    and returns its ``register``. A test checks that ``commands`` says what ``register`` adds.
-    """
-
-    __slots__ = ("commands", "load")
-
-    def __init__(self, commands: Sequence[tuple[str, str]],
-                 load: Callable[[], CommandGroup]) -> None:
-        self.commands = tuple(commands)
-        self.load = load
-
-    def names(self) -> tuple[str, ...]:
-        return tuple(name for name, _ in self.commands)
-
-
-#: ``build_parser(groups, command=ALL)``: register every group (the whole parser, as tests
-#: and documentation tools want it)
-ALL = object()
-
-
 def chosen_command(argv: Sequence[str]) -> str | None:
     """The command word of ``argv``: its first argument that is not an option (the top-level
     parser's options, ``-h`` and ``--version``, take no value), or None."""
@@ -121,16 +75,6 @@ def chosen_command(argv: Sequence[str]) -> str | None:
         if not arg.startswith("-"):
             return arg
     return None
-
-
-def version() -> str:
-    """The installed distribution's version (``planning-core --version``)."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
-    try:
-        return dist_version("planning-core")
-    except PackageNotFoundError:
-        return "unknown (not installed)"
 
 
 def error_line(err: PlanningError) -> str:

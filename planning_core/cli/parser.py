@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from planning_core.cli import ALL, ExitCode, LazyGroup
+from planning_core.cli.base import ALL, ExitCode, LazyGroup
 
 #: typing.TYPE_CHECKING, without importing typing
 TYPE_CHECKING = False
@@ -99,7 +99,7 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from planning_core.cli import version
+        from planning_core.cli.base import version
 
         print(f"{parser.prog} (planning-core) {version()}")   # stdout, as argparse's own
         parser.exit()
