@@ -98,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 cli.CAP_ADDRESS_SPACE = True
             code = cli.run(validate_files, args)
             sys.stdout.flush()
-            return int(code)
+            return cli.exit_process(int(code)) if argv is None else int(code)
     return cli.main(argv, COMMAND_GROUPS)
 
 

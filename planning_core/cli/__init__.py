@@ -56,7 +56,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["ALL", "ArgumentParser", "CommandGroup", "ExitCode", "LazyGroup", "add_version",
-           "build_parser", "chosen_command", "import_lark_without_regex", "main", "run",
+           "build_parser", "chosen_command", "exit_process", "import_lark_without_regex", "main", "run",
            "version"]
 
 
@@ -133,6 +133,36 @@ def _internal(err: BaseException) -> int:
           "This is a bug in planning_core; rerun with PLANNING_CORE_DEBUG=1 for details.",
           file=sys.stderr)
     return ExitCode.INTERNAL
+
+
+def exit_process(code: int) -> int:
+    """End a console-script process now with ``code``, without the interpreter's teardown.
+
+    Once a ``validate`` call has printed its reports, what is left of the process is
+    Python's shutdown: clearing every module and freeing the task it read, ~5-7 ms of a
+    ~50 ms call (issue 28; VAL's whole call is ~5 ms). Here the exit handlers run
+    (:mod:`atexit`: coverage, logging, anything a library registered) and stdout and stderr
+    are flushed, as at a normal exit, and then the process ends (``os._exit``). A normal
+    exit is taken instead (``code`` is returned) when that cannot be the same: a flush
+    fails (the normal exit reports it), another thread is running (it would be joined),
+    or ``PLANNING_CORE_DEBUG=1``. Only for a process of our own (the console scripts,
+    ``argv is None``), never for a caller of ``main([...])``.
+    """
+    if os.environ.get("PLANNING_CORE_DEBUG") == "1":
+        return code
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        return code
+    import atexit
+
+    atexit._run_exitfuncs()
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except BaseException:  # noqa: BLE001 - the normal exit flushes again and says why
+        return code
+    os._exit(code)
 
 
 def import_lark_without_regex() -> None:
