@@ -96,6 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args is not None:
             if argv is None:   # as cli.main: a process of our own
                 cli.CAP_ADDRESS_SPACE = True
+                cli.short_process()
             code = cli.run(validate_files, args)
             sys.stdout.flush()
             return cli.exit_process(int(code)) if argv is None else int(code)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 import sys
 
-from planning_core.cli import ExitCode, error_line, exit_process, run
+from planning_core.cli import ExitCode, error_line, exit_process, run, short_process
 from planning_core.errors import InputError, PlanningError
 from planning_core.pddl.files import read_text
 
@@ -518,6 +518,8 @@ def validate_main(argv: Sequence[str] | None = None) -> int:
     """The ``validate`` console script."""
     args = read_common_argv(sys.argv[1:] if argv is None else list(argv))
     if args is not None:
+        if argv is None:
+            short_process()
         code = int(run(validate_files, args))
         return exit_process(code) if argv is None else code
     from planning_core.cli.parser import ArgumentParser, add_version
