@@ -59,10 +59,9 @@ ALL = object()
 
 
 def version() -> str:
-    """The installed distribution's version (``planning-core --version``)."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
-    try:
-        return dist_version("planning-core")
-    except PackageNotFoundError:
-        return "unknown (not installed)"
+    """planning-core's version (``planning-core --version``): the running code's own
+    (:mod:`planning_core._version`, which ``pyproject.toml`` reads), without reading the
+    installed distribution's metadata (:mod:`importlib.metadata`: ~0.15 s of CPU)."""
+    from planning_core._version import __version__
+
+    return __version__
