@@ -26,8 +26,12 @@ Every case runs through VAL's ``Validate`` and our ``validate`` (``python -m
 planning_core.cli.validate``-equivalent entry point), each as its own process; verdict
 valid/invalid per side, agreement counted per domain and variant, every disagreement listed
 with both sides' messages (explained by hand in the results file's section "Findings").
-The same calls give the timing (whole process, wall and CPU from ``getrusage``, the two
-sides alternating per case). Usage::
+The timing runs the cases of the first ``--timing-per-variant`` tasks of each variant again
+as processes: VAL, our ``validate`` console script as users run it (with
+``--wheel-python``, the ``validate`` script of that venv, a wheel install; and beside it this
+interpreter's script importing this tree, the editable checkout) and a bare interpreter
+of each; whole process, wall and CPU from ``getrusage``, the sides alternating per case.
+Usage::
 
     python benchmarks/pddl21_differential.py --val /path/to/Validate [--plans DIR]
         [--limit N] [--timing-per-variant N] [--wheel-python VENV/bin/python]
