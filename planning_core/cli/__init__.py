@@ -22,7 +22,8 @@ groups are :func:`planning_core.cli.validate.register` and
 entry point) assembles them with the validators' groups, so the engine never imports the
 validators. Heavy modules (the grounder, search, unified-planning, the ACP and CoPE
 validators) are imported inside the command that needs them, so ``validate`` starts in a
-fraction of a second.
+fraction of a second. The argparse layer is :mod:`planning_core.cli.parser` (its names are
+importable from here too): a common ``validate`` line is read without it.
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Sequence
 
-    from planning_core.cli.parser import ArgumentParser
+    from planning_core.cli.parser import ArgumentParser, CommandGroup
 
 #: the names :mod:`planning_core.cli.parser` defines (they need :mod:`argparse`), imported
 #: from there on first use (:func:`__getattr__`): a ``validate`` call that never builds a
@@ -56,8 +57,8 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["ALL", "ArgumentParser", "CommandGroup", "ExitCode", "LazyGroup", "add_version",
-           "build_parser", "chosen_command", "exit_process", "short_process", "import_lark_without_regex", "main", "run",
-           "version"]
+           "build_parser", "chosen_command", "exit_process", "import_lark_without_regex", "main",
+           "run", "short_process", "version"]
 
 
 #: Set by :func:`main` when it reads ``sys.argv`` (the console script): only a process of
