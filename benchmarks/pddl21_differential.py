@@ -26,8 +26,12 @@ Every case runs through VAL's ``Validate`` and our ``validate`` (``python -m
 planning_core.cli.validate``-equivalent entry point), each as its own process; verdict
 valid/invalid per side, agreement counted per domain and variant, every disagreement listed
 with both sides' messages (explained by hand in the results file's section "Findings").
-The same calls give the timing (whole process, wall and CPU from ``getrusage``, the two
-sides alternating per case). Usage::
+The timing runs the cases of the first ``--timing-per-variant`` tasks of each variant again
+as processes: VAL, our ``validate`` console script as users run it (with
+``--wheel-python``, the ``validate`` script of that venv, a wheel install; and beside it this
+interpreter's script importing this tree, the editable checkout) and a bare interpreter
+of each; whole process, wall and CPU from ``getrusage``, the sides alternating per case.
+Usage::
 
     python benchmarks/pddl21_differential.py --val /path/to/Validate [--plans DIR]
         [--limit N] [--timing-per-variant N] [--wheel-python VENV/bin/python]
@@ -64,8 +68,10 @@ MUTATIONS = ("remove", "shift", "shorten", "overlap", "numeric", "duplicate")
 #: plans are judged at a smaller one (by both sides; see the results file)
 DEFAULT_TOLERANCE = 0.01
 LPG_TOLERANCE = 0.001
-OURS = [sys.executable, "-c",
-        "import sys; from planning_core.cli.validate import validate_main; sys.exit(validate_main())"]
+#: our ``validate`` as users run it: the console script pip wrote (``bin/validate``) of an
+#: interpreter's environment
+def validate_script(python: str) -> str:
+    return str(Path(python).parent / "validate")
 
 
 # ------------------------------------------------------------ a small PDDL reading
@@ -407,11 +413,16 @@ def run(args) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="pddl21diff_") as tmp:
         # as a user runs it: bytecode cached, validate's parse cache on (in a fresh folder,
         # so the first call on a task fills it)
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
         env.update(PLANNING_CORE_PARSE_CACHE="1",
                    PLANNING_CORE_PARSE_CACHE_DIR=str(Path(tmp) / "cache"))
+        # the checkout: this interpreter's console script (an editable install) importing
+        # this tree; its own parse cache folder (the two installs' sources differ in path)
+        ck_env = dict(env, PYTHONPATH=str(ROOT),
+                      PLANNING_CORE_PARSE_CACHE_DIR=str(Path(tmp) / "cache-checkout"))
         if not args.wheel_python:
-            env["PYTHONPATH"] = str(ROOT)
+            env = ck_env
         for count, (planner, variant, inst, path) in enumerate(files):
             domain = DATA / variant / "domain.pddl"
             problem = DATA / variant / "instances" / f"{inst}.pddl"
@@ -467,16 +478,20 @@ def run(args) -> list[dict]:
                                                           "Plan valid"))
                 if timing:
                     python = args.wheel_python or sys.executable
-                    order = [("val", val_cmd), ("ours", [python] + OURS[1:] + ours_args),
-                             ("bare", [python, "-c", "pass"])]
+                    order = [("val", val_cmd, None),
+                             ("ours", [validate_script(python)] + ours_args, env),
+                             ("bare", [python, "-c", "pass"], env)]
+                    if args.wheel_python:   # the editable checkout beside the wheel
+                        order += [("ck", [validate_script(sys.executable)] + ours_args, ck_env),
+                                  ("ck_bare", [sys.executable, "-c", "pass"], ck_env)]
                     if count % 2:
                         order = order[::-1]
-                    res = {side: _timed(cmd, env if side != "val" else None)
-                           for side, cmd in order}
-                    row.update(val_wall=res["val"][0], val_cpu=res["val"][1],
-                               ours_wall=res["ours"][0], ours_cpu=res["ours"][1],
-                               bare_wall=res["bare"][0], bare_cpu=res["bare"][1],
-                               ours_process=ours_verdict(res["ours"][2]))
+                    res = {side: _timed(cmd, side_env) for side, cmd, side_env in order}
+                    for side in res:
+                        row.update({f"{side}_wall": res[side][0], f"{side}_cpu": res[side][1]})
+                    row["ours_process"] = ours_verdict(res["ours"][2])
+                    if "ck" in res:
+                        row["ck_process"] = ours_verdict(res["ck"][2])
                 rows.append(row)
             print(f"{count + 1}/{len(files)} {planner} {variant} {inst}", flush=True)
     return rows
@@ -536,28 +551,45 @@ def report(rows: list[dict], args, load: tuple[str, str]) -> str:
         lines.append(f"| {kind} | {len(j)} | {sum(r['val'] == 'valid' for r in j)} | "
                      f"{sum(r['ours'] == 'valid' for r in j)} | {a} | {len(j) - a} |")
     timed_rows = [r for r in judged if "ours_wall" in r]
+    checkout = any("ck_cpu" in r for r in timed_rows)
+    ours_name = "wheel" if checkout else "ours"
     lines += ["", "## Timing, whole process per call (paired)", "",
               "Every case of the first tasks of each variant (`--timing-per-variant`) runs "
-              "again as processes: VAL's `Validate`, our `validate` (a fresh interpreter, "
-              "bytecode cached, validate's parse cache on and filled by the first call on a "
-              "task, as a user's) and a bare `python -c pass` (the floor of any Python "
-              "command), in alternating order. Wall and CPU (`getrusage` of the child) per "
-              "call, medians over the cases; ratio = median over cases of ours / VAL.", "",
-              "| variant | calls | ours wall ms | ours CPU ms | VAL wall ms | VAL CPU ms | "
-              "bare python CPU ms | ours / VAL (wall) | ours / VAL (CPU) |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "again as processes: VAL's `Validate`; our `validate` as users run it, the "
+              "console script pip wrote (bytecode cached, validate's parse cache on and "
+              "filled by the first call on a task); and a bare `python -c pass` of the same "
+              "interpreter (the floor of any Python command; pip's script adds `import re` "
+              "to it). "
+              + ("**wheel** is a clean venv with a wheel of this tree installed (`VENV/bin/"
+                 "validate`), **checkout** this tree through the machine's editable install "
+                 "(its interpreter runs the sandbox's `.pth` start-up hooks: a slower bare "
+                 "start). " if checkout else "")
+              + "The commands alternate in order per case. CPU (`getrusage` of the child, "
+              "user + system) and wall per call: medians over the cases; ratio = median over "
+              "cases of ours / VAL (CPU; wall for the wheel in the last column).", "",
+              f"| variant | calls | VAL CPU ms | {ours_name} CPU ms | {ours_name} bare CPU ms | "
+              f"{ours_name} / VAL (CPU) | "
+              + ("checkout CPU ms | checkout bare CPU ms | checkout / VAL (CPU) | "
+                 if checkout else "")
+              + f"{ours_name} / VAL (wall) |",
+              "|---|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if checkout else "")
+              + "---:|"]
     by_variant = defaultdict(list)
     for r in timed_rows:
         by_variant[r["variant"]].append(r)
 
+    def _ratio(g, side, kind="cpu"):
+        found = [r[f"{side}_{kind}"] / r[f"val_{kind}"] for r in g if r[f"val_{kind}"] > 0]
+        return f"{statistics.median(found):.1f}x" if found else "-"
+
     def _line(name, g):
-        ratios = [r["ours_wall"] / r["val_wall"] for r in g if r["val_wall"] > 0]
-        cratios = [r["ours_cpu"] / r["val_cpu"] for r in g if r["val_cpu"] > 0]
         med = lambda key: statistics.median(r[key] for r in g) * 1000
-        return (f"| {name} | {len(g)} | {med('ours_wall'):.1f} | {med('ours_cpu'):.1f} | "
-                f"{med('val_wall'):.1f} | {med('val_cpu'):.1f} | {med('bare_cpu'):.1f} | "
-                f"{statistics.median(ratios):.1f}x | "
-                + (f"{statistics.median(cratios):.1f}x |" if cratios else "- |"))
+        text = (f"| {name} | {len(g)} | {med('val_cpu'):.1f} | {med('ours_cpu'):.1f} | "
+                f"{med('bare_cpu'):.1f} | {_ratio(g, 'ours')} | ")
+        if checkout:
+            text += (f"{med('ck_cpu'):.1f} | {med('ck_bare_cpu'):.1f} | "
+                     f"{_ratio(g, 'ck')} | ")
+        return text + f"{_ratio(g, 'ours', 'wall')} |"
     for variant in sorted(by_variant):
         lines.append(_line(variant, by_variant[variant]))
     if timed_rows:
@@ -569,7 +601,9 @@ def report(rows: list[dict], args, load: tuple[str, str]) -> str:
                       f"{worst['ours_cpu'] * 1000:.1f} vs {worst['val_cpu'] * 1000:.1f} ms CPU). "
                       f"The process verdicts agree with the in-process ones on "
                       f"{sum(r['ours_process'] == r['ours'] for r in timed_rows)}/{len(timed_rows)} "
-                      f"timed cases."]
+                      f"timed cases"
+                      + (f" (checkout: {sum(r.get('ck_process') == r['ours'] for r in timed_rows)}"
+                         f"/{len(timed_rows)})." if checkout else ".")]
     lines += ["", "## Every disagreement", ""]
     dis = [r for r in judged if r["val"] != r["ours"]]
     if not dis:

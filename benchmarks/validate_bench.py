@@ -27,7 +27,7 @@ the domain and problem). Usage::
     python benchmarks/validate_bench.py [--cli-sample N] [--skip-up]
     python benchmarks/validate_bench.py --paired [--rounds 5] [--val /path/to/Validate]
         [--wheel-venv VENV]
-    python benchmarks/validate_bench.py --floor [--rounds 11] [--wheel-venv VENV]
+    python benchmarks/validate_bench.py --floor [--rounds 11] [--wheel-venv VENV] [--val VAL]
 
 ``--wheel-venv`` names a venv with planning_core installed from a wheel build (``pip
 install --no-build-isolation --no-deps .`` of a copy of the tree, and lark): what a user's
@@ -240,46 +240,61 @@ def bench_paired(rounds: int, val: str | None, before: str | None = None,
     return {"rows": rows, "rounds": rounds, "val": val, "before": before, "wheel": wheel}
 
 
-def bench_floor(rounds: int, venv: str | None = None) -> list[str]:
-    """Where one call's CPU goes: the interpreter, then each layer of imports, then the
-    call with the parse cache warm and off (airport-adl p01), alternating, CPU medians.
-    With ``venv``, in that venv (e.g. a wheel install) instead of this one."""
+def bench_floor(rounds: int, venv: str | None = None, val: str | None = None) -> list[str]:
+    """Where one call's CPU goes (issue 28): VAL's whole call, the interpreter, then each
+    layer of imports, then our call as users run it (the console script pip wrote) with the
+    parse cache warm and off, on depots-numeric instance-1 and its LPG-td plan; the
+    commands alternate round after round; CPU and wall medians. The import steps end with
+    ``os._exit`` as the call does (``cli.exit_process``), so the differences between rows
+    are what each layer adds. With ``venv``, in that venv (a wheel install)."""
     import shutil
 
-    folder = SHARED / "ipc" / "airport-adl"
-    task = [str(folder / "p01-airport1-p1.plan"), str(folder / "domain.pddl"),
-            str(folder / "p01-airport1-p1.pddl")]
+    folder = SHARED / "pddl21" / "ipc2002" / "depots-numeric-automatic"
+    plan = ROOT / "benchmarks" / "pddl21_plans" / "lpg" / "depots-numeric-automatic" / \
+        "instance-1.plan"
+    task = [str(plan), str(folder / "domain.pddl"), str(folder / "instances" / "instance-1.pddl")]
     py = os.path.join(venv, "bin", "python") if venv else sys.executable
     ours = [os.path.join(venv, "bin", "validate") if venv
             else shutil.which("validate") or "validate", *task]
-    steps = {
-        "`python -c pass`": [py, "-c", "pass"],
-        "+ `import re, argparse, locale` (the console script, the options)": [
-            py, "-c", "import re, argparse, locale"],
-        "+ `import planning_core.cli.validate`": [py, "-c", (
-            "import re, argparse, locale, planning_core.cli.validate")],
-        "+ every module a cached call imports": [py, "-c", (
-            "import re, argparse, locale, "
-            "planning_core.cli.validate, planning_core.pddl.checker, "
+    path = ("planning_core.cli.validate, planning_core.limits, planning_core.pddl.checker, "
             "planning_core.pddl.plans, planning_core.validate.simulator, "
-            "planning_core.validate.render, planning_core.pddl.parse_cache, "
-            "planning_core.limits, _pickle, _blake2")],
+            "planning_core.validate.render, planning_core.pddl.parse_cache, _pickle, _blake2")
+    steps = {}
+    if val:
+        steps["VAL's whole call (`Validate DOMAIN PROBLEM PLAN`)"] = [val, *task[1:], task[0]]
+    steps.update({
+        "`python -c pass`": [py, "-c", "pass"],
+        "+ `import re` (pip's console script imports it first)": [
+            py, "-c", "import os, re; os._exit(0)"],
+        "+ `import planning_core.cli.validate` (the script's own import)": [
+            py, "-c", "import os, re, planning_core.cli.validate; os._exit(0)"],
+        "+ every module a cached call imports": [py, "-c", f"import os, re, {path}; os._exit(0)"],
         "a whole `validate` call, cache warm": ours,
-        "a whole `validate` call, cache off": ours,
-    }
+        "a whole `validate` call, cache off (parses with lark)": ours,
+    })
     base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if venv:
+        base.pop("PYTHONPATH", None)
     times: dict[str, list[tuple[float, float]]] = {k: [] for k in steps}
     with tempfile.TemporaryDirectory() as cache:
         warm = dict(base, PLANNING_CORE_PARSE_CACHE="1", PLANNING_CORE_PARSE_CACHE_DIR=cache)
-        envs = {k: dict(base, PLANNING_CORE_PARSE_CACHE="0") if k.endswith("off") else warm
+        envs = {k: dict(base, PLANNING_CORE_PARSE_CACHE="0") if "cache off" in k else warm
                 for k in steps}
         for k in steps:
             _timed(steps[k], envs[k])  # warm-up
         for r in range(rounds):
             for k in (list(steps) if r % 2 == 0 else list(reversed(list(steps)))):
                 times[k].append(_timed(steps[k], envs[k])[:2])
-    return ["| step | CPU ms | wall ms |", "|---|---:|---:|"] + [
-        f"| {k} | {_med(v, 1):.1f} | {_med(v, 0):.1f} |" for k, v in times.items()]
+    val_cpu = _med(times[next(iter(steps))], 1) if val else None
+    lines = ["| step | CPU ms (median) | CPU ms (min) | wall ms (median) |"
+             + (" CPU / VAL's |" if val else ""),
+             "|---|---:|---:|---:|" + ("---:|" if val else "")]
+    for k, v in times.items():
+        cpu = _med(v, 1)
+        lines.append(f"| {k} | {cpu:.1f} | {min(p[1] for p in v) * 1000:.1f} | "
+                     f"{_med(v, 0):.1f} |" + (f" {cpu / val_cpu:.1f}x |" if val else ""))
+    return lines + ["", f"{rounds} rounds, load average at the end "
+                        f"{os.getloadavg()[0]:.1f} (2 cores)."]
 
 
 def _med(pairs: list[tuple[float, float]], k: int) -> float:
@@ -365,7 +380,7 @@ def main() -> int:
     args = ap.parse_args()
     if args.floor:
         print(f"load average {os.getloadavg()[0]:.2f}, {args.rounds} rounds")
-        print("\n".join(bench_floor(args.rounds, args.wheel_venv)))
+        print("\n".join(bench_floor(args.rounds, args.wheel_venv, args.val)))
         return 0
     if args.paired:
         load = os.getloadavg()[0]

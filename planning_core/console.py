@@ -85,6 +85,21 @@ COMMAND_GROUPS: tuple[LazyGroup, ...] = (
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else list(argv)
+    if words[:1] == ["validate"]:
+        # a common `validate` call (FILEs and VAL's options) is read without argparse, as
+        # the `validate` script's is (planning_core.cli.validate.read_common_argv); any
+        # other line is argparse's, with `planning-core validate` in its messages
+        from planning_core.cli.validate import read_common_argv, validate_files
+
+        args = read_common_argv(words[1:])
+        if args is not None:
+            if argv is None:   # as cli.main: a process of our own
+                cli.CAP_ADDRESS_SPACE = True
+                cli.short_process()
+            code = cli.run(validate_files, args)
+            sys.stdout.flush()
+            return cli.exit_process(int(code)) if argv is None else int(code)
     return cli.main(argv, COMMAND_GROUPS)
 
 

@@ -27,6 +27,7 @@ LAYER_OF = {
     "planning_core.errors": "base",
     "planning_core.nodes": "base",
     "planning_core._node_methods": "base",
+    "planning_core._version": "base",
     "planning_core.grammar_files": "base",
     "planning_core.grammars": "base",
     "planning_core.result": "base",

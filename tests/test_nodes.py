@@ -245,9 +245,11 @@ def test_a_validate_call_imports_neither_dataclasses_nor_inspect(tmp_path):
     from conftest import DOMAINS
 
     bw = DOMAINS / "blocksworld"
-    probe = ("import json, sys\nfrom planning_core.cli.validate import validate_main\n"
-             "code = validate_main()\n"
-             "print(json.dumps([code, sorted(sys.modules)]), file=sys.stderr)\n")
+    # the console script ends its process after the exit handlers, without Python's
+    # teardown (cli.exit_process): an exit handler reports the modules
+    probe = ("import atexit, json, sys\nfrom planning_core.cli.validate import validate_main\n"
+             "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))\n"
+             "sys.exit(validate_main())\n")
     env = dict(os.environ, PLANNING_CORE_PARSE_CACHE="1",
                PLANNING_CORE_PARSE_CACHE_DIR=str(tmp_path))  # the second call reads it
     for plan in ("p01.plan", "p01.bad.plan"):   # a valid and an invalid plan (a report
@@ -255,7 +257,7 @@ def test_a_validate_call_imports_neither_dataclasses_nor_inspect(tmp_path):
             done = subprocess.run(
                 [sys.executable, "-c", probe, str(bw / plan), str(bw / "domain.pddl"),
                  str(bw / "p01.pddl")], capture_output=True, text=True, timeout=120, env=env)
-        code, modules = json.loads(done.stderr.strip().splitlines()[-1])
+        code, modules = done.returncode, json.loads(done.stderr.strip().splitlines()[-1])
         assert code == (0 if plan == "p01.plan" else 1)
         assert not {"dataclasses", "inspect"} & set(modules)
 

@@ -22,115 +22,49 @@ groups are :func:`planning_core.cli.validate.register` and
 entry point) assembles them with the validators' groups, so the engine never imports the
 validators. Heavy modules (the grounder, search, unified-planning, the ACP and CoPE
 validators) are imported inside the command that needs them, so ``validate`` starts in a
-fraction of a second.
+fraction of a second. The argparse layer is :mod:`planning_core.cli.parser` (its names are
+importable from here too): a common ``validate`` line is read without it.
 """
 from __future__ import annotations
 
-import argparse
 import errno
 import os
 import sys
-from enum import IntEnum
-from collections.abc import Callable   # not typing's: importing typing costs each call ~2 ms
 
+from planning_core.cli.base import ALL, ExitCode, LazyGroup, version
 from planning_core.errors import PlanningError
 
 #: typing.TYPE_CHECKING, without importing typing (~2 ms of every `validate` call)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    import argparse
+    from collections.abc import Callable, Sequence
+
+    from planning_core.cli.parser import ArgumentParser, CommandGroup
+
+#: the names :mod:`planning_core.cli.parser` defines (they need :mod:`argparse`), imported
+#: from there on first use (:func:`__getattr__`): a ``validate`` call that never builds a
+#: parser never imports argparse
+_PARSER_NAMES = frozenset({"ArgumentParser", "CommandGroup", "HelpFormatter", "add_version",
+                           "build_parser"})
+
+
+def __getattr__(name: str):
+    if name in _PARSER_NAMES:
+        from planning_core.cli import parser
+
+        return getattr(parser, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["ALL", "ArgumentParser", "CommandGroup", "ExitCode", "LazyGroup", "add_version",
-           "build_parser", "chosen_command", "import_lark_without_regex", "main", "run",
-           "version"]
+           "build_parser", "chosen_command", "exit_process", "import_lark_without_regex", "main",
+           "run", "short_process", "version"]
 
 
 #: Set by :func:`main` when it reads ``sys.argv`` (the console script): only a process of
 #: our own may get a process-wide RLIMIT_AS (``engine.budget_of``), not one that calls
 #: ``main([...])`` from inside (tests, notebooks).
 CAP_ADDRESS_SPACE = False
-
-
-class ExitCode(IntEnum):
-    """The process exit code of every ``planning-core`` and ``validate`` command."""
-
-    OK = 0
-    NEGATIVE = 1        # the command's answer is no; the aliases below name it per command
-    BAD_INPUT = 2
-    UNKNOWN = 3
-    INTERNAL = 4
-    INTERRUPTED = 130
-    INVALID = 1         # validate: a plan is invalid
-    UNSOLVABLE = 1      # solve: proved unsolvable; reachable/landmarks: goal unreachable
-    FINDINGS = 1        # cope check: a defect or a label disagreement
-    FAILED = 1          # acp check-gold: a gold answer did not score 1
-
-
-def _terminal_columns() -> int:
-    """``shutil.get_terminal_size().columns``: ``$COLUMNS``, else the terminal's, else 80."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or 80
-
-
-class HelpFormatter(argparse.HelpFormatter):
-    """argparse's formatter, the same width, without importing :mod:`shutil` (with zlib,
-    bz2 and lzma) to find it: argparse makes a formatter for every ``add_argument``, so
-    ``validate`` paid that import (~2 ms) on every call."""
-
-    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
-        super().__init__(prog, indent_increment, max_help_position,
-                         _terminal_columns() - 2 if width is None else width)
-
-
-class ArgumentParser(argparse.ArgumentParser):
-    """argparse that exits with :attr:`ExitCode.BAD_INPUT` (2 is also argparse's own)."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        if not args[4:]:   # formatter_class is the fifth positional argument
-            kwargs.setdefault("formatter_class", HelpFormatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        self.exit(ExitCode.BAD_INPUT, f"{self.prog}: error: {message}\n")
-
-
-CommandGroup = Callable[[argparse._SubParsersAction], None]
-"""Adds its commands to ``planning-core``'s subparsers; each sets ``func=handler(args) -> int``."""
-
-
-class LazyGroup:
-    """A command group whose module is imported only when one of its commands runs.
-
-    ``commands`` lists the ``(name, help)`` pairs the group's ``register`` adds, in order:
-    ``planning-core --help`` shows them without importing the group, and a command of
-    another group never imports it (issue 32: every command used to import every room,
-    0.25-0.30 s of CPU against 0.04 s for a bare interpreter). ``load()`` imports the group
-    and returns its ``register``. A test checks that ``commands`` says what ``register`` adds.
-    """
-
-    __slots__ = ("commands", "load")
-
-    def __init__(self, commands: Sequence[tuple[str, str]],
-                 load: Callable[[], CommandGroup]) -> None:
-        self.commands = tuple(commands)
-        self.load = load
-
-    def names(self) -> tuple[str, ...]:
-        return tuple(name for name, _ in self.commands)
-
-
-#: ``build_parser(groups, command=ALL)``: register every group (the whole parser, as tests
-#: and documentation tools want it)
-ALL = object()
 
 
 def chosen_command(argv: Sequence[str]) -> str | None:
@@ -142,60 +76,6 @@ def chosen_command(argv: Sequence[str]) -> str | None:
         if not arg.startswith("-"):
             return arg
     return None
-
-
-def build_parser(groups: Sequence[CommandGroup | LazyGroup], command=ALL) -> ArgumentParser:
-    """``planning-core``'s parser with the commands of ``groups``, in order.
-
-    A :class:`LazyGroup` is imported and registered only if ``command`` is one of its
-    commands (or ``command`` is :data:`ALL`); otherwise its commands are listed by name and
-    help only, enough for ``planning-core --help`` and for argparse to name the choices.
-    """
-    parser = ArgumentParser(prog="planning-core",
-                            description="A symbolic planning engine with a PDDL toolchain.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
-    sub.required = True
-    for group in groups:
-        if not isinstance(group, LazyGroup):
-            group(sub)
-        elif command is ALL or command in group.names():
-            group.load()(sub)
-        else:
-            for name, help_line in group.commands:
-                sub.add_parser(name, help=help_line)
-    add_version(parser)
-    for parser_of_command in sub.choices.values():
-        add_version(parser_of_command)
-    return parser
-
-
-def version() -> str:
-    """The installed distribution's version (``planning-core --version``)."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
-    try:
-        return dist_version("planning-core")
-    except PackageNotFoundError:
-        return "unknown (not installed)"
-
-
-class _VersionAction(argparse.Action):
-    """``--version`` that looks the version up only when asked: reading the installed
-    distribution's metadata costs tens of milliseconds on every ``validate`` call otherwise."""
-
-    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
-                 help="show the version and exit"):
-        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        print(f"{parser.prog} (planning-core) {version()}")   # stdout, as argparse's own
-        parser.exit()
-
-
-def add_version(parser: argparse.ArgumentParser) -> None:
-    """``--version`` on ``parser`` (every command has one, as VAL's users expect)."""
-    if "--version" not in parser._option_string_actions:
-        parser.add_argument("--version", action=_VersionAction)
 
 
 def error_line(err: PlanningError) -> str:
@@ -256,6 +136,56 @@ def _internal(err: BaseException) -> int:
     return ExitCode.INTERNAL
 
 
+#: the cyclic collector's young-generation threshold of a console-script ``validate`` call
+#: (Python's default is 700)
+YOUNG_GC_THRESHOLD = 50_000
+
+
+def short_process() -> None:
+    """Tune this process (a console script of our own) for a short single call.
+
+    Importing the validation path and loading a cached task make tens of thousands of
+    objects, none of them garbage: at Python's default threshold (700) the cyclic collector
+    ran 14 young and one middle collection over them, ~2.5 ms of a ~50 ms call (issue 28).
+    A higher young threshold lets such a call finish without a collection, while a large
+    task or plan still gets collected, only in larger steps (reference counting frees
+    everything that is not in a cycle either way). Only for ``argv is None``.
+    """
+    import gc
+
+    gc.set_threshold(YOUNG_GC_THRESHOLD, *gc.get_threshold()[1:])
+
+
+def exit_process(code: int) -> int:
+    """End a console-script process now with ``code``, without the interpreter's teardown.
+
+    Once a ``validate`` call has printed its reports, what is left of the process is
+    Python's shutdown: clearing every module and freeing the task it read, ~5-7 ms of a
+    ~50 ms call (issue 28; VAL's whole call is ~5 ms). Here the exit handlers run
+    (:mod:`atexit`: coverage, logging, anything a library registered) and stdout and stderr
+    are flushed, as at a normal exit, and then the process ends (``os._exit``). A normal
+    exit is taken instead (``code`` is returned) when that cannot be the same: a flush
+    fails (the normal exit reports it), another thread is running (it would be joined),
+    or ``PLANNING_CORE_DEBUG=1``. Only for a process of our own (the console scripts,
+    ``argv is None``), never for a caller of ``main([...])``.
+    """
+    if os.environ.get("PLANNING_CORE_DEBUG") == "1":
+        return code
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        return code
+    import atexit
+
+    atexit._run_exitfuncs()
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except BaseException:  # noqa: BLE001 - the normal exit flushes again and says why
+        return code
+    os._exit(code)
+
+
 def import_lark_without_regex() -> None:
     """Import lark without the third-party ``regex`` module (for console scripts only).
 
@@ -281,6 +211,8 @@ def import_lark_without_regex() -> None:
 def main(argv: Sequence[str] | None, groups: Sequence[CommandGroup | LazyGroup]) -> int:
     """Parse ``argv`` against the commands of ``groups`` and run the chosen one (only the
     chosen command's group is imported)."""
+    from planning_core.cli.parser import build_parser
+
     words = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(groups, command=chosen_command(words))
     args = parser.parse_args(argv)

@@ -6,7 +6,6 @@ command line with a message instead of failing deep inside a solver.
 """
 from __future__ import annotations
 
-import argparse
 import math
 
 __all__ = ["MAX_SECONDS", "add_bad_row_options", "seconds", "positive_int", "non_negative_int",
@@ -15,13 +14,21 @@ __all__ = ["MAX_SECONDS", "add_bad_row_options", "seconds", "positive_int", "non
 MAX_SECONDS = 1_000_000.0  # about 11.5 days: far beyond any real run, far below time_t limits
 
 
+def _type_error(message: str) -> Exception:
+    """``argparse.ArgumentTypeError(message)``; argparse is imported only for a bad value
+    (``validate``'s small argument reader calls :func:`seconds` without argparse)."""
+    import argparse
+
+    return argparse.ArgumentTypeError(message)
+
+
 def seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        raise _type_error(f"not a number of seconds: {text!r}") from None
     if not math.isfinite(value) or value <= 0 or value > MAX_SECONDS:
-        raise argparse.ArgumentTypeError(
+        raise _type_error(
             f"must be a positive number of seconds, at most {MAX_SECONDS:.0f}: {text!r}")
     return value
 
@@ -30,9 +37,9 @@ def _whole_number(text: str, least: int) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        raise _type_error(f"not a whole number: {text!r}") from None
     if value < least:
-        raise argparse.ArgumentTypeError(f"must be at least {least}: {text!r}")
+        raise _type_error(f"must be at least {least}: {text!r}")
     return value
 
 
@@ -48,9 +55,9 @@ def non_negative_float(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        raise _type_error(f"not a number: {text!r}") from None
     if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0: {text!r}")
+        raise _type_error(f"must be a finite number >= 0: {text!r}")
     return value
 
 

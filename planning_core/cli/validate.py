@@ -26,19 +26,17 @@ invalid), never valid or invalid.
 """
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 
-from planning_core.cli import ArgumentParser, ExitCode, add_version, error_line, run
-from planning_core.cli.args import seconds
-from planning_core.cli.executor_args import add_executor_options
+from planning_core.cli import ExitCode, error_line, exit_process, run, short_process
 from planning_core.errors import InputError, PlanningError
 from planning_core.pddl.files import read_text
 
 #: typing.TYPE_CHECKING, without importing typing (~2 ms of every `validate` call)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Sequence
     from typing import TextIO
 
@@ -62,8 +60,7 @@ def classify(text: str) -> str:
     return m.group(1).lower() if m else "plan"
 
 
-_LOOKS_LIKE_PDDL = re.compile(r"\(\s*(?:define\b|:(?:domain|action|predicates|objects|init|goal)\b)",
-                              re.I)
+_LOOKS_LIKE_PDDL = r"\(\s*(?:define\b|:(?:domain|action|predicates|objects|init|goal)\b)"
 
 
 def _misread_as_plan(path: str, text: str) -> PlanningError | None:
@@ -73,7 +70,7 @@ def _misread_as_plan(path: str, text: str) -> PlanningError | None:
     :func:`classify`; the user then deserves that file's own located syntax error rather
     than only "no domain file given".
     """
-    if not (path.lower().endswith(".pddl") or _LOOKS_LIKE_PDDL.search(text)):
+    if not (path.lower().endswith(".pddl") or re.search(_LOOKS_LIKE_PDDL, text, re.I)):
         return None
     from planning_core.pddl.parser import parse
 
@@ -352,6 +349,9 @@ def _summary(reports, unknown) -> str:
 # ---------------------------------------------------------------- the command line
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
+    from planning_core.cli.args import seconds
+    from planning_core.cli.executor_args import add_executor_options
+
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="a plan, a domain and a problem in any order (roles are told apart "
                         "by content); several plans may be given")
@@ -427,6 +427,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
                  "no_workers_timeout", "retry_unknown"):
         if getattr(args, flag):
             raise InputError(f"--{flag.replace('_', '-')} is an option of --batch")
+    return validate_files(args)
+
+
+def validate_files(args) -> int:
+    """``validate FILE...``: the plans among ``args.files`` (``args`` from argparse, or from
+    :func:`read_common_argv`)."""
     return run_validate(args.files, verbose=args.verbose, as_json=args.json,
                         show_warnings=not args.no_warnings, out=sys.stdout, err=sys.stderr,
                         time_limit=args.time_limit, silent=args.silent,
@@ -440,8 +446,84 @@ def register(subparsers) -> None:
     p.set_defaults(func=cmd_validate)
 
 
+class FileArgs:
+    """What ``validate FILE...`` reads of its arguments (argparse's defaults until set)."""
+
+    __slots__ = ("files", "verbose", "json", "no_warnings", "time_limit", "memory_limit",
+                 "tolerance", "silent", "continue_")
+
+    def __init__(self) -> None:
+        self.files: list[str] = []
+        self.verbose = self.json = self.no_warnings = self.continue_ = False
+        self.time_limit: float = DEFAULT_TIME_LIMIT_S
+        self.memory_limit: float | None = None
+        self.tolerance: float | None = None
+        self.silent = ""
+
+
+#: the options :func:`read_common_argv` reads: switches (dest, value) ...
+_SWITCHES = {"-v": ("verbose", True), "--verbose": ("verbose", True), "--json": ("json", True),
+             "--no-warnings": ("no_warnings", True), "-s": ("silent", "errors"),
+             "-S": ("silent", "values"), "-c": ("continue_", True)}
+#: ... and options with a value (dest, the argparse ``type`` of :func:`_add_arguments`)
+_VALUED = {"-t": ("tolerance", float), "--time-limit": ("time_limit", "seconds"),
+           "--memory-limit": ("memory_limit", "seconds")}
+
+
+def read_common_argv(words: Sequence[str]) -> FileArgs | None:
+    """The arguments of a common ``validate`` call, read without :mod:`argparse`, or None.
+
+    A user's loop calls ``validate`` once per plan, and importing argparse (with gettext
+    and locale) and building validate's parser cost ~10 ms of a call that VAL makes in ~6
+    (issue 28). This reads the common shape only: FILEs in one run, and the options of
+    :data:`_SWITCHES` and :data:`_VALUED`, each spelt in full with its value as the next
+    word. Anything else (``-h``, ``--version``, ``--batch``, ``--``, ``--opt=value``, an
+    abbreviation, combined flags, a value that starts with ``-`` or that its type refuses,
+    FILEs split by an option, no FILE) returns None, and argparse reads the whole line, so
+    help, errors and their messages are argparse's own. Where it answers, it answers what
+    argparse does (``tests/cli/test_validate_argv.py`` compares the two).
+    """
+    args = FileArgs()
+    files_seen = False
+    i, n = 0, len(words)
+    while i < n:
+        word = words[i]
+        if not word.startswith("-"):
+            if files_seen:
+                return None    # FILEs after an option that followed FILEs: argparse's error
+            j = i
+            while j < n and not words[j].startswith("-"):
+                j += 1
+            args.files = list(words[i:j])
+            files_seen, i = True, j
+        elif word in _SWITCHES:
+            dest, value = _SWITCHES[word]
+            setattr(args, dest, value)
+            i += 1
+        elif word in _VALUED and i + 1 < n and not words[i + 1].startswith("-"):
+            dest, kind = _VALUED[word]
+            if kind == "seconds":
+                from planning_core.cli.args import seconds as kind
+            try:
+                setattr(args, dest, kind(words[i + 1]))
+            except Exception:  # noqa: BLE001 - argparse says what is wrong with the value
+                return None
+            i += 2
+        else:
+            return None
+    return args if args.files else None
+
+
 def validate_main(argv: Sequence[str] | None = None) -> int:
     """The ``validate`` console script."""
+    args = read_common_argv(sys.argv[1:] if argv is None else list(argv))
+    if args is not None:
+        if argv is None:
+            short_process()
+        code = int(run(validate_files, args))
+        return exit_process(code) if argv is None else code
+    from planning_core.cli.parser import ArgumentParser, add_version
+
     parser = ArgumentParser(prog="validate",
                             description="Validate plans against a PDDL domain and problem, "
                                         "as VAL does. Exit 0: all plans valid; 1: some plan "

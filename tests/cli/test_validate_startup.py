@@ -17,12 +17,21 @@ import pytest
 
 from conftest import DOMAINS
 
+# the console script ends its process without Python's teardown (cli.exit_process), after
+# the exit handlers: the modules are reported by one, the exit code is the process's
 _PROBE = """
-import json, sys
+import atexit, sys
+atexit.register(lambda: print("MODULES " + " ".join(sorted(sys.modules)), file=sys.stderr))
 from planning_core.cli.validate import validate_main
-code = validate_main()
-print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+sys.exit(validate_main())
 """
+
+
+def _reported(done: subprocess.CompletedProcess) -> dict:
+    """The probe's exit code and the modules its process had imported at the end."""
+    last = [line for line in done.stderr.splitlines() if line.startswith("MODULES ")]
+    assert last, done.stderr
+    return {"code": done.returncode, "modules": last[-1].split()[1:]}
 
 BATCH_ONLY = ("concurrent.futures.process", "multiprocessing", "planning_core.executor",
               "planning_core.executor.base", "planning_core.executor.local",
@@ -35,8 +44,7 @@ def _modules_of(*argv: str, prelude: str = "", env: dict | None = None
     done = subprocess.run([sys.executable, "-c", prelude + _PROBE, *argv],
                           capture_output=True, text=True, timeout=120,
                           env=dict(os.environ, **(env or {})))
-    last = done.stderr.strip().splitlines()[-1]
-    found = json.loads(last)
+    found = _reported(done)
     return found["code"], set(found["modules"])
 
 
@@ -184,7 +192,7 @@ def test_a_cached_call_without_site_imports_none_of_the_modules_it_does_not_need
         for _ in range(2):   # the first call fills the cache
             done = subprocess.run([sys.executable, "-S", "-c", probe, *argv],
                                   capture_output=True, text=True, timeout=120, env=env)
-        found = json.loads(done.stderr.strip().splitlines()[-1])
+        found = _reported(done)
         assert found["code"] == (0 if plan == "p01.plan" else 1)
         unneeded = {"pathlib", "shutil", "dataclasses", "inspect", "hashlib", "pickle",
                     "threading", "importlib.resources", "lark", "planning_core.pddl.parser",
@@ -212,3 +220,66 @@ def test_python_dash_m_runs_the_validator_and_reports_its_exit_code():
         assert "Traceback" not in done.stdout + done.stderr
         assert ("Plan valid" in done.stdout) == (plan == "p01.plan")
     assert codes == [0, 1]
+
+
+#: what a single-plan call never needs (issue 28: each was ms of a call VAL makes in ~5):
+#: argparse (with gettext, locale, warnings) for a common argument line, json without
+#: --json, the parser and lark with a warm parse cache, the dataclasses machinery
+NOT_FOR_A_COMMON_CALL = ("argparse", "gettext", "locale", "json", "lark", "dataclasses",
+                         "inspect", "typing", "pathlib", "pickle", "threading", "shutil",
+                         "tempfile", "importlib.metadata", "planning_core.cli.parser",
+                         "planning_core.pddl.parser", "planning_core.cli.validate_batch")
+
+
+@pytest.mark.parametrize("console", ["validate", "planning-core validate"])
+@pytest.mark.parametrize("task, plan, flags, code", [
+    ("tanker", "p01.plan", (), 0), ("tanker", "p01.nofuel.bad.plan", ("-v",), 1),
+    ("kitchen", "p01.plan", ("-t", "0.01"), 0), ("kitchen", "p01.mutex.bad.plan", ("-S",), 1),
+])
+def test_a_common_pddl21_call_imports_only_the_validation_path(tmp_path, console, task, plan,
+                                                               flags, code):
+    folder = DOMAINS / "pddl21" / task
+    argv = [*flags, str(folder / plan), str(folder / "domain.pddl"), str(folder / "p01.pddl")]
+    # -S, the tree and lark's folder on the path: as a wheel install starts (this venv's
+    # start-up hooks import pathlib, typing, threading...; see the test above)
+    import lark
+
+    path = os.pathsep.join([str(DOMAINS.parent), os.path.dirname(os.path.dirname(lark.__file__))])
+    env = dict(os.environ, PYTHONPATH=path, PLANNING_CORE_PARSE_CACHE="1",
+               PLANNING_CORE_PARSE_CACHE_DIR=str(tmp_path / "cache"))
+    probe = "import sys; sys.path.remove('')\n" + _PROBE
+    if console != "validate":
+        probe = probe.replace("from planning_core.cli.validate import validate_main",
+                              "from planning_core.console import main as validate_main")
+        argv.insert(0, "validate")
+    for _ in range(2):   # the first call parses and fills the cache
+        done = subprocess.run([sys.executable, "-S", "-c", probe, *argv], capture_output=True,
+                              text=True, timeout=120, env=env)
+    found = _reported(done)
+    assert found["code"] == code, done.stderr
+    modules = set(found["modules"])
+    assert "planning_core.validate.simulator" in modules   # the path under test ran
+    assert not modules & set(NOT_FOR_A_COMMON_CALL), sorted(modules & set(NOT_FOR_A_COMMON_CALL))
+    # a line the small reader leaves to argparse still imports it (the assertion can fail)
+    done = subprocess.run([sys.executable, "-S", "-c", probe, *argv[:-3], "--time-limit=30",
+                           *argv[-3:]], capture_output=True, text=True, timeout=120, env=env)
+    assert _reported(done)["code"] == code and "argparse" in _reported(done)["modules"]
+
+
+@pytest.mark.parametrize("plan", ["p01.plan", "p01.nofuel.bad.plan", "p01.undefined.plan"])
+def test_the_console_script_prints_and_exits_as_a_call_in_process(capsys, plan):
+    # the process ends without Python's teardown (cli.exit_process): same bytes on stdout
+    # and stderr, same exit code as validate_main([...]) called here (which returns)
+    from planning_core.cli.validate import validate_main
+
+    folder = DOMAINS / "pddl21" / "tanker"
+    problem = "p01.undefined.pddl" if "undefined" in plan else "p01.pddl"
+    argv = [str(folder / plan), str(folder / "domain.pddl"), str(folder / problem), "-v"]
+    code = validate_main(argv)
+    out, err = capsys.readouterr()
+    done = subprocess.run([sys.executable, "-c", "import sys\nfrom planning_core.cli.validate "
+                           "import validate_main\nsys.exit(validate_main())", *argv],
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PLANNING_CORE_PARSE_CACHE="0"))
+    assert (done.returncode, done.stdout, done.stderr) == (code, out, err)
+    assert out.strip()
