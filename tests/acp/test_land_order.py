@@ -94,3 +94,27 @@ def test_relaxed_checked_skips_only_the_relaxed_test():
             searched += 1
             assert is_landmark(task, i, task.init, relaxed_checked=True) == full, fact
     assert searched >= 3
+
+
+def test_answers_to_one_question_share_its_plan_and_questions_do_not_leak():
+    scorer = AnswerScorer()
+    first = [scorer(record("land"), a) for a in ("(holding c)", "(holding k)", "(lit r2)")]
+    fresh = [AnswerScorer()(record("land"), a) for a in ("(holding c)", "(holding k)",
+                                                          "(lit r2)")]
+    assert [(s.value, s.reason) for s in first] == [(s.value, s.reason) for s in fresh]
+    info = scorer.cache.get(*_texts(record("land")))
+    assert info.goal_plan is not None and info.goal_plan[0] is Status.SOLVED
+    # a question on another state (the goal room shut) is judged on its own problem
+    stuck = scorer(record("land", problem=STUCK, answer={"yes": [], "no": []}), "(holding c)")
+    assert (stuck.value, stuck.evidence) == (1, "landmark-test")
+    assert stuck.reason.startswith("every plan makes (holding c) true")
+    # proved by the relaxed test alone: no plan search on that problem, and the first
+    # question's plan is untouched
+    assert scorer.cache.get(*_texts(record("land", problem=STUCK))).goal_plan is None
+    assert info.goal_plan[0] is Status.SOLVED
+    again = scorer(record("land"), "(holding c)")
+    assert (again.value, again.reason) == (first[0].value, first[0].reason)
+
+
+def _texts(row: dict) -> tuple[str, str]:
+    return row["PDDL_domain"], row["PDDL_problem"]

@@ -97,3 +97,27 @@ def test_greedy_search_expands_and_plans_as_with_the_generic_code():
                          forbidden=forbidden, node_limit=2000)
             assert (fast.status, fast.plan, fast.cost) == (ref.status, ref.plan, ref.cost), name
             assert (fast.expanded, fast.generated) == (ref.expanded, ref.generated), name
+
+
+def test_start_tables_are_kept_per_task_and_mask():
+    """The per-mask start tables (``_hadd_start``) never leak between masks or tasks, also
+    when the table is cleared at its size limit."""
+    from planning_core.heuristics import relaxed
+
+    tasks = [task for _, task in _bundled()][:4]
+    rng = random.Random(11)
+    states = {id(t): _walk(t, rng, 6) for t in tasks}
+    for round_ in range(2):
+        for task in tasks:
+            n = len(task.facts)
+            for k in range(min(n, 40)):               # interleaved masks, twice over
+                mask = (1 << k) | (1 << ((k * 7 + round_) % n))
+                h = h_add_of(task, mask)
+                for s in states[id(task)]:
+                    assert h(s) == _generic(task, s, mask), (task.name, k)
+    rt = relaxed.relaxed_task(tasks[0])
+    for k in range(300):                              # past the 256-entry limit
+        relaxed._hadd_start(rt, k << 1)
+    assert len(rt._hadd_start) <= 256
+    s = tasks[0].init
+    assert h_add(tasks[0], s, forbidden=2) == _generic(tasks[0], s, 2)
