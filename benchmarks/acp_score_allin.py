@@ -16,8 +16,9 @@ processes.
 ``--verdicts FILE`` writes every row's ``(task, file, id, score, evidence, reason)`` as JSON
 Lines, to compare two versions of the scorer (the verdicts must be identical); ``--write``
 replaces the "All-in" section of ``benchmarks/results/acp_score.md``. ``--peer TREE`` measures
-another source tree (``git archive COMMIT | tar -x -C TREE``) the same way first and puts
-its CPU beside these; the run stops if any verdict differs. The children run with byte-code
+another source tree (``git archive COMMIT | tar -x -C TREE``) the same way, the two taking
+turns process by process, and puts its CPU beside these; the run stops if any verdict
+differs. The children run with byte-code
 caches (``PYTHONDONTWRITEBYTECODE`` removed; an untimed first run writes them), as an
 installed package has them. Usage::
 
@@ -97,30 +98,36 @@ def _rows(out: Path) -> list[dict]:
     return [json.loads(line) for line in out.read_text().splitlines()]
 
 
-def measure(files: dict[str, list[Path]], folder: Path, env: dict[str, str], tag: str,
-            runs: int) -> tuple[dict[str, float], dict[str, int], float, list[dict]]:
-    """CPU per task (smallest of ``runs``), answers per task, start-up CPU, verdict rows."""
-    cpu = {t: float("inf") for t in TASKS}
-    answers = {t: 0 for t in TASKS}
-    verdicts: list[dict] = []
-    _cpu_of(_score("land", folder / "one.jsonl", folder / f"warm.{tag}.jsonl"), env)
+def measure(files: dict[str, list[Path]], folder: Path, envs: dict[str, dict[str, str]],
+            runs: int) -> dict[str, tuple[dict[str, float], dict[str, int], float, list[dict]]]:
+    """Per source tree: CPU per task (smallest of ``runs``), answers per task, start-up CPU
+    (smallest of ``3 * runs``) and the verdict rows. The trees take turns process by
+    process, so a change of load on a shared machine falls on both alike."""
+    cpu = {tag: {t: [0.0] * runs for t in TASKS} for tag in envs}
+    answers = {tag: {t: 0 for t in TASKS} for tag in envs}
+    verdicts: dict[str, list[dict]] = {tag: [] for tag in envs}
+    start = {tag: float("inf") for tag in envs}
+    for tag, env in envs.items():      # an untimed run writes the byte-code caches
+        _cpu_of(_score("land", folder / "one.jsonl", folder / f"warm.{tag}.jsonl"), env)
     for run in range(runs):
         for task in TASKS:
-            total = 0.0
             for path in files[task]:
-                out = folder / f"out.{tag}.{task}.{path.stem}.jsonl"
-                total += _cpu_of(_score(task, path, out), env)
-                if run == 0:
-                    for row in _rows(out):
-                        answers[task] += 1
-                        verdicts.append({"task": task, "file": path.stem, "id": row["id"],
-                                         "score": row.get("score"),
-                                         "evidence": row.get("evidence"),
-                                         "reason": row.get("reason")})
-            cpu[task] = min(cpu[task], total)
-    start = min(_cpu_of(_score("land", folder / "one.jsonl", folder / f"one.{tag}.jsonl"), env)
-                for _ in range(3 * runs))
-    return cpu, answers, start, verdicts
+                for tag, env in envs.items():
+                    out = folder / f"out.{tag}.{task}.{path.stem}.jsonl"
+                    cpu[tag][task][run] += _cpu_of(_score(task, path, out), env)
+                    if run == 0:
+                        for row in _rows(out):
+                            answers[tag][task] += 1
+                            verdicts[tag].append({"task": task, "file": path.stem,
+                                                  "id": row["id"], "score": row.get("score"),
+                                                  "evidence": row.get("evidence"),
+                                                  "reason": row.get("reason")})
+        for _ in range(3):
+            for tag, env in envs.items():
+                start[tag] = min(start[tag], _cpu_of(_score(
+                    "land", folder / "one.jsonl", folder / f"one.{tag}.jsonl"), env))
+    return {tag: ({t: min(v) for t, v in cpu[tag].items()}, answers[tag], start[tag],
+                  verdicts[tag]) for tag in envs}
 
 
 def main() -> None:
@@ -138,10 +145,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         files = _write_answers(folder)
-        peer = None
+        envs = {"this": _env(None)}
         if args.peer:
-            peer = measure(files, folder, _env(args.peer), "peer", args.runs)
-        cpu, answers, start, verdicts = measure(files, folder, _env(None), "this", args.runs)
+            envs = {"peer": _env(args.peer), **envs}
+        measured = measure(files, folder, envs, args.runs)
+        peer = measured.get("peer")
+        cpu, answers, start, verdicts = measured["this"]
     if peer is not None and peer[3] != verdicts:
         differ = sum(a != b for a, b in zip(peer[3], verdicts)) + abs(len(peer[3]) - len(verdicts))
         raise SystemExit(f"the verdicts differ from {args.peer}'s on {differ} row(s)")
