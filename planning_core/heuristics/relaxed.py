@@ -33,7 +33,7 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from planning_core.ground.facts import GroundAction, bits
 from planning_core.ground.task import Task
@@ -47,7 +47,7 @@ class RelaxedTask:
 
     __slots__ = ("task", "n_facts", "op_pre", "op_npre", "op_add", "op_addmask",
                  "op_killmask", "op_cost", "op_action", "pre_of", "free_ops", "goal_ids",
-                 "goal_mask", "n_ops", "op_base", "_excluded")
+                 "goal_mask", "n_ops", "op_base", "_excluded", "_hadd_start")
 
     def __init__(self, task: Task) -> None:
         self.task = task
@@ -107,6 +107,7 @@ class RelaxedTask:
         self.goal_mask = task.goal_pos
         self.n_ops = len(op_pre)
         self._excluded: dict[int, frozenset[int]] = {}
+        self._hadd_start: dict[int, tuple[list[int], tuple[int, ...]]] = {}
 
     def excluded_ops(self, forbidden: int) -> frozenset[int]:
         """Operators removed when no fact of ``forbidden`` may ever be added (kept per mask:
@@ -278,9 +279,86 @@ def h_add(task: Task, state: int | None = None, *, forbidden: int = 0) -> float:
     """h_add (Bonet & Geffner 2001): the sum of goal fact costs under sum-propagation.
     Informative but not admissible."""
     rt = relaxed_task(task)
-    state = task.init if state is None else state
-    cost, _, _ = _dijkstra(rt, state, False, rt.goal_ids, rt.excluded_ops(forbidden))
-    return sum(cost[g] for g in rt.goal_ids)
+    return _h_add(rt, task.init if state is None else state, _hadd_start(rt, forbidden))
+
+
+def h_add_of(task: Task, forbidden: int = 0) -> Callable[[int], float]:
+    """``state -> h_add(task, state, forbidden=forbidden)`` with the per-task tables looked
+    up once (a search evaluates thousands of states of one task)."""
+    rt = relaxed_task(task)
+    start = _hadd_start(rt, forbidden)
+    return lambda state: _h_add(rt, state, start)
+
+
+def _hadd_start(rt: RelaxedTask, forbidden: int) -> tuple[list[int], tuple[int, ...]]:
+    """The unreached-precondition counters an h_add computation starts from, an excluded
+    operator's set so high that it never fires, and the precondition-free operators that
+    are not excluded (kept per mask, as ``excluded_ops``)."""
+    found = rt._hadd_start.get(forbidden)
+    if found is None:
+        excluded = rt.excluded_ops(forbidden)
+        unsat = list(rt.op_npre)
+        never = rt.n_facts + 1            # more than any operator's preconditions
+        for o in excluded:
+            unsat[o] = never
+        if len(rt._hadd_start) >= 256:
+            rt._hadd_start.clear()
+        found = rt._hadd_start[forbidden] = (
+            unsat, tuple(o for o in rt.free_ops if o not in excluded))
+    return found
+
+
+def _h_add(rt: RelaxedTask, state: int, start: tuple[list[int], tuple[int, ...]]) -> float:
+    """h_add of ``state``: ``_dijkstra(rt, state, False, rt.goal_ids, excluded)`` summed
+    over the goal, specialised. The same heap entries are pushed and popped in the same
+    order, so every fact cost and the sum are the same numbers (also with fractional
+    costs); what is saved is per-state overhead: no supporter, order or ``done`` tables (a
+    popped entry costlier than its fact's cost is stale, and two entries of one fact never
+    share a cost, since a push needs a strictly lower one), excluded operators never fire
+    because their counters start too high, and goal facts are counted down by a flag."""
+    goal_ids = rt.goal_ids
+    if not goal_ids:
+        return 0
+    unsat0, free = start
+    cost = [INF] * rt.n_facts
+    unsat = unsat0[:]
+    opval = [0] * rt.n_ops
+    op_pre_of, op_add, op_cost = rt.pre_of, rt.op_add, rt.op_cost
+    heap: list[tuple[float, int]] = []
+    for f in bits(state):
+        cost[f] = 0
+        heap.append((0, f))
+    for o in free:
+        c = op_cost[o]
+        for g in op_add[o]:
+            if c < cost[g]:
+                cost[g] = c
+                heap.append((c, g))
+    heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
+    goal_mask = rt.goal_mask
+    remaining = len(goal_ids)
+    while heap:
+        c, f = pop(heap)
+        if c > cost[f]:
+            continue
+        if goal_mask >> f & 1:
+            remaining -= 1
+            if remaining == 0:
+                break
+        for o in op_pre_of[f]:
+            u = unsat[o] - 1
+            unsat[o] = u
+            v = opval[o] + c
+            if u:
+                opval[o] = v
+                continue
+            nc = v + op_cost[o]
+            for g in op_add[o]:
+                if nc < cost[g]:
+                    cost[g] = nc
+                    push(heap, (nc, g))
+    return sum(cost[g] for g in goal_ids)
 
 
 def fact_costs(task: Task, state: int | None = None, *, use_max: bool = True) -> tuple[float, ...]:

@@ -34,7 +34,7 @@ from typing import Callable
 from planning_core.ground.facts import GroundAction
 from planning_core.ground.task import Task
 from planning_core.heuristics.lmcut import lmcut_for
-from planning_core.heuristics.relaxed import h_add, h_ff, h_max
+from planning_core.heuristics.relaxed import h_add_of, h_ff, h_max
 from planning_core.limits import Budget, LimitReached
 from planning_core.result import Status
 
@@ -81,7 +81,7 @@ def _forbid(fn, task: Task, forbidden: int) -> Heuristic:
 HEURISTICS: dict[str, Callable[[Task, int], Heuristic]] = {
     "blind": lambda task, forbidden=0: _blind(task),
     "hmax": lambda task, forbidden=0: _forbid(h_max, task, forbidden),
-    "hadd": lambda task, forbidden=0: _forbid(h_add, task, forbidden),
+    "hadd": lambda task, forbidden=0: h_add_of(task, forbidden),
     "ff": lambda task, forbidden=0: _forbid(h_ff, task, forbidden),
     "lmcut": lambda task, forbidden=0: lmcut_for(task),
 }

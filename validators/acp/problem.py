@@ -21,10 +21,9 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from typing import TYPE_CHECKING
+
 from planning_core.errors import PlanningError
-from planning_core.ground.grounder import ground
-from planning_core.ground.facts import GroundAction
-from planning_core.ground.task import Task
 from planning_core.limits import LimitReached, Limits, active_budget
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.parser import parse_domain, parse_problem
@@ -34,6 +33,10 @@ from planning_core.validate.report import ValidationReport
 
 from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.records import Score
+
+if TYPE_CHECKING:   # the grounder is imported when a task is first ground (ProblemInfo.task)
+    from planning_core.ground.facts import GroundAction
+    from planning_core.ground.task import Task
 
 __all__ = ["GROUND_TIME_LIMIT_S", "ProblemCache", "ProblemInfo", "atom_key",
            "parse_domain_cached"]
@@ -143,6 +146,8 @@ class ProblemInfo:
         question generator's) when that is less. Only a stop at this task's own limit is
         remembered: one at the active budget's says nothing about the task."""
         if self._task is None:
+            from planning_core.ground.grounder import ground
+
             with self._lock:
                 if self._task is None:
                     outer = active_budget()

@@ -16,13 +16,14 @@ tie between them does not matter.
 from __future__ import annotations
 
 import re
-from typing import Callable
-
-from planning_core.ground.facts import GroundAction, bits
-from planning_core.ground.task import Task
+from typing import TYPE_CHECKING, Callable
 
 from planning_core.validators.acp.answers.values import GroundName
 from planning_core.validators.acp.records import BadQuestion, Question
+
+if TYPE_CHECKING:   # not imported at run time: val and just questions never ground
+    from planning_core.ground.facts import GroundAction
+    from planning_core.ground.task import Task
 
 __all__ = ["action_words", "choose_action", "effects_of", "prog_action", "question_plan",
            "stored_effects"]
@@ -51,6 +52,8 @@ def effects_of(task: Task, state: int, action: GroundAction
     Conditional effects are evaluated in ``state`` and deletes precede adds
     (``Task.progress``), so an atom both deleted and added stays true and is in neither set.
     """
+    from planning_core.ground.facts import bits
+
     after = task.progress(state, action)
     changed = after ^ state
     atom = task.facts.atom

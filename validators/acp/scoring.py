@@ -13,33 +13,70 @@ without PDDL). An :class:`AnswerScorer` holds its own cache and search budget fo
 """
 from __future__ import annotations
 
-from typing import Mapping
+import importlib
+from collections.abc import MutableMapping
+from typing import Iterator, Mapping
 
 from planning_core.limits import LimitReached
 from planning_core.validators.acp.problem import ProblemCache
 from planning_core.validators.acp.records import MAX_RESPONSE_BYTES, Question, Score
 from planning_core.validators.acp.scorers.base import (DEFAULT_BUDGET, DEFAULT_TIME_LIMIT,
                                                        ScoreContext, Scorer, unknown)
-from planning_core.validators.acp.scorers.land import score_land
-from planning_core.validators.acp.scorers.nexta import score_nexta
-from planning_core.validators.acp.scorers.plan import score_just, score_val
-from planning_core.validators.acp.scorers.reach import score_areach, score_reach
-from planning_core.validators.acp.scorers.state import score_app, score_prog
 
 __all__ = ["MAX_RESPONSE_BYTES", "SCORERS", "AnswerScorer", "as_question", "oversize",
            "score"]
 
-#: Task name -> scorer, in the paper's order.
-SCORERS: dict[str, Scorer] = {
-    "app": score_app,
-    "prog": score_prog,
-    "reach": score_reach,
-    "areach": score_areach,
-    "val": score_val,
-    "just": score_just,
-    "land": score_land,
-    "nexta": score_nexta,
+#: Task name -> (module of ``planning_core.validators.acp.scorers``, scorer), in the
+#: paper's order.
+_SCORER_AT = {
+    "app": ("state", "score_app"),
+    "prog": ("state", "score_prog"),
+    "reach": ("reach", "score_reach"),
+    "areach": ("reach", "score_areach"),
+    "val": ("plan", "score_val"),
+    "just": ("plan", "score_just"),
+    "land": ("land", "score_land"),
+    "nexta": ("nexta", "score_nexta"),
 }
+
+
+class _Scorers(MutableMapping):
+    """Task name -> scorer, in the paper's order, each scorer's module imported when its
+    task is first scored: an ``acp score`` run over val or just answers never imports the
+    grounder, the searches and the heuristics (about 30-50 ms of a process's start). Setting
+    an item replaces that task's scorer (tests do); deleting it restores the default."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, Scorer] = {}
+
+    def __getitem__(self, task: str) -> Scorer:
+        found = self._loaded.get(task)
+        if found is None:
+            module, name = _SCORER_AT[task]
+            found = getattr(importlib.import_module(
+                f"planning_core.validators.acp.scorers.{module}"), name)
+            self._loaded[task] = found
+        return found
+
+    def __setitem__(self, task: str, scorer: Scorer) -> None:
+        if task not in _SCORER_AT:
+            raise KeyError(task)
+        self._loaded[task] = scorer
+
+    def __delitem__(self, task: str) -> None:
+        if task not in _SCORER_AT:
+            raise KeyError(task)
+        self._loaded.pop(task, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_SCORER_AT)
+
+    def __len__(self) -> int:
+        return len(_SCORER_AT)
+
+
+#: Task name -> scorer, in the paper's order (modules imported on first use).
+SCORERS: MutableMapping[str, Scorer] = _Scorers()
 
 
 def as_question(record: Question | Mapping) -> Question:

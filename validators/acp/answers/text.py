@@ -245,9 +245,17 @@ _POS_LABEL = r"(?:positive|pos|add(?:ed)?|add[_ -]list)(?:[\s_-]+effects?)?"
 _NEG_LABEL = r"(?:negative|neg|delete[ds]?|del(?:ete)?[_ -]list)(?:[\s_-]+effects?)?"
 _LABEL_TAIL = (r"(?:[\s*_`\"']*(?:\s(?:are|is))?[\s*_`\"']*(?:[:=]|\n)"
                r"|\s+(?:are|is)\b(?=[\s*_`]*[(\[]))")
-_EFFECT_LABEL = re.compile(
-    rf"(?<![A-Za-z0-9-])(?:(?P<pos>{_POS_LABEL})|(?P<neg>{_NEG_LABEL})){_LABEL_TAIL}",
-    re.IGNORECASE)
+_EFFECT_LABEL_PATTERN = (
+    rf"(?<![A-Za-z0-9-])(?:(?P<pos>{_POS_LABEL})|(?P<neg>{_NEG_LABEL})){_LABEL_TAIL}")
+_EFFECT_LABEL: list[re.Pattern] = []     # compiled on first use: only prog answers need it
+
+
+def _effect_label() -> re.Pattern:
+    """The effect-label pattern, compiled once per process when first needed (about 4 ms:
+    a process scoring other tasks' answers does not pay it)."""
+    if not _EFFECT_LABEL:
+        _EFFECT_LABEL.append(re.compile(_EFFECT_LABEL_PATTERN, re.IGNORECASE))
+    return _EFFECT_LABEL[0]
 _SIDE_JUNK = " \t\n,;:={}\"'*_`#"
 
 
@@ -261,7 +269,7 @@ def split_effects(region: str) -> tuple[str, str] | None:
     counts; a side runs to the next label or the end. A missing side is ``""``. Returns
     ``None`` when there is no label at all.
     """
-    labels = list(_EFFECT_LABEL.finditer(region))
+    labels = list(_effect_label().finditer(region))
     if not labels:
         return None
     sides = {"pos": "", "neg": ""}

@@ -19,7 +19,7 @@ from planning_core.validators.acp.answers.parsers import ANSWER_PARSERS
 from planning_core.validators.acp.answers.values import GroundName, UnparseableAnswer
 from planning_core.validators.acp.problem import ProblemInfo
 from planning_core.validators.acp.records import Question, Score
-from planning_core.validators.acp.scorers.queries import DEFAULT_BUDGET, plan_facts
+from planning_core.validators.acp.defaults import DEFAULT_BUDGET
 
 __all__ = ["DEFAULT_BUDGET", "DEFAULT_TIME_LIMIT", "ScoreContext", "Scorer", "goal_plan",
            "listed", "parse_or_score", "right", "unknown", "wrong"]
@@ -113,6 +113,9 @@ def goal_plan(ctx: ScoreContext) -> tuple[Status, int]:
     per problem; an unknown outcome is not kept)."""
     found = ctx.info.goal_plan
     if found is None:
+        # here: the scorers that never search (val, just, app) do not import the searches
+        from planning_core.validators.acp.scorers.queries import plan_facts
+
         task = ctx.info.task
         found = plan_facts(task, task.init, budget=ctx.budget, time_limit=ctx.time_limit)
         if found[0] is not Status.UNKNOWN:

@@ -15,6 +15,7 @@ accepts only the stored landmarks and rejects every other atom without looking.
 """
 from __future__ import annotations
 
+from planning_core.heuristics.relaxed import goal_relaxed_reachable
 from planning_core.result import Status
 
 from planning_core.validators.acp.problem import atom_key
@@ -52,8 +53,8 @@ def _landmark_verdict(ctx: ScoreContext, fact: tuple[str, ...]) -> Score:
         return wrong(f"{text} is a goal atom: a trivial landmark", "trivial")
     task = info.task
     i = task.facts.get(fact)
-    status, on_plan = goal_plan(ctx)
     if i is None or task.never_true(fact):
+        status, _ = goal_plan(ctx)
         if status is Status.SOLVED:
             return wrong(f"{text} can never be true, and the goal is reachable without it",
                          "landmark-test")
@@ -62,10 +63,20 @@ def _landmark_verdict(ctx: ScoreContext, fact: tuple[str, ...]) -> Score:
                          "landmark-test")
         return unknown(f"deciding whether the task is solvable ran out of "
                        f"{ctx.limit_text()}")
+    # One relaxed exploration without the fact's achievers first: when the goal is then
+    # relaxed-unreachable, every plan makes the fact true (a landmark) and the search for a
+    # plan from the state (goal_plan: a greedy search, most of a question's cost) is not
+    # needed. The same verdict and reason as the order plan-then-test gives: a plan found
+    # would contain the fact, and is_landmark's own first check is this one.
+    if not goal_relaxed_reachable(task, task.init, forbidden=1 << i):
+        return right(f"every plan makes {text} true: the task without it is unsolvable",
+                     "landmark-test")
+    status, on_plan = goal_plan(ctx)
     if status is Status.SOLVED and not on_plan >> i & 1:
         return wrong(f"a plan reaches the goal without ever making {text} true",
                      "landmark-test")
-    verdict = is_landmark(task, i, task.init, budget=ctx.budget, time_limit=ctx.time_limit)
+    verdict = is_landmark(task, i, task.init, budget=ctx.budget, time_limit=ctx.time_limit,
+                          relaxed_checked=True)
     if verdict is None:
         return unknown(f"the landmark test for {text} ran out of {ctx.limit_text()}")
     if verdict:

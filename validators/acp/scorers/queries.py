@@ -140,14 +140,16 @@ def reach_condition(task: Task, state: int, pos: int, neg: int = 0, *,
 
 
 def is_landmark(task: Task, fact: int, state: int, *, budget: int = DEFAULT_BUDGET,
-                time_limit: float | None = None) -> bool | None:
+                time_limit: float | None = None, relaxed_checked: bool = False) -> bool | None:
     """Whether fact ``fact`` (an id of ``task.facts``) holds on every plan from ``state``;
     None when the budget ran out. A fact true in ``state`` is trivially a landmark: callers
-    exclude those first."""
+    exclude those first. ``relaxed_checked``: the caller already found the goal
+    relaxed-reachable from ``state`` without the fact (the first test here), so it is not
+    explored again."""
     forbidden = 1 << fact
     if state & forbidden:
         return True
-    if not goal_relaxed_reachable(task, state, forbidden=forbidden):
+    if not relaxed_checked and not goal_relaxed_reachable(task, state, forbidden=forbidden):
         return True
     out = greedy(task, state=state, heuristic=SEARCH_HEURISTIC, forbidden=forbidden,
                  time_limit=time_limit, node_limit=budget)
