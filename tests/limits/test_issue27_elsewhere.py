@@ -187,12 +187,12 @@ def test_toolplans_single_commands_ground_under_their_time_limit(tmp_path, capsy
 
 def test_toolplans_run_scores_each_answer_under_its_time_limit():
     """``toolplans run``'s scorer checked an answer with no budget for grounding."""
-    from planning_core.validators.toolplans.run import _Scorer
+    from planning_core.validators.toolplans.run import Scorer
 
     case = {"id": "copies", "setting": "holistic", "task": _tool_copies()}
     from toolplans_fixtures import TASK, VALID
 
-    scorer = _Scorer(time_limit=0.5)
+    scorer = Scorer(time_limit=0.5)
     row = scorer(case, VALID)
     assert row["verdict"] == "unknown" and row["limit"] == "time limit"
     assert "0.5 s of CPU time used" in row["check_error"]
