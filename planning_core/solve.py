@@ -201,11 +201,14 @@ def solve(domain: pddl.Domain, problem: pddl.Problem, *, optimal: bool = True,
 
 def _pddl21_engine(kind: str, engine: str, problem: pddl.Problem) -> str:
     from planning_core.search.pddl21_planners import available
+    if engine == "internal" and kind == "numeric":
+        return "internal"     # the in-process numeric search (search/numeric_search.py)
     if engine in ("internal", "fd"):
         raise UnsupportedFeature(
             f"this is a {kind} (PDDL 2.1) task, which the '{engine}' engine does not plan "
             "for; use --engine auto, enhsp (numeric), lpg or tamer (numeric and temporal), "
-            "installed with pip install 'planning-core[planners]'", file=problem.filename)
+            "installed with pip install 'planning-core[planners]' (or internal, for a small "
+            "numeric task)", file=problem.filename)
     if engine != "auto":
         if kind == "temporal" and engine == "enhsp":
             raise UnsupportedFeature("ENHSP does not plan with durative actions; use "
@@ -215,9 +218,30 @@ def _pddl21_engine(kind: str, engine: str, problem: pddl.Problem) -> str:
     for choice in choices:
         if available(choice):
             return choice
+    if kind == "numeric":     # no external planner: the in-process search, for small tasks
+        return "internal"
     need = " or ".join(_PLANNER_NEEDS[c] for c in choices)
     raise EngineError(f"this is a {kind} (PDDL 2.1) task: planning for it needs {need}; "
                       "install them with pip install 'planning-core[planners]'")
+
+
+def _numeric_search(domain: pddl.Domain, problem: pddl.Problem, budget: Budget) -> SolveResult:
+    """The in-process numeric search on ``ground_numeric``'s task, in this thread's budget
+    (so its CPU time is not subtracted again as a child's: ``planner_cpu_s`` is 0)."""
+    from planning_core.ground.numeric import ground_numeric
+    from planning_core.search import numeric_search
+    t0 = time.perf_counter()
+    try:
+        numeric_task = ground_numeric(domain, problem, budget=budget)
+    except LimitReached as err:
+        return SolveResult(Status.UNKNOWN, None, None, "internal", time.perf_counter() - t0,
+                           (("phase", "grounding"), ("planner_cpu_s", 0.0)), err.limit)
+    out = numeric_search.numeric_gbfs(numeric_task, budget=budget,
+                                      node_limit=numeric_search.NODE_LIMIT)
+    stats = (("expanded", out.expanded), ("generated", out.generated),
+             ("planner_cpu_s", 0.0))
+    return SolveResult(out.status, out.plan, None, "internal", time.perf_counter() - t0,
+                       stats, out.reason)
 
 
 def solve_pddl21(domain: pddl.Domain, problem: pddl.Problem, kind: str, *, engine: str = "auto",
@@ -245,9 +269,13 @@ def solve_pddl21(domain: pddl.Domain, problem: pddl.Problem, kind: str, *, engin
     memory = None if budget.memory_mb is None else int(budget.memory_mb)
     durative = frozenset(a.name.lower() for a in domain.actions
                          if getattr(a, "durative", False)) if kind == "temporal" else None
-    res = run_planner(chosen, write_domain(domain), write_problem(problem),
-                      time_limit=max(0.1, left), memory_limit_mb=memory, cpu_budget=cpu_budget,
-                      **({"durative": durative} if chosen == "lpg" else {}))
+    if chosen == "internal":
+        res = _numeric_search(domain, problem, budget)
+    else:
+        res = run_planner(chosen, write_domain(domain), write_problem(problem),
+                          time_limit=max(0.1, left), memory_limit_mb=memory,
+                          cpu_budget=cpu_budget,
+                          **({"durative": durative} if chosen == "lpg" else {}))
     stats = dict(res.stats, kind=kind)
     if res.status is not Status.SOLVED:
         return SolveResult(res.status, None, None, chosen, time.perf_counter() - t0,

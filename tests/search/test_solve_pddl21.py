@@ -33,10 +33,15 @@ def test_task_kinds():
         == "numeric"
 
 
-@pytest.mark.parametrize("engine", ["internal", "fd"])
-def test_classical_engines_refuse_a_numeric_task_by_name(engine):
+def test_fast_downward_refuses_a_numeric_task_by_name():
     with pytest.raises(UnsupportedFeature, match="numeric .*enhsp"):
-        solve(*_task(COUNTER_DOMAIN, COUNTER_PROBLEM), engine=engine)
+        solve(*_task(COUNTER_DOMAIN, COUNTER_PROBLEM), engine="fd")
+
+
+@pytest.mark.parametrize("engine", ["internal", "fd"])
+def test_classical_engines_refuse_a_temporal_task_by_name(engine):
+    with pytest.raises(UnsupportedFeature, match="temporal .*lpg"):
+        solve(*_task(LIGHT_DOMAIN, LIGHT_PROBLEM), engine=engine)
 
 
 def test_enhsp_refuses_durative_actions():
@@ -48,8 +53,9 @@ def test_no_planner_installed_says_which_to_install(monkeypatch):
     monkeypatch.setattr(pp, "available", lambda engine: False)
     with pytest.raises(EngineError, match=r"TAMER \(up-tamer\).*planning-core\[planners\]"):
         solve(*_task(LIGHT_DOMAIN, LIGHT_PROBLEM))
-    with pytest.raises(EngineError, match="ENHSP .* or TAMER"):
-        solve(*_task(COUNTER_DOMAIN, COUNTER_PROBLEM))
+    # a numeric task: the in-process numeric search instead (small tasks), validated
+    res = solve(*_task(COUNTER_DOMAIN, COUNTER_PROBLEM), time_limit=30)
+    assert (res.status, res.engine, res.plan) == (Status.SOLVED, "internal", ("(inc)",) * 3)
 
 
 def _fake_planner(plan, status=Status.SOLVED, reason=""):
@@ -221,3 +227,30 @@ def test_solve_command_prints_the_tolerance_to_validate_with(monkeypatch, tmp_pa
                  str(tmp_path / "p.pddl")]) == 0
     row = __import__("json").loads(capsys.readouterr().out)
     assert (row["engine"], row["tolerance"], row["plan"]) == ("lpg", 0.001, list(tight))
+
+
+TANKER = __import__("pathlib").Path(__file__).resolve().parents[2] / "domains" / "pddl21" / "tanker"
+
+
+@pytest.mark.parametrize("engine", ["auto", "internal"])
+def test_the_in_process_numeric_search_solves_a_small_task_and_we_validate(monkeypatch, engine):
+    # no external planner installed (auto), or the in-process engine named
+    monkeypatch.setattr(pp, "available", lambda name: False)
+    domain = parse_domain((TANKER / "domain.pddl").read_text())
+    problem = parse_problem((TANKER / "p01.pddl").read_text())
+    res = solve(domain, problem, time_limit=60, engine=engine)
+    assert (res.status, res.engine) == (Status.SOLVED, "internal"), res.reason
+    # the plan of domains/pddl21/tanker/p01.plan (VAL: valid, value 10): two drums loaded at
+    # a, a refuel at b on the way, both unloaded at c
+    assert res.plan == tuple((TANKER / "p01.plan").read_text().split("\n")[1:-1])
+    assert res.cost == 10
+
+
+def test_the_in_process_numeric_search_says_unknown_at_its_node_limit(monkeypatch):
+    from planning_core.search import numeric_search
+    monkeypatch.setattr(pp, "available", lambda name: False)
+    monkeypatch.setattr(numeric_search, "NODE_LIMIT", 5)
+    # the counter must reach 30, but inc needs c < 10: no plan, and no proof of that
+    problem = COUNTER_PROBLEM.replace("(>= (c) 3)", "(>= (c) 30)")
+    res = solve(*_task(COUNTER_DOMAIN, problem), time_limit=30)
+    assert (res.status, res.plan, res.reason) == (Status.UNKNOWN, None, "node limit")
