@@ -23,11 +23,13 @@ Mutations (each deterministic; a kind that does not apply to a plan is skipped a
   when the original ends plus 0.01);
 * ``truncate``: the last step removed (the last to start, for timed plans);
 * ``swap``: the first two steps exchanged (timed plans: each starts at the other's time,
-  durations kept).
+  durations kept);
+* ``substitute``: one argument of the middle step replaced by the first other object of
+  the problem of the same declared type (a one-step plan gets this one too).
 
-So every plan of two or more steps gets at least 5 mutations (remove, shift, duplicate,
-truncate, swap), and the kinds that need a duration, an interfering pair or a numeric
-condition come on top where the plan has one.
+So every plan gets at least 5 mutations (remove, duplicate, truncate, substitute, and shift
+or swap), and the kinds that need a duration, an interfering pair or a numeric condition
+come on top where the plan has one.
 
 Every case runs through VAL's ``Validate`` and our ``validate`` (``python -m
 planning_core.cli.validate``-equivalent entry point), each as its own process; verdict
@@ -67,7 +69,7 @@ RESULTS = ROOT / "benchmarks" / "results" / "pddl21_differential.md"
 ROWS = ROOT / "benchmarks" / "results" / "pddl21_differential.jsonl"
 FINDINGS = "## Findings (by hand)"
 MUTATIONS = ("remove", "shift", "shorten", "overlap", "numeric", "duplicate", "truncate",
-             "swap")
+             "swap", "substitute")
 #: VAL's own default tolerance (-t); LPG-td separates happenings by ~0.0005, so its timed
 #: plans are judged at a smaller one (by both sides; see the results file)
 DEFAULT_TOLERANCE = 0.01
@@ -294,9 +296,49 @@ def mutations(steps: list[Step], schemas: dict[str, Schema], problem_text: str,
         out["swap"] = (write_plan(swapped), problem_text,
                        f"steps {i + 1} ({steps[i].action}) and {j + 1} ({steps[j].action}) "
                        "exchanged")
+    out["substitute"] = _substitute(steps, mid, problem_text)
     out["overlap"] = _overlap(steps, schemas, problem_text, timed)
     out["numeric"] = _break_numeric(steps, schemas, problem_text, timed)
     return out
+
+
+def _objects(problem_text: str) -> dict[str, str]:
+    """object -> declared type, from the problem's ``:objects``."""
+    for item in sexprs(problem_text)[0]:
+        if isinstance(item, list) and item and item[0] == ":objects":
+            out, pending = {}, []
+            items = item[1:]
+            k = 0
+            while k < len(items):
+                if items[k] == "-" and k + 1 < len(items):
+                    kind = items[k + 1] if isinstance(items[k + 1], str) else "object"
+                    out.update((name, kind) for name in pending)
+                    pending, k = [], k + 2
+                    continue
+                if isinstance(items[k], str):
+                    pending.append(items[k])
+                k += 1
+            out.update((name, "object") for name in pending)
+            return out
+    return {}
+
+
+def _substitute(steps, mid, problem_text):
+    objects = _objects(problem_text)
+    name, *args = steps[mid].action.split()
+    for i, arg in enumerate(args):
+        kind = objects.get(arg)
+        if kind is None:
+            continue
+        other = next((o for o in sorted(objects) if objects[o] == kind and o != arg), None)
+        if other is None:
+            continue
+        new_args = args[:i] + [other] + args[i + 1:]
+        changed = steps[:mid] + [replace(steps[mid], action=" ".join([name] + new_args))] \
+            + steps[mid + 1:]
+        return (write_plan(changed), problem_text,
+                f"step {mid + 1} ({steps[mid].action}): argument {i + 1} {arg} replaced by {other}")
+    return None
 
 
 def _overlap(steps, schemas, problem_text, timed):
@@ -435,7 +477,7 @@ def run(args) -> list[dict]:
     if args.reuse and Path(args.reuse).exists():
         for line in Path(args.reuse).read_text().splitlines():
             old = json.loads(line)
-            if "plan_sha" in old and old.get("kinds") == list(MUTATIONS):
+            if "plan_sha" in old and (old["case"] in MUTATIONS or old["case"].startswith("plan")):
                 reuse[(old["planner"], old["variant"], old["instance"], old["plan_sha"])].append(old)
     if args.limit:
         files = files[:args.limit]
@@ -463,19 +505,20 @@ def run(args) -> list[dict]:
             if timing:
                 timed_keys.add(key)
             sha = _sha(path.read_text() + problem_text + domain.read_text())
-            if reuse.get((planner, variant, inst, sha)):
-                rows.extend(reuse[(planner, variant, inst, sha)])
-                print(f"{count + 1}/{len(files)} {planner} {variant} {inst} (reused)", flush=True)
-                continue
+            reused = reuse.get((planner, variant, inst, sha), [])
+            rows.extend(reused)
+            have = {r["case"] for r in reused}
             cases = {"plan": (path.read_text(), problem_text, "the planner's plan")}
             cases.update(mutations(steps, schemas, problem_text, timed))
             if tol != DEFAULT_TOLERANCE:
                 cases["plan@0.01"] = (path.read_text(), problem_text,
                                       "the planner's plan at VAL's default tolerance 0.01")
             for kind, case in cases.items():
+                if kind in have:
+                    continue
                 case_tol = DEFAULT_TOLERANCE if kind == "plan@0.01" else tol
                 row = {"planner": planner, "variant": variant, "instance": inst, "case": kind,
-                       "tolerance": case_tol, "plan_sha": sha, "kinds": list(MUTATIONS)}
+                       "tolerance": case_tol, "plan_sha": sha}
                 if case is None:
                     row["skipped"] = True
                     rows.append(row)
