@@ -653,6 +653,27 @@ def report(rows: list[dict], args, load: tuple[str, str]) -> str:
         lines.append(f"| {kind} | {len(j)} | {sum(r['val'] == 'valid' for r in j)} | "
                      f"{sum(r['ours'] == 'valid' for r in j)} | {a} | {len(j) - a} |")
     timed_rows = [r for r in judged if "ours_wall" in r]
+    if not timed_rows:
+        lines += ["", "## Timing", "", "Not measured in this run (`--timing-per-variant 0`); "
+                  "see Findings."]
+    else:
+        lines += _timing(timed_rows)
+    lines += ["", "## Every disagreement", ""]
+    dis = [r for r in judged if r["val"] != r["ours"]]
+    if not dis:
+        lines.append("None.")
+    else:
+        lines += ["| variant | instance | planner | case | mutation | VAL | ours | VAL says | we say |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for r in dis:
+            lines.append("| " + " | ".join(str(x).replace("|", "\\|") for x in (
+                r["variant"], r["instance"], r["planner"], r["case"], r["what"], r["val"],
+                r["ours"], r["val_msg"], r["ours_msg"])) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _timing(timed_rows: list[dict]) -> list[str]:
+    lines = []
     lines += ["", "## Timing, whole process per call (paired)", "",
               "Every case of the first tasks of each variant (`--timing-per-variant`) runs "
               "again as processes: VAL's `Validate`, our `validate` (a fresh interpreter, "
@@ -687,18 +708,7 @@ def report(rows: list[dict], args, load: tuple[str, str]) -> str:
                       f"The process verdicts agree with the in-process ones on "
                       f"{sum(r['ours_process'] == r['ours'] for r in timed_rows)}/{len(timed_rows)} "
                       f"timed cases."]
-    lines += ["", "## Every disagreement", ""]
-    dis = [r for r in judged if r["val"] != r["ours"]]
-    if not dis:
-        lines.append("None.")
-    else:
-        lines += ["| variant | instance | planner | case | mutation | VAL | ours | VAL says | we say |",
-                  "|---|---|---|---|---|---|---|---|---|"]
-        for r in dis:
-            lines.append("| " + " | ".join(str(x).replace("|", "\\|") for x in (
-                r["variant"], r["instance"], r["planner"], r["case"], r["what"], r["val"],
-                r["ours"], r["val_msg"], r["ours_msg"])) + " |")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def main() -> int:
