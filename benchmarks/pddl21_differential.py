@@ -20,7 +20,16 @@ Mutations (each deterministic; a kind that does not apply to a plan is skipped a
   its (start) condition has one ground fluent of that comparison moved far the wrong way in
   the problem's ``:init`` (the mutated case is the plan with that problem);
 * ``duplicate``: the middle step repeated right after itself (timed plans: the copy starts
-  when the original ends plus 0.01).
+  when the original ends plus 0.01);
+* ``truncate``: the last step removed (the last to start, for timed plans);
+* ``swap``: the first two steps exchanged (timed plans: each starts at the other's time,
+  durations kept);
+* ``substitute``: one argument of the middle step replaced by the first other object of
+  the problem of the same declared type (a one-step plan gets this one too).
+
+So every plan gets at least 5 mutations (remove, duplicate, truncate, substitute, and shift
+or swap), and the kinds that need a duration, an interfering pair or a numeric condition
+come on top where the plan has one.
 
 Every case runs through VAL's ``Validate`` and our ``validate`` (``python -m
 planning_core.cli.validate``-equivalent entry point), each as its own process; verdict
@@ -63,7 +72,8 @@ PLANS = ROOT / "benchmarks" / "pddl21_plans"
 RESULTS = ROOT / "benchmarks" / "results" / "pddl21_differential.md"
 ROWS = ROOT / "benchmarks" / "results" / "pddl21_differential.jsonl"
 FINDINGS = "## Findings (by hand)"
-MUTATIONS = ("remove", "shift", "shorten", "overlap", "numeric", "duplicate")
+MUTATIONS = ("remove", "shift", "shorten", "overlap", "numeric", "duplicate", "truncate",
+             "swap", "substitute")
 #: VAL's own default tolerance (-t); LPG-td separates happenings by ~0.0005, so its timed
 #: plans are judged at a smaller one (by both sides; see the results file)
 DEFAULT_TOLERANCE = 0.01
@@ -277,9 +287,64 @@ def mutations(steps: list[Step], schemas: dict[str, Schema], problem_text: str,
         dup = steps[:mid + 1] + [steps[mid]] + steps[mid + 1:]
         out["duplicate"] = (write_plan(dup), problem_text,
                             f"step {mid + 1} ({steps[mid].action}) repeated")
+    order = sorted(range(n), key=lambda i: (steps[i].time or 0, i)) if timed else list(range(n))
+    last = order[-1]
+    out["truncate"] = (write_plan(steps[:last] + steps[last + 1:]), problem_text,
+                       f"the last step {last + 1} ({steps[last].action}) removed")
+    if n >= 2:
+        i, j = order[0], order[1]
+        swapped = list(steps)
+        if timed:
+            swapped[i] = replace(steps[j], time=steps[i].time)
+            swapped[j] = replace(steps[i], time=steps[j].time)
+        else:
+            swapped[i], swapped[j] = steps[j], steps[i]
+        out["swap"] = (write_plan(swapped), problem_text,
+                       f"steps {i + 1} ({steps[i].action}) and {j + 1} ({steps[j].action}) "
+                       "exchanged")
+    out["substitute"] = _substitute(steps, mid, problem_text)
     out["overlap"] = _overlap(steps, schemas, problem_text, timed)
     out["numeric"] = _break_numeric(steps, schemas, problem_text, timed)
     return out
+
+
+def _objects(problem_text: str) -> dict[str, str]:
+    """object -> declared type, from the problem's ``:objects``."""
+    for item in sexprs(problem_text)[0]:
+        if isinstance(item, list) and item and item[0] == ":objects":
+            out, pending = {}, []
+            items = item[1:]
+            k = 0
+            while k < len(items):
+                if items[k] == "-" and k + 1 < len(items):
+                    kind = items[k + 1] if isinstance(items[k + 1], str) else "object"
+                    out.update((name, kind) for name in pending)
+                    pending, k = [], k + 2
+                    continue
+                if isinstance(items[k], str):
+                    pending.append(items[k])
+                k += 1
+            out.update((name, "object") for name in pending)
+            return out
+    return {}
+
+
+def _substitute(steps, mid, problem_text):
+    objects = _objects(problem_text)
+    name, *args = steps[mid].action.split()
+    for i, arg in enumerate(args):
+        kind = objects.get(arg)
+        if kind is None:
+            continue
+        other = next((o for o in sorted(objects) if objects[o] == kind and o != arg), None)
+        if other is None:
+            continue
+        new_args = args[:i] + [other] + args[i + 1:]
+        changed = steps[:mid] + [replace(steps[mid], action=" ".join([name] + new_args))] \
+            + steps[mid + 1:]
+        return (write_plan(changed), problem_text,
+                f"step {mid + 1} ({steps[mid].action}): argument {i + 1} {arg} replaced by {other}")
+    return None
 
 
 def _overlap(steps, schemas, problem_text, timed):
@@ -404,9 +469,22 @@ def _ours_in_process(argv: list[str]) -> tuple[int, str]:
     return code, out.getvalue()
 
 
+def _sha(text: str) -> str:
+    import hashlib
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def run(args) -> list[dict]:
     rows = []
     files = plan_files(Path(args.plans))
+    # --reuse: the rows of an earlier run (this script's, same mutation kinds) for a plan
+    # whose text has not changed are taken as they are
+    reuse: dict[tuple, list[dict]] = defaultdict(list)
+    if args.reuse and Path(args.reuse).exists():
+        for line in Path(args.reuse).read_text().splitlines():
+            old = json.loads(line)
+            if "plan_sha" in old and (old["case"] in MUTATIONS or old["case"].startswith("plan")):
+                reuse[(old["planner"], old["variant"], old["instance"], old["plan_sha"])].append(old)
     if args.limit:
         files = files[:args.limit]
     timed_keys: set[tuple[str, str]] = set()
@@ -437,15 +515,21 @@ def run(args) -> list[dict]:
                 or key in timed_keys
             if timing:
                 timed_keys.add(key)
+            sha = _sha(path.read_text() + problem_text + domain.read_text())
+            reused = reuse.get((planner, variant, inst, sha), [])
+            rows.extend(reused)
+            have = {r["case"] for r in reused}
             cases = {"plan": (path.read_text(), problem_text, "the planner's plan")}
             cases.update(mutations(steps, schemas, problem_text, timed))
             if tol != DEFAULT_TOLERANCE:
                 cases["plan@0.01"] = (path.read_text(), problem_text,
                                       "the planner's plan at VAL's default tolerance 0.01")
             for kind, case in cases.items():
+                if kind in have:
+                    continue
                 case_tol = DEFAULT_TOLERANCE if kind == "plan@0.01" else tol
                 row = {"planner": planner, "variant": variant, "instance": inst, "case": kind,
-                       "tolerance": case_tol}
+                       "tolerance": case_tol, "plan_sha": sha}
                 if case is None:
                     row["skipped"] = True
                     rows.append(row)
@@ -505,6 +589,38 @@ def _kind(variant: str) -> str:
     return variant.split("-", 1)[1].replace("-automatic", "")
 
 
+def _plans_table() -> list[str]:
+    """Which tasks each planner was given and what came of it (``pddl21_make_plans.py``'s
+    log, ``benchmarks/pddl21_plans/runs.jsonl``)."""
+    log = PLANS / "runs.jsonl"
+    if not log.exists():
+        return []
+    runs = [json.loads(x) for x in log.read_text().splitlines() if x.strip()]
+    lines = ["## Plans: every task given to each planner", "",
+             "Made by `nice -n 10 python benchmarks/pddl21_make_plans.py` (one row per attempt "
+             "in `benchmarks/pddl21_plans/runs.jsonl`). A task is *solved* when the planner "
+             "wrote a plan within its CPU limit.", "",
+             "| planner | variant | tasks | solved | CPU limit s | at the limit | reader refused | no plan | not tried |",
+             "|---|---|---:|---:|---|---:|---:|---:|---:|"]
+    groups = defaultdict(list)
+    for r in runs:
+        groups[(r["planner"], r["variant"])].append(r)
+    total = Counter()
+    for (planner, variant), g in sorted(groups.items()):
+        why = Counter(r.get("why", "").split(":")[0] for r in g if not r["solved"])
+        limits = sorted({r["cpu_limit"] for r in g})
+        counts = dict(tasks=len(g), solved=sum(r["solved"] for r in g), limit=why["cpu limit"],
+                      reader=why["reader refused"], none=why["no plan"],
+                      skipped=why["not tried"])
+        total.update(counts)
+        lines.append(f"| {planner} | {variant} | {counts['tasks']} | {counts['solved']} | "
+                     f"{'/'.join(map(str, limits))} | {counts['limit']} | {counts['reader']} | "
+                     f"{counts['none']} | {counts['skipped']} |")
+    lines += [f"| **all** | | {total['tasks']} | {total['solved']} | | {total['limit']} | "
+              f"{total['reader']} | {total['none']} | {total['skipped']} |", ""]
+    return lines
+
+
 def report(rows: list[dict], args, load: tuple[str, str]) -> str:
     judged = [r for r in rows if not r.get("skipped")]
     lines = ["# PDDL 2.1 differential: planners' plans and mutations, VAL vs planning_core", "",
@@ -521,6 +637,7 @@ def report(rows: list[dict], args, load: tuple[str, str]) -> str:
              f"`TOL` is VAL's default 0.01, and {LPG_TOLERANCE:g} for LPG-td's timed plans "
              "(see Findings). A mutation that does not apply to a plan (a duration on a "
              "sequential plan, a numeric condition in a domain without one) is skipped.", "",
+             ] + _plans_table() + [
              "## Agreement per domain and variant", "",
              "| domain | variant | planner | tasks | cases | VAL valid | ours valid | agree | disagree | skipped mutations |",
              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -551,6 +668,27 @@ def report(rows: list[dict], args, load: tuple[str, str]) -> str:
         lines.append(f"| {kind} | {len(j)} | {sum(r['val'] == 'valid' for r in j)} | "
                      f"{sum(r['ours'] == 'valid' for r in j)} | {a} | {len(j) - a} |")
     timed_rows = [r for r in judged if "ours_wall" in r]
+    if not timed_rows:
+        lines += ["", "## Timing", "", "Not measured in this run (`--timing-per-variant 0`); "
+                  "see Findings."]
+    else:
+        lines += _timing(timed_rows)
+    lines += ["", "## Every disagreement", ""]
+    dis = [r for r in judged if r["val"] != r["ours"]]
+    if not dis:
+        lines.append("None.")
+    else:
+        lines += ["| variant | instance | planner | case | mutation | VAL | ours | VAL says | we say |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for r in dis:
+            lines.append("| " + " | ".join(str(x).replace("|", "\\|") for x in (
+                r["variant"], r["instance"], r["planner"], r["case"], r["what"], r["val"],
+                r["ours"], r["val_msg"], r["ours_msg"])) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _timing(timed_rows: list[dict]) -> list[str]:
+    lines = []
     checkout = any("ck_cpu" in r for r in timed_rows)
     ours_name = "wheel" if checkout else "ours"
     lines += ["", "## Timing, whole process per call (paired)", "",
@@ -604,18 +742,7 @@ def report(rows: list[dict], args, load: tuple[str, str]) -> str:
                       f"timed cases"
                       + (f" (checkout: {sum(r.get('ck_process') == r['ours'] for r in timed_rows)}"
                          f"/{len(timed_rows)})." if checkout else ".")]
-    lines += ["", "## Every disagreement", ""]
-    dis = [r for r in judged if r["val"] != r["ours"]]
-    if not dis:
-        lines.append("None.")
-    else:
-        lines += ["| variant | instance | planner | case | mutation | VAL | ours | VAL says | we say |",
-                  "|---|---|---|---|---|---|---|---|---|"]
-        for r in dis:
-            lines.append("| " + " | ".join(str(x).replace("|", "\\|") for x in (
-                r["variant"], r["instance"], r["planner"], r["case"], r["what"], r["val"],
-                r["ours"], r["val_msg"], r["ours_msg"])) + " |")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def main() -> int:
@@ -630,6 +757,8 @@ def main() -> int:
     ap.add_argument("--timing-per-variant", type=int, default=2,
                     help="time every case of the first N tasks of each variant as processes")
     ap.add_argument("--rows", default=None, help="render from a rows file instead of running")
+    ap.add_argument("--reuse", default=None,
+                    help="a rows file of an earlier run: unchanged plans take their rows from it")
     args = ap.parse_args()
     load0 = f"{os.getloadavg()[0]:.2f}"
     if args.rows:

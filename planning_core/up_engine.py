@@ -69,7 +69,7 @@ def _kind() -> ProblemKind:
     kind.set_actions_cost_kind("INT_NUMBERS_IN_ACTIONS_COST")
     # PDDL 2.1 level 2 (numeric fluents) and level 3 (durative actions), and PDDL 2.2's
     # timed initial literals: validated by our validator with VAL's semantics; solved by
-    # ENHSP or TAMER (the 'planners' extra), whose plans our validator checks first
+    # ENHSP, LPG-td or TAMER (the 'planners' extra), whose plans our validator checks first
     for fluents in ("INT_FLUENTS", "REAL_FLUENTS"):
         kind.set_fluents_type(fluents)
     for problem_type in ("SIMPLE_NUMERIC_PLANNING", "GENERAL_NUMERIC_PLANNING"):

@@ -279,16 +279,22 @@ def cmd_solve(args) -> int:
     result = solve(domain, problem, optimal=bool(getattr(args, "optimal", False)),
                    time_limit=_time_limit(args),
                    engine=getattr(args, "engine", "auto") or "auto", budget=budget_of(args))
+    # a timed plan valid only at a smaller tolerance than VAL's default (LPG-td's): the
+    # -t to validate it with
+    tolerance = dict(result.stats).get("tolerance") if result.status is Status.SOLVED else None
     if getattr(args, "json", False):
         _out(json.dumps({"status": result.status.value,
                          "plan": list(result.plan) if result.plan is not None else [],
                          "cost": _number(result.cost), "engine": result.engine,
-                         "time_s": round(result.time_s, 6)}))
+                         "time_s": round(result.time_s, 6),
+                         **({"tolerance": tolerance} if tolerance is not None else {})}))
     else:
         for step in result.plan or ():
             _out(step)
         if result.status is Status.SOLVED:
             _out(f"; cost = {_number(result.cost)}")
+        if tolerance is not None:
+            _out(f"; valid at tolerance {tolerance:g} (validate -t {tolerance:g})")
         _out(f"; status = {result.status.value}" + (f" ({result.reason})" if result.reason else ""))
     return {Status.SOLVED: ExitCode.OK, Status.UNSOLVABLE: ExitCode.UNSOLVABLE,
             Status.UNKNOWN: ExitCode.UNKNOWN}[result.status]
@@ -328,9 +334,9 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("solve", help="find a plan (optimal with --optimal)")
     _add_task_arguments(p)
     p.add_argument("--optimal", action="store_true", help="find a cost-optimal plan")
-    p.add_argument("--engine", choices=("auto", "internal", "fd", "enhsp", "tamer"),
+    p.add_argument("--engine", choices=("auto", "internal", "fd", "enhsp", "lpg", "tamer"),
                    default="auto",
                    help="in-process search, Fast Downward, or chosen by task size; numeric "
-                        "and temporal (PDDL 2.1) tasks: ENHSP or TAMER (the 'planners' "
-                        "extra), their plans checked by our validator")
+                        "and temporal (PDDL 2.1) tasks: ENHSP, LPG-td or TAMER (the "
+                        "'planners' extra), their plans checked by our validator")
     p.set_defaults(func=cmd_solve)

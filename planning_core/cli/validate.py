@@ -419,7 +419,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                          progress=not args.no_progress, out=sys.stdout, err=sys.stderr,
                          memory_limit=args.memory_limit,
                          max_task_bytes=args.max_task_bytes,
-                         retry_unknown=args.retry_unknown)
+                         retry_unknown=args.retry_unknown, tolerance=args.tolerance)
     if not args.files:
         raise InputError("the following arguments are required: FILE (a plan, a domain "
                          "and a problem, in any order), or --batch MANIFEST")

@@ -23,7 +23,11 @@ Each plan gives one JSON row: ``id``, ``plan`` (the path as written, None for in
 text), ``verdict`` and ``valid`` (as ``validate --json``), the failing ``step`` (1-based)
 and ``action``, the validator's ``message``, the plan's ``length`` (steps) and ``cost``,
 and ``cpu_s`` (CPU seconds spent on that plan; it varies from run to run, the verdict
-does not).
+does not). ``-t TOLERANCE`` (VAL's tolerance for timed plans) applies to every row as it
+does to ``validate`` on files, and a row judged with one records it (``tolerance``); with
+``--out``, a recorded row judged at another tolerance is validated again (the only other
+VAL flags, ``-v -s -S``, shape text output and are refused with ``--batch``; ``-c``
+changes nothing).
 
 Each plan has its own budget (``--time-limit`` CPU seconds, ``--memory-limit``), started
 before anything is read for it. When its task is not yet parsed on its worker, the task is
@@ -196,6 +200,7 @@ class BatchSettings:
     run: str = ""
     memory_limit: float | None = None   # MB per plan (None: the default, Limits)
     max_task_bytes: int = 200_000_000   # a longer domain or problem file is bad_input
+    tolerance: float | None = None      # VAL's -t for timed plans (None: VAL's 0.01)
 
     def budget(self):
         """A fresh budget for one plan: CPU time only (on a busy worker a wall-clock limit
@@ -354,13 +359,16 @@ def _validate_one(settings: BatchSettings, item: PlanItem) -> dict:
         return _stopped_row(item, stop.limit, f"validation stopped at the {stop.limit} "
                             f"while reading the plan ({stop.detail}); no verdict",
                             budget.cpu_s(), "plan")
-    report = validate_plan(domain, problem, plan, budget=budget)
+    report = validate_plan(domain, problem, plan, budget=budget,
+                           tolerance=settings.tolerance)
     row = {"id": item.id, "plan": item.plan, "verdict": report.verdict.value,
            "valid": report.valid, "step": report.step, "action": report.action,
            "message": report.message or "", "length": len(plan.steps),
            "cost": _number(report.cost), "cpu_s": round(budget.cpu_s(), 6)}
     if report.limit is not None:
         row["limit"], row["phase"] = report.limit, "validation"
+    if settings.tolerance is not None:
+        row["tolerance"] = settings.tolerance
     return row
 
 
@@ -392,6 +400,14 @@ def failed_row(item: PlanItem, failure: TaskFailed) -> dict:
             "step": None, "action": None, "message": f"{what}: not validated: "
                                                       f"{failure.message}",
             "length": None, "cost": None, "cpu_s": 0.0, "retry": True}
+
+
+def _same_tolerance(row: dict, tolerance: float | None) -> bool:
+    """Whether a recorded row was judged at ``tolerance`` (``-t``; a row without one was
+    judged at the default), so that a rerun with another ``-t`` does not keep verdicts of
+    the old one."""
+    recorded = row.get("tolerance")
+    return recorded == tolerance or (recorded is None and tolerance is None)
 
 
 def _final(row: dict) -> bool:
@@ -495,8 +511,11 @@ def _exit_code(rows: Sequence[dict]) -> int:
 def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict: bool,
               time_limit: float | None, max_plan_bytes: int, progress: bool,
               out: TextIO, err: TextIO, memory_limit: float | None = None,
-              max_task_bytes: int | None = None, retry_unknown: bool = False) -> int:
-    """The ``validate --batch`` command (see the module doc); returns the exit code."""
+              max_task_bytes: int | None = None, retry_unknown: bool = False,
+              tolerance: float | None = None) -> int:
+    """The ``validate --batch`` command (see the module doc); returns the exit code.
+    ``tolerance`` is ``-t``, as for ``validate`` on files; a recorded row judged at another
+    tolerance is computed again."""
     from planning_core.cli import ExitCode, error_line
     from planning_core.cli.executor_args import executor_for
     from planning_core.results_file import LimitRetry, ResultsWriter
@@ -518,7 +537,7 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
             for warning in warnings:
                 print(f"warning: {warning}", file=err)
         done_ids = {json.dumps(r.get("id")) for r in done_rows
-                    if _final(r) and "source" not in r}
+                    if _final(r) and "source" not in r and _same_tolerance(r, tolerance)}
         recorded = {r.get("source") for r in done_rows if "source" in r}
         todo = [item for item in manifest.items if json.dumps(item.id) not in done_ids]
         if len(todo) < len(manifest.items):
@@ -528,7 +547,8 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
             print(writer.note(), file=err)
         if writer is not None:   # rows about to be computed again: one row per id
             again = {json.dumps(item.id) for item in todo}
-            writer.drop(lambda row: "source" not in row and not _final(row)
+            writer.drop(lambda row: "source" not in row
+                        and (not _final(row) or not _same_tolerance(row, tolerance))
                         and json.dumps(row.get("id")) in again)
 
         # the manifest's lines in their order: plans to check and new bad lines, whose rows
@@ -551,7 +571,8 @@ def run_batch(manifest_path: str, *, out_path: str | None, executor_args, strict
         work = [entries[k] for k in fresh]
         settings = BatchSettings(time_limit, max_plan_bytes, os.urandom(8).hex(),
                                  memory_limit, **({} if max_task_bytes is None else
-                                                  {"max_task_bytes": max_task_bytes}))
+                                                  {"max_task_bytes": max_task_bytes}),
+                                 tolerance=tolerance)
         with executor_for(executor_args, len(work), err) as executor:
             bar = _progress(len(work), progress, err)
             valid = 0

@@ -25,8 +25,9 @@ arguments:
 
 The result is a :class:`NumericTask`: the classical ``Task`` of the relaxed task plus, per
 ground action, its ground comparisons, numeric effects and (for a start) duration
-constraints, the initial fluent values, and the goal's comparisons. Search over it is not
-implemented; ``solve`` hands numeric and temporal tasks to external planners.
+constraints, the initial fluent values, and the goal's comparisons. ``solve`` hands numeric
+and temporal tasks to external planners; without one, a numeric task is searched in-process
+over this task (:mod:`planning_core.search.numeric_search`).
 """
 from __future__ import annotations
 

@@ -118,14 +118,22 @@ def _duration(d: pddl.DurationConstraint) -> str:
     return f"(at {d.time} {text})" if d.time else text
 
 
+def _timed_conditions(when: str, f: pddl.Formula) -> list[str]:
+    """``(at start c)`` per conjunct, as the IPC domains write them: LPG-td reads a timed
+    ``(and ...)`` wrongly (it started a turn_to deleting what a calibrate needs at start
+    at the same instant as the calibrate, on satellite-time-simple p1)."""
+    if f == pddl.TRUE:
+        return []
+    parts = f.parts if isinstance(f, pddl.And) else (f,)
+    return [f"({when} {write_formula(p)})" for p in parts]
+
+
 def _durative_action(a: pddl.Action) -> str:
-    conditions = [f"(at start {write_formula(a.precondition)})",
-                  f"(over all {write_formula(a.over_all)})",
-                  f"(at end {write_formula(a.end_condition)})"]
-    conditions = [c for c, f in zip(conditions, (a.precondition, a.over_all, a.end_condition))
-                  if f != pddl.TRUE]
-    effects = ([f"(at start {_effects(a.effects)})"] if a.effects else []) + \
-              ([f"(at end {_effects(a.end_effects)})"] if a.end_effects else [])
+    conditions = (_timed_conditions("at start", a.precondition)
+                  + _timed_conditions("over all", a.over_all)
+                  + _timed_conditions("at end", a.end_condition))
+    effects = [f"(at start {write_effect(e)})" for e in a.effects] + \
+              [f"(at end {write_effect(e)})" for e in a.end_effects]
     lines = [f"  (:durative-action {a.name}",
              f"    :parameters ({_typed(a.parameters)})",
              # one constraint bare: unified-planning's reader (TAMER's way in) refuses

@@ -1,12 +1,21 @@
-"""ENHSP (numeric) and TAMER (temporal) as external engines for PDDL 2.1 tasks.
+"""ENHSP (numeric), LPG-td and TAMER (temporal) as external engines for PDDL 2.1 tasks.
 
-Neither planner is a dependency of the core: both come with the ``planners`` extra
-(``pip install planning-core[planners]``, which installs ``up-enhsp`` and ``up-tamer``).
+No planner is a dependency of the core: they come with the ``planners`` extra
+(``pip install planning-core[planners]``, which installs ``up-enhsp``, ``up-lpg`` and
+``up-tamer``).
 
 * **ENHSP** (Scala-Meynet, Haslum, Ramirez 2017/2020), a Java program: the jar inside the
   ``up-enhsp`` wheel is run directly with ``java`` (found on ``PATH``), with the search that
   unified-planning's own ENHSP engine uses (``-h hadd -s gbfs -npm``). It plans for PDDL 2.1
   level 2 (numeric fluents); it does not accept durative actions.
+* **LPG-td** (Gerevini, Saetti, Serina 2003/2006), a C program: the binary inside the
+  ``up-lpg`` wheel is run directly (``-n 1``: the first plan, with a fixed ``-seed`` so
+  that the same task gives the same plan, and ``-cputime`` at the CPU limit). It plans for
+  PDDL 2.1 levels 2 and 3 (numeric fluents, durative actions). It separates dependent
+  happenings by 0.00025 time units (``up_lpg``'s ``LPG_EPSILON``), less than a tenth of
+  VAL's default tolerance 0.01, so its timed plans are valid at VAL's ``-t 0.001``
+  (:data:`LPG_TOLERANCE`) and not at the default: ``solve`` says which tolerance it
+  checked a plan at.
 * **TAMER** (Valentini, Micheli, Cimatti 2020), a C++ library behind ``up-tamer``: it can
   only be called through unified-planning, whose import alone costs ~2.5 s and which has no
   time limit for TAMER, so it runs in a child Python process (:data:`_TAMER_CHILD`) that
@@ -39,7 +48,11 @@ from planning_core.errors import EngineError, UnsupportedFeature
 from planning_core.result import SolveResult, Status
 from planning_core.search.limited_process import ProcessRun, run_limited
 
-ENGINES = ("enhsp", "tamer")
+ENGINES = ("enhsp", "tamer", "lpg")
+#: the tolerance (VAL's ``-t``) LPG-td's timed plans are valid at (module doc)
+LPG_TOLERANCE = 0.001
+#: LPG-td's random seed: local search, so a fixed seed makes a task's plan repeatable
+LPG_SEED = 2002
 #: unified-planning's own ENHSP search (up_enhsp.ENHSPEngine's default parameters)
 ENHSP_SEARCH = ("-h", "hadd", "-s", "gbfs")
 #: with a CPU budget, the wall-clock kill comes at this multiple of the limit plus the slack
@@ -83,6 +96,16 @@ def locate(engine: str) -> PlannerPaths:
             raise EngineError("TAMER not found: the 'up-tamer' package is not installed "
                               "(pip install 'planning-core[planners]')")
         return PlannerPaths(engine, (sys.executable,))
+    if engine == "lpg":
+        root = _package_dir("up_lpg")
+        if root is None:
+            raise EngineError("LPG-td not found: the 'up-lpg' package is not installed "
+                              "(pip install 'planning-core[planners]')")
+        binary = root / "lpg"
+        if not binary.is_file() or not os.access(binary, os.X_OK):
+            raise EngineError(f"the 'up-lpg' installation is incomplete; missing or not "
+                              f"executable: {binary}")
+        return PlannerPaths(engine, (str(binary),))
     raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
 
 
@@ -117,6 +140,42 @@ def _read_enhsp_plan(text: str) -> tuple[str, ...]:
         if found:
             steps.append("(" + " ".join(found.group(1).lower().split()) + ")")
     return tuple(steps)
+
+
+# ------------------------------------------------------------------------------ LPG-td
+
+#: a step of LPG-td's plan file: ``0.0003:   (SWITCH A B) [2.0000]`` (a ``)`` may follow)
+_LPG_STEP = re.compile(r"^\s*([0-9.]+)\s*:\s*\(([^()]*)\)\s*(?:\[\s*([0-9.eE+-]+)\s*\])?")
+
+
+def _lpg_cmd(binary: str, time_limit: float) -> list[str]:
+    return [binary, "-o", "domain.pddl", "-f", "problem.pddl", "-n", "1", "-seed",
+            str(LPG_SEED), "-cputime", str(_lpg_cputime(time_limit)), "-out", "plan"]
+
+
+def _lpg_cputime(time_limit: float) -> int:
+    return max(1, int(time_limit))
+
+
+def _read_lpg_plan(text: str, durative: frozenset[str] | None) -> tuple[str, ...]:
+    """LPG-td's plan in VAL's format. ``durative`` (the names of the domain's durative
+    actions) makes it a timed plan, ``t: (a ...) [d]`` (no ``[d]`` on an instantaneous
+    action); None (a numeric task) a sequential one, in the order of the start times."""
+    steps = []
+    for line in text.splitlines():
+        found = _LPG_STEP.match(line)
+        if found:
+            action = " ".join(found.group(2).lower().split())
+            steps.append((float(found.group(1)), action, found.group(3)))
+    if durative is None:
+        return tuple(f"({a})" for _, a, _ in sorted(steps, key=lambda s: s[0]))
+    out = []
+    for start, action, duration in steps:
+        step = f"{_fmt_time(start)}: ({action})"
+        if duration is not None and action.split()[0] in durative:
+            step += f" [{_fmt_time(float(duration))}]"
+        out.append(step)
+    return tuple(out)
 
 
 # ------------------------------------------------------------------------------ TAMER
@@ -187,8 +246,12 @@ def _limit_reason(run: ProcessRun, time_limit: float) -> str | None:
 
 def run_planner(engine: str, domain_text: str, problem_text: str, *, time_limit: float = 60.0,
                 memory_limit_mb: int | None = 4096, cpu_budget: bool = False,
-                workdir: str | os.PathLike | None = None) -> SolveResult:
-    """Run ENHSP or TAMER on PDDL text; the plan is the planner's, not yet validated.
+                workdir: str | os.PathLike | None = None,
+                durative: frozenset[str] | None = None) -> SolveResult:
+    """Run ENHSP, LPG-td or TAMER on PDDL text; the plan is the planner's, not yet validated.
+
+    ``durative`` (LPG-td only): the names of the domain's durative actions, for a temporal
+    task, whose plan is then written as a timed plan (:func:`_read_lpg_plan`).
 
     ``time_limit`` is CPU seconds (``RLIMIT_CPU``); the wall-clock kill comes a moment after
     it, or, with ``cpu_budget``, only at a generous multiple (verdicts independent of load).
@@ -214,6 +277,10 @@ def run_planner(engine: str, domain_text: str, problem_text: str, *, time_limit:
             cmd = _enhsp_cmd(paths.program[0], memory_limit_mb)
             run = run_limited(cmd, cwd=folder, time_limit=time_limit, memory_limit_mb=None,
                               name="enhsp", wall_limit=wall)
+        elif engine == "lpg":
+            run = run_limited(_lpg_cmd(paths.program[0], time_limit), cwd=folder,
+                              time_limit=time_limit, memory_limit_mb=memory_limit_mb,
+                              name="lpg", wall_limit=wall)
         else:
             (folder / "tamer_child.py").write_text(_TAMER_CHILD)
             run = run_limited([*paths.program, "tamer_child.py"], cwd=folder,
@@ -224,6 +291,15 @@ def run_planner(engine: str, domain_text: str, problem_text: str, *, time_limit:
             plan_file = folder / "plan"
             if run.returncode == 0 and plan_file.is_file():
                 return result(Status.SOLVED, plan=_read_enhsp_plan(plan_file.read_text()))
+        elif engine == "lpg":
+            plan_file = folder / "plan_1.SOL"
+            if plan_file.is_file():
+                steps = _read_lpg_plan(plan_file.read_text(errors="replace"), durative)
+                if steps or run.returncode == 0:
+                    return result(Status.SOLVED, plan=steps)
+            # LPG-td stops at its own -cputime (exit 0, no plan file) just before RLIMIT_CPU
+            if run.cpu_s >= _lpg_cputime(time_limit) - 0.1:
+                return result(Status.UNKNOWN, "time limit")
         else:
             status, steps = _read_tamer(run.stdout)
             if status is not None and status.startswith("SOLVED"):

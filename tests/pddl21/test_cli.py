@@ -66,3 +66,41 @@ def test_bad_pddl21_task_is_a_located_bad_input(tmp_path, capsys):
     code, _, err = _run([d / "p01.plan", domain, d / "p01.pddl"], capsys)
     assert code == 2
     assert "domain.pddl:28:24:" in err and "needs (:requirements :duration-inequalities)" in err
+
+
+def test_batch_rows_honour_the_tolerance_as_validate_does(tmp_path, capsys):
+    d = FIXTURES / "kitchen"
+    plan = tmp_path / "tight.plan"
+    # as in the test above: one happening at -t 0.1, two at the default 0.01
+    plan.write_text((d / "p01.plan").read_text().replace("4.010: (brew", "4.005: (brew")
+                    .replace("4.010: (warm", "4.005: (warm"))
+    manifest = tmp_path / "manifest.jsonl"
+    manifest.write_text("".join(json.dumps({"id": name, "plan": str(path),
+                                            "domain": str(d / "domain.pddl"),
+                                            "problem": str(d / "p01.pddl")}) + "\n"
+                                for name, path in (("tight", plan), ("p01", d / "p01.plan"))))
+    results = tmp_path / "rows.jsonl"
+
+    def rows(*flags):
+        code, out, _ = _run(["--batch", manifest, "--out", results, "--no-progress", *flags],
+                            capsys)
+        return code, {r["id"]: r for r in map(json.loads, results.read_text().splitlines())}
+
+    def single(*flags, plan=plan):
+        code, out, _ = _run(["--json", *flags, plan, d / "domain.pddl", d / "p01.pddl"], capsys)
+        return json.loads(out.splitlines()[0])["verdict"]
+
+    code, got = rows()
+    assert code == 0 and got["tight"]["verdict"] == single() == "valid"
+    assert "tolerance" not in got["tight"]
+    # the same results file at -t 0.1: the rows judged at the default are judged again,
+    # one row per id, and the verdict is validate's at -t 0.1
+    code, got = rows("-t", "0.1")
+    assert len(results.read_text().splitlines()) == 2
+    assert code == 1
+    assert got["tight"]["verdict"] == single("-t", "0.1") == "precondition_failed"
+    assert got["tight"]["tolerance"] == 0.1
+    assert got["p01"]["verdict"] == single("-t", "0.1", plan=d / "p01.plan")
+    # a rerun at the same tolerance keeps them
+    _run(["--batch", manifest, "--out", results, "--no-progress", "-t", "0.1"], capsys)
+    assert len(results.read_text().splitlines()) == 2

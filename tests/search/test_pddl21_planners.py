@@ -78,7 +78,7 @@ def test_an_unsolvable_task_is_unknown_not_a_proof():
 
 def test_missing_package_says_what_to_install(monkeypatch):
     monkeypatch.setattr(pp, "_package_dir", lambda module: None)
-    for engine, package in (("enhsp", "up-enhsp"), ("tamer", "up-tamer")):
+    for engine, package in (("enhsp", "up-enhsp"), ("tamer", "up-tamer"), ("lpg", "up-lpg")):
         with pytest.raises(EngineError, match=package) as err:
             pp.locate(engine)
         assert "planning-core[planners]" in str(err.value)
@@ -133,3 +133,52 @@ def test_the_jvm_gets_a_heap_cap_not_an_address_space_limit():
     assert "-Xmx800m" in cmd and "-XX:+UseSerialGC" in cmd
     assert cmd[-len(pp.ENHSP_SEARCH):] == list(pp.ENHSP_SEARCH)
     assert not any(part.startswith("-Xmx") for part in pp._enhsp_cmd("java", None))
+
+
+# LPG-td's plan file as it writes it (upper case, 4 decimals, a ")" after the duration)
+LPG_SOL = """; Version LPG-td-1.4
+; MetricValue 30.21
+
+0.0002:   (REFUEL PLANE1 CITY0) [10.7596])
+10.7603:   (FLY PLANE1 CITY0 CITY2) [5.1979])
+10.7603:   (NOTE PLANE1) [1.0000])
+"""
+
+
+def test_reading_lpgs_plan_file():
+    # a temporal task: a timed plan, durations on the durative actions only
+    assert pp._read_lpg_plan(LPG_SOL, frozenset({"refuel", "fly"})) == (
+        "0.0002: (refuel plane1 city0) [10.7596]", "10.7603: (fly plane1 city0 city2) [5.1979]",
+        "10.7603: (note plane1)")
+    # a numeric task: sequential, in the order of the start times
+    assert pp._read_lpg_plan("2.0: (B) [1.0]\n1.0: (A X) [1.0]\n", None) == ("(a x)", "(b)")
+
+
+def test_lpg_runs_with_a_fixed_seed_and_its_own_cpu_limit():
+    cmd = pp._lpg_cmd("lpg", 7.5)
+    assert cmd[cmd.index("-seed") + 1] == str(pp.LPG_SEED)
+    assert cmd[cmd.index("-cputime") + 1] == "7" and cmd[cmd.index("-n") + 1] == "1"
+
+
+def test_lpg_stopping_at_its_cpu_time_is_the_time_limit(monkeypatch, tmp_path):
+    monkeypatch.setattr(pp, "locate", lambda engine: pp.PlannerPaths(engine, ("lpg",)))
+    monkeypatch.setattr(pp, "run_limited", lambda *a, **k: _run(returncode=0, cpu=4.98))
+    res = pp.run_planner("lpg", LIGHT_DOMAIN, LIGHT_PROBLEM, time_limit=5)
+    assert (res.status, res.reason) == (Status.UNKNOWN, "time limit")
+    monkeypatch.setattr(pp, "run_limited", lambda *a, **k: _run(returncode=1, cpu=0.1))
+    res = pp.run_planner("lpg", LIGHT_DOMAIN, LIGHT_PROBLEM, time_limit=5)
+    assert (res.status, res.reason) == (Status.UNKNOWN, "lpg found no plan")
+
+
+@pytest.mark.parametrize("durative, plan", [
+    (frozenset({"switch"}), ("0.0003: (switch) [2.0]",)),
+    (None, ("(inc)", "(inc)", "(inc)")),
+])
+def test_lpg_plans_temporal_and_numeric_tasks(durative, plan):
+    _need("lpg")
+    domain, problem = (LIGHT_DOMAIN, LIGHT_PROBLEM) if durative else (COUNTER_DOMAIN,
+                                                                       COUNTER_PROBLEM)
+    res = pp.run_planner("lpg", domain, problem, time_limit=30, memory_limit_mb=1024,
+                         durative=durative)
+    assert res.status is Status.SOLVED
+    assert res.plan == plan
