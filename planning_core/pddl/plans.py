@@ -18,8 +18,8 @@ it may span lines.
 from __future__ import annotations
 
 import re
+from _thread import allocate_lock
 
-from planning_core.grammar_files import built_once, grammar_text
 from planning_core.limits import LimitReached, tick_active
 from planning_core.nodes import field, node
 from planning_core.pddl.files import read_text
@@ -101,6 +101,8 @@ def _build_parser():
     plan that the fast reader (:func:`_simple_steps`) reads costs no lark import."""
     from lark import Lark, Transformer
 
+    from planning_core.grammar_files import grammar_text
+
     class _ToSteps(Transformer):
         """Stateless: every entry becomes an :class:`_Entry` carrying its source positions."""
 
@@ -142,7 +144,18 @@ def _build_parser():
                 cache=True)
 
 
-_get_parser = built_once(_build_parser)
+_built: list = []
+_build_lock = allocate_lock()
+
+
+def _get_parser():
+    """The plan parser, built on first use and exactly once (``grammar_files.built_once``,
+    without importing that module: most plans never need the grammar)."""
+    if not _built:
+        with _build_lock:
+            if not _built:
+                _built.append(_build_parser())
+    return _built[0]
 
 # The fast reader: a file whose every line is blank, a comment, or one step "(name arg ...)"
 # (optionally after a time stamp "t:" and before a duration "[d]", as VAL's timed plans
