@@ -10,7 +10,10 @@ path and text and of the parser's own sources (``parser.py``, ``fast_init.py``, 
 path, size and modification time, as Python's bytecode cache, so a changed parser never
 reads an old entry); the next call with the same file reads the pickle and
 never imports lark. Failed parses are not stored: a
-syntax error is always found, and reported, by the parser itself.
+syntax error is always found, and reported, by the parser itself. The checker's
+diagnostics for a (domain, problem) pair are stored the same way (:func:`cached_check`;
+the salt covers ``checker.py``, ``types.py`` and ``features.py`` too), so a warm call
+neither imports the checker nor runs it.
 
 Where: ``$PLANNING_CORE_PARSE_CACHE_DIR``, else ``$XDG_CACHE_HOME/planning_core``, else
 ``~/.cache/planning_core``; ``PLANNING_CORE_PARSE_CACHE=0`` turns the cache off. A pickle runs
