@@ -256,8 +256,8 @@ def bench_floor(rounds: int, venv: str | None = None, val: str | None = None) ->
     py = os.path.join(venv, "bin", "python") if venv else sys.executable
     ours = [os.path.join(venv, "bin", "validate") if venv
             else shutil.which("validate") or "validate", *task]
-    path = ("planning_core.cli.validate, planning_core.limits, planning_core.pddl.checker, "
-            "planning_core.pddl.plans, planning_core.validate.simulator, "
+    path = ("planning_core.cli.validate, planning_core.limits, "   # no checker: its results
+            "planning_core.pddl.plans, planning_core.validate.simulator, "   # are cached too
             "planning_core.validate.render, planning_core.pddl.parse_cache, _pickle, _blake2")
     steps = {}
     if val:

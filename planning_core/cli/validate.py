@@ -51,13 +51,73 @@ BATCH_MAX_PLAN_BYTES = 10_000_000
 #: ``bad_input`` row, read only that far (the largest IPC problems are tens of MB)
 BATCH_MAX_TASK_BYTES = 200_000_000
 
-_DEFINE = re.compile(r"\A(?:\s|;[^\n]*(?:\n|\Z))*\(\s*define\s*\(\s*(domain|problem)\b", re.I)
+#: what :func:`classify` answers: a domain or problem starts so (compiled only for a file
+#: the ASCII reader below leaves to it: compiling it costs each call ~0.5 ms, issue 28)
+_DEFINE = r"\A(?:\s|;[^\n]*(?:\n|\Z))*\(\s*define\s*\(\s*(domain|problem)\b"
+#: the ASCII characters ``\s`` matches (``str.isspace``, as ``re`` for a str pattern)
+_ASCII_SPACE = frozenset(" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
 
 
 def classify(text: str) -> str:
-    """``"domain"``, ``"problem"`` or ``"plan"`` by the file's first definition."""
-    m = _DEFINE.match(text)
-    return m.group(1).lower() if m else "plan"
+    """``"domain"``, ``"problem"`` or ``"plan"`` by the file's first definition: what
+    ``re.match(_DEFINE, text, re.I)`` says (``tests/cli/test_validate_argv.py`` compares)."""
+    role = _classify_ascii(text)
+    if role is None:   # a character outside ASCII where case or blank space matters
+        m = re.match(_DEFINE, text, re.I)
+        role = m.group(1).lower() if m else "plan"
+    return role
+
+
+def _skip_space(text: str, i: int, comments: bool = False) -> int:
+    """The index after the blank space (and, with ``comments``, ``;`` comments) at ``i``;
+    -1 at a character outside ASCII (the regex's blank space takes some of those)."""
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c in _ASCII_SPACE:
+            i += 1
+        elif comments and c == ";":
+            j = text.find("\n", i)
+            i = n if j < 0 else j + 1
+        elif c.isascii():
+            return i
+        else:
+            return -1
+    return i
+
+
+def _classify_ascii(text: str) -> str | None:
+    """:func:`classify` for a text whose head is ASCII, without compiling the regex; None
+    where a character outside ASCII decides (``re.I`` folds some onto ASCII letters)."""
+    i = _skip_space(text, 0, comments=True)
+    if i < 0:
+        return None
+    if text[i:i + 1] != "(":
+        return "plan"
+    i = _skip_space(text, i + 1)
+    if i < 0:
+        return None
+    word = text[i:i + 6]
+    if not word.isascii():
+        return None
+    if word.lower() != "define":
+        return "plan"
+    i = _skip_space(text, i + 6)
+    if i < 0:
+        return None
+    if text[i:i + 1] != "(":
+        return "plan"
+    i = _skip_space(text, i + 1)
+    if i < 0:
+        return None
+    for role in ("domain", "problem"):
+        word = text[i:i + len(role) + 1]
+        if not word.isascii():
+            return None
+        if word[:len(role)].lower() == role:
+            after = word[len(role):]
+            return "plan" if after and (after.isalnum() or after == "_") else role
+    return "plan"
 
 
 _LOOKS_LIKE_PDDL = r"\(\s*(?:define\b|:(?:domain|action|predicates|objects|init|goal)\b)"
@@ -167,23 +227,29 @@ def load_task(domain_path: str, domain_text: str, problem_path: str, problem_tex
 
     With ``cache``, a domain or problem parsed by an earlier call is read back from the
     parse cache (:mod:`planning_core.pddl.parse_cache`) instead of being parsed again: the
-    parser (and lark) is then not even imported. With ``pending`` too, new entries are
-    left in it to be stored later (``parse_cache.write_pending``), not under the active
-    budget."""
+    parser (and lark) is then not even imported; the checker's diagnostics for the pair
+    are read back too (``parse_cache.cached_check``), so neither is the checker. With
+    ``pending`` too, new entries are left in it to be stored later
+    (``parse_cache.write_pending``), not under the active budget."""
     from planning_core.pddl import ast
-    from planning_core.pddl.checker import check_domain, check_problem
+
+    def check() -> tuple[pddl.Diagnostic, ...]:
+        from planning_core.pddl.checker import check_domain, check_problem
+
+        return check_domain(domain) + check_problem(domain, problem)
 
     if cache:
-        from planning_core.pddl.parse_cache import cached_parse
+        from planning_core.pddl.parse_cache import cached_check, cached_parse
 
         domain = cached_parse("domain", domain_path, domain_text, _parse_domain, ast.Domain,
                               pending)
         problem = cached_parse("problem", problem_path, problem_text, _parse_problem,
                                ast.Problem, pending)
-    else:
-        domain = _parse_domain(domain_text, domain_path)
-        problem = _parse_problem(problem_text, problem_path)
-    return domain, problem, check_domain(domain) + check_problem(domain, problem)
+        return domain, problem, cached_check((domain_path, domain_text),
+                                             (problem_path, problem_text), check, pending)
+    domain = _parse_domain(domain_text, domain_path)
+    problem = _parse_problem(problem_text, problem_path)
+    return domain, problem, check()
 
 
 def run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warnings: bool,
@@ -220,7 +286,6 @@ def _run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warnin
                   memory_limit: float | None, pending: list,
                   tolerance: float | None = None) -> int:
     from planning_core.limits import LimitReached, Limits, metering
-    from planning_core.pddl.checker import errors_of
     from planning_core.pddl.plans import parse_plan
     from planning_core.validate.render import render_text
     from planning_core.validate.report import ValidationReport, Verdict
@@ -268,7 +333,7 @@ def _run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warnin
             _bad_input_json(plan_paths, [e], [], out)
         print(error_line(e), file=err)
         return ExitCode.BAD_INPUT
-    errors = errors_of(diags)
+    errors = tuple(d for d in diags if d.severity == "error")   # checker.errors_of
     warnings = tuple(d for d in diags if d.severity == "warning")
     if not as_json:
         _print_diagnostics(diags, err, show_warnings)

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 __all__ = ["FileTooLarge", "Line", "MAX_LINE_BYTES", "read_bytes", "read_lines",
            "read_text", "refuse_irregular"]
 
-_LONE_CR = re.compile(r"\r(?!\n)")
+#: a CR not followed by LF (compiled by ``re`` on first use: most files have no CR at all)
+_LONE_CR = r"\r(?!\n)"
 
 
 class FileTooLarge(InputError):
@@ -137,7 +138,7 @@ def read_text(path: str | Path, *, expected: str = "PDDL text",
         column = err.start - (raw.rfind(b"\n", 0, err.start) + 1) + 1
         raise InputError(f"not UTF-8 text (byte {raw[err.start]:#04x}); expected {expected}",
                          file=str(path), line=line, column=column) from None
-    return _LONE_CR.sub("\n", text) if "\r" in text else text
+    return re.sub(_LONE_CR, "\n", text) if "\r" in text else text
 
 
 class Line:

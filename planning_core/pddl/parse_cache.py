@@ -10,7 +10,10 @@ path and text and of the parser's own sources (``parser.py``, ``fast_init.py``, 
 path, size and modification time, as Python's bytecode cache, so a changed parser never
 reads an old entry); the next call with the same file reads the pickle and
 never imports lark. Failed parses are not stored: a
-syntax error is always found, and reported, by the parser itself.
+syntax error is always found, and reported, by the parser itself. The checker's
+diagnostics for a (domain, problem) pair are stored the same way (:func:`cached_check`;
+the salt covers ``checker.py``, ``types.py`` and ``features.py`` too), so a warm call
+neither imports the checker nor runs it.
 
 Where: ``$PLANNING_CORE_PARSE_CACHE_DIR``, else ``$XDG_CACHE_HOME/planning_core``, else
 ``~/.cache/planning_core``; ``PLANNING_CORE_PARSE_CACHE=0`` turns the cache off. A pickle runs
@@ -42,7 +45,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TypeVar
 
-__all__ = ["cache_dir", "cached_parse"]
+__all__ = ["cache_dir", "cached_check", "cached_parse"]
 
 if TYPE_CHECKING:
     T = TypeVar("T")
@@ -51,7 +54,9 @@ if TYPE_CHECKING:
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 _SOURCES = ("pddl/parser.py", "pddl/fast_init.py", "pddl/ast.py", "nodes.py",
             "_node_methods.py", "pddl/syntax_errors.py",
-            "errors.py")
+            "errors.py",
+            # the checker's, for the stored check results (cached_check)
+            "pddl/checker.py", "pddl/types.py", "pddl/features.py")
 _salt: list[bytes] = []
 
 
@@ -295,6 +300,34 @@ def cached_parse(kind: str, path: str, text: str, parse: Callable[[str, str], T]
     if found is not None:
         return found
     value = parse(text, path)  # a syntax error propagates, and nothing is stored
+    if pending is not None:
+        pending.append((folder, file, value))
+    else:
+        _write(folder, file, value)
+    return value
+
+
+def cached_check(domain: tuple[str, str], problem: tuple[str, str],
+                 check: Callable[[], tuple], pending: list | None = None) -> tuple:
+    """``check()``, the checker's diagnostics for the domain and problem read from
+    ``domain`` and ``problem`` (each ``(path, text)``), or the stored result of the same
+    check: a warm call neither imports the checker nor runs it (issue 28). Keyed by both
+    files' paths and texts and the salt, which covers the checker's sources; stored (or
+    left in ``pending``) as :func:`cached_parse` does. A check that raises (its budget's
+    limit) propagates, and nothing is stored."""
+    folder = cache_dir()
+    if folder is None:
+        return check()
+    try:
+        file = os.path.join(folder, "check-" + _key(
+            "check", f"{len(domain[0])}:{domain[0]}{problem[0]}",
+            f"{len(domain[1])}:{domain[1]}{problem[1]}") + ".pickle")
+    except (OSError, UnicodeError):
+        return check()
+    found = _read(file, tuple)
+    if found is not None:
+        return found
+    value = check()
     if pending is not None:
         pending.append((folder, file, value))
     else:

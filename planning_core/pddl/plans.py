@@ -18,8 +18,8 @@ it may span lines.
 from __future__ import annotations
 
 import re
+from _thread import allocate_lock
 
-from planning_core.grammar_files import built_once, grammar_text
 from planning_core.limits import LimitReached, tick_active
 from planning_core.nodes import field, node
 from planning_core.pddl.files import read_text
@@ -101,6 +101,8 @@ def _build_parser():
     plan that the fast reader (:func:`_simple_steps`) reads costs no lark import."""
     from lark import Lark, Transformer
 
+    from planning_core.grammar_files import grammar_text
+
     class _ToSteps(Transformer):
         """Stateless: every entry becomes an :class:`_Entry` carrying its source positions."""
 
@@ -142,7 +144,19 @@ def _build_parser():
                 cache=True)
 
 
-_get_parser = built_once(_build_parser)
+_built: list = []
+_build_lock = allocate_lock()
+
+
+def _get_parser():
+    """The plan parser, built on first use and exactly once (``grammar_files.built_once``,
+    without importing that module: most plans never need the grammar)."""
+    if not _built:
+        with _build_lock:
+            if not _built:
+                _built.append(_build_parser())
+    return _built[0]
+
 
 # The fast reader: a file whose every line is blank, a comment, or one step "(name arg ...)"
 # (optionally after a time stamp "t:" and before a duration "[d]", as VAL's timed plans
@@ -154,26 +168,118 @@ _get_parser = built_once(_build_parser)
 _WS = r"[ \t\f\r]"
 _NAME = r"[^\s()\[\];\x00-\x1f\x7f]+"
 _NUMBER = r"\d+(?:\.\d+)?"
-_SIMPLE_LINE = re.compile(rf"{_WS}*(?:(?:({_NUMBER}){_WS}*:{_WS}*)?"
-                          rf"(\({_WS}*({_NAME}(?:{_WS}+{_NAME})*){_WS}*\))"
-                          rf"(?:{_WS}*\[{_WS}*({_NUMBER}){_WS}*\])?{_WS}*)?"
-                          r"(?:;[^\n]*)?")
+_SIMPLE_LINE = (rf"{_WS}*(?:(?:({_NUMBER}){_WS}*:{_WS}*)?"
+                rf"(\({_WS}*({_NAME}(?:{_WS}+{_NAME})*){_WS}*\))"
+                rf"(?:{_WS}*\[{_WS}*({_NUMBER}){_WS}*\])?{_WS}*)?"
+                r"(?:;[^\n]*)?")
+_compiled: list = []
+
+
+def _simple_line_regex():
+    """:data:`_SIMPLE_LINE`, compiled on first use: the lines planners write are read by
+    :func:`_read_line` without it (compiling it cost each call ~1 ms, issue 28)."""
+    if not _compiled:
+        _compiled.append(re.compile(_SIMPLE_LINE))
+    return _compiled[0]
+
+
+#: what :func:`_read_line` answers for a line it leaves to the regex
+_UNSURE = object()
+_BLANK = (None, None, 0, None, None)
+_LINE_WS = " \t\f\r"
+#: the ASCII characters of a step's parentheses: NAME's and WS's
+_IN_STEP = frozenset(chr(c) for c in range(0x21, 0x7f) if chr(c) not in "()[];") \
+    | frozenset(_LINE_WS)
+
+
+def _number_end(line: str, i: int) -> int:
+    """The end of NUMBER (``\\d+(\\.\\d+)?``, ASCII) at ``i``, or ``i`` if there is none."""
+    n = len(line)
+    j = i
+    while j < n and "0" <= line[j] <= "9":
+        j += 1
+    if j > i and j + 1 < n and line[j] == "." and "0" <= line[j + 1] <= "9":
+        j += 2
+        while j < n and "0" <= line[j] <= "9":
+            j += 1
+    return j
+
+
+def _read_line(line: str):
+    """``_SIMPLE_LINE``'s fullmatch of an ASCII line, read by hand: (time, step text, its
+    start, its names, duration) as the match's groups 1, 2, the start of 2, 3 and 4
+    (:data:`_BLANK` for a line without a step), or :data:`_UNSURE` where the regex must
+    decide (anything else: a line that does not match, or not ASCII, whose ``\\s`` and
+    ``\\d`` are Unicode's). ``tests/pddl/test_plan_fast_reader.py`` compares the two."""
+    if not line.isascii():
+        return _UNSURE
+    n = len(line)
+    i = 0
+    while i < n and line[i] in _LINE_WS:
+        i += 1
+    if i == n or line[i] == ";":
+        return _BLANK
+    time = None
+    if "0" <= line[i] <= "9":
+        j = _number_end(line, i)
+        time = line[i:j]
+        while j < n and line[j] in _LINE_WS:
+            j += 1
+        if j == n or line[j] != ":":
+            return _UNSURE
+        i = j + 1
+        while i < n and line[i] in _LINE_WS:
+            i += 1
+    if i == n or line[i] != "(":
+        return _UNSURE
+    start = i
+    close = line.find(")", start)
+    if close < 0:
+        return _UNSURE
+    inner = line[start + 1:close]
+    names = inner.strip(_LINE_WS)
+    if not names or not _IN_STEP.issuperset(inner):
+        return _UNSURE
+    i = close + 1
+    while i < n and line[i] in _LINE_WS:
+        i += 1
+    duration = None
+    if i < n and line[i] == "[":
+        i += 1
+        while i < n and line[i] in _LINE_WS:
+            i += 1
+        j = _number_end(line, i)
+        if j == i:
+            return _UNSURE
+        duration = line[i:j]
+        while j < n and line[j] in _LINE_WS:
+            j += 1
+        if j == n or line[j] != "]":
+            return _UNSURE
+        i = j + 1
+        while i < n and line[i] in _LINE_WS:
+            i += 1
+    if i < n and line[i] != ";":
+        return _UNSURE
+    return time, line[start:close + 1], start, names, duration
 
 
 def _simple_steps(text: str) -> list[PlanStep] | None:
     """The steps of ``text`` when every line is simple (see above), else None."""
     steps: list[PlanStep] = []
-    match = _SIMPLE_LINE.fullmatch
     for i, line in enumerate(text.split("\n"), start=1):
         if not i & 1023:
             tick_active(1024)     # read under the active budget too (limits.metering)
-        m = match(line)
-        if m is None:
-            return None
-        if m.group(2) is not None:
-            names = [n.lower() for n in m.group(3).split()]
-            time, duration = m.group(1), m.group(4)
-            steps.append(PlanStep(names[0], tuple(names[1:]), i, m.start(2) + 1, m.group(2),
+        read = _read_line(line)
+        if read is _UNSURE:
+            m = _simple_line_regex().fullmatch(line)
+            if m is None:
+                return None
+            read = m.group(1), m.group(2), m.start(2), m.group(3), m.group(4)
+        time, step, start, names, duration = read
+        if step is not None:
+            names = [n.lower() for n in names.split()]
+            steps.append(PlanStep(names[0], tuple(names[1:]), i, start + 1, step,
                                   None if time is None else float(time),
                                   None if duration is None else float(duration)))
     return steps

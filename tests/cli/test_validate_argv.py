@@ -82,3 +82,36 @@ def test_a_common_line():
     args = read_common_argv(["-t", "0.001", "p.plan", "d.pddl", "q.pddl", "-v", "-S"])
     assert (args.files, args.tolerance, args.verbose, args.silent, args.time_limit) == \
         (["p.plan", "d.pddl", "q.pddl"], 0.001, True, "values", 60.0)
+
+
+def test_classify_says_what_the_regex_says():
+    # classify reads an ASCII head without compiling its regex (issue 28); every text,
+    # ASCII or not (characters re.I folds onto ASCII letters, Unicode blank space), gets
+    # the regex's answer
+    import re
+
+    from planning_core.cli.validate import _DEFINE, classify
+
+    def reference(text: str) -> str:
+        m = re.match(_DEFINE, text, re.I)
+        return m.group(1).lower() if m else "plan"
+
+    pieces = ["(", ")", " ", "\t", "\n", "\r", "\x0b", "\x1c", "\x85", "\xa0", "\u2003", ";",
+              "; a comment\n", ";x", "define", "DEFINE", "DeFiNe", "def\u0131ne", "defIne",
+              "domain", "DOMAIN", "problem", "Problem", "probl\u0131m", "\u017f", "\u212a",
+              "\u0130", "_", "x", "1", "-", "é", "domains", "problem_", "(define", "(domain",
+              "(problem", "\u0131"]
+    rng = random.Random(28)
+    texts = ["", "(define (domain d))", "(define(problem p)", " ;c\n(define\t(Domain", ";",
+             "(define (domain", "(define (domain_", "(define (domain-x", "(define (problemx",
+             "(define (probl\u0131m x", "(def\u0131ne (domain x", "\u2003(define (domain x",
+             "(define (domain\u00e9", "(define (domain\xa0"]
+    for _ in range(20000):
+        texts.append("".join(rng.choice(pieces) for _ in range(rng.randint(0, 9))))
+    for _ in range(5000):   # near misses of a real head
+        head = list("(define (domain x)" if rng.random() < 0.5 else " ;c\n( define(problem p")
+        for _ in range(rng.randint(1, 2)):
+            head.insert(rng.randrange(len(head) + 1), rng.choice(pieces))
+        texts.append("".join(head))
+    for text in texts:
+        assert classify(text) == reference(text), repr(text)

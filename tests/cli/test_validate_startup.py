@@ -68,6 +68,7 @@ def test_a_call_with_a_cached_domain_and_problem_imports_no_parser(tmp_path):
     assert code == 0 and "planning_core.validate.simulator" in modules
     assert not {m for m in modules if m.split(".")[0] in ("lark", "regex")}
     assert "planning_core.pddl.parser" not in modules
+    assert "planning_core.pddl.checker" not in modules   # its results are cached too
     assert not modules & set(BATCH_ONLY)
 
 
@@ -81,7 +82,8 @@ def test_a_cached_call_reports_what_a_parsing_call_reports(tmp_path):
     runs = [subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True,
                            env=env, timeout=120) for env in (off, cached, cached)]
     assert runs[0].returncode == 1 and runs[0].stdout
-    assert len(list((tmp_path / "cache").glob("*.pickle"))) == 2
+    # the domain, the problem, and the checker's diagnostics for the pair
+    assert len(list((tmp_path / "cache").glob("*.pickle"))) == 3
     for run in runs[1:]:
         assert (run.returncode, run.stdout, run.stderr) == \
             (runs[0].returncode, runs[0].stdout, runs[0].stderr)
@@ -228,7 +230,8 @@ def test_python_dash_m_runs_the_validator_and_reports_its_exit_code():
 NOT_FOR_A_COMMON_CALL = ("argparse", "gettext", "locale", "json", "lark", "dataclasses",
                          "inspect", "typing", "pathlib", "pickle", "threading", "shutil",
                          "tempfile", "importlib.metadata", "planning_core.cli.parser",
-                         "planning_core.pddl.parser", "planning_core.cli.validate_batch")
+                         "planning_core.pddl.parser", "planning_core.cli.validate_batch",
+                         "planning_core.pddl.checker", "planning_core.grammar_files")
 
 
 @pytest.mark.parametrize("console", ["validate", "planning-core validate"])
@@ -283,3 +286,30 @@ def test_the_console_script_prints_and_exits_as_a_call_in_process(capsys, plan):
                           env=dict(os.environ, PLANNING_CORE_PARSE_CACHE="0"))
     assert (done.returncode, done.stdout, done.stderr) == (code, out, err)
     assert out.strip()
+
+
+def test_a_cached_check_reports_the_checkers_warnings_and_keys_on_both_files(tmp_path):
+    # the checker's diagnostics are stored with the parse cache's entries (issue 28): a warm
+    # call prints the same warnings, and another problem with the same domain is checked
+    # again (an error in it is found, not a stored "no diagnostics")
+    bw = DOMAINS / "blocksworld"
+    domain = (bw / "domain.pddl").read_text().replace("(:requirements :strips)",
+                                                      "(:requirements :strips :no-such-requirement)")
+    (tmp_path / "domain.pddl").write_text(domain)   # an unknown requirement: a warning
+    problem = (bw / "p01.pddl").read_text()
+    (tmp_path / "p01.pddl").write_text(problem)
+    (tmp_path / "p02.pddl").write_text(problem.replace("(:init", "(:init (unknown-pred)", 1))
+    argv = [str(bw / "p01.plan"), str(tmp_path / "domain.pddl")]
+    probe = "from planning_core.cli.validate import validate_main; raise SystemExit(validate_main())"
+    cached = dict(os.environ, PLANNING_CORE_PARSE_CACHE="1",
+                  PLANNING_CORE_PARSE_CACHE_DIR=str(tmp_path / "cache"))
+    off = dict(os.environ, PLANNING_CORE_PARSE_CACHE="0")
+    for problem_file in ("p01.pddl", "p02.pddl"):
+        args = [*argv, str(tmp_path / problem_file)]
+        runs = [subprocess.run([sys.executable, "-c", probe, *args], capture_output=True,
+                               text=True, env=env, timeout=120) for env in (off, cached, cached)]
+        assert runs[0].stderr.strip()   # a warning (p01) or an error (p02) to report
+        assert runs[0].returncode == (0 if problem_file == "p01.pddl" else 2)
+        for run in runs[1:]:
+            assert (run.returncode, run.stdout, run.stderr) == \
+                (runs[0].returncode, runs[0].stdout, runs[0].stderr)

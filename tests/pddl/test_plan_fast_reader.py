@@ -73,3 +73,62 @@ def test_the_val_oracle_plans_read_the_same(shared_data):
              (SHARED_DATA / "val_oracle" / "ipc_cases.jsonl").read_text().splitlines()]
     fast = sum(_same(case["plan"]) for case in cases)
     assert fast > len(cases) // 2
+
+
+def _regex_groups(line: str):
+    m = plans._simple_line_regex().fullmatch(line)
+    if m is None:
+        return None
+    return m.group(1), m.group(2), m.start(2) if m.group(2) is not None else None, \
+        m.group(3), m.group(4)
+
+
+def _hand_groups(line: str):
+    read = plans._read_line(line)
+    if read is plans._UNSURE:
+        return read
+    time, step, start, names, duration = read
+    return time, step, start if step is not None else None, names, duration
+
+
+def test_the_hand_line_reader_answers_what_the_regex_answers():
+    # _read_line reads an ASCII line without compiling the regex (issue 28); wherever it
+    # answers, its groups are the regex's fullmatch groups, and it answers every line that
+    # does match unless a character outside ASCII is in it
+    import random
+
+    pieces = ["(", ")", "[", "]", ";", ":", " ", "\t", "\f", "\r", "\x0b", "\x1c", "\x7f",
+              "\x00", "\xa0", "\u0663", "0", "1", "25", ".", "0.5", "a", "B", "-", "_", "x1",
+              "move", "é", "\\", "'", ",", "; c", "[1]", "(a b)", "0.01: ", " [2.5]"]
+    rng = random.Random(28)
+    lines = [h for text in HOSTILE for h in text.split("\n")]   # lines, as the reader gets them
+    for _ in range(30000):
+        lines.append("".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))))
+    for _ in range(10000):   # near misses of real step lines
+        line = list(rng.choice(["0.0003: (lift h0 c1 p0 d0) [1.0000]", "(drive t0 d0 d1)",
+                                " 12: ( a  b )[ 3 ] ; x", "(a)"]))
+        for _ in range(rng.randint(1, 2)):
+            line.insert(rng.randrange(len(line) + 1), rng.choice(pieces))
+        lines.append("".join(line))
+    answered = 0
+    lines = [line for part in lines for line in part.split("\n")]
+    for line in lines:
+        hand, regex = _hand_groups(line), _regex_groups(line)
+        if hand is plans._UNSURE:
+            assert regex is None or not line.isascii(), repr(line)
+        else:
+            answered += 1
+            assert hand == regex, repr(line)
+    assert answered > 5000
+
+
+def test_the_planners_plans_need_no_regex():
+    # every line of every planner's plan in the differential is read by hand: a call on
+    # them compiles no regex (the module compiles it on first use only)
+    from conftest import ROOT
+
+    files = sorted((ROOT / "benchmarks" / "pddl21_plans").rglob("*.plan"))
+    assert len(files) > 100
+    for file in files:
+        for line in file.read_text().split("\n"):
+            assert plans._read_line(line) is not plans._UNSURE, (file, line)
