@@ -99,16 +99,22 @@ def _bounded(path: str | Path, max_bytes: int | None, budget) -> bytearray:
                     #                          unit_bytes per item to the memory estimate)
         if max_bytes is not None and len(data) > max_bytes:
             raise FileTooLarge(max_bytes, str(path))
-    except FileNotFoundError:
-        raise InputError("no such file", file=str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, expected a file", file=str(path)) from None
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
-    except ValueError:   # open() refuses a name holding a NUL byte (a manifest can hold one)
-        raise InputError("not a file name: it holds a NUL byte",
-                         file=str(path).replace("\0", "\\0")) from None
+    except (OSError, ValueError) as err:
+        raise _read_error(err, path) from None
     return data
+
+
+def _read_error(err: OSError | ValueError, path: str | Path) -> InputError:
+    """The located error for a failed open or read of ``path``."""
+    if isinstance(err, FileNotFoundError):
+        return InputError("no such file", file=str(path))
+    if isinstance(err, IsADirectoryError):
+        return InputError("is a directory, expected a file", file=str(path))
+    if isinstance(err, OSError):
+        return InputError(f"cannot read: {err.strerror}", file=str(path))
+    # open() refuses a name holding a NUL byte (a manifest can hold one)
+    return InputError("not a file name: it holds a NUL byte",
+                      file=str(path).replace("\0", "\\0"))
 
 
 def read_bytes(path: str | Path, *, max_bytes: int | None = None, budget=None) -> bytes:
@@ -175,15 +181,8 @@ def read_lines(path: str | Path, *, max_line_bytes: int | None = None, budget=No
         max_line_bytes = MAX_LINE_BYTES
     try:
         fd, _ = _open_regular(path)
-    except FileNotFoundError:
-        raise InputError("no such file", file=str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, expected a file", file=str(path)) from None
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror}", file=str(path)) from None
-    except ValueError:
-        raise InputError("not a file name: it holds a NUL byte",
-                         file=str(path).replace("\0", "\\0")) from None
+    except (OSError, ValueError) as err:
+        raise _read_error(err, path) from None
     with open(fd, "rb", buffering=0) as f:
         number, start, offset = 1, 0, 0     # offset: of the first byte of ``chunk``
         line = bytearray()

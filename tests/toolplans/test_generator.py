@@ -18,6 +18,7 @@ from planning_core.validators.toolplans.apb import (build_sets, holistic_bases, 
                                                     load_domains, make_holistic)
 from planning_core.validators.toolplans.apb_report import check_case
 from planning_core.validators.toolplans.split import parts, split_h_star
+from tests.toolplans.test_run import reference_answer
 
 
 @pytest.fixture(scope="module")
@@ -65,22 +66,6 @@ def _task_json(task):
     return task_to_json(task)
 
 
-def _reference_answer(case: dict) -> str:
-    setting = case["setting"]
-    base = case.get("base") or ("stepwise" if setting in ("stepwise", "broken") else "holistic")
-    if setting == "unsolvable":
-        return json.dumps({"status": "REJECT", "reason": "a needed tool or input is missing"})
-    if base == "stepwise":
-        steps = [{"role": "assistant", "thought": f"call {c['name']}",
-                  "tool_calls": [{"type": "function",
-                                  "function": {"name": c["name"], "arguments": c["arguments"]}}]}
-                 for c in case["reference"]]
-        return json.dumps(steps[0] if (case.get("k") or 1) == 1 else steps)
-    return json.dumps({"plan": "Call the tools in order.",
-                       "tool_chain": [{"name": c["name"], "parameter_description": c["arguments"],
-                                       "reason": "needed"} for c in case["reference"]]})
-
-
 @pytest.mark.slow
 def test_every_cases_reference_is_correct_and_no_withheld_value_is_stated(domains):
     cases = build_sets(domains, seed=5, scale=0.02)
@@ -93,7 +78,7 @@ def test_every_cases_reference_is_correct_and_no_withheld_value_is_stated(domain
         for w in c["withheld"]:
             assert not _stated(w["value"], c["task"]["request"]), (c["id"], w)
     for c in cases:
-        row = check_case(TaskContext(parse_task(c["task"])), c, _reference_answer(c))
+        row = check_case(TaskContext(parse_task(c["task"])), c, reference_answer(c))
         assert row["correct"] is True, (c["id"], row.get("faults"))
 
 
