@@ -41,7 +41,6 @@ answers already received are still yielded, then the error is raised.
 """
 from __future__ import annotations
 
-import concurrent.futures as cf
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
@@ -60,6 +59,7 @@ from planning_core.validators.models.completion import (
     ModelError,
     ModelUnavailable,
 )
+from planning_core.validators.models.run_loop import ask_each
 
 __all__ = ["RunItem", "plan_items", "rescored", "row_key", "run_questions", "latest_rows"]
 
@@ -178,34 +178,15 @@ def run_questions(model, items: Sequence[RunItem], *, scorer: AnswerScorer | Non
     """Ask and score every item; yield rows as they complete (see the module doc)."""
     scorer = scorer or AnswerScorer()
     arm(model, len(items))
-    fatal: ModelUnavailable | None = None
-    with cf.ThreadPoolExecutor(max_workers=max(1, concurrency),
-                               thread_name_prefix="acp-run") as pool:
-        futures = {pool.submit(ask_messages, model, item.conversation): item
-                   for item in items}
-        try:
-            for fut in cf.as_completed(futures):
-                if fut.cancelled():
-                    continue
-                item = futures[fut]
-                try:
-                    completion = fut.result()
-                except ModelUnavailable as err:
-                    if fatal is None:
-                        fatal = err
-                        for other in futures:
-                            other.cancel()
-                    continue
-                except ModelError as err:
-                    yield _failed(item, model, err)
-                    continue
-                yield _scored(item, completion, scorer, model)
-        except BaseException:
-            for other in futures:
-                other.cancel()
-            raise
-    if fatal is not None:
-        raise fatal
+    def ask(item: RunItem) -> Completion:
+        return ask_messages(model, item.conversation)
+
+    for item, completion, err in ask_each(ask, items, concurrency=concurrency,
+                                          thread_name="acp-run"):
+        if err is not None:
+            yield _failed(item, model, err)
+        else:
+            yield _scored(item, completion, scorer, model)
 
 
 @dataclass(frozen=True, slots=True)

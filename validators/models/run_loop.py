@@ -31,7 +31,7 @@ from __future__ import annotations
 import itertools
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Iterator, Sequence
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -173,3 +173,45 @@ def unanswered_note(count: int, noun: str, out: Path) -> str:
     """The line on stderr when ``count`` items have only a failed request's row."""
     return (f"{count} {noun}(s) have no answer (request failed, see \"error\" in {out}); "
             "run the same command again to ask them again")
+
+
+def ask_each(call: Callable[[Any], Any], items: Sequence[Any], *, concurrency: int,
+             thread_name: str) -> Iterator[tuple[Any, Any, Exception | None]]:
+    """``call(item)`` for every item on a pool of ``concurrency`` threads; yields
+    ``(item, result, None)``, or ``(item, None, err)`` for a
+    :class:`~planning_core.validators.models.completion.ModelError`, as each completes.
+
+    The first :class:`~planning_core.validators.models.completion.ModelUnavailable` (a bad
+    key, a dead server) cancels the calls not yet started and is raised once the calls
+    already running have been yielded; a consumer that stops early cancels the rest too."""
+    import concurrent.futures as cf
+
+    from planning_core.validators.models.completion import ModelError, ModelUnavailable
+
+    fatal: ModelUnavailable | None = None
+    with cf.ThreadPoolExecutor(max_workers=max(1, concurrency),
+                               thread_name_prefix=thread_name) as pool:
+        futures = {pool.submit(call, item): item for item in items}
+        try:
+            for fut in cf.as_completed(futures):
+                if fut.cancelled():
+                    continue
+                item = futures[fut]
+                try:
+                    result = fut.result()
+                except ModelUnavailable as err:
+                    if fatal is None:
+                        fatal = err
+                        for other in futures:
+                            other.cancel()
+                    continue
+                except ModelError as err:
+                    yield item, None, err
+                    continue
+                yield item, result, None
+        except BaseException:
+            for other in futures:
+                other.cancel()
+            raise
+    if fatal is not None:
+        raise fatal

@@ -24,7 +24,6 @@ parameters, refinement mode and critic; :mod:`planning_core.validators.models.ru
 """
 from __future__ import annotations
 
-import concurrent.futures as cf
 import json
 import threading
 from dataclasses import dataclass
@@ -33,7 +32,8 @@ from typing import Iterable, Iterator, Sequence
 from planning_core.errors import PlanningError
 from planning_core.validators.models.breaker import arm
 from planning_core.validators.models.client import ask_messages
-from planning_core.validators.models.completion import Completion, ModelError, ModelUnavailable
+from planning_core.validators.models.completion import Completion
+from planning_core.validators.models.run_loop import ask_each
 from planning_core.validators.toolplans.prompts import (case_prompt, prompt_hash,
                                                         reflection_prompt, refine_prompt)
 
@@ -215,31 +215,13 @@ def run_cases(model, items: Sequence[RunItem], *, refine: str | None = None, cri
     arm(model, len(items))
     if critic is not None and critic is not model:
         arm(critic, len(items))
-    fatal: ModelUnavailable | None = None
-    with cf.ThreadPoolExecutor(max_workers=max(1, concurrency),
-                               thread_name_prefix="toolplans-run") as pool:
-        futures = {pool.submit(answer_case, model, item, refine=refine, critic=critic): item
-                   for item in items}
-        try:
-            for fut in cf.as_completed(futures):
-                if fut.cancelled():
-                    continue
-                item = futures[fut]
-                try:
-                    completion, extra = fut.result()
-                except ModelUnavailable as err:
-                    if fatal is None:
-                        fatal = err
-                        for other in futures:
-                            other.cancel()
-                    continue
-                except ModelError as err:
-                    yield _failed(item, model, err)
-                    continue
-                yield _scored(item, completion, extra, scorer, model)
-        except BaseException:
-            for other in futures:
-                other.cancel()
-            raise
-    if fatal is not None:
-        raise fatal
+    def ask(item):
+        return answer_case(model, item, refine=refine, critic=critic)
+
+    for item, answered, err in ask_each(ask, items, concurrency=concurrency,
+                                        thread_name="toolplans-run"):
+        if err is not None:
+            yield _failed(item, model, err)
+        else:
+            completion, extra = answered
+            yield _scored(item, completion, extra, scorer, model)
