@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 __all__ = ["MAX_SECONDS", "add_bad_row_options", "seconds", "positive_int", "non_negative_int",
-           "non_negative_float"]
+           "non_negative_float", "whole_number_between", "number_between"]
 
 MAX_SECONDS = 1_000_000.0  # about 11.5 days: far beyond any real run, far below time_t limits
 
@@ -49,6 +49,32 @@ def positive_int(text: str) -> int:
 
 def non_negative_int(text: str) -> int:
     return _whole_number(text, 0)
+
+
+def whole_number_between(least: int, most: int):
+    """An argparse type: a whole number from ``least`` to ``most``."""
+    def whole_number(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise _type_error(f"not a whole number: {text!r}") from None
+        if not least <= value <= most:
+            raise _type_error(f"must be between {least} and {most}: {text!r}")
+        return value
+    return whole_number
+
+
+def number_between(least: float, most: float):
+    """An argparse type: a number from ``least`` to ``most`` (NaN is not between)."""
+    def number(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise _type_error(f"not a number: {text!r}") from None
+        if not least <= value <= most:
+            raise _type_error(f"must be between {least} and {most}: {text!r}")
+        return value
+    return number
 
 
 def non_negative_float(text: str) -> float:

@@ -35,7 +35,7 @@ import sys
 from pathlib import Path
 
 from planning_core.cli import ArgumentParser, ExitCode
-from planning_core.cli.args import non_negative_int, positive_int, seconds
+from planning_core.cli.args import non_negative_int, number_between, positive_int, seconds
 from planning_core.errors import InputError
 from planning_core.validators.models.options import add_model_arguments
 
@@ -122,16 +122,6 @@ def register(subparsers) -> None:
     p.set_defaults(func=cmd_report)
 
 
-def _gamma(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 1 <= value <= 5:
-        raise argparse.ArgumentTypeError(f"must be between 1 and 5: {text!r}")
-    return value
-
-
 def _role_args(p) -> None:
     g = p.add_argument_group("the paper's judges, reader and user simulator (models at the "
                              "endpoint of the model options: --base-url, key, cache)")
@@ -146,7 +136,7 @@ def _role_args(p) -> None:
     g.add_argument("--judge", action="append", default=[], metavar="MODEL",
                    help="judged mode: a rubric judge model (repeatable; the paper uses "
                         "three); Acc then needs every averaged dimension >= --gamma")
-    g.add_argument("--gamma", type=_gamma, default=4.0, metavar="G",
+    g.add_argument("--gamma", type=number_between(1, 5), default=4.0, metavar="G",
                    help="judged mode: the rubric pass threshold (default 4, the paper's)")
     g.add_argument("--simulator", metavar="MODEL",
                    help="the paper's user simulator: this model says the disclosed "

@@ -31,22 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from planning_core.cli import ExitCode
-from planning_core.cli.args import positive_int, seconds
+from planning_core.cli.args import positive_int, seconds, whole_number_between
 from planning_core.cli.executor_args import add_executor_options, executor_for
 from planning_core.errors import InputError
 from planning_core.executor import TaskFailed, worker_state
 
 __all__ = ["add_run_command"]
-
-
-def _revisions(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 0 <= value <= 20:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 20: {text!r}")
-    return value
 
 
 def add_run_command(sub) -> None:
@@ -66,7 +56,7 @@ def add_run_command(sub) -> None:
     p.add_argument("--report", metavar="FILE",
                    help="write the report here (Markdown; CSV or LaTeX with --format)")
     add_format_only(p, "the --report file")
-    p.add_argument("--revisions", type=_revisions, default=0, metavar="K",
+    p.add_argument("--revisions", type=whole_number_between(0, 20), default=0, metavar="K",
                    help="revise up to K times on errors the model can see without the "
                         "ground truth (pddl, smt, ltl; the paper uses 3)")
     p.add_argument("--mode", choices=("generate", "edit"), default="generate",
