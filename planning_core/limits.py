@@ -35,7 +35,6 @@ Slurm's memory variables; ``PLANNING_CORE_MEMORY_LIMIT_MB`` overrides it.
 from __future__ import annotations
 
 import contextvars
-import functools
 import os
 import time
 
@@ -52,6 +51,22 @@ _perf_counter = time.perf_counter
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
+def _once_per_root(read):
+    """``read(root)`` computed once per ``root`` (``cache_clear()`` forgets), as
+    ``functools.lru_cache`` would: functools is not imported on the ``validate`` path (it
+    brings collections, ~2 ms of a call, issue 28)."""
+    answers: dict = {}
+
+    def once(root: str = "/"):
+        if root not in answers:
+            answers[root] = read(root)
+        return answers[root]
+
+    once.cache_clear = answers.clear
+    once.__doc__, once.__name__, once.__wrapped__ = read.__doc__, read.__name__, read
+    return once
+
+
 class LimitReached(Exception):
     """A limit ran out before an answer: the caller's answer is UNKNOWN, naming ``limit``."""
 
@@ -61,7 +76,7 @@ class LimitReached(Exception):
         self.detail = detail
 
 
-@functools.lru_cache(maxsize=4)
+@_once_per_root
 def _machine_memory_mb(root: str = "/") -> float | None:
     """The memory this process may use, in MB: the least of physical memory, every cgroup
     limit on this process's own cgroup and its ancestors (v2 ``memory.max`` and
