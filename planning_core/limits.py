@@ -34,9 +34,11 @@ Slurm's memory variables; ``PLANNING_CORE_MEMORY_LIMIT_MB`` overrides it.
 """
 from __future__ import annotations
 
-import contextvars
 import os
 import time
+# contextvars' ContextVar from the C module it re-exports: the contextvars module itself is one
+# more import in every validate call (issue 28)
+from _contextvars import ContextVar
 
 from planning_core.nodes import node
 
@@ -418,7 +420,7 @@ class Budget:
             raise found
 
 
-_ACTIVE: contextvars.ContextVar[Budget | None] = contextvars.ContextVar(
+_ACTIVE: ContextVar[Budget | None] = ContextVar(
     "planning_core_active_budget", default=None)
 
 
