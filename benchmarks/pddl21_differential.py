@@ -694,10 +694,9 @@ def _timing(timed_rows: list[dict]) -> list[str]:
     lines += ["", "## Timing, whole process per call (paired)", "",
               "Every case of the first tasks of each variant (`--timing-per-variant`) runs "
               "again as processes: VAL's `Validate`; our `validate` as users run it, the "
-              "console script pip wrote (bytecode cached, validate's parse cache on and "
-              "filled by the first call on a task); and a bare `python -c pass` of the same "
-              "interpreter (the floor of any Python command; pip's script adds `import re` "
-              "to it). "
+              "script pip installed (`scripts/validate`; bytecode cached, validate's parse "
+              "cache on and filled by the first call on a task); and a bare `python -c pass` "
+              "of the same interpreter (the floor of any Python command). "
               + ("**wheel** is a clean venv with a wheel of this tree installed (`VENV/bin/"
                  "validate`), **checkout** this tree through the machine's editable install "
                  "(its interpreter runs the sandbox's `.pth` start-up hooks: a slower bare "

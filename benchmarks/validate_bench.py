@@ -242,8 +242,9 @@ def bench_paired(rounds: int, val: str | None, before: str | None = None,
 
 def bench_floor(rounds: int, venv: str | None = None, val: str | None = None) -> list[str]:
     """Where one call's CPU goes (issue 28): VAL's whole call, the interpreter, then each
-    layer of imports, then our call as users run it (the console script pip wrote) with the
-    parse cache warm and off, on depots-numeric instance-1 and its LPG-td plan; the
+    layer of imports, then our call as users run it (the installed ``validate`` script) with
+    the parse cache warm and off, and through the wrapper pip writes for an entry point
+    (what ``validate`` was until issue 28: it imports ``re`` first), on depots-numeric instance-1 and its LPG-td plan; the
     commands alternate round after round; CPU and wall medians. The import steps end with
     ``os._exit`` as the call does (``cli.exit_process``), so the differences between rows
     are what each layer adds. With ``venv``, in that venv (a wheel install)."""
@@ -258,19 +259,22 @@ def bench_floor(rounds: int, venv: str | None = None, val: str | None = None) ->
             else shutil.which("validate") or "validate", *task]
     path = ("planning_core.cli.validate, planning_core.limits, "   # no checker: its results
             "planning_core.pddl.plans, planning_core.validate.simulator, "   # are cached too
-            "planning_core.validate.render, planning_core.pddl.parse_cache, _pickle, _blake2")
+            "planning_core.validate.render, planning_core.pddl.parse_cache, _blake2")
     steps = {}
     if val:
         steps["VAL's whole call (`Validate DOMAIN PROBLEM PLAN`)"] = [val, *task[1:], task[0]]
     steps.update({
         "`python -c pass`": [py, "-c", "pass"],
-        "+ `import re` (pip's console script imports it first)": [
-            py, "-c", "import os, re; os._exit(0)"],
         "+ `import planning_core.cli.validate` (the script's own import)": [
-            py, "-c", "import os, re, planning_core.cli.validate; os._exit(0)"],
-        "+ every module a cached call imports": [py, "-c", f"import os, re, {path}; os._exit(0)"],
+            py, "-c", "import os, planning_core.cli.validate; os._exit(0)"],
+        "+ every module a cached call imports": [py, "-c", f"import os, {path}; os._exit(0)"],
         "a whole `validate` call, cache warm": ours,
         "a whole `validate` call, cache off (parses with lark)": ours,
+        # what `validate` cost as a pip entry point (until issue 28): pip's wrapper imports re
+        "the same call through pip's entry-point wrapper (`import re` first), cache warm": [
+            py, "-c", "import re, sys; sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', "
+            "sys.argv[0]); from planning_core.cli.validate import validate_main; "
+            "sys.exit(validate_main())", *task],
     })
     base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     if venv:

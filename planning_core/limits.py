@@ -34,10 +34,11 @@ Slurm's memory variables; ``PLANNING_CORE_MEMORY_LIMIT_MB`` overrides it.
 """
 from __future__ import annotations
 
-import contextvars
-import functools
 import os
 import time
+# contextvars' ContextVar from the C module it re-exports: the contextvars module itself is one
+# more import in every validate call (issue 28)
+from _contextvars import ContextVar
 
 from planning_core.nodes import node
 
@@ -52,6 +53,22 @@ _perf_counter = time.perf_counter
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
+def _once_per_root(read):
+    """``read(root)`` computed once per ``root`` (``cache_clear()`` forgets), as
+    ``functools.lru_cache`` would: functools is not imported on the ``validate`` path (it
+    brings collections, ~2 ms of a call, issue 28)."""
+    answers: dict = {}
+
+    def once(root: str = "/"):
+        if root not in answers:
+            answers[root] = read(root)
+        return answers[root]
+
+    once.cache_clear = answers.clear
+    once.__doc__, once.__name__, once.__wrapped__ = read.__doc__, read.__name__, read
+    return once
+
+
 class LimitReached(Exception):
     """A limit ran out before an answer: the caller's answer is UNKNOWN, naming ``limit``."""
 
@@ -61,7 +78,7 @@ class LimitReached(Exception):
         self.detail = detail
 
 
-@functools.lru_cache(maxsize=4)
+@_once_per_root
 def _machine_memory_mb(root: str = "/") -> float | None:
     """The memory this process may use, in MB: the least of physical memory, every cgroup
     limit on this process's own cgroup and its ancestors (v2 ``memory.max`` and
@@ -403,7 +420,7 @@ class Budget:
             raise found
 
 
-_ACTIVE: contextvars.ContextVar[Budget | None] = contextvars.ContextVar(
+_ACTIVE: ContextVar[Budget | None] = ContextVar(
     "planning_core_active_budget", default=None)
 
 

@@ -26,7 +26,6 @@ behaves as the real dataclass does. Regenerate after editing a node class::
 """
 from __future__ import annotations
 
-import functools
 import os
 import sys
 from _thread import RLock, get_ident
@@ -110,6 +109,9 @@ def _pseudo_field(cls, annotation: str) -> bool:
     head = annotation.split("[", 1)[0].strip()
     if head.startswith(("typing.", "dataclasses.")) or head.rsplit(".", 1)[-1] in _PSEUDO_FIELDS:
         return True
+    homes = [sys.modules[home] for home in ("typing", "dataclasses") if home in sys.modules]
+    if not homes:   # neither is imported: no name can be one of theirs (a validate call)
+        return False
     module = sys.modules.get(cls.__module__)
     if module is None or not head.isidentifier() or head not in vars(module):
         return False
@@ -204,23 +206,23 @@ def _generated(cls, spec):
                                                             defaults)
     if not namespace.get("__doc__"):
         namespace["__doc__"] = doc
+    # the methods live in the class's module, as exec'd ones do: their names resolve there
+    # (typing.get_type_hints(cls.__init__), inspect.signature(cls, eval_str=True)) and
+    # pickle finds them there by reference. The factory itself is re-made with the module's
+    # globals, so the functions it makes are born there (with their __module__ and
+    # annotations): one function re-made per class, not one per method (issue 28)
+    module = sys.modules.get(cls.__module__)
+    module_globals = vars(module) if module is not None else {"__name__": cls.__module__}
     # the frozen checks name the class before slots re-create it, as dataclasses' do
     try:
+        factory = type(factory)(factory.__code__, module_globals, factory.__name__,
+                                factory.__defaults__, factory.__closure__)
         methods = factory(cls, defaults, _frozen_instance_error, _fields_of)
         if not isinstance(methods, dict):
             return None
     except Exception:  # noqa: BLE001 - a damaged entry: the real dataclass
         return None
-    # the methods live in the class's module, as exec'd ones do: their names resolve there
-    # (typing.get_type_hints(cls.__init__), inspect.signature(cls, eval_str=True)) and
-    # pickle finds them there by reference
-    module = sys.modules.get(cls.__module__)
-    module_globals = vars(module) if module is not None else {}
     for name, fn in methods.items():
-        fn = type(fn)(fn.__code__, module_globals, fn.__name__, fn.__defaults__,
-                      fn.__closure__)
-        fn.__annotations__ = methods[name].__annotations__
-        fn.__module__ = cls.__module__
         fn.__qualname__ = f"{cls.__qualname__}.{name}"
         if name == "__repr__":
             fn = _recursive_repr(fn)
@@ -251,7 +253,6 @@ def _recursive_repr(user_function):
     ``__repr__`` of a dataclass does (dataclasses' own ``_recursive_repr``)."""
     running = set()
 
-    @functools.wraps(user_function)
     def wrapper(self):
         key = id(self), get_ident()
         if key in running:
@@ -261,6 +262,12 @@ def _recursive_repr(user_function):
             return user_function(self)
         finally:
             running.discard(key)
+    # what functools.wraps copies (functools is not imported: it brings collections, ~2 ms
+    # of every validate call, issue 28)
+    for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+        setattr(wrapper, name, getattr(user_function, name))
+    wrapper.__dict__.update(user_function.__dict__)
+    wrapper.__wrapped__ = user_function
     return wrapper
 
 

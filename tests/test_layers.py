@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYER_OF = {
     "planning_core.errors": "base",
     "planning_core.nodes": "base",
+    "planning_core.light_enum": "base",
     "planning_core._node_methods": "base",
     "planning_core._version": "base",
     "planning_core.grammar_files": "base",

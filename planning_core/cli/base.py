@@ -3,7 +3,7 @@ and the package both use: exit codes, the lazy command group, the version. Re-ex
 :mod:`planning_core.cli`; import them from there."""
 from __future__ import annotations
 
-from enum import IntEnum
+from planning_core.light_enum import LightEnum
 
 #: typing.TYPE_CHECKING, without importing typing
 TYPE_CHECKING = False
@@ -13,8 +13,9 @@ if TYPE_CHECKING:
 __all__ = ["ALL", "ExitCode", "LazyGroup", "version"]
 
 
-class ExitCode(IntEnum):
-    """The process exit code of every ``planning-core`` and ``validate`` command."""
+class ExitCode(int, LightEnum):
+    """The process exit code of every ``planning-core`` and ``validate`` command (an
+    :class:`enum.IntEnum` in behaviour, made without :mod:`enum`: :mod:`planning_core.light_enum`)."""
 
     OK = 0
     NEGATIVE = 1        # the command's answer is no; the aliases below name it per command

@@ -26,7 +26,6 @@ invalid), never valid or invalid.
 """
 from __future__ import annotations
 
-import re
 import sys
 
 from planning_core.cli import ExitCode, error_line, exit_process, run, short_process
@@ -63,6 +62,8 @@ def classify(text: str) -> str:
     ``re.match(_DEFINE, text, re.I)`` says (``tests/cli/test_validate_argv.py`` compares)."""
     role = _classify_ascii(text)
     if role is None:   # a character outside ASCII where case or blank space matters
+        import re   # only here and below: importing it costs a call ~5 ms (issue 28)
+
         m = re.match(_DEFINE, text, re.I)
         role = m.group(1).lower() if m else "plan"
     return role
@@ -130,6 +131,8 @@ def _misread_as_plan(path: str, text: str) -> PlanningError | None:
     :func:`classify`; the user then deserves that file's own located syntax error rather
     than only "no domain file given".
     """
+    import re
+
     if not (path.lower().endswith(".pddl") or re.search(_LOOKS_LIKE_PDDL, text, re.I)):
         return None
     from planning_core.pddl.parser import parse

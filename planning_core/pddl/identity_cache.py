@@ -14,7 +14,6 @@ lock, so concurrent callers build it once. It sits in ``pddl``, the bottom layer
 from __future__ import annotations
 
 from _thread import allocate_lock  # threading.Lock itself, without importing threading
-from types import GenericAlias
 
 #: typing.TYPE_CHECKING, without importing typing (~2 ms of every `validate` call)
 TYPE_CHECKING = False
@@ -34,7 +33,7 @@ class IdentityCache:
     __slots__ = ("size", "_items", "_lock")
     #: ``IdentityCache[V]`` in annotations, as list[V] (not typing.Generic: importing typing
     #: costs each ``validate`` call ~2 ms)
-    __class_getitem__ = classmethod(GenericAlias)
+    __class_getitem__ = classmethod(type(list[int]))   # types.GenericAlias, not importing types
 
     def __init__(self, size: int) -> None:
         self.size = size

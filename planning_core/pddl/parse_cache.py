@@ -3,12 +3,12 @@
 Users validate plans one process per plan, in loops, against the same domain and problem
 (VAL's users do: CoPE's scripts call VAL per plan). Reading a domain with lark costs more
 than everything else a call does: importing lark, loading its parser tables and parsing.
-A successful parse is therefore stored as a pickle, keyed by a hash (BLAKE2b) of the file's
+A successful parse is therefore stored as an entry (:mod:`marshal` data, see ``_encode``), keyed by a hash (BLAKE2b) of the file's
 path and text and of the parser's own sources (``parser.py``, ``fast_init.py``, ``ast.py``,
 ``nodes.py`` and ``_node_methods.py`` (the AST classes' methods), ``syntax_errors.py``,
 ``errors.py``, ``grammars/pddl.lark``, and the installed lark's ``__init__.py``; each by
 path, size and modification time, as Python's bytecode cache, so a changed parser never
-reads an old entry); the next call with the same file reads the pickle and
+reads an old entry); the next call with the same file reads the entry and
 never imports lark. Failed parses are not stored: a
 syntax error is always found, and reported, by the parser itself. The checker's
 diagnostics for a (domain, problem) pair are stored the same way (:func:`cached_check`;
@@ -16,22 +16,24 @@ the salt covers ``checker.py``, ``types.py`` and ``features.py`` too), so a warm
 neither imports the checker nor runs it.
 
 Where: ``$PLANNING_CORE_PARSE_CACHE_DIR``, else ``$XDG_CACHE_HOME/planning_core``, else
-``~/.cache/planning_core``; ``PLANNING_CORE_PARSE_CACHE=0`` turns the cache off. A pickle runs
-code when it is read, so the folder is used only when it belongs to the user and no one
+``~/.cache/planning_core``; ``PLANNING_CORE_PARSE_CACHE=0`` turns the cache off. An entry is
+trusted when it is read (marshal data can crash the interpreter; a pickle, which entries
+were until issue 28, runs code), so the folder is used only when it belongs to the user and no one
 else may write to it (mode 0700 when created here), and every entry file must belong to the
 user too; anything unreadable, foreign or stale is ignored and the file parsed as usual.
 Entries are written to a temporary file and renamed into place, so concurrent calls never
 read half an entry. Only the ``validate`` command uses the cache; the library's
 ``parse_domain``/``parse_problem`` never touch the disk.
 
-The cache is inside the caller's limits (issue 27: a hit unpickled 17 MB in one call that no
+The cache is inside the caller's limits (issue 27: a hit loaded 17 MB in one call that no
 budget saw, 3.4 CPU-s at ``--time-limit 0.3``). A read happens under the active budget
-(:func:`planning_core.limits.metering`): an entry that, unpickled, would not fit in the
+(:func:`planning_core.limits.metering`): an entry that, loaded, would not fit in the
 memory left (``LOADED_BYTES_PER_ENTRY_BYTE`` per byte) is not loaded (the file is parsed,
-metered, instead), and loading one checks the budget at every pickle frame, so a hit stops
+metered, instead), and loading one checks the budget at every 64 KB read and every few thousand objects
+built, so a hit stops
 at the limit as a parse would. ``validate`` writes new entries after its last report
-(``pending``, :func:`write_pending`) under a budget of their own, pickled straight to the
-temporary file, a frame at a time, and abandoned at that budget's limit.
+(``pending``, :func:`write_pending`) under a budget of their own, encoded and written to a
+temporary file, a chunk at a time, and abandoned at that budget's limit.
 """
 from __future__ import annotations
 
@@ -64,7 +66,7 @@ def cache_dir() -> str | None:
     """The cache folder, or None when the cache is off or the folder is not safe to use.
     (Paths here are strings, not pathlib: importing pathlib costs each call ~2 ms.)"""
     if os.environ.get("PLANNING_CORE_PARSE_CACHE", "1") == "0" or not hasattr(os, "getuid"):
-        return None  # off, or no owner to check (not a POSIX system): never read a pickle
+        return None  # off, or no owner to check (not a POSIX system): never read an entry
     root = os.environ.get("PLANNING_CORE_PARSE_CACHE_DIR")
     if not root:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
@@ -154,37 +156,147 @@ def _key(kind: str, path: str, text: str) -> str:
     return h.hexdigest()
 
 
-#: memory an unpickled entry takes at its peak, per byte of entry (measured: 14x for
-#: parsed problems of flat facts and for domains of many schemas)
+#: memory a loaded entry takes at its peak, per byte of entry (measured: 14x for parsed
+#: problems of flat facts and for domains of many schemas)
 LOADED_BYTES_PER_ENTRY_BYTE = 16
+#: the entry format (the first item of every entry; another one is a miss)
+FORMAT = 1
+#: the budget is checked every this many objects built or encoded, and every chunk read
+CHECK_EVERY_OBJECTS = 4096
+_CHUNK = 1 << 16
+
+# Entries are written with :mod:`marshal` (the format of ``.pyc`` files, built into the
+# interpreter and already loaded at start-up), not :mod:`pickle`: the C unpickler imports
+# ``functools`` and with it ``collections``, ``operator``, ``reprlib``, ``keyword`` and
+# ``types``, ~4 ms of CPU of a warm ``validate`` call against VAL's ~5 ms whole call (issue
+# 28). marshal stores only built-in values, so an entry is the value encoded as them:
+# strings, numbers, None and tuples of those as they are; anything else is a list whose
+# first item says what it is (a tuple holding such a list, a list, a dict, a set, a
+# frozenset, an enumeration member, or an AST node of the entry's class table, with its
+# fields in order). Loading builds the nodes through their slots, as unpickling them through
+# ``__setstate__`` did, about as fast (measured: a 20,000-fact problem 209 vs 219 ms, the
+# depots domain 0.6 vs 0.4 ms). The class table names only classes of planning_core's own
+# modules; a damaged entry is a miss.
+_LIST, _TUPLE, _DICT, _SET, _FROZENSET, _ENUM = 1, 2, 3, 4, 5, 6
+_NODE = 8            # _NODE + i: an instance of the i-th class of the entry's table
+_PLAIN = frozenset({str, int, float, bool, type(None), bytes, complex})
 
 
-class _MeteredReader:
-    """The entry file as the unpickler reads it: a frame (at most 64 KB) per ``read``, each
-    read first checking ``budget`` (CPU, wall clock, resident set). Unpickling 13 MB took
-    3.4 CPU-s in one call no budget saw; now it stops at the limit within a frame."""
+class _Unstorable(Exception):
+    """A value the entry format cannot hold: not stored (the next call parses again)."""
 
-    __slots__ = ("fh", "budget")
 
-    def __init__(self, fh, budget) -> None:
-        self.fh, self.budget = fh, budget
+def _encode(value, budget=None) -> bytes:
+    """``value`` as an entry (see above), ``budget`` checked as it goes."""
+    import marshal
 
-    def read(self, n: int = -1) -> bytes:
-        self.budget.check(rss=True)
-        return self.fh.read(n)
+    classes: dict[type, int] = {}
+    names: list[tuple[str, str]] = []
+    count = [CHECK_EVERY_OBJECTS]
 
-    def readinto(self, buffer) -> int:
-        self.budget.check(rss=True)
-        return self.fh.readinto(buffer)
+    def index(cls) -> int:
+        i = classes.get(cls)
+        if i is None:
+            if not cls.__module__.startswith("planning_core."):
+                raise _Unstorable(cls)
+            i = classes[cls] = len(names)
+            names.append((cls.__module__, cls.__qualname__))
+        return i
 
-    def readline(self) -> bytes:
-        self.budget.check(rss=True)
-        return self.fh.readline()
+    def enc(v):
+        t = type(v)
+        if t in _PLAIN:
+            return v
+        count[0] -= 1
+        if count[0] <= 0 and budget is not None:
+            count[0] = CHECK_EVERY_OBJECTS
+            budget.check(rss=True)
+        if t is tuple:
+            items = [enc(x) for x in v]
+            for x in items:
+                if type(x) is list:
+                    return [_TUPLE, *items]
+            return tuple(items)
+        if t is list:
+            return [_LIST, *[enc(x) for x in v]]
+        if t is dict:
+            return [_DICT, [_LIST, *[enc(k) for k in v]], [_LIST, *[enc(x) for x in v.values()]]]
+        if t is frozenset or t is set:
+            return [_FROZENSET if t is frozenset else _SET, *[enc(x) for x in v]]
+        if isinstance(getattr(t, "_value2member_map_", None), dict):   # an enumeration
+            return [_ENUM, index(t), enc(v.value)]
+        own = t.__dict__
+        if "__setstate__" in own and "__slots__" in own:   # a @node (or slotted dataclass)
+            return [_NODE + index(t), *[enc(x) for x in v.__getstate__()]]
+        raise _Unstorable(t)
+
+    body = enc(value)
+    return marshal.dumps((FORMAT, tuple(names), body))
+
+
+def _decode(data: bytes, budget=None):
+    """The value an entry holds (raises on a damaged entry; the caller makes it a miss)."""
+    import marshal
+
+    from planning_core.nodes import _WRITTEN
+
+    fmt, names, body = marshal.loads(data)
+    if fmt != FORMAT:
+        raise ValueError("another entry format")
+    table, setters = [], []
+    for module, qualname in names:
+        if not module.startswith("planning_core."):
+            raise ValueError("a class from outside planning_core")
+        owner = sys.modules.get(module) or __import__(module, fromlist=["_"])
+        for part in qualname.split("."):
+            owner = getattr(owner, part)
+        table.append(owner)
+        # a class with written methods is built through its slots, in field order (what
+        # its __setstate__ does, without a Python call per node)
+        setters.append(tuple(owner.__dict__[name].__set__ for name in owner.__match_args__)
+                       if owner in _WRITTEN else None)
+    new = object.__new__
+    count = [CHECK_EVERY_OBJECTS]
+
+    def dec(v):
+        count[0] -= 1
+        if count[0] <= 0 and budget is not None:
+            count[0] = CHECK_EVERY_OBJECTS
+            budget.check(rss=True)
+        tag = v[0]
+        if tag >= _NODE:
+            cls = table[tag - _NODE]
+            obj = new(cls)
+            sets = setters[tag - _NODE]
+            if sets is None:
+                obj.__setstate__([dec(x) if type(x) is list else x for x in v[1:]])
+            else:
+                if len(sets) != len(v) - 1:
+                    raise ValueError("a node of another shape")
+                for put, x in zip(sets, v[1:]):
+                    put(obj, dec(x) if type(x) is list else x)
+            return obj
+        items = [dec(x) if type(x) is list else x for x in v[1:]]
+        if tag == _TUPLE:
+            return tuple(items)
+        if tag == _LIST:
+            return items
+        if tag == _DICT:
+            return dict(zip(items[0], items[1], strict=True))
+        if tag == _FROZENSET:
+            return frozenset(items)
+        if tag == _SET:
+            return set(items)
+        if tag == _ENUM:
+            return table[items[0]](items[1])
+        raise ValueError(f"an unknown tag {tag!r}")
+
+    return dec(body) if type(body) is list else body
 
 
 def _fits(size: int, budget) -> bool:
-    """Whether an entry of ``size`` bytes, unpickled, fits in the memory ``budget`` has
-    left (the CPU time is metered while it loads, :class:`_MeteredReader`)."""
+    """Whether an entry of ``size`` bytes, loaded, fits in the memory ``budget`` has left
+    (the CPU time is metered while it loads)."""
     if budget is None or budget.memory_mb is None:
         return True
     left = budget.memory_mb * 2**20 - budget.charged
@@ -194,12 +306,9 @@ def _fits(size: int, budget) -> bool:
 def _read(file: str, expected: type):
     """The entry in ``file``, or None (absent, foreign, damaged, or too large for the
     active budget's memory: the caller parses, metered, as without a cache). Loading it
-    is metered by the active budget and raises ``LimitReached`` at its limit, as parsing
-    the same file would."""
-    try:   # the C unpickler pickle.load is; importing pickle.py on top costs each call ~1 ms
-        from _pickle import Unpickler
-    except ImportError:
-        from pickle import Unpickler
+    is metered by the active budget (every chunk read, every ``CHECK_EVERY_OBJECTS``
+    objects built) and raises ``LimitReached`` at its limit, as parsing the same file
+    would."""
     from planning_core.limits import LimitReached, active_budget
 
     budget = active_budget()
@@ -213,62 +322,52 @@ def _read(file: str, expected: type):
         if info.st_uid != os.getuid() or not stat.S_ISREG(info.st_mode) \
                 or info.st_size > MAX_ENTRY_BYTES or not _fits(info.st_size, budget):
             return None
-        with os.fdopen(fd, "rb") as fh:
-            fd = -1
-            value = Unpickler(fh if budget is None else _MeteredReader(fh, budget)).load()
+        chunks = []
+        while True:
+            if budget is not None:
+                budget.check(rss=True)
+            chunk = os.read(fd, _CHUNK if budget is not None else MAX_ENTRY_BYTES + 1)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        value = _decode(b"".join(chunks), budget)
     except (LimitReached, MemoryError):
         raise
     except Exception:  # noqa: BLE001 - a damaged entry is a miss, never an error
         return None
     finally:
-        if fd >= 0:
-            os.close(fd)
+        os.close(fd)
     return value if type(value) is expected else None
 
 
-class _MeteredWriter:
-    """Where the pickler writes an entry: the temporary file, each write checking
-    ``budget``, and at most ``MAX_ENTRY_BYTES`` (past it the entry is abandoned)."""
-
-    __slots__ = ("fh", "budget", "written")
-
-    def __init__(self, fh, budget) -> None:
-        self.fh, self.budget, self.written = fh, budget, 0
-
-    def write(self, data) -> int:
-        if self.budget is not None:
-            self.budget.check(rss=True)
-        self.written += len(data)
-        if self.written > MAX_ENTRY_BYTES:
-            raise _TooLarge
-        return self.fh.write(data)
-
-
-class _TooLarge(Exception):
-    """An entry over ``MAX_ENTRY_BYTES``: not stored."""
-
-
 def _write(folder: str, file: str, value, budget=None) -> None:
-    """Store ``value`` in ``file``, pickled straight into a temporary file that is renamed
-    into place. With ``budget``, every frame written checks it; an entry that runs out of
-    it (or grows past ``MAX_ENTRY_BYTES``) is abandoned, never half written."""
-    import pickle
+    """Store ``value`` in ``file``: encoded (every ``CHECK_EVERY_OBJECTS`` objects checking
+    ``budget``), written to a temporary file a chunk at a time (each chunk checking it) and
+    renamed into place. An entry that runs out of the budget, is larger than
+    ``MAX_ENTRY_BYTES`` or holds a value the format cannot store is abandoned, never half
+    written."""
     import tempfile
 
     from planning_core.limits import LimitReached
 
+    try:
+        data = _encode(value, budget)
+    except (_Unstorable, RecursionError, ValueError, LimitReached, MemoryError):
+        return   # a cache that cannot be written only costs the next call a parse
+    if len(data) > MAX_ENTRY_BYTES:
+        return
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
     except OSError:
         return
     try:
         with os.fdopen(fd, "wb") as fh:
-            pickle.Pickler(_MeteredWriter(fh, budget),
-                           protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+            for at in range(0, len(data), _CHUNK):
+                if budget is not None:
+                    budget.check(rss=True)
+                fh.write(data[at:at + _CHUNK])
         os.replace(tmp, file)
-    except (OSError, pickle.PicklingError, RecursionError, LimitReached, MemoryError,
-            _TooLarge):
-        # a cache that cannot be written only costs the next call a parse
+    except (OSError, LimitReached, MemoryError):
         try:
             os.unlink(tmp)
         except OSError:
@@ -293,7 +392,7 @@ def cached_parse(kind: str, path: str, text: str, parse: Callable[[str, str], T]
     if folder is None:
         return parse(text, path)
     try:
-        file = os.path.join(folder, f"{kind}-{_key(kind, path, text)}.pickle")
+        file = os.path.join(folder, f"{kind}-{_key(kind, path, text)}.entry")
     except (OSError, UnicodeError):
         return parse(text, path)
     found = _read(file, expected)
@@ -321,7 +420,7 @@ def cached_check(domain: tuple[str, str], problem: tuple[str, str],
     try:
         file = os.path.join(folder, "check-" + _key(
             "check", f"{len(domain[0])}:{domain[0]}{problem[0]}",
-            f"{len(domain[1])}:{domain[1]}{problem[1]}") + ".pickle")
+            f"{len(domain[1])}:{domain[1]}{problem[1]}") + ".entry")
     except (OSError, UnicodeError):
         return check()
     found = _read(file, tuple)

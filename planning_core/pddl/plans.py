@@ -17,7 +17,6 @@ it may span lines.
 """
 from __future__ import annotations
 
-import re
 from _thread import allocate_lock
 
 from planning_core.limits import LimitReached, tick_active
@@ -179,6 +178,8 @@ def _simple_line_regex():
     """:data:`_SIMPLE_LINE`, compiled on first use: the lines planners write are read by
     :func:`_read_line` without it (compiling it cost each call ~1 ms, issue 28)."""
     if not _compiled:
+        import re   # only here: importing it costs each call ~5 ms (issue 28)
+
         _compiled.append(re.compile(_SIMPLE_LINE))
     return _compiled[0]
 

@@ -13,15 +13,18 @@ the members of an ``either``) accepts an object when the two sets meet.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence, Set
-from enum import Enum
+#: typing.TYPE_CHECKING, without importing typing or collections (issue 28)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence, Set
+from planning_core.light_enum import LightEnum
 
 from planning_core.nodes import node
 
 __all__ = ["Fault", "GroundFault", "ground_faults"]
 
 
-class Fault(Enum):
+class Fault(LightEnum):   # an enum.Enum in behaviour (planning_core.light_enum)
     UNKNOWN_NAME = "unknown name"        # no predicate or action of that name
     WRONG_ARITY = "wrong arity"
     UNKNOWN_OBJECT = "unknown object"    # neither an object of the problem nor a constant

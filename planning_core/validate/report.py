@@ -8,7 +8,7 @@ reaches the goal but breaks a PDDL3 trajectory constraint (``:constraints``).
 """
 from __future__ import annotations
 
-from enum import Enum
+from planning_core.light_enum import LightEnum
 
 from planning_core.nodes import node
 from planning_core.pddl.plans import PlanLineError
@@ -16,7 +16,7 @@ from planning_core.pddl.plans import PlanLineError
 __all__ = ["StepTrace", "ValidationReport", "Verdict"]
 
 
-class Verdict(Enum):
+class Verdict(LightEnum):   # an enum.Enum in behaviour (planning_core.light_enum)
     VALID = "valid"
     PRECONDITION_FAILED = "precondition_failed"
     GOAL_NOT_SATISFIED = "goal_not_satisfied"

@@ -83,7 +83,7 @@ def test_a_cached_call_reports_what_a_parsing_call_reports(tmp_path):
                            env=env, timeout=120) for env in (off, cached, cached)]
     assert runs[0].returncode == 1 and runs[0].stdout
     # the domain, the problem, and the checker's diagnostics for the pair
-    assert len(list((tmp_path / "cache").glob("*.pickle"))) == 3
+    assert len(list((tmp_path / "cache").glob("*.entry"))) == 3
     for run in runs[1:]:
         assert (run.returncode, run.stdout, run.stderr) == \
             (runs[0].returncode, runs[0].stdout, runs[0].stderr)
@@ -234,6 +234,14 @@ NOT_FOR_A_COMMON_CALL = ("argparse", "gettext", "locale", "json", "lark", "datac
                          "planning_core.pddl.checker", "planning_core.grammar_files")
 
 
+#: ... and what the `validate` command itself never imports for one (issue 28): re (with
+#: enum, functools and collections: ~10 ms of CPU, twice VAL's whole call; the enumerations
+#: are planning_core.light_enum's), and pickle's C module (the parse cache's entries are
+#: marshal data)
+NOT_FOR_A_VALIDATE_CALL = ("re", "enum", "functools", "collections", "_pickle", "copyreg",
+                           "operator", "types")
+
+
 @pytest.mark.parametrize("console", ["validate", "planning-core validate"])
 @pytest.mark.parametrize("task, plan, flags, code", [
     ("tanker", "p01.plan", (), 0), ("tanker", "p01.nofuel.bad.plan", ("-v",), 1),
@@ -263,6 +271,9 @@ def test_a_common_pddl21_call_imports_only_the_validation_path(tmp_path, console
     modules = set(found["modules"])
     assert "planning_core.validate.simulator" in modules   # the path under test ran
     assert not modules & set(NOT_FOR_A_COMMON_CALL), sorted(modules & set(NOT_FOR_A_COMMON_CALL))
+    if console == "validate":   # (planning-core's argument parser needs re and enum)
+        assert not modules & set(NOT_FOR_A_VALIDATE_CALL), \
+            sorted(modules & set(NOT_FOR_A_VALIDATE_CALL))
     # a line the small reader leaves to argparse still imports it (the assertion can fail)
     done = subprocess.run([sys.executable, "-S", "-c", probe, *argv[:-3], "--time-limit=30",
                            *argv[-3:]], capture_output=True, text=True, timeout=120, env=env)
@@ -313,3 +324,39 @@ def test_a_cached_check_reports_the_checkers_warnings_and_keys_on_both_files(tmp
         for run in runs[1:]:
             assert (run.returncode, run.stdout, run.stderr) == \
                 (runs[0].returncode, runs[0].stdout, runs[0].stderr)
+
+
+def test_the_validate_script_imports_nothing_but_the_call(tmp_path):
+    # scripts/validate is what pip installs as `validate` (pyproject: script-files): it
+    # must not import re as the wrapper pip writes for an entry point does (issue 28)
+    script = DOMAINS.parent / "scripts" / "validate"
+    text = script.read_text()
+    assert text.startswith("#!python\n")   # pip and setuptools write the interpreter there
+    code = compile(text, str(script), "exec")
+    assert set(code.co_names) <= {"sys", "planning_core.cli.validate", "validate_main", "exit"}, \
+        code.co_names
+    folder = DOMAINS / "pddl21" / "tanker"
+    argv = [str(folder / "p01.plan"), str(folder / "domain.pddl"), str(folder / "p01.pddl")]
+    import lark
+
+    path = os.pathsep.join([str(DOMAINS.parent), os.path.dirname(os.path.dirname(lark.__file__))])
+    env = dict(os.environ, PYTHONPATH=path, PLANNING_CORE_PARSE_CACHE="1",
+               PLANNING_CORE_PARSE_CACHE_DIR=str(tmp_path / "cache"))
+    probe = ("import atexit, sys\nsys.path.remove('')\n"
+             "atexit.register(lambda: print('MODULES ' + ' '.join(sorted(sys.modules)), "
+             "file=sys.stderr))\n" + text.split("\n", 1)[1])
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-S", "-c", probe, *argv], capture_output=True,
+                              text=True, timeout=120, env=env)
+    found = _reported(done)
+    assert found["code"] == 0 and "Plan valid" in done.stdout, done.stderr
+    assert not set(found["modules"]) & set(NOT_FOR_A_VALIDATE_CALL + NOT_FOR_A_COMMON_CALL)
+
+
+def test_pyproject_installs_the_validate_script_and_the_planning_core_entry_point():
+    import tomllib
+
+    project = tomllib.loads((DOMAINS.parent / "pyproject.toml").read_text())
+    assert project["tool"]["setuptools"]["script-files"] == ["scripts/validate"]
+    assert "validate" not in project["project"]["scripts"]      # pip's wrapper imports re
+    assert project["project"]["scripts"]["planning-core"] == "planning_core.console:main"

@@ -94,7 +94,7 @@ def cached_big(tmp_path_factory):
     warm = _child("validate", folder / "finish.plan", folder / "domain.pddl",
                   folder / "big.pddl", "--json", "--time-limit", "900", env=env, timeout=1200)
     assert warm.returncode == 0, warm.stderr
-    (entry,) = cache.glob("problem-*.pickle")
+    (entry,) = cache.glob("problem-*.entry")
     return folder, env, entry
 
 
@@ -166,7 +166,7 @@ def test_a_new_entry_is_stored_under_its_own_budget_or_not_at_all(tmp_path, monk
     parse_cache.write_pending(list(pending), Limits(time_s=0.0).budget())
     assert list((tmp_path / "cache").iterdir()) == []     # abandoned whole, no temp file
     parse_cache.write_pending(pending, Limits(time_s=60).budget())
-    assert pending == [] and len(list((tmp_path / "cache").glob("problem-*.pickle"))) == 1
+    assert pending == [] and len(list((tmp_path / "cache").glob("problem-*.entry"))) == 1
     again = parse_cache.cached_parse("problem", "p.pddl", text, lambda *_: None, ast.Problem)
     assert again == parsed
 

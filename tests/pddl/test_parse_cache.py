@@ -1,6 +1,7 @@
 """validate's parse cache: a hit equals a parse, and anything doubtful is a miss."""
 from __future__ import annotations
 
+import marshal
 import os
 import pickle
 
@@ -61,18 +62,87 @@ def test_a_damaged_foreign_or_wrongly_typed_entry_is_a_miss(cache):
     parse = Counting(parse_domain)
     _get(parse)
     (entry,) = cache.iterdir()
-    for payload in (b"garbage", b"", pickle.dumps("a string, not a Domain"),
-                    pickle.dumps(parse_problem(
-                        (DOMAINS / "blocksworld" / "p01.pddl").read_text()))):
+    good = entry.read_bytes()
+    problem = parse_problem((DOMAINS / "blocksworld" / "p01.pddl").read_text())
+    payloads = [
+        b"garbage", b"", good[:len(good) // 2],                  # damaged, truncated
+        pickle.dumps(parse_domain(DOMAIN, DOMAIN_PATH)),          # the format before issue 28
+        parse_cache._encode("a string, not a Domain"), parse_cache._encode(problem),
+        marshal.dumps((parse_cache.FORMAT + 1,) + marshal.loads(good)[1:]),  # another format
+        # a class table naming a class outside planning_core is never imported or called
+        marshal.dumps((parse_cache.FORMAT, (("os", "system"),), [parse_cache._NODE, "x"])),
+        marshal.dumps((parse_cache.FORMAT, (("subprocess", "Popen"),),
+                       [parse_cache._ENUM, 0, "x"])),
+        # a node of another shape, an unknown tag
+        marshal.dumps((parse_cache.FORMAT, (("planning_core.pddl.ast", "Domain"),),
+                       [parse_cache._NODE, "only one field"])),
+        marshal.dumps((parse_cache.FORMAT, (), [7, 1, 2])),
+    ]
+    for payload in payloads:
         entry.write_bytes(payload)
         assert _get(parse) == parse_domain(DOMAIN, DOMAIN_PATH)
-    assert parse.calls == 5
+    assert parse.calls == 1 + len(payloads)
     # a symbolic link in place of an entry is not followed
-    target = cache.parent / "elsewhere.pickle"
-    target.write_bytes(pickle.dumps(parse_domain(DOMAIN.replace("blocksworld", "other"))))
+    target = cache.parent / "elsewhere.entry"
+    target.write_bytes(parse_cache._encode(parse_domain(DOMAIN.replace("blocksworld", "other"))))
     entry.unlink()
     entry.symlink_to(target)
     assert _get(parse).name == "blocksworld"
+
+
+def _every_fixture_task():
+    from planning_core.pddl.checker import check_domain, check_problem
+
+    for problem_file in sorted(DOMAINS.rglob("*.pddl")):
+        if problem_file.name == "domain.pddl" or not (problem_file.parent / "domain.pddl").is_file():
+            continue
+        try:
+            domain = parse_domain((problem_file.parent / "domain.pddl").read_text())
+            problem = parse_problem(problem_file.read_text())
+        except Exception:  # noqa: BLE001 - fixtures of bad input
+            continue
+        yield domain, problem, check_domain(domain) + check_problem(domain, problem)
+
+
+def test_every_fixture_task_comes_back_equal_from_an_entry():
+    # the entry format holds every value a parse or a check makes: every task of domains/
+    # (classical, ADL, numeric, temporal), and the diagnostics the checker gives for it
+    seen = 0
+    for values in _every_fixture_task():
+        for value in values:
+            back = parse_cache._decode(parse_cache._encode(value))
+            assert back == value and type(back) is type(value)
+            assert repr(back) == repr(value) and hash(back) == hash(value)
+        seen += 1
+    assert seen >= 50
+
+
+def test_the_entry_format_keeps_containers_and_enumerations():
+    from planning_core.cli import ExitCode
+    from planning_core.pddl.wellformed import Fault, GroundFault
+    from planning_core.validate.report import Verdict
+
+    value = ([1, (2, [3])], {"a": (Fault.TYPE_ERROR,)}, frozenset({"x", 1.5}), {None, True},
+             (GroundFault(Fault.WRONG_ARITY, 2), Verdict.MUTEX_VIOLATED, ExitCode.UNKNOWN),
+             float("inf"), -0.0, 10**40, b"raw", ())
+    back = parse_cache._decode(parse_cache._encode(value))
+    assert back == value and repr(back) == repr(value)
+    assert back[4][1] is Verdict.MUTEX_VIOLATED and back[4][0].kind is Fault.WRONG_ARITY
+    assert type(back[0]) is list and type(back[0][1]) is tuple and type(back[3]) is set
+    with pytest.raises(parse_cache._Unstorable):
+        parse_cache._encode(object())
+    with pytest.raises(parse_cache._Unstorable):   # a slotted class of another package
+        parse_cache._encode(slice(1, 2))
+
+
+def test_a_value_nested_past_the_recursion_limit_is_not_stored(cache, tmp_path):
+    deep: tuple = ()
+    for _ in range(100_000):
+        deep = (deep, [1])
+    cache.mkdir(mode=0o700)
+    parse_cache._write(str(cache), str(cache / "deep.entry"), deep)
+    assert not (cache / "deep.entry").exists()
+    assert not [p for p in cache.iterdir() if p.name.startswith(".tmp-")]
 
 
 def test_entries_of_another_parser_version_do_not_match(cache, monkeypatch):
@@ -86,7 +156,7 @@ def test_entries_of_another_parser_version_do_not_match(cache, monkeypatch):
 def test_a_syntax_error_propagates_and_nothing_is_stored(cache):
     with pytest.raises(PDDLSyntaxError):
         _get(parse_domain, text="(define (domain broken")
-    assert not any(p.name.endswith(".pickle") for p in cache.iterdir())
+    assert not any(p.name.endswith(".entry") for p in cache.iterdir())
 
 
 def test_the_cache_is_off_when_asked_or_when_others_may_write_to_it(cache, monkeypatch):

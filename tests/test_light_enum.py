@@ -1,0 +1,113 @@
+"""planning_core.light_enum behaves as enum does for what the project's enumerations use.
+
+ExitCode (an IntEnum before issue 28), Verdict and Fault (Enums) are compared, member by
+member, with real enum classes of the same bodies: a user's code written against the old
+classes must see no difference but ``isinstance(member, enum.Enum)``.
+"""
+from __future__ import annotations
+
+import copy
+import enum
+import json
+import pickle
+
+import pytest
+
+from planning_core.cli import ExitCode
+from planning_core.light_enum import LightEnum
+from planning_core.pddl.wellformed import Fault
+from planning_core.validate.report import Verdict
+
+
+def _twin(light: type, base: type) -> type:
+    """A real enum class with ``light``'s members (aliases included), in the same order."""
+    return base(light.__name__, {name: member.value
+                                 for name, member in light.__members__.items()})
+
+
+PAIRS = [(ExitCode, _twin(ExitCode, enum.IntEnum)), (Verdict, _twin(Verdict, enum.Enum)),
+         (Fault, _twin(Fault, enum.Enum))]
+
+
+@pytest.mark.parametrize("light, real", PAIRS, ids=lambda c: c.__name__)
+def test_members_look_and_behave_as_enums_do(light, real):
+    assert [m.name for m in light] == [m.name for m in real]
+    assert [m.value for m in light] == [m.value for m in real]
+    assert list(light.__members__) == list(real.__members__)
+    assert len(light) == len(real) and repr(light) == repr(real)
+    assert list(reversed(light)) == [light[m.name] for m in reversed(real)]
+    for name, member in light.__members__.items():
+        twin = real.__members__[name]
+        assert member is light[name] is getattr(light, name) is light(twin.value)
+        assert member.name == twin.name and member.value == twin.value
+        assert (repr(member), str(member), f"{member}", f"{member:>40}") == \
+            (repr(twin), str(twin), f"{twin}", f"{twin:>40}")
+        assert hash(member) == hash(twin)
+        assert (member == member.value) == (twin == twin.value)
+        assert member in light and twin not in light
+        for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+            assert pickle.loads(pickle.dumps(member, protocol)) is member
+        assert copy.copy(member) is member and copy.deepcopy(member) is member
+        assert bool(member) == bool(twin)
+
+
+@pytest.mark.parametrize("light, real", PAIRS, ids=lambda c: c.__name__)
+def test_other_values_are_refused_as_enum_refuses_them(light, real):
+    for value in ("no such value", 10**6, None, ["unhashable"], 2.5):
+        with pytest.raises(ValueError) as mine:
+            light(value)
+        with pytest.raises(ValueError) as theirs:
+            real(value)
+        assert str(mine.value) == str(theirs.value)
+    with pytest.raises(KeyError):
+        light["NO_SUCH_NAME"]
+
+
+def test_members_cannot_be_changed_added_or_deleted():
+    with pytest.raises(AttributeError):
+        Verdict.VALID = "other"
+    with pytest.raises(AttributeError):
+        del Verdict.VALID
+    with pytest.raises(AttributeError):
+        Verdict.VALID.value = "other"
+    with pytest.raises(AttributeError):
+        ExitCode.OK.name = "x"
+    with pytest.raises(AttributeError):
+        del Fault.TYPE_ERROR.value
+    assert Verdict.VALID.value == "valid" and ExitCode.OK.name == "OK"
+
+
+def test_exit_codes_are_ints_with_intenums_aliases():
+    assert ExitCode.INVALID is ExitCode.NEGATIVE is ExitCode(1)
+    assert ExitCode.INVALID.name == "NEGATIVE"
+    assert isinstance(ExitCode.OK, int) and ExitCode.BAD_INPUT + 1 == 3
+    assert sorted([ExitCode.UNKNOWN, ExitCode.OK]) == [0, 3]
+    assert json.dumps({"exit": ExitCode.INTERRUPTED}) == '{"exit": 130}'
+    assert {ExitCode.OK: "a"}[0] == "a" and int(ExitCode.INTERNAL) == 4
+    assert ExitCode(ExitCode.UNKNOWN) is ExitCode.UNKNOWN
+
+
+def test_plain_members_are_not_their_values():
+    assert Verdict.VALID != "valid" and Verdict("valid") is Verdict.VALID
+    assert Verdict.VALID != Fault.TYPE_ERROR and Verdict.VALID == Verdict.VALID
+    assert {Verdict.VALID: 1, Verdict.UNKNOWN: 2}[Verdict("unknown")] == 2
+
+
+def test_a_class_body_keeps_its_methods_and_private_names():
+    class Colour(LightEnum):
+        RED = "r"
+        GREEN = "g"
+        _hidden = 3
+        lower_case = 4
+
+        def shout(self):
+            return self.name + "!"
+
+        @property
+        def first(self):
+            return self.value[0]
+
+    assert list(Colour) == [Colour.RED, Colour.GREEN]
+    assert Colour.RED.shout() == "RED!" and Colour.GREEN.first == "g"
+    assert Colour._hidden == 3 and Colour.lower_case == 4
+    assert Colour.RED not in Fault and Fault.TYPE_ERROR not in Colour
