@@ -1,0 +1,223 @@
+"""Classical/ADL edge cases judged by VAL and by our ``validate``, side by side.
+
+The cases are hand-written (``benchmarks/classical_edge/``, listed in ``cases.txt``): PDDL
+features and plan-file forms the IPC corpora hardly use (negative preconditions, equality,
+quantifiers, ``imply``, conditional effects, derived predicates, constants, ``either`` and
+type hierarchies, untyped domains, missing requirements, action costs, empty plans, bad
+steps, comments, time stamps and durations on classical plans, ...).
+
+Each case runs through VAL's ``Validate -v DOMAIN PROBLEM PLAN`` (``-v``: its report says
+whether a precondition failed) (its exit code is 0 for a
+failed plan, so its output is read) and through our ``validate --json PLAN DOMAIN PROBLEM``
+(in-process, the console script's entry point, parse cache off). Both verdicts are put into
+the same classes and compared, with the plan's value when both say valid::
+
+    valid          VAL "Plan valid"                          ours valid
+    precondition   VAL "Plan failed to execute" (precond.)   precondition_failed
+    goal           VAL "Goal not satisfied"                  goal_not_satisfied
+    bad_plan       VAL "Bad plan description!" or            unknown_action, wrong_arity,
+                   "Error in type-checking!"                 unknown_object, type_error,
+                                                             plan_syntax_error
+    undefined      VAL "Attempt to access undefined ..."     undefined_value
+    refused        VAL "Problem in domain definition!", ...  bad_input
+    crash          VAL killed by a signal                    (a traceback of ours)
+
+Usage::
+
+    python benchmarks/classical_edge.py [--val PATH] [--out benchmarks/results/classical_edge.md]
+        [--write-expected]
+
+``--write-expected`` stores our verdicts (and VAL's, for the record) in
+``benchmarks/classical_edge/expected.json``, which ``tests/validate/test_classical_edge.py``
+checks without VAL. The findings (why each disagreement is VAL's error or a deliberate
+departure) are kept by hand in the ``FINDINGS`` table below and printed into the results.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EDGE = ROOT / "benchmarks" / "classical_edge"
+VAL = "/work/ext/VAL/build/bin/Validate"
+
+OUR_CLASS = {
+    "valid": "valid",
+    "precondition_failed": "precondition",
+    "numeric_precondition_failed": "precondition",
+    "goal_not_satisfied": "goal",
+    "unknown_action": "bad_plan",
+    "wrong_arity": "bad_plan",
+    "unknown_object": "bad_plan",
+    "type_error": "bad_plan",
+    "plan_syntax_error": "bad_plan",
+    "undefined_value": "undefined",
+    "bad_input": "refused",
+}
+
+
+def read_cases(path: Path = EDGE / "cases.txt") -> list[dict]:
+    """The cases of ``cases.txt``: folder, plan, problem, domain (``-``: domain.pddl), about."""
+    cases = []
+    for line in path.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        folder, plan, problem, domain, about = line.split(None, 4)
+        domain = "domain.pddl" if domain == "-" else domain
+        stem = "" if domain == "domain.pddl" else Path(domain).stem + "/"
+        cases.append({"id": f"{folder}/{stem}{Path(problem).stem}/{Path(plan).stem}",
+                      "folder": folder, "plan": plan, "problem": problem, "domain": domain,
+                      "about": about})
+    return cases
+
+
+def run_val(val: str, case: dict) -> dict:
+    folder = EDGE / case["folder"]
+    try:
+        proc = subprocess.run([val, "-v", case["domain"], case["problem"], case["plan"]],
+                              cwd=folder, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return {"class": "timeout", "value": None, "text": "timed out after 60 s"}
+    out = proc.stdout + proc.stderr
+    value = None
+    m = re.search(r"Final value: (\S+)", out)
+    if m:
+        value = float(m.group(1))
+    if proc.returncode < 0:
+        cls, text = "crash", f"killed by signal {-proc.returncode}"
+    elif "Plan valid" in out:
+        cls, text = "valid", "Plan valid"
+    elif "Goal not satisfied" in out:
+        cls, text = "goal", "Goal not satisfied"
+    elif "Plan failed to execute" in out:
+        cls = "precondition" if "unsatisfied precondition" in out else "failed"
+        text = "Plan failed to execute"
+    elif "Bad plan description" in out:
+        cls, text = "bad_plan", "Bad plan description!"
+    elif "Error in type-checking" in out:
+        cls, text = "bad_plan", "Error: Error in type-checking!"
+    elif "undefined" in out:
+        cls, text = "undefined", "Attempt to access undefined numeric expression!"
+    elif "Problem in domain definition" in out or "Problem in problem definition" in out:
+        cls = "refused"
+        text = next(line for line in out.splitlines() if "Problem in" in line).strip()
+    else:
+        cls = "other"
+        text = " | ".join(line.strip() for line in out.splitlines() if line.strip())[:200]
+    return {"class": cls, "value": value, "text": text, "exit": proc.returncode}
+
+
+def run_ours(case: dict) -> dict:
+    """Our ``validate --json`` on the case, in this process (the console script's code)."""
+    from planning_core.cli.validate import validate_main
+
+    folder = EDGE / case["folder"]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = validate_main(["--json", str(folder / case["plan"]),
+                                  str(folder / case["domain"]), str(folder / case["problem"])])
+        except BaseException as exc:   # a traceback is a finding, not the end of the run
+            return {"class": "crash", "verdict": "crash", "value": None,
+                    "text": f"{type(exc).__name__}: {exc}", "exit": None}
+    rows = [json.loads(line) for line in out.getvalue().splitlines() if line.startswith("{")]
+    if not rows:
+        return {"class": "other", "verdict": None, "value": None,
+                "text": (out.getvalue() + err.getvalue()).strip()[:200], "exit": code}
+    row = rows[0]
+    verdict = row.get("verdict")
+    text = row.get("message") or "; ".join(e.get("message", "") if isinstance(e, dict) else
+                                           str(e) for e in row.get("errors") or []) or verdict
+    return {"class": OUR_CLASS.get(verdict, verdict), "verdict": verdict,
+            "value": row.get("cost") if verdict == "valid" else None,
+            "text": text, "exit": code}
+
+
+def agree(val: dict, ours: dict) -> bool:
+    if val["class"] != ours["class"]:
+        return False
+    if val["class"] == "valid":
+        return val["value"] is not None and ours["value"] is not None \
+            and abs(val["value"] - ours["value"]) < 1e-9
+    return True
+
+
+# Why each disagreement is VAL's error (or a deliberate departure of ours), by case id.
+# Written by hand from VAL's source (/work/ext/VAL) and PDDL's semantics; the results file
+# prints them. A disagreement without an entry here is printed as UNEXPLAINED.
+FINDINGS: dict[str, str] = {}
+
+
+def md_cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def value_text(v) -> str:
+    return "" if v is None else f"{v:g}"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--val", default=VAL)
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "classical_edge.md"))
+    ap.add_argument("--write-expected", action="store_true")
+    ap.add_argument("--label", default="", help="a note for the results' header")
+    args = ap.parse_args(argv)
+    os.environ["PLANNING_CORE_PARSE_CACHE"] = "0"
+    cases = read_cases()
+    rows = []
+    for case in cases:
+        val, ours = run_val(args.val, case), run_ours(case)
+        rows.append((case, val, ours, agree(val, ours)))
+        print(f"{'ok ' if rows[-1][3] else 'DIFF'} {case['id']}: VAL {val['class']} "
+              f"{value_text(val['value'])} / ours {ours['class']} {value_text(ours['value'])}",
+              file=sys.stderr)
+    n_agree = sum(r[3] for r in rows)
+    lines = ["# Classical/ADL edge cases: planning_core vs VAL", "",
+             f"Cases: `benchmarks/classical_edge/cases.txt`, {len(rows)} hand-written plans on "
+             f"{len({c['folder'] for c in cases})} folders of hand-written domains and problems. "
+             "Command: `python benchmarks/classical_edge.py` (VAL 4, "
+             f"`{args.val}`, built from KCL-Planning/VAL). {args.label}", "",
+             f"**Agreement: {n_agree}/{len(rows)}** (same class of verdict, and the same plan "
+             "value when both say valid).", "",
+             "Classes: `valid`; `precondition` (VAL: Plan failed to execute); `goal` (VAL: Goal "
+             "not satisfied); `bad_plan` (VAL: Bad plan description! or Error in "
+             "type-checking!; ours: unknown_action, wrong_arity, unknown_object, type_error, "
+             "plan_syntax_error); `undefined` (a value read that the problem never gives); "
+             "`refused` (VAL: Problem in domain definition!; ours: bad_input); `crash` (VAL "
+             "killed by a signal).", "",
+             "| case | tests | VAL | VAL value | ours | our verdict | our value | agree |",
+             "|---|---|---|---:|---|---|---:|---|"]
+    for case, val, ours, ok in rows:
+        lines.append(f"| `{case['id']}` | {md_cell(case['about'])} | {val['class']} | "
+                     f"{value_text(val['value'])} | {ours['class']} | {ours['verdict']} | "
+                     f"{value_text(ours['value'])} | {'yes' if ok else '**no**'} |")
+    lines += ["", "## Disagreements, explained by hand", ""]
+    diffs = [r for r in rows if not r[3]]
+    if not diffs:
+        lines.append("None.")
+    for case, val, ours, _ in diffs:
+        why = FINDINGS.get(case["id"], "UNEXPLAINED")
+        lines.append(f"- `{case['id']}` ({md_cell(case['about'])}): VAL {val['class']} "
+                     f"(`{md_cell(val['text'])}`), ours {ours['verdict']} "
+                     f"(`{md_cell(ours['text'])[:160]}`). {why}")
+    Path(args.out).write_text("\n".join(lines) + "\n")
+    print(f"{n_agree}/{len(rows)} agree; wrote {args.out}", file=sys.stderr)
+    if args.write_expected:
+        expected = {case["id"]: {"verdict": ours["verdict"], "value": ours["value"],
+                                 "val": val["class"], "val_value": val["value"],
+                                 "agrees_with_val": ok}
+                    for case, val, ours, ok in rows}
+        (EDGE / "expected.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

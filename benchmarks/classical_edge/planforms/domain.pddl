@@ -1,0 +1,13 @@
+; A small domain for plan-file forms.
+(define (domain robots)
+  (:requirements :strips :typing)
+  (:types robot cell)
+  (:predicates (at ?r - robot ?c - cell) (adj ?a ?b - cell) (beeped))
+  (:action move
+    :parameters (?r - robot ?from ?to - cell)
+    :precondition (and (at ?r ?from) (adj ?from ?to))
+    :effect (and (not (at ?r ?from)) (at ?r ?to)))
+  (:action beep
+    :parameters ()
+    :precondition (and)
+    :effect (beeped)))
