@@ -18,6 +18,7 @@ the same classes and compared, with the plan's value when both say valid::
     bad_plan       VAL "Bad plan description!" or            unknown_action, wrong_arity,
                    "Error in type-checking!"                 unknown_object, type_error,
                                                              plan_syntax_error
+    mutex          VAL "Mutex violation"                     mutex_violated (steps at one time)
     undefined      VAL "Attempt to access undefined ..."     undefined_value
     refused        VAL "Problem in domain definition!", ...  bad_input
     crash          VAL killed by a signal                    (a traceback of ours)
@@ -45,6 +46,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))      # this checkout's planning_core, whatever is installed
 EDGE = ROOT / "benchmarks" / "classical_edge"
 VAL = "/work/ext/VAL/build/bin/Validate"
 
@@ -59,6 +61,7 @@ OUR_CLASS = {
     "type_error": "bad_plan",
     "plan_syntax_error": "bad_plan",
     "undefined_value": "undefined",
+    "mutex_violated": "mutex",
     "bad_input": "refused",
 }
 
@@ -94,6 +97,8 @@ def run_val(val: str, case: dict) -> dict:
         cls, text = "crash", f"killed by signal {-proc.returncode}"
     elif "Plan valid" in out:
         cls, text = "valid", "Plan valid"
+    elif "Mutex violation" in out:
+        cls, text = "mutex", next(line for line in out.splitlines() if "Mutex" in line).strip()
     elif "Goal not satisfied" in out:
         cls, text = "goal", "Goal not satisfied"
     elif "Plan failed to execute" in out:
@@ -191,7 +196,7 @@ def main(argv=None) -> int:
              "not satisfied); `bad_plan` (VAL: Bad plan description! or Error in "
              "type-checking!; ours: unknown_action, wrong_arity, unknown_object, type_error, "
              "plan_syntax_error); `undefined` (a value read that the problem never gives); "
-             "`refused` (VAL: Problem in domain definition!; ours: bad_input); `crash` (VAL "
+             "`mutex` (interfering steps at one time point); `refused` (VAL: Problem in domain definition!; ours: bad_input); `crash` (VAL "
              "killed by a signal).", "",
              "| case | tests | VAL | VAL value | ours | our verdict | our value | agree |",
              "|---|---|---|---:|---|---|---:|---|"]

@@ -248,6 +248,11 @@ class _Context:
                 continue
             if self.types.is_subtype(types, param.types):
                 continue
+            if not pddl.is_variable(arg) and any(
+                    self.types.is_subtype((t,), param.types) for t in types):
+                # an object of several declared types (declared twice, or `either`) is
+                # each of them: it fits where one fits, as the validator's ground_faults say
+                continue
             if not all(map(self.types.declared, types + param.types)):
                 continue  # the undeclared type is reported once, where it is declared
             message = (f"'{arg}' of type {_show(types)} does not fit parameter {param.name} "
@@ -474,14 +479,21 @@ def check_problem(domain: pddl.Domain, problem: pddl.Problem) -> tuple[pddl.Diag
     ctx.check_typed(problem.objects, "object")
     for o in problem.objects:
         if o.name in constants:
-            report.warning(f"object '{o.name}' is also a domain constant", o.pos)
+            types = ctx.objects[o.name]
+            also = (f" of another type; it has both types ({' '.join(types)})"
+                    if set(types) != set(o.types) else "")
+            report.warning(f"object '{o.name}' is also a domain constant{also}", o.pos)
     budget = active_budget()        # 10^6 init atoms take seconds (limits.metering)
     for atom in problem.init:
         if budget is not None:
             budget.tick()
         ctx.atom(atom, {}, ":init")
         if atom.predicate in ctx.derived:
-            report.error(f"derived predicate '{atom.predicate}' cannot appear in :init", atom.pos)
+            # its value comes from the :derived rules; VAL, Fast Downward, the validator and
+            # the grounder all ignore it here, so it is a warning, not a refusal
+            report.add("warning", f"derived predicate '{atom.predicate}' in :init is ignored: "
+                       "its value comes from its :derived rule", atom.pos,
+                       fault=("derived-init", atom.predicate))
     positive = set(problem.init)
     for atom in problem.negated_init:
         ctx.atom(atom, {}, ":init")

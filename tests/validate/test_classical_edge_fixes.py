@@ -1,0 +1,71 @@
+"""Regression tests for the verdicts the classical edge set (benchmarks/classical_edge.py)
+found to differ from VAL's where VAL is right; one test per fix, inline PDDL."""
+from __future__ import annotations
+
+import json
+
+from planning_core.cli.validate import validate_main
+from planning_core.pddl.checker import check, errors_of
+from planning_core.pddl.parser import parse_domain, parse_problem
+
+DEPOT = """(define (domain depot) (:requirements :strips :typing) (:types place crate)
+  (:constants depot - place)
+  (:predicates (at ?c - crate ?p - place))
+  (:action bring-home :parameters (?c - crate ?from - place) :precondition (at ?c ?from)
+    :effect (and (not (at ?c ?from)) (at ?c depot))))"""
+
+# depot, a place constant of the domain, is declared again as a crate
+RETYPED = """(define (problem p) (:domain depot)
+  (:objects depot - crate market - place c1 - crate)
+  (:init (at c1 market)) (:goal (at c1 depot)))"""
+
+
+def run(tmp_path, capsys, domain: str, problem: str, plan: str) -> dict:
+    for name, text in (("d.pddl", domain), ("p.pddl", problem), ("x.plan", plan)):
+        (tmp_path / name).write_text(text)
+    validate_main(["--json", str(tmp_path / "x.plan"), str(tmp_path / "d.pddl"),
+                   str(tmp_path / "p.pddl")])
+    return json.loads(capsys.readouterr().out.splitlines()[0])
+
+
+def test_a_constant_declared_again_with_another_type_has_both_types():
+    # VAL and Fast Downward give the name both types; the checker let the problem's win and
+    # refused the goal (at c1 depot), where depot is used as the domain's place
+    diagnostics = check(parse_domain(DEPOT), parse_problem(RETYPED))
+    assert not errors_of(diagnostics)
+    assert any("also a domain constant of another type" in d.message and "place crate"
+               in d.message for d in diagnostics)
+
+
+def test_a_retyped_constant_fills_parameters_of_either_type(tmp_path, capsys):
+    assert run(tmp_path, capsys, DEPOT, RETYPED, "(bring-home c1 market)\n")["verdict"] == "valid"
+    # as a crate, depot is a legal argument; (at depot market) is false: a precondition
+    # failure, as VAL says, not a type error nor a refusal
+    row = run(tmp_path, capsys, DEPOT, RETYPED, "(bring-home depot market)\n")
+    assert row["verdict"] == "precondition_failed"
+
+
+def test_a_ground_argument_of_a_wrong_type_is_still_an_error():
+    problem = """(define (problem p) (:domain depot) (:objects market - place c1 - crate)
+      (:init (at c1 market)) (:goal (at market depot)))"""
+    messages = [d.message for d in errors_of(check(parse_domain(DEPOT), parse_problem(problem)))]
+    assert any("'market' of type place does not fit parameter ?c" in m for m in messages)
+
+
+STRATA = """(define (domain strata) (:requirements :strips :derived-predicates :negative-preconditions)
+  (:predicates (link ?x ?y) (covered ?x) (top ?x) (marked ?x))
+  (:derived (covered ?x) (exists (?y) (and (link ?y ?x) (not (marked ?y)))))
+  (:derived (top ?x) (not (covered ?x)))
+  (:action mark :parameters (?x) :precondition (top ?x) :effect (marked ?x)))"""
+
+
+def test_a_derived_atom_in_init_is_ignored_with_a_warning(tmp_path, capsys):
+    # (top b) is listed in :init, but b is covered (a links to it, unmarked): the rule says
+    # top b is false. VAL and Fast Downward ignore the listed atom; we refused the problem.
+    problem = """(define (problem p) (:domain strata) (:objects a b)
+      (:init (link a b) (top b)) (:goal (marked b)))"""
+    row = run(tmp_path, capsys, STRATA, problem, "(mark b)\n")
+    assert row["verdict"] == "precondition_failed"
+    warnings = [d.message for d in check(parse_domain(STRATA), parse_problem(problem))]
+    assert any("'top' in :init is ignored" in w for w in warnings)
+    assert run(tmp_path, capsys, STRATA, problem, "(mark a)\n(mark b)\n")["verdict"] == "valid"
