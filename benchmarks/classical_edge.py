@@ -20,7 +20,8 @@ the same classes and compared, with the plan's value when both say valid::
                                                              plan_syntax_error
     mutex          VAL "Mutex violation"                     mutex_violated (steps at one time)
     undefined      VAL "Attempt to access undefined ..."     undefined_value
-    refused        VAL "Problem in domain definition!", ...  bad_input
+    refused        VAL "Problem in domain definition!",      bad_input
+                   "Type problem in problem specification!"
     crash          VAL killed by a signal                    (a traceback of ours)
 
 Usage::
@@ -104,6 +105,8 @@ def run_val(val: str, case: dict) -> dict:
     elif "Plan failed to execute" in out:
         cls = "precondition" if "unsatisfied precondition" in out else "failed"
         text = "Plan failed to execute"
+    elif "Type problem in problem specification" in out:
+        cls, text = "refused", "Type problem in problem specification!"
     elif "Bad plan description" in out:
         cls, text = "bad_plan", "Bad plan description!"
     elif "Error in type-checking" in out:

@@ -214,7 +214,15 @@ class _Context:
                 if not self.types.declared(t):
                     self.report.add("error", f"undeclared type '{t}' (of {what} '{item.name}')",
                                     item.pos, fault=("type", t))
-            if item.name in seen:
+            if item.name in seen and what in ("object", "constant"):
+                # one object named twice is still one object, with the types of both
+                # declarations (pddl.types.object_types); VAL accepts it (Fast Downward
+                # refuses it), as it accepts a constant declared again as an object
+                types = tuple(dict.fromkeys(seen[item.name].types + item.types))
+                self.report.warning(f"{what} '{item.name}' is declared twice; it is one "
+                                    f"{what} of type{'s' if len(types) > 1 else ''} "
+                                    f"{' '.join(types)}", item.pos)
+            elif item.name in seen:
                 # names in a predicate's declaration are placeholders: a repeat is harmless
                 severity = "warning" if what == "predicate parameter" else "error"
                 self.report.add(severity, f"duplicate {what} '{item.name}'", item.pos)

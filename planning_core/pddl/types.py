@@ -67,9 +67,9 @@ def _closure(parents: dict, name: str) -> frozenset[str]:
 def object_types(domain: pddl.Domain, problem: pddl.Problem | None = None) -> dict[str, tuple[str, ...]]:
     """Every constant and object with its declared type(s). A name declared twice (a
     domain constant listed again among the problem's objects, maybe with another type) has
-    the types of both declarations, as the validator's universe, VAL and Fast Downward give
-    it: the checker once let the later one win, and refused a goal that used the constant
-    with its domain type."""
+    the types of both declarations, as the validator's universe and VAL give it (Fast
+    Downward refuses a name declared twice): the checker once let the later one win, and
+    refused a goal that used the constant with its domain type."""
     table = {}
     for obj in domain.constants + (problem.objects if problem is not None else ()):
         known = table.get(obj.name)

@@ -69,3 +69,33 @@ def test_a_derived_atom_in_init_is_ignored_with_a_warning(tmp_path, capsys):
     warnings = [d.message for d in check(parse_domain(STRATA), parse_problem(problem))]
     assert any("'top' in :init is ignored" in w for w in warnings)
     assert run(tmp_path, capsys, STRATA, problem, "(mark a)\n(mark b)\n")["verdict"] == "valid"
+
+
+NESTED = """(define (domain nested) (:requirements :adl) (:types room)
+  (:predicates (alarm) (lit ?r - room) (cleared ?r - room) (logged))
+  (:action sound :parameters () :precondition (and)
+    :effect (when (not (alarm))
+              (and (alarm) (forall (?r - room) (when (lit ?r) (cleared ?r))) (when (alarm) (logged))))))"""
+NESTED_P = """(define (problem p) (:domain nested) (:objects r1 r2 - room)
+  (:init (lit r1)) (:goal (and (alarm) (cleared r1) (not (cleared r2)) (not (logged)))))"""
+
+
+def test_a_forall_and_a_when_inside_a_when_are_read_validated_and_grounded():
+    # outside PDDL's BNF (a when's body is literals there), but VAL and Fast Downward read
+    # it, and its meaning is plain: the inner conditions are read in the state before the
+    # action too. Our grammar refused it (unexpected '(').
+    from planning_core.ground.grounder import ground
+    from planning_core.validate.report import Verdict
+    from planning_core.validate.simulator import validate_plan
+
+    domain, problem = parse_domain(NESTED), parse_problem(NESTED_P)
+    assert not errors_of(check(domain, problem))
+    assert validate_plan(domain, problem, "(sound)\n").verdict is Verdict.VALID
+    # the second sound's outer condition is false: nothing changes, (logged) stays false
+    assert validate_plan(domain, problem, "(sound)\n(sound)\n").verdict is Verdict.VALID
+    task = ground(domain, problem)
+    (action,) = task.actions
+    once = task.progress(task.init, action)
+    atoms = {"(" + " ".join(a) + ")" for a in task.atoms_of(once)}
+    assert {"(alarm)", "(cleared r1)"} <= atoms and not {"(cleared r2)", "(logged)"} & atoms
+    assert task.is_goal(once) and task.progress(once, action) == once

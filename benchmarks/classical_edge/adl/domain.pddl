@@ -1,12 +1,12 @@
-; More ADL: or, negated and/or/forall/imply, exists and imply in when conditions, forall
-; inside when, when inside forall with a negative effect, conflicting conditional effects,
-; equality across types, quantifiers over object, an action with no precondition.
+; More ADL: or, negated and/or/forall/imply, exists and imply in when conditions, when
+; inside forall with a negative effect, conflicting conditional effects, equality across
+; types, quantifiers over object.
 (define (domain office)
   (:requirements :adl)
   (:types person room - object manager - person)
   (:constants boss - manager)
   (:predicates (in ?p - person ?r - room) (lit ?r - room) (alarm) (quiet) (locked ?r - room)
-               (cleared ?x) (badge ?p - person))
+               (cleared ?x - object) (badge ?p - person))
   (:action light
     :parameters (?r - room)
     :precondition (or (exists (?p - person) (in ?p ?r)) (locked ?r))
@@ -23,7 +23,8 @@
     :effect (forall (?p - person) (when (in ?p ?r) (and (not (in ?p ?r)) (cleared ?p)))))
   (:action sound
     :parameters ()
-    :effect (and (alarm) (when (alarm) (not (alarm))) (when (not (alarm)) (forall (?r - room) (when (lit ?r) (cleared ?r))))))
+    :precondition (and)
+    :effect (and (alarm) (when (alarm) (not (alarm))) (forall (?r - room) (when (and (not (alarm)) (lit ?r)) (cleared ?r)))))
   (:action badge-all
     :parameters ()
     :precondition (not (imply (alarm) (quiet)))

@@ -1,9 +1,9 @@
 ; Derived predicates: recursive (above), and one with negation over a lower stratum (free).
 (define (domain towers)
-  (:requirements :strips :typing :negative-preconditions :derived-predicates :quantified-preconditions)
+  (:requirements :strips :typing :negative-preconditions :derived-predicates :quantified-preconditions :conditional-effects)
   (:types block)
   (:predicates (on ?x ?y - block) (ontable ?x - block) (holding ?x - block) (handempty)
-               (above ?x ?y - block) (free ?x - block))
+               (above ?x ?y - block) (free ?x - block) (top-seen ?x - block))
   (:derived (above ?x ?y - block)
     (or (on ?x ?y) (exists (?z - block) (and (on ?x ?z) (above ?z ?y)))))
   (:derived (free ?x - block)
@@ -23,4 +23,8 @@
   (:action put
     :parameters (?x - block)
     :precondition (holding ?x)
-    :effect (and (ontable ?x) (handempty) (not (holding ?x)))))
+    :effect (and (ontable ?x) (handempty) (not (holding ?x))))
+  (:action survey
+    :parameters (?x - block)
+    :precondition (and)
+    :effect (forall (?y - block) (when (and (above ?y ?x) (free ?y) (not (above ?x ?y))) (top-seen ?y)))))
