@@ -47,7 +47,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))      # this checkout's planning_core, whatever is installed
+# this checkout's planning_core, whatever is installed; PLANNING_CORE_TREE=DIR judges with
+# another tree's (the "before" column: a `git archive` of an older commit, with PYTHONPATH=DIR)
+sys.path.insert(0, os.environ.get("PLANNING_CORE_TREE", str(ROOT)))
 EDGE = ROOT / "benchmarks" / "classical_edge"
 VAL = "/work/ext/VAL/build/bin/Validate"
 
@@ -160,7 +162,94 @@ def agree(val: dict, ours: dict) -> bool:
 # Why each disagreement is VAL's error (or a deliberate departure of ours), by case id.
 # Written by hand from VAL's source (/work/ext/VAL) and PDDL's semantics; the results file
 # prints them. A disagreement without an entry here is printed as UNEXPLAINED.
-FINDINGS: dict[str, str] = {}
+_ARITY_TYPED = (
+    "VAL is wrong (it crashes). In a typed domain `TypeChecker::typecheckActionInstance` "
+    "(`libraries/VAL/src/typecheck.cpp`) walks the step's arguments and advances the "
+    "action's parameter iterator beside them without testing its end, so an extra argument "
+    "reads past the parameter list; a missing one passes the type check and then "
+    "`Action::Action` (`Action.cpp`) looks each parameter up with "
+    "`bindings.find(*i)->second`, which dereferences `end()`. Either way a segmentation "
+    "fault, no verdict. The step is not an instance of the action: ours is `wrong_arity`, "
+    "located at the step's line.")
+_PREFIX = (
+    "VAL is wrong. Its plan grammar (`c_plan` in `Parser/pddl+.y`) is a right-recursive "
+    "list of steps; `yyerror` returns 0 and `getPlan` (`applications/Validate/src/main.cpp`) "
+    "does not look at `yyparse`'s result. When the unreadable text comes where the step list "
+    "may end, bison's default reduction has already built the plan from the steps before "
+    "it, and that prefix is validated as if it were the whole file. Ours is "
+    "`plan_syntax_error` with the line and column of the unreadable text.")
+FINDINGS: dict[str, str] = {
+    "planforms/problem/arity-too-few": _ARITY_TYPED,
+    "planforms/problem/arity-too-many": _ARITY_TYPED,
+    "planforms/problem/arity-zero-ary": _ARITY_TYPED,
+    "untyped/problem/arity-too-few": (
+        "VAL is wrong (it crashes). In an untyped domain there is no type check; "
+        "`buildBindings` (`libraries/VAL/include/Action.h`) zips the parameters with the "
+        "step's arguments and reads past the end of the shorter argument list: a "
+        "segmentation fault. Ours is `wrong_arity`."),
+    "untyped/problem/arity-too-many": (
+        "VAL is wrong. In an untyped domain `buildBindings` binds the parameters to the first "
+        "arguments and drops the extra one, so `(board c1 l1 l2)` runs as `(board c1 l1)` and "
+        "the plan is accepted. A step with three arguments is not an instance of a "
+        "two-parameter action; ours is `wrong_arity`."),
+    "planforms/problem/syntax-no-parens": _PREFIX + (
+        " Here the first line `move r1 c1 c2` has no parentheses, so VAL validates an empty "
+        "plan (its `-v` trace says `Plan size: 0`) and reports only that the goal is not "
+        "satisfied, although `(beep)` follows."),
+    "planforms/problem/syntax-stray-paren": _PREFIX + (
+        " Here the stray `)` after `(beep)` ends the parse and VAL accepts the plan."),
+    "planforms/problem/hash-line": _PREFIX + (
+        " Here VAL's lexer drops the `#` (see `commas`) and `a hash line` ends the parse: "
+        "VAL validates the first step alone (goal not satisfied)."),
+    "planforms/problem/commas": (
+        "VAL's acceptance is an accident of its lexer: `Parser/pddl+.l` has no rule for `,`, "
+        "so flex's default action echoes the character to standard output (VAL prints `,,` "
+        "before its report) and drops it. PDDL names are letters, digits, `-` and `_`; "
+        "`r1,` is not an object of the task. We keep `unknown_object` naming `'r1,'` and the "
+        "step's line: a user sees what to fix."),
+    "planforms/problem/numbered": (
+        "A deliberate departure (README, `validate`: plan files): we read the numbered lines "
+        "language models write (`1. (a x)`, `1: (a x)`). VAL lexes `1.` as a number, expects "
+        "`:` after it and, the step list not yet built, answers `Bad plan description!`. The "
+        "steps are unambiguous; the plan is valid with value 2."),
+    "costs/domain-lone-effect/problem/valid-12": (
+        "VAL is wrong. PDDL 2.1's BNF lets an action's whole `:effect` be one `<p-effect>`, an "
+        "`(increase ...)` included; VAL's grammar (`c_effect` in `Parser/pddl+.y`) has no "
+        "alternative for a lone assignment (only inside `(and ...)`), so it refuses the "
+        "domain (`Problem in domain definition!`). The same departure is listed for "
+        "numeric effects in `docs/pddl21.md`. Ours: valid, 12, as with the `(and ...)` "
+        "form (`costs/problem/valid-12`)."),
+    "adl/domain-no-precondition/problem/valid": (
+        "VAL is wrong. `:precondition` is optional in PDDL's action definition (`[:precondition "
+        "<GD>]`); VAL's `c_action_def` (`Parser/pddl+.y`) requires `PRE c_pre_goal_descriptor`, "
+        "so a domain with an action without one is refused (`Problem in domain definition!`). "
+        "The same domain with `:precondition (and)` is valid in both (`adl/problem/valid`)."),
+    "adl/domain-untyped-parameter/problem/valid": (
+        "VAL is wrong. In a typed domain a name without `- type` in a typed list is of type "
+        "`object` (PDDL 1.2's typed lists; Fast Downward's `default_type=\"object\"`). VAL gives "
+        "the predicate parameter `?x` of `(cleared ?x)` no type at all and "
+        "`TypeChecker::subType` (`typecheck.cpp`) throws (`x has bad type definition`, "
+        "`Error in type-checking!`) when an action uses the predicate. With `?x - object` both "
+        "say valid (`adl/problem/valid`)."),
+    "forms2/problem-untyped-object/untyped-object": (
+        "VAL is wrong, as for the untyped predicate parameter: the problem's `b` is declared "
+        "without a type, so it is an `object`; VAL's `subType` finds neither a type nor "
+        "`either` types on it and throws (`Object with unknown type: b`). Ours: valid, 4."),
+    "forms2/domain-implicit-object/problem-implicit/implicit-object": (
+        "VAL is wrong. Every type is a subtype of `object`; `(:types thing)` declares `thing` "
+        "with the implicit parent `object`. VAL's type graph has no edge from `thing` to "
+        "`object` (`th.reachable` in `typecheck.cpp`), so `(done a)` with `?x - object` fails "
+        "its type check and the problem is refused (`Type problem in problem "
+        "specification!`). With `(:types thing - object)` both say valid "
+        "(`forms2/problem/valid-init-cost`)."),
+    "names/domain-case-twin/problem-case-twin/case-twin": (
+        "Ours is a refusal with a located error (`duplicate action 'go'`, the second "
+        "declaration's line): PDDL names are case-insensitive, so `Go` and `go` are one "
+        "action declared twice with different effects, and the step `(go)` has no single "
+        "meaning. VAL lower-cases names in its lexer and takes the first match "
+        "(`find_if(..., matchOp(...))`), the action that adds `(a)`, so the goal `(b)` fails. "
+        "Fast Downward warns about duplicate action names and keeps both. We keep the refusal."),
+}
 
 
 def md_cell(text) -> str:
@@ -177,9 +266,25 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "classical_edge.md"))
     ap.add_argument("--write-expected", action="store_true")
     ap.add_argument("--label", default="", help="a note for the results' header")
+    ap.add_argument("--before-tree", metavar="DIR",
+                    help="also judge every case with the planning_core of DIR (e.g. `git "
+                         "archive OLD planning_core grammars validators | tar -x -C DIR`): "
+                         "a 'before' column and agreement count")
+    ap.add_argument("--before-label", help="how the results name the --before-tree")
+    ap.add_argument("--ours-only", action="store_true",
+                    help="print our verdicts as JSON (one object by case id) and stop")
     args = ap.parse_args(argv)
     os.environ["PLANNING_CORE_PARSE_CACHE"] = "0"
     cases = read_cases()
+    if args.ours_only:
+        print(json.dumps({case["id"]: run_ours(case) for case in cases}))
+        return 0
+    before = None
+    if args.before_tree:
+        env = dict(os.environ, PYTHONPATH=args.before_tree, PLANNING_CORE_TREE=args.before_tree)
+        proc = subprocess.run([sys.executable, __file__, "--ours-only"], env=env,
+                              capture_output=True, text=True, check=True)
+        before = json.loads(proc.stdout.splitlines()[-1])
     rows = []
     for case in cases:
         val, ours = run_val(args.val, case), run_ours(case)
@@ -188,25 +293,35 @@ def main(argv=None) -> int:
               f"{value_text(val['value'])} / ours {ours['class']} {value_text(ours['value'])}",
               file=sys.stderr)
     n_agree = sum(r[3] for r in rows)
+    n_before = None if before is None else sum(agree(val, before[case["id"]])
+                                               for case, val, _, _ in rows)
     lines = ["# Classical/ADL edge cases: planning_core vs VAL", "",
              f"Cases: `benchmarks/classical_edge/cases.txt`, {len(rows)} hand-written plans on "
              f"{len({c['folder'] for c in cases})} folders of hand-written domains and problems. "
              "Command: `python benchmarks/classical_edge.py` (VAL 4, "
              f"`{args.val}`, built from KCL-Planning/VAL). {args.label}", "",
              f"**Agreement: {n_agree}/{len(rows)}** (same class of verdict, and the same plan "
-             "value when both say valid).", "",
+             "value when both say valid)"
+             + ("." if before is None else
+                f"; before the fixes ({args.before_label or args.before_tree}): "
+                f"{n_before}/{len(rows)}."), "",
              "Classes: `valid`; `precondition` (VAL: Plan failed to execute); `goal` (VAL: Goal "
              "not satisfied); `bad_plan` (VAL: Bad plan description! or Error in "
              "type-checking!; ours: unknown_action, wrong_arity, unknown_object, type_error, "
              "plan_syntax_error); `undefined` (a value read that the problem never gives); "
              "`mutex` (interfering steps at one time point); `refused` (VAL: Problem in domain definition!; ours: bad_input); `crash` (VAL "
              "killed by a signal).", "",
-             "| case | tests | VAL | VAL value | ours | our verdict | our value | agree |",
-             "|---|---|---|---:|---|---|---:|---|"]
+             "| case | tests | VAL | VAL value | ours | our verdict | our value | agree |"
+             + (" before |" if before else ""),
+             "|---|---|---|---:|---|---|---:|---|" + ("---|" if before else "")]
     for case, val, ours, ok in rows:
+        extra = ""
+        if before:
+            b = before[case["id"]]
+            extra = f" {b['verdict']}{'' if agree(val, b) else ' (differs)'} |"
         lines.append(f"| `{case['id']}` | {md_cell(case['about'])} | {val['class']} | "
                      f"{value_text(val['value'])} | {ours['class']} | {ours['verdict']} | "
-                     f"{value_text(ours['value'])} | {'yes' if ok else '**no**'} |")
+                     f"{value_text(ours['value'])} | {'yes' if ok else '**no**'} |{extra}")
     lines += ["", "## Disagreements, explained by hand", ""]
     diffs = [r for r in rows if not r[3]]
     if not diffs:
