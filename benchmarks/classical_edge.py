@@ -97,6 +97,14 @@ def run_val(val: str, case: dict) -> dict:
     if m:
         value = float(m.group(1))
     if proc.returncode < 0:
+        # -v adds the repair advice, which can crash where the verdict does not: the
+        # verdict is then the plain run's, and the crash is said in the text
+        plain = subprocess.run([val, case["domain"], case["problem"], case["plan"]],
+                               cwd=folder, capture_output=True, text=True, timeout=60)
+        if plain.returncode >= 0 and "Plan failed to execute" in plain.stdout:
+            return {"class": "precondition", "value": None, "exit": plain.returncode,
+                    "text": f"Plan failed to execute (without -v; with -v killed by signal "
+                            f"{-proc.returncode})"}
         cls, text = "crash", f"killed by signal {-proc.returncode}"
     elif "Plan valid" in out:
         cls, text = "valid", "Plan valid"
@@ -109,6 +117,8 @@ def run_val(val: str, case: dict) -> dict:
         text = "Plan failed to execute"
     elif "Type problem in problem specification" in out:
         cls, text = "refused", "Type problem in problem specification!"
+    elif "Type problem in domain description" in out:
+        cls, text = "refused", "Type problem in domain description!"
     elif "Bad plan description" in out:
         cls, text = "bad_plan", "Bad plan description!"
     elif "Error in type-checking" in out:
@@ -242,6 +252,20 @@ FINDINGS: dict[str, str] = {
         "its type check and the problem is refused (`Type problem in problem "
         "specification!`). With `(:types thing - object)` both say valid "
         "(`forms2/problem/valid-init-cost`)."),
+    "scoping/domain-free-variable/problem-free-variable/free-variable": (
+        "VAL is wrong. The rule `(:derived (covered ?x) (and (link ?y ?x) (not (marked "
+        "?y))))` uses `?y`, bound nowhere (PDDL 2.2: the body's free variables are the "
+        "head's). VAL builds the rule anyway and evaluates it with `?y` unbound: `(covered b)` "
+        "comes out false although `(link a b)` holds and `a` is unmarked, so `(mark b)` runs. "
+        "Fast Downward refuses the domain (`Undefined variable ?y`), as we do (a located "
+        "`undeclared variable '?y'`)."),
+    "scoping/domain-undeclared-derived/problem/valid": (
+        "Both refuse (classes differ only in name: VAL's `Predicate all-p not found` / `Type "
+        "problem in domain description!` is a refusal of the domain). Fixed in this work: "
+        "we accepted a derived predicate declared only by its `:derived` rule; PDDL 2.2 "
+        "declares it in `:predicates` like any predicate, and VAL and Fast Downward "
+        "(`Expected logical operator or predicate name`) refuse the domain; ours is now a "
+        "located error at the rule's head."),
     "names/domain-case-twin/problem-case-twin/case-twin": (
         "Ours is a refusal with a located error (`duplicate action 'go'`, the second "
         "declaration's line): PDDL names are case-insensitive, so `Go` and `go` are one "
@@ -250,6 +274,34 @@ FINDINGS: dict[str, str] = {
         "(`find_if(..., matchOp(...))`), the action that adds `(a)`, so the goal `(b)` fails. "
         "Fast Downward warns about duplicate action names and keeps both. We keep the refusal."),
 }
+
+
+# What the cases made us change (each with a regression test in
+# tests/validate/test_classical_edge_fixes.py) and what else they showed about VAL.
+FIXES = [
+    "`constants/problem-retyped/*`: a domain constant declared again as a problem object "
+    "of another type has both types (the checker let the problem's type win and refused "
+    "`(at c1 depot)` in the goal; the validator's universe already took both, as VAL does).",
+    "`derived/domain-strata/problem-derived-init/derived-init`: a derived atom listed in "
+    "`:init` is ignored with a warning (it was an error): its value comes from its rule. "
+    "VAL, Fast Downward, our validator and our grounder all ignore it.",
+    "`forms2/problem-twice/object-twice`: an object declared twice in `:objects` is one "
+    "object, with a warning (it was an error); VAL accepts it (Fast Downward refuses it).",
+    "`adl/domain-forall-in-when/*`: a `forall` or a `when` inside a `when`'s body is read "
+    "(the grammar allowed only literals there, as PDDL's BNF does); VAL and Fast Downward "
+    "read it, and the validator and grounder already handled the nesting.",
+    "`scoping/domain-undeclared-derived/*`: a derived predicate not declared in "
+    "`:predicates` is now a located error, as VAL and Fast Downward refuse the domain "
+    "(we accepted it).",
+]
+NOTES = [
+    "`scoping/problem/pre-exists-empty`: VAL's verdict agrees, but `Validate -v` crashes "
+    "(segmentation fault) on it: the repair advice of a false `(exists () ...)` calls "
+    "`pp->getAdviceProp` with `pp` null, since `QfiedGoal::create` (`Proposition.cpp`) sets "
+    "`pp` only when there is a variable to range over. The driver then takes the verdict of "
+    "a run without `-v`. Fast Downward refuses `(exists () ...)` outright (its parser "
+    "wants a non-empty variable list); PDDL's typed list may be empty, and we read it.",
+]
 
 
 def md_cell(text) -> str:
@@ -322,6 +374,8 @@ def main(argv=None) -> int:
         lines.append(f"| `{case['id']}` | {md_cell(case['about'])} | {val['class']} | "
                      f"{value_text(val['value'])} | {ours['class']} | {ours['verdict']} | "
                      f"{value_text(ours['value'])} | {'yes' if ok else '**no**'} |{extra}")
+    lines += ["", "## Fixes these cases led to", ""] + [f"- {f}" for f in FIXES]
+    lines += ["", "## Other findings about VAL", ""] + [f"- {n}" for n in NOTES]
     lines += ["", "## Disagreements, explained by hand", ""]
     diffs = [r for r in rows if not r[3]]
     if not diffs:

@@ -460,7 +460,13 @@ def check_domain(domain: pddl.Domain) -> tuple[pddl.Diagnostic, ...]:
             budget.tick(len(domain.predicates) + 64)
         ctx.check_typed(ax.head.parameters, "parameter")
         declared = next((p for p in domain.predicates if p.name == ax.head.name), None)
-        if declared is not None and declared.arity != ax.head.arity:
+        if declared is None:
+            # PDDL 2.2 declares a derived predicate in :predicates like any other; VAL
+            # ("Predicate ... not found") and Fast Downward ("Expected logical operator or
+            # predicate name") refuse the domain when it is not (benchmarks/classical_edge)
+            report.error(f"derived predicate '{ax.head.name}' is not declared in :predicates",
+                         ax.head.pos or ax.pos)
+        elif declared.arity != ax.head.arity:
             report.error(f"derived predicate '{ax.head.name}' has {ax.head.arity} parameter(s) "
                          f"but is declared with {declared.arity}", ax.pos)
         scope = {p.name: p.types for p in ax.head.parameters}

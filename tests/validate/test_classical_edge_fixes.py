@@ -99,3 +99,17 @@ def test_a_forall_and_a_when_inside_a_when_are_read_validated_and_grounded():
     atoms = {"(" + " ".join(a) + ")" for a in task.atoms_of(once)}
     assert {"(alarm)", "(cleared r1)"} <= atoms and not {"(cleared r2)", "(logged)"} & atoms
     assert task.is_goal(once) and task.progress(once, action) == once
+
+
+def test_a_derived_predicate_must_be_declared_in_predicates():
+    # VAL ("Predicate all-p not found") and Fast Downward refuse such a domain; we accepted it
+    domain = parse_domain("""(define (domain d) (:requirements :derived-predicates)
+      (:predicates (p ?x)) (:derived (all-p) (forall (?x) (p ?x)))
+      (:action a :parameters () :precondition (all-p) :effect (and)))""", "d.pddl")
+    (error,) = errors_of(check(domain))
+    assert "derived predicate 'all-p' is not declared in :predicates" in error.message
+    assert (error.file, error.line) == ("d.pddl", 2)
+    declared = parse_domain("""(define (domain d) (:requirements :derived-predicates)
+      (:predicates (p ?x) (all-p)) (:derived (all-p) (forall (?x) (p ?x)))
+      (:action a :parameters () :precondition (all-p) :effect (and)))""")
+    assert not errors_of(check(declared))
