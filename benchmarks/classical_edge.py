@@ -176,11 +176,12 @@ _ARITY_TYPED = (
     "VAL is wrong (it crashes). In a typed domain `TypeChecker::typecheckActionInstance` "
     "(`libraries/VAL/src/typecheck.cpp`) walks the step's arguments and advances the "
     "action's parameter iterator beside them without testing its end, so an extra argument "
-    "reads past the parameter list; a missing one passes the type check and then "
-    "`Action::Action` (`Action.cpp`) looks each parameter up with "
-    "`bindings.find(*i)->second`, which dereferences `end()`. Either way a segmentation "
-    "fault, no verdict. The step is not an instance of the action: ours is `wrong_arity`, "
-    "located at the step's line.")
+    "dereferences the parameter list's end; a missing argument passes that check (only the "
+    "given arguments are checked) and then `buildBindings` (`libraries/VAL/include/"
+    "Action.h`), called by `Action`'s constructor, zips the parameters with the arguments "
+    "and reads past the end of the argument list. Either way a segmentation fault, no "
+    "verdict. The step is not an instance of the action: ours is `wrong_arity`, located at "
+    "the step's line.")
 _PREFIX = (
     "VAL is wrong. Its plan grammar (`c_plan` in `Parser/pddl+.y`) is a right-recursive "
     "list of steps; `yyerror` returns 0 and `getPlan` (`applications/Validate/src/main.cpp`) "
@@ -254,8 +255,8 @@ FINDINGS: dict[str, str] = {
         "(`forms2/problem/valid-init-cost`)."),
     "scoping/domain-free-variable/problem-free-variable/free-variable": (
         "VAL is wrong. The rule `(:derived (covered ?x) (and (link ?y ?x) (not (marked "
-        "?y))))` uses `?y`, bound nowhere (PDDL 2.2: the body's free variables are the "
-        "head's). VAL builds the rule anyway and evaluates it with `?y` unbound: `(covered b)` "
+        "?y))))` uses `?y`, bound nowhere (neither a parameter of the head nor quantified). "
+        "VAL builds the rule anyway and evaluates it with `?y` unbound: `(covered b)` "
         "comes out false although `(link a b)` holds and `a` is unmarked, so `(mark b)` runs. "
         "Fast Downward refuses the domain (`Undefined variable ?y`), as we do (a located "
         "`undeclared variable '?y'`)."),
