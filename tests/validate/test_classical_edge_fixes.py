@@ -113,3 +113,34 @@ def test_a_derived_predicate_must_be_declared_in_predicates():
       (:predicates (p ?x) (all-p)) (:derived (all-p) (forall (?x) (p ?x)))
       (:action a :parameters () :precondition (all-p) :effect (and)))""")
     assert not errors_of(check(declared))
+
+
+ROBOTS = """(define (domain robots) (:requirements :strips :typing) (:types robot cell)
+  (:predicates (at ?r - robot ?c - cell) (beeped))
+  (:action move :parameters (?r - robot ?from ?to - cell) :precondition (at ?r ?from)
+    :effect (and (not (at ?r ?from)) (at ?r ?to)))
+  (:action beep :parameters () :precondition (and) :effect (beeped)))"""
+ROBOTS_P = """(define (problem p) (:domain robots) (:objects r1 - robot c1 c2 - cell)
+  (:init (at r1 c1)) (:goal (beeped)))"""
+
+
+def test_commas_between_arguments_get_a_hint():
+    # VAL's lexer drops the commas and accepts the step; ours stays unknown_object, and now
+    # says what to fix
+    from planning_core.validate.simulator import validate_plan
+
+    report = validate_plan(parse_domain(ROBOTS), parse_problem(ROBOTS_P), "(move r1, c1, c2)\n")
+    assert report.verdict.value == "unknown_object"
+    assert "did you mean 'r1'? Arguments are separated by blank space" in report.message
+    report = validate_plan(parse_domain(ROBOTS), parse_problem(ROBOTS_P), "(move r9 c1 c2)\n")
+    assert "did you mean" not in report.message
+
+
+def test_a_hash_comment_line_says_comments_start_with_a_semicolon():
+    from planning_core.pddl.plans import parse_plan
+
+    plan = parse_plan("(move r1 c1 c2)\n# moved\n(beep)\n")
+    (error,) = plan.errors
+    assert (error.line, error.column) == (2, 1)
+    assert error.message.endswith("comments start with ';'")
+    assert "comments start" not in parse_plan("(move r1 (c1) c2)\n").errors[0].message
