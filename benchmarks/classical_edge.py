@@ -267,6 +267,13 @@ FINDINGS: dict[str, str] = {
         "declares it in `:predicates` like any predicate, and VAL and Fast Downward "
         "(`Expected logical operator or predicate name`) refuse the domain; ours is now a "
         "located error at the rule's head."),
+    "misc/domain-cycle/problem-cycle/cycle": (
+        "VAL is wrong. `(:derived (p) (and (q) (not (p))))` makes `(p)` depend negatively on "
+        "itself: no stratification exists and the rule has no least fixpoint (PDDL 2.2 "
+        "allows negation of derived predicates only in a stratified way). VAL evaluates the "
+        "rule anyway and lets `(go)` run. Ours refuses the domain with a located error "
+        "(`derived predicate p depends negatively on itself`); with `--json` that refusal "
+        "printed no object, fixed in this work (a `bad_input` row)."),
     "names/domain-case-twin/problem-case-twin/case-twin": (
         "Ours is a refusal with a located error (`duplicate action 'go'`, the second "
         "declaration's line): PDDL names are case-insensitive, so `Go` and `go` are one "
@@ -291,6 +298,9 @@ FIXES = [
     "`adl/domain-forall-in-when/*`: a `forall` or a `when` inside a `when`'s body is read "
     "(the grammar allowed only literals there, as PDDL's BNF does); VAL and Fast Downward "
     "read it, and the validator and grounder already handled the nesting.",
+    "`misc/domain-cycle/*`: `validate --json` printed no object when the domain was "
+    "refused past the checker (derived rules that cannot be stratified); it prints a "
+    "located `bad_input` row, as for the checker's errors.",
     "`scoping/domain-undeclared-derived/*`: a derived predicate not declared in "
     "`:predicates` is now a located error, as VAL and Fast Downward refuse the domain "
     "(we accepted it).",

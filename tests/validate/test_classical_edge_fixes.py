@@ -144,3 +144,17 @@ def test_a_hash_comment_line_says_comments_start_with_a_semicolon():
     assert (error.line, error.column) == (2, 1)
     assert error.message.endswith("comments start with ';'")
     assert "comments start" not in parse_plan("(move r1 (c1) c2)\n").errors[0].message
+
+
+def test_derived_rules_that_cannot_be_stratified_are_a_json_bad_input_row(tmp_path, capsys):
+    # the refusal came from the simulator, past the checker: --json printed no object at all
+    domain = """(define (domain cycle) (:requirements :strips :derived-predicates)
+      (:predicates (p) (q) (done))
+      (:derived (p) (and (q) (not (p))))
+      (:action go :parameters () :precondition (p) :effect (done)))"""
+    problem = "(define (problem c) (:domain cycle) (:init (q)) (:goal (done)))"
+    row = run(tmp_path, capsys, domain, problem, "(go)\n")
+    assert row["verdict"] == "bad_input"
+    (error,) = row["errors"]
+    assert "cannot be stratified" in error["message"]
+    assert error["file"].endswith("d.pddl") and error["line"] == 3
