@@ -16,7 +16,7 @@ the same classes and compared, with the plan's value when both say valid::
     precondition   VAL "Plan failed to execute" (precond.)   precondition_failed
     goal           VAL "Goal not satisfied"                  goal_not_satisfied
     bad_plan       VAL "Bad plan description!" or            unknown_action, wrong_arity,
-                   "Error in type-checking!"                 unknown_object, type_error,
+                   "Error in type-checking!" of a plan       unknown_object, type_error,
                                                              plan_syntax_error
     mutex          VAL "Mutex violation"                     mutex_violated (steps at one time)
     undefined      VAL "Attempt to access undefined ..."     undefined_value
@@ -122,7 +122,10 @@ def run_val(val: str, case: dict) -> dict:
     elif "Bad plan description" in out:
         cls, text = "bad_plan", "Bad plan description!"
     elif "Error in type-checking" in out:
-        cls, text = "bad_plan", "Error: Error in type-checking!"
+        # before "Checking plan:" the problem failed VAL's type check, after it the plan
+        cls = "bad_plan" if "Checking plan:" in out else "refused"
+        text = "Error: Error in type-checking!" + ("" if cls == "bad_plan" else
+                                                   " (of the problem, before the plan)")
     elif "undefined" in out:
         cls, text = "undefined", "Attempt to access undefined numeric expression!"
     elif "Problem in domain definition" in out or "Problem in problem definition" in out:
