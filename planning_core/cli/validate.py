@@ -356,9 +356,15 @@ def _run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warnin
                 "plan; no verdict"))
         else:
             stopped_here = None
-        report = stopped or stopped_here or validate_plan(domain, problem, plan,
-                                                          trace=verbose, budget=budget,
-                                                          tolerance=tolerance)
+        try:
+            report = stopped or stopped_here or validate_plan(domain, problem, plan,
+                                                              trace=verbose, budget=budget,
+                                                              tolerance=tolerance)
+        except PlanningError as e:   # the domain cannot be simulated (derived predicates
+            if as_json:              # that cannot be stratified): a located bad_input, as
+                _bad_input_json(plan_paths, [e], warnings, out)   # the checker's errors
+            print(error_line(e), file=err)
+            return ExitCode.BAD_INPUT
         budget = None
         reports.append((path, report))
         if as_json:

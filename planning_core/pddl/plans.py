@@ -328,6 +328,8 @@ def _line_error(line_no: int, text: str, err: UnexpectedInput) -> PlanLineError:
         expected = "a number"
     else:
         expected = "a step '(action arg ...)', optionally '1.', 't:' before or '[d]' after it"
+    if found in ("character '#'", "'#'") or text.lstrip().startswith(("#", "//")):
+        expected += "; comments start with ';'"
     return PlanLineError(line_no, column, f"unexpected {found}; expected {expected}")
 
 

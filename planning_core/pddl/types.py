@@ -65,10 +65,15 @@ def _closure(parents: dict, name: str) -> frozenset[str]:
 
 
 def object_types(domain: pddl.Domain, problem: pddl.Problem | None = None) -> dict[str, tuple[str, ...]]:
-    """Every constant and object with its declared type(s); later declarations win."""
-    table = {c.name: c.types for c in domain.constants}
-    if problem is not None:
-        table.update({o.name: o.types for o in problem.objects})
+    """Every constant and object with its declared type(s). A name declared twice (a
+    domain constant listed again among the problem's objects, maybe with another type) has
+    the types of both declarations, as the validator's universe and VAL give it (Fast
+    Downward refuses a name declared twice): the checker once let the later one win, and
+    refused a goal that used the constant with its domain type."""
+    table = {}
+    for obj in domain.constants + (problem.objects if problem is not None else ()):
+        known = table.get(obj.name)
+        table[obj.name] = obj.types if known is None else tuple(dict.fromkeys(known + obj.types))
     return table
 
 

@@ -354,9 +354,15 @@ class Validator:
         k = fault.position
         arg = step.args[k]
         if fault.kind is Fault.UNKNOWN_OBJECT:
+            hint = ""
+            bare = arg.strip(",;.:'\"`")
+            if bare != arg and bare in self.universe.types_of:
+                # VAL's lexer drops characters such as ',' silently; say what to fix
+                hint = (f"; did you mean '{bare}'? Arguments are separated by blank space, "
+                        "and PDDL names are letters, digits, '-' and '_'")
             return self._fail(Verdict.UNKNOWN_OBJECT, index, step,
                               f"{where}: '{arg}' is neither an object of the problem "
-                              "nor a constant of the domain")
+                              f"nor a constant of the domain{hint}")
         declared = " ".join(self.universe.declared[arg])
         return self._fail(Verdict.TYPE_ERROR, index, step,
                           f"{where}: argument {k + 1} '{arg}' is of type {declared}, "

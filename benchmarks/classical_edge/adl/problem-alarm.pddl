@@ -1,0 +1,5 @@
+(define (problem office-2)
+  (:domain office)
+  (:objects ann - person r1 r2 - room)
+  (:init (in ann r1) (alarm) (locked r2))
+  (:goal (and (alarm) (cleared r1) (cleared r2) (cleared ann) (not (cleared boss)) (lit r2))))

@@ -1,0 +1,5 @@
+(define (problem office-3)
+  (:domain office)
+  (:objects ann - person r1 - room)
+  (:init (in ann r1) (in ann r1))
+  (:goal (and)))

@@ -1,0 +1,6 @@
+(define (problem office-1)
+  (:domain office)
+  (:objects ann - person r1 r2 - room)
+  (:init (in ann r1) (in boss r2))
+  (:goal (and (or (lit r1) (lit r2)) (quiet) (badge ann)
+              (forall (?x - object) (imply (cleared ?x) (not (= ?x boss)))))))

@@ -1,0 +1,5 @@
+(define (problem Hanoi-Case-1)
+  (:domain HANOI-CASE)
+  (:objects Left Right - PEG)
+  (:init (On BIG Left) (Empty right))
+  (:goal (and (on big RIGHT) (EMPTY left))))

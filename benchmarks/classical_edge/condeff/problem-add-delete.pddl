@@ -1,0 +1,5 @@
+(define (problem switches-2)
+  (:domain switches)
+  (:objects s1 s2 - switch)
+  (:init (on s1))
+  (:goal (and (on s1) (not (seen s2)) (fresh s2))))

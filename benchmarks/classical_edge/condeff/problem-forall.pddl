@@ -1,0 +1,5 @@
+(define (problem switches-3)
+  (:domain switches)
+  (:objects s1 s2 s3 - switch)
+  (:init (on s1) (on s3))
+  (:goal (and (forall (?s - switch) (not (on ?s))) (seen s1) (seen s3) (not (seen s2)) (done))))

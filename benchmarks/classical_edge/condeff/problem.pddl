@@ -1,0 +1,5 @@
+(define (problem switches-1)
+  (:domain switches)
+  (:objects s1 s2 s3 - switch)
+  (:init (on s1) (wired s1 s2) (wired s1 s3) (fresh s3))
+  (:goal (and (on s2) (on s3) (not (on s1)) (fresh s1) (fresh s3))))

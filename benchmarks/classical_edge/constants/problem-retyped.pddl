@@ -1,0 +1,5 @@
+(define (problem depot-3)
+  (:domain depot)
+  (:objects depot - crate market - place c1 - crate)
+  (:init (at c1 market))
+  (:goal (at c1 depot)))

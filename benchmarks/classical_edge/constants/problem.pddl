@@ -1,0 +1,5 @@
+(define (problem depot-1)
+  (:domain depot)
+  (:objects market - place c1 c2 - crate)
+  (:init (at c1 market) (at c2 depot))
+  (:goal (and (at c1 depot) (home c1) (at c2 market))))

@@ -1,0 +1,18 @@
+; As domain.pddl, but wait's :effect is a lone (increase ...) without (and ...).
+(define (domain roads)
+  (:requirements :strips :typing :action-costs)
+  (:types city)
+  (:predicates (at ?c - city) (road ?a ?b - city) (toll-paid))
+  (:functions (total-cost) - number (distance ?a ?b - city) - number)
+  (:action drive
+    :parameters (?from ?to - city)
+    :precondition (and (at ?from) (road ?from ?to))
+    :effect (and (not (at ?from)) (at ?to) (increase (total-cost) (distance ?from ?to))))
+  (:action pay-toll
+    :parameters ()
+    :precondition (and)
+    :effect (and (toll-paid) (increase (total-cost) 5)))
+  (:action wait
+    :parameters ()
+    :precondition (and)
+    :effect (increase (total-cost) 0)))

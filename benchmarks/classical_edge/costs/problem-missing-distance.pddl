@@ -1,0 +1,6 @@
+(define (problem roads-4)
+  (:domain roads)
+  (:objects a b c - city)
+  (:init (at a) (road a b) (road b c) (= (distance a b) 3) (= (total-cost) 0))
+  (:goal (at c))
+  (:metric minimize (total-cost)))

@@ -1,0 +1,7 @@
+(define (problem roads-2)
+  (:domain roads)
+  (:objects a b c - city)
+  (:init (at a) (road a b) (road b c)
+         (= (distance a b) 3) (= (distance b c) 4)
+         (= (total-cost) 0))
+  (:goal (at c)))

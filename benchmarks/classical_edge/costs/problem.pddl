@@ -1,0 +1,8 @@
+(define (problem roads-1)
+  (:domain roads)
+  (:objects a b c - city)
+  (:init (at a) (road a b) (road b c) (road a c)
+         (= (distance a b) 3) (= (distance b c) 4) (= (distance a c) 10)
+         (= (total-cost) 0))
+  (:goal (and (at c) (toll-paid)))
+  (:metric minimize (total-cost)))

@@ -1,0 +1,5 @@
+(define (problem strata-2)
+  (:domain strata)
+  (:objects a b - node)
+  (:init (link a b) (top b))
+  (:goal (marked b)))

@@ -1,0 +1,5 @@
+(define (problem strata-1)
+  (:domain strata)
+  (:objects a b c d - node)
+  (:init (link a b) (link b c))
+  (:goal (and (marked a) (marked b) (marked c) (top d) (reach a d))))

@@ -1,0 +1,5 @@
+(define (problem towers-2)
+  (:domain towers)
+  (:objects a b c d - block)
+  (:init (on a b) (on b c) (ontable c) (ontable d) (handempty))
+  (:goal (and (top-seen a) (not (top-seen b)) (not (top-seen d)))))

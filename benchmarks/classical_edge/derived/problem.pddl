@@ -1,0 +1,5 @@
+(define (problem towers-1)
+  (:domain towers)
+  (:objects a b c d - block)
+  (:init (on a b) (on b c) (ontable c) (ontable d) (handempty))
+  (:goal (and (above a d) (not (above a c)) (free a))))

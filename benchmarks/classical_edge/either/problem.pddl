@@ -1,0 +1,5 @@
+(define (problem garage-1)
+  (:domain garage)
+  (:objects c1 - car b1 - bike p1 - person shop street - place hybrid - (either car bike))
+  (:init (at c1 shop) (at b1 street) (at p1 shop) (at hybrid shop))
+  (:goal (and (fixed c1) (fixed b1) (forall (?v - (either car bike)) (fixed ?v)))))

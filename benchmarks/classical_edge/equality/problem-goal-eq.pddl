@@ -1,0 +1,5 @@
+(define (problem rooms-2)
+  (:domain rooms)
+  (:objects kitchen study - room)
+  (:init (at hall))
+  (:goal (and (at kitchen) (= kitchen kitchen) (exists (?r - room) (and (visited ?r) (not (= ?r hall)))))))

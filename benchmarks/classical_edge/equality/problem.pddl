@@ -1,0 +1,5 @@
+(define (problem rooms-1)
+  (:domain rooms)
+  (:objects kitchen study - room)
+  (:init (at hall))
+  (:goal (and (at study) (visited kitchen) (not (= kitchen study)))))

@@ -1,0 +1,6 @@
+(define (problem tiny-4)
+  (:domain tiny)
+  (:objects a - thing)
+  (:init (= (total-cost) 0) (= (price a) -3))
+  (:goal (done a))
+  (:metric minimize (total-cost)))

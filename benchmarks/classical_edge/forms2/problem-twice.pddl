@@ -1,0 +1,6 @@
+(define (problem tiny-5)
+  (:domain tiny)
+  (:objects a - thing a - thing)
+  (:init (= (total-cost) 0) (= (price a) 1))
+  (:goal (done a))
+  (:metric minimize (total-cost)))

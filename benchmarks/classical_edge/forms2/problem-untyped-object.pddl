@@ -1,0 +1,6 @@
+(define (problem tiny-6)
+  (:domain tiny)
+  (:objects a - thing b)
+  (:init (= (total-cost) 0) (= (price a) 1) (= (price b) 2))
+  (:goal (and (done a) (done b)))
+  (:metric minimize (total-cost)))

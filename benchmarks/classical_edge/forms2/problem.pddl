@@ -1,0 +1,6 @@
+(define (problem tiny-1)
+  (:domain tiny)
+  (:objects a b - thing)
+  (:init (= (total-cost) 5) (= (price a) 0) (= (price b) 2))
+  (:goal (and (done a) (done b)))
+  (:metric minimize (total-cost)))

@@ -1,0 +1,1 @@
+(define (problem cycle-1) (:domain cycle) (:init (q)) (:goal (done)))

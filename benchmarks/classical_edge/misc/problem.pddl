@@ -1,0 +1,5 @@
+(define (problem misc-1)
+  (:domain misc)
+  (:objects phone - gadget)
+  (:init (not (used phone)))
+  (:goal (and (used PHONE) (on phone) (not (= HAMMER phone)) (= hammer Hammer))))

@@ -1,0 +1,5 @@
+(define (problem shared-names-3)
+  (:domain shared-names)
+  (:objects front - door spare - key)
+  (:init (key key) (door front))
+  (:goal (holding front)))

@@ -1,0 +1,5 @@
+(define (problem shared-names-2)
+  (:domain shared-names)
+  (:objects front back - door spare - key)
+  (:init (key front) (door front))
+  (:goal (open front)))

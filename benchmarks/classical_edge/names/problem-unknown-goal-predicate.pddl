@@ -1,0 +1,5 @@
+(define (problem shared-names-5)
+  (:domain shared-names)
+  (:objects front - door)
+  (:init (key key) (door front))
+  (:goal (and (open front) (locked front))))

@@ -1,0 +1,5 @@
+(define (problem shared-names-4)
+  (:domain shared-names)
+  (:objects front - door)
+  (:init (key key) (door front) (door side))
+  (:goal (open front)))

@@ -1,0 +1,5 @@
+(define (PROBLEM shared-names-1)
+  (:DOMAIN shared-names)
+  (:OBJECTS front back - door spare - key)
+  (:INIT (key key) (key spare) (door front) (door back))
+  (:GOAL (and (open front) (open back) (holding key))))

@@ -1,0 +1,5 @@
+(define (problem lamps-1)
+  (:domain lamps)
+  (:objects a b c - lamp)
+  (:init (on b) (broken c))
+  (:goal (and (on a) (not (on b)) (not (on c)))))

@@ -1,0 +1,5 @@
+(define (problem robots-2)
+  (:domain robots)
+  (:objects r1 - robot c1 c2 - cell)
+  (:init (at r1 c1) (adj c1 c2) (beeped))
+  (:goal (and (at r1 c1) (beeped))))

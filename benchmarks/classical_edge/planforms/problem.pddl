@@ -1,0 +1,5 @@
+(define (problem robots-1)
+  (:domain robots)
+  (:objects r1 r2 - robot c1 c2 c3 - cell)
+  (:init (at r1 c1) (at r2 c3) (adj c1 c2) (adj c2 c3) (adj c2 c1) (adj c3 c2))
+  (:goal (and (at r1 c2) (beeped))))

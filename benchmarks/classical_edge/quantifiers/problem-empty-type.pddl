@@ -1,0 +1,5 @@
+(define (problem packing-2)
+  (:domain packing)
+  (:objects r1 - room)
+  (:init (robot-in r1))
+  (:goal (and (sealed r1) (forall (?b - box) (packed ?b)) (not (exists (?b - box) (in ?b r1))))))

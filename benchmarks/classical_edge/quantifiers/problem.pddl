@@ -1,0 +1,6 @@
+(define (problem packing-1)
+  (:domain packing)
+  (:objects b1 b2 b3 - box r1 r2 r3 - room)
+  (:init (robot-in r1) (in b1 r1) (in b2 r1) (in b3 r2))
+  (:goal (and (forall (?r - room) (imply (exists (?b - box) (in ?b ?r)) (sealed ?r)))
+              (exists (?r - room) (and (robot-in ?r) (forall (?b - box) (not (in ?b ?r))))))))

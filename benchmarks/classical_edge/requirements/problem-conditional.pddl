@@ -1,0 +1,5 @@
+(define (problem req-conditional-1)
+  (:domain req-conditional)
+  (:objects a b - lamp)
+  (:init)
+  (:goal (and (on a) (on b) (bright))))

@@ -1,0 +1,5 @@
+(define (problem req-derived-1)
+  (:domain req-derived)
+  (:objects a b)
+  (:init (lamp a) (lamp b))
+  (:goal (on b)))

@@ -1,0 +1,5 @@
+(define (problem req-equality-1)
+  (:domain req-equality)
+  (:objects n1 n2 - node)
+  (:init (at n1) (edge n1 n2))
+  (:goal (at n2)))

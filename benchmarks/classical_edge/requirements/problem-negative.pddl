@@ -1,0 +1,5 @@
+(define (problem req-negative-1)
+  (:domain req-negative)
+  (:objects a b)
+  (:init (lamp a) (lamp b) (on b))
+  (:goal (and (on a) (on b))))

@@ -1,0 +1,5 @@
+(define (problem req-none-1)
+  (:domain req-none)
+  (:objects a - lamp)
+  (:init)
+  (:goal (on a)))

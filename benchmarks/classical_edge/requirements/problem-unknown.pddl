@@ -1,0 +1,5 @@
+(define (problem req-unknown-1)
+  (:domain req-unknown)
+  (:objects a b)
+  (:init (lamp a) (lamp b) (on b))
+  (:goal (and (on a) (on b))))

@@ -1,0 +1,4 @@
+(define (problem scoping-2)
+  (:domain scoping)
+  (:init)
+  (:goal (flag)))

@@ -1,0 +1,6 @@
+(define (problem scoping-1)
+  (:domain scoping)
+  (:requirements :strips :typing)
+  (:objects a b - item)
+  (:init (p a))
+  (:goal (and (q b) (q hub) (not (q a)) (flag))))

@@ -1,0 +1,5 @@
+(define (problem fleet-1)
+  (:domain fleet)
+  (:objects truck - tanker vehicle - truck place - place tanker - vehicle yard - place)
+  (:init (at truck place) (at vehicle yard) (at tanker yard))
+  (:goal (and (fuelled truck) (loaded vehicle) (at tanker place))))

@@ -1,0 +1,5 @@
+(define (problem ferry-untyped-1)
+  (:domain ferry-untyped)
+  (:objects l1 l2 c1)
+  (:init (place l1) (place l2) (car c1) (at c1 l1) (at ferry l1))
+  (:goal (and (at c1 l2))))
