@@ -64,19 +64,23 @@ def test_a_damaged_foreign_or_wrongly_typed_entry_is_a_miss(cache):
     (entry,) = cache.iterdir()
     good = entry.read_bytes()
     problem = parse_problem((DOMAINS / "blocksworld" / "p01.pddl").read_text())
+    seal = parse_cache._seal
     payloads = [
         b"garbage", b"", good[:len(good) // 2],                  # damaged, truncated
+        good[:-1] + bytes([good[-1] ^ 1]),                        # one bit flipped
         pickle.dumps(parse_domain(DOMAIN, DOMAIN_PATH)),          # the format before issue 28
         parse_cache._encode("a string, not a Domain"), parse_cache._encode(problem),
-        marshal.dumps((parse_cache.FORMAT + 1,) + marshal.loads(good)[1:]),  # another format
+        _payload(good),                                           # marshal data, no seal
+        seal(marshal.dumps((parse_cache.FORMAT + 1,)
+                           + marshal.loads(_payload(good))[1:])),  # another format
         # a class table naming a class outside planning_core is never imported or called
-        marshal.dumps((parse_cache.FORMAT, (("os", "system"),), [parse_cache._NODE, "x"])),
-        marshal.dumps((parse_cache.FORMAT, (("subprocess", "Popen"),),
-                       [parse_cache._ENUM, 0, "x"])),
+        seal(marshal.dumps((parse_cache.FORMAT, (("os", "system"),), [parse_cache._NODE, "x"]))),
+        seal(marshal.dumps((parse_cache.FORMAT, (("subprocess", "Popen"),),
+                            [parse_cache._ENUM, 0, "x"]))),
         # a node of another shape, an unknown tag
-        marshal.dumps((parse_cache.FORMAT, (("planning_core.pddl.ast", "Domain"),),
-                       [parse_cache._NODE, "only one field"])),
-        marshal.dumps((parse_cache.FORMAT, (), [7, 1, 2])),
+        seal(marshal.dumps((parse_cache.FORMAT, (("planning_core.pddl.ast", "Domain"),),
+                            [parse_cache._NODE, "only one field"]))),
+        seal(marshal.dumps((parse_cache.FORMAT, (), [7, 1, 2]))),
     ]
     for payload in payloads:
         entry.write_bytes(payload)
@@ -88,6 +92,90 @@ def test_a_damaged_foreign_or_wrongly_typed_entry_is_a_miss(cache):
     entry.unlink()
     entry.symlink_to(target)
     assert _get(parse).name == "blocksworld"
+
+
+def _payload(entry: bytes) -> bytes:
+    """The marshal data of an entry file (after its magic and digest)."""
+    return entry[len(parse_cache._MAGIC) + parse_cache._DIGEST:]
+
+
+def _sealed_entry(tmp_path, names, body) -> str:
+    file = tmp_path / "made.entry"
+    file.write_bytes(parse_cache._seal(marshal.dumps((parse_cache.FORMAT, names, body))))
+    return str(file)
+
+
+@pytest.mark.parametrize("names, tag", [
+    # a function, a module and a builtin reached through the globals of the modules entries
+    # may name: never called (a table entry was once followed by getattr to anything)
+    ((("planning_core.pddl.ast", "is_variable"),), parse_cache._ENUM),
+    ((("planning_core.pddl.ast", "field"),), parse_cache._NODE),
+    ((("planning_core.cli.base", "LazyGroup"),), parse_cache._NODE),   # a class, not a node
+    ((("planning_core.pddl.parse_cache", "os.system"),), parse_cache._ENUM),
+    ((("planning_core.cli.validate", "validate_main"),), parse_cache._ENUM),
+    # an enumeration used as a node and a node as an enumeration
+    ((("planning_core.validate.report", "Verdict"),), parse_cache._NODE),
+    ((("planning_core.pddl.ast", "Domain"),), parse_cache._ENUM),
+])
+def test_a_class_table_names_only_classes_an_entry_holds(tmp_path, names, tag, monkeypatch):
+    import sys
+
+    calls = []
+    monkeypatch.setattr(os, "system", lambda *a: calls.append(a))
+    before = set(sys.modules)
+    body = [tag, 0, "echo called"] if tag == parse_cache._ENUM else [tag, "echo called"]
+    assert parse_cache._read(_sealed_entry(tmp_path, names, body), ast.Domain) is None
+    assert parse_cache._read(_sealed_entry(tmp_path, names, body), tuple) is None
+    assert not calls
+    assert not {m for m in set(sys.modules) - before if not m.startswith("planning_core")}
+
+
+def test_lists_met_twice_are_a_damaged_entry_not_an_exponential_decode(tmp_path):
+    # 619 bytes: 40 levels of a list holding the level below twice (marshal writes a value met
+    # twice once, then refers to it); decoded as copies this was 2**40 lists (a hang)
+    from planning_core.limits import LimitReached, Limits, metering
+
+    shared: list = [parse_cache._LIST]
+    for _ in range(40):
+        shared = [parse_cache._LIST, shared, shared]
+    file = _sealed_entry(tmp_path, (), [parse_cache._TUPLE, shared])
+    budget = Limits(time_s=20.0).budget()
+    try:
+        with metering(budget):
+            found = parse_cache._read(file, tuple)
+    except LimitReached:   # the budget stopped a decode that should have been refused
+        pytest.fail("a 619-byte entry decoded until the time limit")
+    assert found is None
+    # a list written twice by _encode (the same list twice in a value) is two lists
+    twice = [1, 2]
+    back = parse_cache._decode(parse_cache._encode(((twice, twice), [twice])))
+    assert back == ((twice, twice), [twice]) and back[0][0] is not back[0][1]
+
+
+def test_a_damaged_size_in_an_entry_allocates_nothing(tmp_path):
+    # one damaged length field: marshal trusts it and allocates the tuple (400 million items,
+    # 3.2 GB, 5.6 CPU-s for a 40-byte file) before it finds the data short; the digest
+    # refuses the entry before marshal reads it
+    import struct
+    import tracemalloc
+
+    from planning_core.limits import Limits, metering
+
+    good = parse_cache._encode(None)
+    start = len(parse_cache._MAGIC) + parse_cache._DIGEST
+    # the body (None, "N") damaged into a tuple of 400 million items
+    damaged = good[:-1] + b"(" + struct.pack("<i", 400_000_000) + b"N" * 8
+    file = tmp_path / "damaged.entry"
+    file.write_bytes(damaged)
+    assert len(damaged) - start < 40
+    tracemalloc.start()
+    try:
+        with metering(Limits(time_s=60.0, memory_mb=8192.0).budget()):
+            assert parse_cache._read(str(file), tuple) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20
 
 
 def _every_fixture_task():
