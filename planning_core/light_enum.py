@@ -10,13 +10,16 @@ made with :class:`LightEnum` instead: the parts of :class:`enum.Enum` and
 
 What a member keeps from :mod:`enum`: ``Kind.NAME`` is a member with ``.name`` and ``.value``;
 ``Kind(value)`` returns the member (``ValueError`` for any other value) and ``Kind["NAME"]``
-too; iterating, ``len`` and ``in`` see the members in definition order, aliases (a second
+too; ``x in Kind`` is true for a member and for a member's value (Python 3.12's rule; 3.11's
+enum raised ``TypeError`` for a non-member); iterating and ``len`` see the members in
+definition order, aliases (a second
 name for a value) excluded from iteration and kept in ``__members__``; members are
 singletons (``is`` compares them; ``copy``, ``deepcopy`` and ``pickle`` give the same
 member); ``repr`` and ``str`` are :mod:`enum`'s (``<Verdict.VALID: 'valid'>``,
 ``Verdict.VALID``); a class with a base type (``class ExitCode(int, LightEnum)``) makes
 members that are instances of that type, equal to their values and formatted as them, as
-:class:`enum.IntEnum`'s are. Members cannot be added or reassigned. What is left out:
+:class:`enum.IntEnum`'s are. Members cannot be added or reassigned, and a class with members cannot be subclassed.
+What is left out:
 ``isinstance(member, enum.Enum)`` is false, and ``auto()``, flags, ``_missing_`` and
 functional creation do not exist (nothing here uses them). ``tests/test_light_enum.py`` holds
 it to :mod:`enum`'s behaviour, member for member.
@@ -30,6 +33,9 @@ class _LightEnumType(type):
     """The metaclass: turns the class body's upper-case names into members."""
 
     def __new__(mcls, name, bases, namespace):
+        for base in bases:    # as enum: an enumeration with members is final
+            if isinstance(base, _LightEnumType) and base.__dict__.get("_members_"):
+                raise TypeError(f"<enum {name!r}> cannot extend {base!r}")
         names = [k for k, v in namespace.items()
                  if k[:1] != "_" and k.isupper() and not callable(v)
                  and not isinstance(v, (classmethod, staticmethod, property))]
@@ -87,8 +93,16 @@ class _LightEnumType(type):
     def __len__(cls):
         return len(cls.__dict__.get("_members_", ()))
 
-    def __contains__(cls, member):
-        return type(member) is cls and member in cls.__dict__.get("_members_", ())
+    def __contains__(cls, value):
+        # Python 3.12's (and 3.13's) rule: a member, or the value of one ("valid" in Verdict,
+        # 0 in ExitCode). 3.11's enum raised TypeError for a non-member, which no working
+        # code relies on; code written for 3.12+ then runs the same on every version.
+        if isinstance(value, cls):
+            return True
+        try:
+            return value in cls.__dict__.get("_value2member_map_", {})
+        except TypeError:     # an unhashable value: no member has it
+            return False
 
     def __bool__(cls):
         return True
