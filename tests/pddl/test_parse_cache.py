@@ -326,3 +326,45 @@ def test_the_salt_follows_a_source_s_size_and_time_and_finds_lark_as_import_does
     os.utime(source, ns=(1, 10**18))
     assert len({first, touched, parse_cache._stamp(str(source))}) == 3
     assert parse_cache._lark_origin() == importlib.util.find_spec("lark").origin
+
+
+@pytest.mark.parametrize("depth", [1990, 5000])
+def test_an_entry_nested_deeper_than_decoding_goes_is_a_miss(tmp_path, depth):
+    # marshal reads 2,000 levels (deeper is its ValueError), decoding recurses less: a
+    # RecursionError there is a miss, as any damaged entry (the parser refuses formulas
+    # nested past 256 parentheses, so no parse makes such an entry)
+    head = marshal.dumps((parse_cache.FORMAT, (), None))[:-1]
+    payload = head + (b"[\x02\x00\x00\x00" + b"\xe9" + bytes([parse_cache._LIST, 0, 0, 0])) \
+        * depth + b"N"
+    file = tmp_path / "deep.entry"
+    file.write_bytes(parse_cache._seal(payload))
+    assert parse_cache._read(str(file), tuple) is None
+    assert parse_cache._read(str(file), list) is None
+
+
+def test_two_processes_writing_one_entry_never_show_a_reader_half_of_it(cache):
+    # validate calls in parallel (a shell loop with &, xargs -P) store the same entry at once:
+    # each writes a temporary file and renames it into place, so a reader sees the whole
+    # entry or none
+    import subprocess
+    import sys
+
+    cache.mkdir(mode=0o700)
+    file = cache / "domain-shared.entry"
+    writer = (
+        "import sys\n"
+        "from planning_core.pddl import parse_cache\n"
+        "from planning_core.pddl.parser import parse_domain\n"
+        f"value = parse_domain(open({DOMAIN_PATH!r}).read(), {DOMAIN_PATH!r})\n"
+        "for _ in range(60):\n"
+        f"    parse_cache._write({str(cache)!r}, {str(file)!r}, value)\n")
+    children = [subprocess.Popen([sys.executable, "-c", writer], env=dict(os.environ))
+                for _ in range(2)]
+    want = parse_domain(DOMAIN, DOMAIN_PATH)
+    reads = []
+    while any(child.poll() is None for child in children):
+        reads.append(parse_cache._read(str(file), ast.Domain))
+    assert [child.wait() for child in children] == [0, 0]
+    reads.append(parse_cache._read(str(file), ast.Domain))
+    assert all(r is None or r == want for r in reads) and reads[-1] == want
+    assert [p.name for p in cache.iterdir()] == [file.name]   # no temporary file left
