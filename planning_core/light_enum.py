@@ -21,7 +21,9 @@ members that are instances of that type, equal to their values and formatted as 
 :class:`enum.IntEnum`'s are. Members cannot be added or reassigned, and a class with members cannot be subclassed.
 What is left out:
 ``isinstance(member, enum.Enum)`` is false, and ``auto()``, flags, ``_missing_`` and
-functional creation do not exist (nothing here uses them). ``tests/test_light_enum.py`` holds
+functional creation do not exist (nothing here uses them; a body defining ``__init__``,
+``__new__``, ``_missing_``, ``_generate_next_value_``, ``_ignore_`` or ``_order_``, which
+enum would call, is refused with ``TypeError`` rather than silently made different). ``tests/test_light_enum.py`` holds
 it to :mod:`enum`'s behaviour, member for member.
 """
 from __future__ import annotations
@@ -29,10 +31,21 @@ from __future__ import annotations
 __all__ = ["LightEnum"]
 
 
+#: what enum lets a class body customise and this module does not do
+_ENUM_HOOKS = frozenset({"__new__", "__init__", "_missing_", "_generate_next_value_",
+                         "_ignore_", "_order_"})
+
+
 class _LightEnumType(type):
     """The metaclass: turns the class body's upper-case names into members."""
 
     def __new__(mcls, name, bases, namespace):
+        # enum hooks this class would silently ignore (its members would then differ from
+        # enum's): refused, so that a body written for enum fails where it is defined
+        hooks = sorted(_ENUM_HOOKS.intersection(namespace))
+        if hooks:
+            raise TypeError(f"{name}: {', '.join(hooks)} not supported by LightEnum "
+                            "(use enum.Enum)")
         for base in bases:    # as enum: an enumeration with members is final
             if isinstance(base, _LightEnumType) and base.__dict__.get("_members_"):
                 raise TypeError(f"<enum {name!r}> cannot extend {base!r}")

@@ -163,3 +163,13 @@ def test_a_class_with_members_cannot_be_extended_as_enum_refuses():
         ONE = 1
 
     assert Kind.ONE.describe() == "one" and list(Kind) == [Kind.ONE]
+
+
+@pytest.mark.parametrize("hook", ["__init__", "__new__", "_missing_", "_generate_next_value_",
+                                  "_ignore_", "_order_"])
+def test_an_enum_hook_it_would_ignore_is_refused_not_silently_skipped(hook):
+    # enum calls these (an __init__ per member with its value, _missing_ for an unknown
+    # value...): a body written for enum must not quietly make different members
+    body = {"A": 1, hook: (lambda *args: None) if hook.startswith("__") else "A"}
+    with pytest.raises(TypeError, match=hook):
+        type(LightEnum)("Hooked", (LightEnum,), body)
