@@ -180,9 +180,10 @@ _CHUNK = 1 << 16
 # ``__setstate__`` did, about as fast (measured: a 20,000-fact problem 209 vs 219 ms, the
 # depots domain 0.6 vs 0.4 ms). The class table names only classes of ``_ENTRY_MODULES``
 # (nothing else is imported or called: a name is looked up only as a class of that module,
-# an enumeration or a node). Each list of an entry is decoded once: marshal shares a value
-# written twice, and a list met again (which ``_encode`` never writes) is a damaged entry,
-# not a second copy (a 619-byte entry of lists referencing lists 40 deep decoded for ever).
+# an enumeration or a node). marshal shares a value written twice, and ``_encode`` never
+# writes a list twice: the lists decoded may hold no more items than the data has bytes, so
+# a list met again and again is a damaged entry, not copies (a 619-byte entry of lists
+# referencing lists 40 deep decoded for ever), at no cost per list but a subtraction.
 # The marshal data is sealed with a digest (``_MAGIC``, then its BLAKE2b, 16 bytes): marshal
 # trusts its input's sizes (a 14-byte entry whose tuple size is damaged allocates gigabytes
 # before it finds the data short), so a damaged entry must never reach it. A damaged entry is
@@ -307,18 +308,19 @@ def _decode(data: bytes, budget=None):
                        if owner in _WRITTEN else None)
     new = object.__new__
     count = [CHECK_EVERY_OBJECTS]
-    seen: set[int] = set()
-    remember = seen.add
+    # a list of n items takes 5 + n bytes of marshal data at least (its code, its size, a
+    # byte per item): the lists decoded can take no more than the data holds, unless one is
+    # decoded twice (met again through marshal's references, which _encode never writes)
+    left = [len(payload)]
 
     def dec(v):
         count[0] -= 1
         if count[0] <= 0 and budget is not None:
             count[0] = CHECK_EVERY_OBJECTS
             budget.check(rss=True)
-        key = id(v)    # v is alive (held by the loaded body) for the whole decode
-        if key in seen:
-            raise ValueError("a list met twice")
-        remember(key)
+        left[0] -= len(v) + 4
+        if left[0] < 0:
+            raise ValueError("more lists than the entry holds (a list met twice)")
         tag = v[0]
         if tag >= _NODE:
             cls = table[tag - _NODE]
