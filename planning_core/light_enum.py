@@ -19,8 +19,10 @@ member); ``repr`` and ``str`` are :mod:`enum`'s (``<Verdict.VALID: 'valid'>``,
 ``Verdict.VALID``); a class with a base type (``class ExitCode(int, LightEnum)``) makes
 members that are instances of that type, equal to their values and formatted as them, as
 :class:`enum.IntEnum`'s are. Members cannot be added or reassigned, and a class with members cannot be subclassed.
-What is left out:
-``isinstance(member, enum.Enum)`` is false, and ``auto()``, flags, ``_missing_`` and
+pydantic (v2) models may have fields of these types, as of enum's
+(``__get_pydantic_core_schema__``). What is left out: ``isinstance(member, enum.Enum)`` is
+false (so are generic ``Enum`` checks: a JSON encoder's ``isinstance(o, Enum)``,
+``singledispatch`` on ``Enum``; type checkers see ``Verdict.VALID`` as a ``str``), and ``auto()``, flags, ``_missing_`` and
 functional creation do not exist (nothing here uses them; a body defining ``__init__``,
 ``__new__``, ``_missing_``, ``_generate_next_value_``, ``_ignore_`` or ``_order_``, which
 enum would call, is refused with ``TypeError`` rather than silently made different). ``tests/test_light_enum.py`` holds
@@ -188,3 +190,19 @@ class LightEnum(_Member, metaclass=_LightEnumType):
 
     def __hash__(self) -> int:
         return hash(self._name_)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source, handler):
+        """The schema pydantic (v2) makes for an :class:`enum.Enum`, which it makes only for
+        enum's subclasses (a model with a ``Verdict`` field raised
+        ``PydanticSchemaGenerationError``): a member or its value validates to the member,
+        JSON has the value, the JSON schema lists the values. Called by pydantic only, so
+        pydantic is imported by then."""
+        from pydantic_core import core_schema
+
+        members = list(cls._member_map_.values())   # aliases too, as pydantic lists enum's
+        values = [m._value_ for m in members]
+        sub_type = "int" if issubclass(cls, int) else \
+            "str" if all(type(v) is str for v in values) else None
+        return core_schema.enum_schema(cls, members, sub_type=sub_type,
+                                       ref=f"{cls.__module__}.{cls.__qualname__}:{id(cls)}")

@@ -173,3 +173,28 @@ def test_an_enum_hook_it_would_ignore_is_refused_not_silently_skipped(hook):
     body = {"A": 1, hook: (lambda *args: None) if hook.startswith("__") else "A"}
     with pytest.raises(TypeError, match=hook):
         type(LightEnum)("Hooked", (LightEnum,), body)
+
+
+@pytest.mark.parametrize("light, real", PAIRS, ids=lambda c: c.__name__)
+def test_pydantic_models_take_the_light_classes_as_real_enums(light, real):
+    # pydantic builds schemas for enum.Enum subclasses only: a model with a Verdict field
+    # raised PydanticSchemaGenerationError. Same validation, dumps and JSON schema as enum's.
+    pydantic = pytest.importorskip("pydantic", minversion="2")
+
+    mine = pydantic.create_model("Row", v=(light, ...))
+    theirs = pydantic.create_model("Row", v=(real, ...))
+    for member in light:
+        twin = real[member.name]
+        row = mine(v=member.value)
+        assert row.v is member and mine(v=member).v is member
+        assert row.model_dump_json() == theirs(v=twin.value).model_dump_json()
+        assert mine.model_validate_json(row.model_dump_json()).v is member
+    with pytest.raises(pydantic.ValidationError) as refused:
+        mine(v="no such value")
+    with pytest.raises(pydantic.ValidationError) as refused_too:
+        theirs(v="no such value")
+    assert refused.value.errors()[0]["msg"] == refused_too.value.errors()[0]["msg"]
+    schema, real_schema = mine.model_json_schema(), theirs.model_json_schema()
+    for s in (schema, real_schema):
+        s["$defs"][light.__name__].pop("description", None)   # the docstrings differ
+    assert schema == real_schema
