@@ -10,15 +10,22 @@ made with :class:`LightEnum` instead: the parts of :class:`enum.Enum` and
 
 What a member keeps from :mod:`enum`: ``Kind.NAME`` is a member with ``.name`` and ``.value``;
 ``Kind(value)`` returns the member (``ValueError`` for any other value) and ``Kind["NAME"]``
-too; iterating, ``len`` and ``in`` see the members in definition order, aliases (a second
+too; ``x in Kind`` is true for a member and for a member's value (Python 3.12's rule; 3.11's
+enum raised ``TypeError`` for a non-member); iterating and ``len`` see the members in
+definition order, aliases (a second
 name for a value) excluded from iteration and kept in ``__members__``; members are
 singletons (``is`` compares them; ``copy``, ``deepcopy`` and ``pickle`` give the same
 member); ``repr`` and ``str`` are :mod:`enum`'s (``<Verdict.VALID: 'valid'>``,
 ``Verdict.VALID``); a class with a base type (``class ExitCode(int, LightEnum)``) makes
 members that are instances of that type, equal to their values and formatted as them, as
-:class:`enum.IntEnum`'s are. Members cannot be added or reassigned. What is left out:
-``isinstance(member, enum.Enum)`` is false, and ``auto()``, flags, ``_missing_`` and
-functional creation do not exist (nothing here uses them). ``tests/test_light_enum.py`` holds
+:class:`enum.IntEnum`'s are. Members cannot be added or reassigned, and a class with members cannot be subclassed.
+pydantic (v2) models may have fields of these types, as of enum's
+(``__get_pydantic_core_schema__``). What is left out: ``isinstance(member, enum.Enum)`` is
+false (so are generic ``Enum`` checks: a JSON encoder's ``isinstance(o, Enum)``,
+``singledispatch`` on ``Enum``; type checkers see ``Verdict.VALID`` as a ``str``), and ``auto()``, flags, ``_missing_`` and
+functional creation do not exist (nothing here uses them; a body defining ``__init__``,
+``__new__``, ``_missing_``, ``_generate_next_value_``, ``_ignore_`` or ``_order_``, which
+enum would call, is refused with ``TypeError`` rather than silently made different). ``tests/test_light_enum.py`` holds
 it to :mod:`enum`'s behaviour, member for member.
 """
 from __future__ import annotations
@@ -26,10 +33,24 @@ from __future__ import annotations
 __all__ = ["LightEnum"]
 
 
+#: what enum lets a class body customise and this module does not do
+_ENUM_HOOKS = frozenset({"__new__", "__init__", "_missing_", "_generate_next_value_",
+                         "_ignore_", "_order_"})
+
+
 class _LightEnumType(type):
     """The metaclass: turns the class body's upper-case names into members."""
 
     def __new__(mcls, name, bases, namespace):
+        # enum hooks this class would silently ignore (its members would then differ from
+        # enum's): refused, so that a body written for enum fails where it is defined
+        hooks = sorted(_ENUM_HOOKS.intersection(namespace))
+        if hooks:
+            raise TypeError(f"{name}: {', '.join(hooks)} not supported by LightEnum "
+                            "(use enum.Enum)")
+        for base in bases:    # as enum: an enumeration with members is final
+            if isinstance(base, _LightEnumType) and base.__dict__.get("_members_"):
+                raise TypeError(f"<enum {name!r}> cannot extend {base!r}")
         names = [k for k, v in namespace.items()
                  if k[:1] != "_" and k.isupper() and not callable(v)
                  and not isinstance(v, (classmethod, staticmethod, property))]
@@ -87,8 +108,16 @@ class _LightEnumType(type):
     def __len__(cls):
         return len(cls.__dict__.get("_members_", ()))
 
-    def __contains__(cls, member):
-        return type(member) is cls and member in cls.__dict__.get("_members_", ())
+    def __contains__(cls, value):
+        # Python 3.12's (and 3.13's) rule: a member, or the value of one ("valid" in Verdict,
+        # 0 in ExitCode). 3.11's enum raised TypeError for a non-member, which no working
+        # code relies on; code written for 3.12+ then runs the same on every version.
+        if isinstance(value, cls):
+            return True
+        try:
+            return value in cls.__dict__.get("_value2member_map_", {})
+        except TypeError:     # an unhashable value: no member has it
+            return False
 
     def __bool__(cls):
         return True
@@ -161,3 +190,19 @@ class LightEnum(_Member, metaclass=_LightEnumType):
 
     def __hash__(self) -> int:
         return hash(self._name_)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source, handler):
+        """The schema pydantic (v2) makes for an :class:`enum.Enum`, which it makes only for
+        enum's subclasses (a model with a ``Verdict`` field raised
+        ``PydanticSchemaGenerationError``): a member or its value validates to the member,
+        JSON has the value, the JSON schema lists the values. Called by pydantic only, so
+        pydantic is imported by then."""
+        from pydantic_core import core_schema
+
+        members = list(cls._member_map_.values())   # aliases too, as pydantic lists enum's
+        values = [m._value_ for m in members]
+        sub_type = "int" if issubclass(cls, int) else \
+            "str" if all(type(v) is str for v in values) else None
+        return core_schema.enum_schema(cls, members, sub_type=sub_type,
+                                       ref=f"{cls.__module__}.{cls.__qualname__}:{id(cls)}")

@@ -70,8 +70,40 @@ def test_planning_core_and_pypi_validators_install_side_by_side(tmp_path):
              "assert 'venv' in validators.__file__, validators.__file__\n")
     both = _run([python, "-c", check], cwd=tmp_path)
     assert both.returncode == 0, both.stderr[-2000:]
+    _the_installed_validate_script_works(env_dir, tmp_path)
     removed = _run([python, "-m", "pip", "uninstall", "-y", "-q", "planning-core"])
     assert removed.returncode == 0, removed.stderr[-2000:]
     after = _run([python, "-c", "import validators; assert validators.url('https://example.org')"
                   " is True"], cwd=tmp_path)
     assert after.returncode == 0, after.stderr[-2000:]
+    assert not (env_dir / "bin" / "validate").exists()   # uninstalled with the package
+
+
+def _the_installed_validate_script_works(env_dir: Path, tmp_path: Path) -> None:
+    """``validate`` is a plain script since issue 28 (pyproject's script-files, not an entry
+    point): the wheel installs it with the venv's interpreter, and its exit codes are the
+    process's (0 valid, 1 invalid, 2 bad input), cold and with a warm parse cache."""
+    script = env_dir / "bin" / "validate"
+    assert script.read_text().splitlines()[0] == f"#!{env_dir / 'bin' / 'python'}"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(PLANNING_CORE_PARSE_CACHE="1", PLANNING_CORE_PARSE_CACHE_DIR=str(tmp_path / "pc"))
+    folder = ROOT / "domains" / "blocksworld"
+    domain, problem = folder / "domain.pddl", folder / "p01.pddl"
+    version = _run([script, "--version"], env=env, cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout.startswith("validate (planning-core) ")
+    assert _run([script, "--help"], env=env, cwd=tmp_path).returncode == 0
+    for _ in range(2):   # cold, then from the parse cache
+        valid = _run([script, folder / "p01.plan", domain, problem], env=env, cwd=tmp_path)
+        assert valid.returncode == 0 and "Plan valid" in valid.stdout, valid.stderr[-2000:]
+        invalid = _run([script, domain, problem, folder / "p01.bad.plan"], env=env, cwd=tmp_path)
+        assert invalid.returncode == 1 and "Plan invalid" in invalid.stdout, invalid.stderr
+    missing = _run([script, domain, problem, tmp_path / "none.plan"], env=env, cwd=tmp_path)
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr, missing.stderr
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text("".join(
+        f'{{"id": {i}, "plan": "{folder / plan}", "domain": "{domain}", "problem": "{problem}"}}\n'
+        for i, plan in enumerate(("p01.plan", "p01.bad.plan"))))
+    batch = _run([script, "--batch", manifest, "--out", tmp_path / "rows.jsonl",
+                  "--no-progress"], env=env, cwd=tmp_path)
+    assert batch.returncode == 1, batch.stderr[-2000:]    # one plan invalid
+    assert (tmp_path / "rows.jsonl").read_text().count("\n") == 2

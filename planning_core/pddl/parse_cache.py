@@ -16,11 +16,14 @@ the salt covers ``checker.py``, ``types.py`` and ``features.py`` too), so a warm
 neither imports the checker nor runs it.
 
 Where: ``$PLANNING_CORE_PARSE_CACHE_DIR``, else ``$XDG_CACHE_HOME/planning_core``, else
-``~/.cache/planning_core``; ``PLANNING_CORE_PARSE_CACHE=0`` turns the cache off. An entry is
-trusted when it is read (marshal data can crash the interpreter; a pickle, which entries
-were until issue 28, runs code), so the folder is used only when it belongs to the user and no one
-else may write to it (mode 0700 when created here), and every entry file must belong to the
-user too; anything unreadable, foreign or stale is ignored and the file parsed as usual.
+``~/.cache/planning_core``; ``PLANNING_CORE_PARSE_CACHE=0`` turns the cache off. The folder is
+used only when it belongs to the user and no one else may write to it (mode 0700 when
+created here), and every entry file must belong to the user too; anything unreadable,
+foreign, damaged (each entry carries a digest of its data) or stale is ignored and the file
+parsed as usual. An entry's class table can name only the classes an entry holds (never a
+function or module), and decoding one costs time and memory in proportion to its size; an
+entry written on purpose by the user (digest and all) is still trusted as far as marshal
+trusts its sizes (``_decode``).
 Entries are written to a temporary file and renamed into place, so concurrent calls never
 read half an entry. Only the ``validate`` command uses the cache; the library's
 ``parse_domain``/``parse_problem`` never touch the disk.
@@ -160,7 +163,7 @@ def _key(kind: str, path: str, text: str) -> str:
 #: problems of flat facts and for domains of many schemas)
 LOADED_BYTES_PER_ENTRY_BYTE = 16
 #: the entry format (the first item of every entry; another one is a miss)
-FORMAT = 1
+FORMAT = 2
 #: the budget is checked every this many objects built or encoded, and every chunk read
 CHECK_EVERY_OBJECTS = 4096
 _CHUNK = 1 << 16
@@ -175,11 +178,48 @@ _CHUNK = 1 << 16
 # frozenset, an enumeration member, or an AST node of the entry's class table, with its
 # fields in order). Loading builds the nodes through their slots, as unpickling them through
 # ``__setstate__`` did, about as fast (measured: a 20,000-fact problem 209 vs 219 ms, the
-# depots domain 0.6 vs 0.4 ms). The class table names only classes of planning_core's own
-# modules; a damaged entry is a miss.
+# depots domain 0.6 vs 0.4 ms). The class table names only classes of ``_ENTRY_MODULES``
+# (nothing else is imported or called: a name is looked up only as a class of that module,
+# an enumeration or a node). marshal shares a value written twice, and ``_encode`` never
+# writes a list twice: the lists decoded may hold no more items than the data has bytes, so
+# a list met again and again is a damaged entry, not copies (a 619-byte entry of lists
+# referencing lists 40 deep decoded for ever), at no cost per list but a subtraction.
+# The marshal data is sealed with a digest (``_MAGIC``, then its BLAKE2b, 16 bytes): marshal
+# trusts its input's sizes (a 14-byte entry whose tuple size is damaged allocates gigabytes
+# before it finds the data short), so a damaged entry must never reach it. A damaged entry is
+# a miss.
 _LIST, _TUPLE, _DICT, _SET, _FROZENSET, _ENUM = 1, 2, 3, 4, 5, 6
 _NODE = 8            # _NODE + i: an instance of the i-th class of the entry's table
 _PLAIN = frozenset({str, int, float, bool, type(None), bytes, complex})
+#: the modules whose classes an entry may hold (the AST and the enumerations a check's
+#: results hold); a class of another module is not stored, and not loaded
+_ENTRY_MODULES = frozenset({"planning_core.pddl.ast", "planning_core.pddl.wellformed",
+                            "planning_core.validate.report", "planning_core.cli.base"})
+#: what every entry file starts with (the format in its last byte), then the digest
+_MAGIC = b"pce\0" + bytes([FORMAT])
+_DIGEST = 16
+
+
+def _digest(payload: bytes) -> bytes:
+    try:
+        from _blake2 import blake2b
+    except ImportError:   # another Python: hashlib's own
+        from hashlib import blake2b
+    return blake2b(payload, digest_size=_DIGEST).digest()
+
+
+def _seal(payload: bytes) -> bytes:
+    """An entry file's bytes: ``_MAGIC``, the payload's digest, the payload."""
+    return _MAGIC + _digest(payload) + payload
+
+
+def _storable(cls) -> bool:
+    """Whether instances of ``cls`` may be in an entry: an enumeration or a node (a slotted
+    class with its own ``__setstate__``) of ``_ENTRY_MODULES``."""
+    own = cls.__dict__
+    return cls.__module__ in _ENTRY_MODULES and (
+        isinstance(own.get("_value2member_map_"), dict)
+        or ("__setstate__" in own and "__slots__" in own))
 
 
 class _Unstorable(Exception):
@@ -197,7 +237,7 @@ def _encode(value, budget=None) -> bytes:
     def index(cls) -> int:
         i = classes.get(cls)
         if i is None:
-            if not cls.__module__.startswith("planning_core."):
+            if not _storable(cls):
                 raise _Unstorable(cls)
             i = classes[cls] = len(names)
             names.append((cls.__module__, cls.__qualname__))
@@ -231,7 +271,7 @@ def _encode(value, budget=None) -> bytes:
         raise _Unstorable(t)
 
     body = enc(value)
-    return marshal.dumps((FORMAT, tuple(names), body))
+    return _seal(marshal.dumps((FORMAT, tuple(names), body)))
 
 
 def _decode(data: bytes, budget=None):
@@ -240,32 +280,52 @@ def _decode(data: bytes, budget=None):
 
     from planning_core.nodes import _WRITTEN
 
-    fmt, names, body = marshal.loads(data)
+    start = len(_MAGIC) + _DIGEST
+    payload = memoryview(data)[start:]
+    if data[:len(_MAGIC)] != _MAGIC or data[len(_MAGIC):start] != _digest(payload):
+        raise ValueError("not an entry of this format, or damaged")
+    fmt, names, body = marshal.loads(payload)
     if fmt != FORMAT:
         raise ValueError("another entry format")
-    table, setters = [], []
+    table, setters, enums = [], [], []
     for module, qualname in names:
-        if not module.startswith("planning_core."):
-            raise ValueError("a class from outside planning_core")
+        if module not in _ENTRY_MODULES:
+            raise ValueError("a class from outside the entry modules")
         owner = sys.modules.get(module) or __import__(module, fromlist=["_"])
         for part in qualname.split("."):
-            owner = getattr(owner, part)
-        table.append(owner)
+            owner = owner.__dict__[part]
+        # only a class of that module that an entry may hold: never a function, a module or
+        # anything else its globals reach
+        if not isinstance(owner, type) or owner.__module__ != module \
+                or owner.__qualname__ != qualname or not _storable(owner):
+            raise ValueError("not a class an entry holds")
+        is_enum = isinstance(owner.__dict__.get("_value2member_map_"), dict)
+        table.append(None if is_enum else owner)
+        enums.append(owner if is_enum else None)
         # a class with written methods is built through its slots, in field order (what
         # its __setstate__ does, without a Python call per node)
         setters.append(tuple(owner.__dict__[name].__set__ for name in owner.__match_args__)
                        if owner in _WRITTEN else None)
     new = object.__new__
     count = [CHECK_EVERY_OBJECTS]
+    # a list of n items takes 5 + n bytes of marshal data at least (its code, its size, a
+    # byte per item): the lists decoded can take no more than the data holds, unless one is
+    # decoded twice (met again through marshal's references, which _encode never writes)
+    left = [len(payload)]
 
     def dec(v):
         count[0] -= 1
         if count[0] <= 0 and budget is not None:
             count[0] = CHECK_EVERY_OBJECTS
             budget.check(rss=True)
+        left[0] -= len(v) + 4
+        if left[0] < 0:
+            raise ValueError("more lists than the entry holds (a list met twice)")
         tag = v[0]
         if tag >= _NODE:
             cls = table[tag - _NODE]
+            if cls is None:
+                raise ValueError("an enumeration as a node")
             obj = new(cls)
             sets = setters[tag - _NODE]
             if sets is None:
@@ -288,7 +348,10 @@ def _decode(data: bytes, budget=None):
         if tag == _SET:
             return set(items)
         if tag == _ENUM:
-            return table[items[0]](items[1])
+            cls = enums[items[0]]
+            if cls is None:
+                raise ValueError("a node as an enumeration")
+            return cls(items[1])
         raise ValueError(f"an unknown tag {tag!r}")
 
     return dec(body) if type(body) is list else body

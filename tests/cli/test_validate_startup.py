@@ -333,8 +333,8 @@ def test_the_validate_script_imports_nothing_but_the_call(tmp_path):
     text = script.read_text()
     assert text.startswith("#!python\n")   # pip and setuptools write the interpreter there
     code = compile(text, str(script), "exec")
-    assert set(code.co_names) <= {"sys", "planning_core.cli.validate", "validate_main", "exit"}, \
-        code.co_names
+    assert set(code.co_names) <= {"sys", "planning_core.cli.validate", "validate_main", "exit",
+                                  "code", "KeyboardInterrupt", "stderr", "write"}, code.co_names
     folder = DOMAINS / "pddl21" / "tanker"
     argv = [str(folder / "p01.plan"), str(folder / "domain.pddl"), str(folder / "p01.pddl")]
     import lark
@@ -360,3 +360,22 @@ def test_pyproject_installs_the_validate_script_and_the_planning_core_entry_poin
     assert project["tool"]["setuptools"]["script-files"] == ["scripts/validate"]
     assert "validate" not in project["project"]["scripts"]      # pip's wrapper imports re
     assert project["project"]["scripts"]["planning-core"] == "planning_core.console:main"
+
+
+@pytest.mark.parametrize("where", ["import", "flags"])
+def test_ctrl_c_before_the_command_handles_it_exits_130_without_a_traceback(tmp_path, where):
+    # Ctrl-C while `validate` imports its modules (or reads its flags, before run() handles
+    # it) printed a KeyboardInterrupt traceback and exited 1, which says "a plan is invalid"
+    # to the shell loop that called it. A stand-in planning_core raises it there.
+    fake = tmp_path / "planning_core" / "cli"
+    fake.mkdir(parents=True)
+    (tmp_path / "planning_core" / "__init__.py").write_text("")
+    (fake / "__init__.py").write_text("")
+    (fake / "validate.py").write_text(
+        "raise KeyboardInterrupt\n" if where == "import" else
+        "def validate_main():\n    raise KeyboardInterrupt\n")
+    script = DOMAINS.parent / "scripts" / "validate"
+    done = subprocess.run([sys.executable, "-S", str(script), "d.pddl", "p.pddl", "x.plan"],
+                          capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    assert (done.returncode, done.stderr, done.stdout) == (130, "interrupted\n", "")

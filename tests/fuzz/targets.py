@@ -680,6 +680,153 @@ def _pddl_seeds(kind: str) -> Callable[[], list[bytes]]:
     return seeds
 
 
+# ------------------------------------------------ parse-cache entries (issue 28's codec)
+
+#: a marshal container, long or string declaring more items than this is not given to the
+#: reader: marshal allocates what a size says before it reads the items (a 40-byte payload
+#: declaring 400 million tuple items allocates 3.2 GB), which the entry's digest keeps
+#: damaged entries from; an entry the user writes on purpose is trusted that far
+#: (parse_cache's module doc). Sizes up to this in all still reach marshal (128 MB at most).
+MARSHAL_MAX_DECLARED = 1 << 24
+
+
+def marshal_sizes_fit(data: bytes, limit: int = MARSHAL_MAX_DECLARED) -> bool:
+    """Whether marshal, reading ``data``, meets sizes of ``limit`` at most in all (each
+    container allocates its size before reading its items) before it stops
+    (the end of the value, the end of the data, or a code it refuses). Read as marshal
+    reads (version 4), without recursion; a code object is refused (it is never needed)."""
+    import struct
+
+    i, end, declared = 0, len(data), 0
+    dict_keys = -1
+    stack = [1]                 # objects left at each level; dict_keys: a dict's next key
+    while stack:
+        top = stack[-1]
+        if top == 0:
+            stack.pop()
+            continue
+        if i >= end:
+            return True         # marshal stops here: data too short
+        code = data[i] & 0x7F
+        i += 1
+        if top == dict_keys:
+            if code == 0x30:    # '0': the end of the dict
+                stack.pop()
+                continue
+            stack.append(1)     # the value, after the key (read now)
+        elif top > 0:
+            stack[-1] -= 1
+        c = chr(code)
+        if c in "0NFTS.":
+            continue
+        if c in "ir":
+            i += 4
+        elif c in "Ig":
+            i += 8
+        elif c == "y":
+            i += 16
+        elif c == "f":
+            i += 1 + (data[i] if i < end else 0)
+        elif c == "x":
+            for _ in range(2):
+                i += 1 + (data[i] if i < end else 0)
+        elif c in "zZ":
+            i += 1 + (data[i] if i < end else 0)
+        elif c in "stuaA":
+            if i + 4 > end:
+                return True
+            i += 4 + struct.unpack_from("<i", data, i)[0] % (1 << 32)
+        elif c in "l([<>)":
+            if c == ")":
+                if i >= end:
+                    return True
+                n = data[i]
+                i += 1
+            else:
+                if i + 4 > end:
+                    return True
+                n = struct.unpack_from("<i", data, i)[0]
+                i += 4
+                declared += abs(n)
+                if declared > limit:
+                    return False
+            if c == "l":
+                i += 2 * abs(n)
+            elif n > 0:
+                stack.append(n)
+        elif c == "{":
+            stack.append(dict_keys)
+        elif c == "c":
+            return False
+        else:
+            return True         # marshal refuses the code here
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def _entry_file() -> Path:
+    return Path(tempfile.mkdtemp(prefix="fuzz-entry-")) / "fuzzed.entry"
+
+
+def _cache_entry(data: bytes, budget) -> object:
+    """The bytes as the marshal data of a parse-cache entry, sealed with its digest (the
+    decoder, not the digest, is what is fuzzed: a damaged unsealed entry is refused at its
+    digest), or, after a ``RAW`` prefix, as the whole file. Read by ``parse_cache._read``
+    for a domain, a problem or a check's diagnostics (by the input's length): the result
+    is of that type or None; the only errors are the budget's; no module outside
+    planning_core is imported; nothing hangs (the harness's CPU guard)."""
+    from planning_core.pddl import ast, parse_cache
+
+    for module in parse_cache._ENTRY_MODULES:   # what a valid entry may import
+        __import__(module)
+    raw = data.startswith(b"RAW")
+    body = data[3:] if raw else data
+    if not marshal_sizes_fit(body):
+        return "skipped"
+    file = _entry_file()
+    file.write_bytes(body if raw else parse_cache._seal(body))
+    expected = (ast.Domain, ast.Problem, tuple)[len(data) % 3]
+    before = set(sys.modules)
+    value = parse_cache._read(str(file), expected)
+    imported = sorted(m for m in set(sys.modules) - before
+                      if m.split(".")[0] != "planning_core")
+    if imported:
+        raise ContractBroken(f"cache-entry: reading an entry imported {imported}")
+    if value is not None and type(value) is not expected:
+        raise ContractBroken(f"cache-entry: a {type(value).__name__} for a "
+                             f"{expected.__name__}")
+    return value
+
+
+def _cache_entry_seeds() -> list[bytes]:
+    """Valid entries' marshal data: the domains, problems and check results of the fixture
+    tasks (those that fit in a seed), and a value of every container and enumeration."""
+    from planning_core.cli import ExitCode
+    from planning_core.pddl import parse_cache
+    from planning_core.pddl.checker import check_domain, check_problem
+    from planning_core.pddl.parser import parse_domain, parse_problem
+    from planning_core.pddl.wellformed import Fault, GroundFault
+    from planning_core.validate.report import Verdict
+
+    start = len(parse_cache._MAGIC) + parse_cache._DIGEST
+    values: list = [([1, (2, [3])], {"a": (Fault.TYPE_ERROR,)}, frozenset({"x", 1.5}),
+                     {None, True}, (GroundFault(Fault.WRONG_ARITY, 2), Verdict.MUTEX_VIOLATED,
+                                    ExitCode.UNKNOWN), float("inf"), 10**40, b"raw", ())]
+    for folder in sorted(p.parent for p in DOMAINS.glob("*/domain.pddl")):
+        try:
+            domain = parse_domain((folder / "domain.pddl").read_text())
+            problem = parse_problem(min(folder.glob("p*.pddl")).read_text())
+        except Exception:   # noqa: BLE001 - a fixture of bad input, or no problem
+            continue
+        values += [domain, problem, check_domain(domain) + check_problem(domain, problem)]
+    out = []
+    for value in values:
+        payload = parse_cache._encode(value)[start:]
+        if len(payload) <= MAX_SEED_BYTES:
+            out.append(payload)
+    return out
+
+
 def _build() -> dict[str, Target]:
     from planning_core.errors import PlanningError
     from planning_core.validators.acp.answers.values import UnparseableAnswer
@@ -721,6 +868,9 @@ def _build() -> dict[str, Target]:
                planning, _manifest_seeds, raw=True),
         Target("results-file", "results file + journal of a resumed batch (JSON Lines)",
                _results, planning, _results_seeds, raw=True),
+        Target("cache-entry", "validate's parse-cache entry (marshal data, issue 28's codec): "
+               "parse_cache._read", _cache_entry, (MemoryError,), _cache_entry_seeds,
+               raw=True),
     ]
     return {t.name: t for t in targets}
 
@@ -763,7 +913,8 @@ TARGETS: dict[str, Target] = _Registry()
 #: the names, in the order of the results table (without building anything)
 NAMES = ("pddl-domain", "pddl-problem", "plan", "timed-plan", "validate-flags", "acp-answers",
          "cope-plans", "smt-output", "ltl", "toolplans", "deepplanning-travel",
-         "deepplanning-cart", "adaptive-turn", "batch-manifest", "results-file")
+         "deepplanning-cart", "adaptive-turn", "batch-manifest", "results-file",
+         "cache-entry")
 
 
 def seeds(target: Target) -> list[bytes]:

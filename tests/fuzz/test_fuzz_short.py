@@ -143,3 +143,35 @@ def test_a_reader_stopped_by_its_budget_keeps_the_contract():
         while True:
             budget.tick()
     assert check(_target(metered), b"x") == "limit"
+
+
+def test_the_cache_entry_target_reads_marshal_sizes_as_marshal_does():
+    """The cache-entry target keeps marshal from declared sizes above MARSHAL_MAX_DECLARED
+    (what the entry's digest does for damaged entries): its reader follows marshal's own
+    layout, so a big list after strings, numbers, dicts, sets and references is seen."""
+    import marshal
+    import random
+
+    from tests.fuzz.targets import marshal_sizes_fit
+
+    rng = random.Random(7)
+
+    def value(depth):
+        kind = rng.randrange(10 if depth < 4 else 7)
+        return [lambda: rng.random(), lambda: "s" * rng.randrange(300),
+                lambda: "\u00e9" * rng.randrange(5), lambda: b"x" * rng.randrange(5),
+                lambda: None, lambda: complex(1, 2), lambda: rng.randrange(-5, 5),
+                lambda: tuple(value(depth + 1) for _ in range(rng.randrange(4))),
+                lambda: {str(i): value(depth + 1) for i in range(rng.randrange(4))},
+                lambda: frozenset(range(rng.randrange(4)))][kind]()
+
+    for _ in range(500):
+        inner, n = value(0), rng.randrange(4, 9)
+        data = marshal.dumps(("shared", inner, "shared", [0] * n, inner))
+        before = marshal.dumps(("shared", inner, "shared"))   # the sizes met before the list
+        sizes = sum(1 for k in range(len(before) + 1) if not marshal_sizes_fit(before, k))
+        assert marshal_sizes_fit(data, sizes + n) and not marshal_sizes_fit(data, sizes + n - 1)
+    assert not marshal_sizes_fit(b"(" + (400_000_000).to_bytes(4, "little"))
+    assert marshal_sizes_fit(b"(" + (400_000_000).to_bytes(4, "little"), 400_000_000)
+    nested = b"(\x00\x00\x00\x01" * 200    # 200 tuples of 2**24 items, each the first item
+    assert not marshal_sizes_fit(nested)

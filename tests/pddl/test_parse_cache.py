@@ -64,19 +64,23 @@ def test_a_damaged_foreign_or_wrongly_typed_entry_is_a_miss(cache):
     (entry,) = cache.iterdir()
     good = entry.read_bytes()
     problem = parse_problem((DOMAINS / "blocksworld" / "p01.pddl").read_text())
+    seal = parse_cache._seal
     payloads = [
         b"garbage", b"", good[:len(good) // 2],                  # damaged, truncated
+        good[:-1] + bytes([good[-1] ^ 1]),                        # one bit flipped
         pickle.dumps(parse_domain(DOMAIN, DOMAIN_PATH)),          # the format before issue 28
         parse_cache._encode("a string, not a Domain"), parse_cache._encode(problem),
-        marshal.dumps((parse_cache.FORMAT + 1,) + marshal.loads(good)[1:]),  # another format
+        _payload(good),                                           # marshal data, no seal
+        seal(marshal.dumps((parse_cache.FORMAT + 1,)
+                           + marshal.loads(_payload(good))[1:])),  # another format
         # a class table naming a class outside planning_core is never imported or called
-        marshal.dumps((parse_cache.FORMAT, (("os", "system"),), [parse_cache._NODE, "x"])),
-        marshal.dumps((parse_cache.FORMAT, (("subprocess", "Popen"),),
-                       [parse_cache._ENUM, 0, "x"])),
+        seal(marshal.dumps((parse_cache.FORMAT, (("os", "system"),), [parse_cache._NODE, "x"]))),
+        seal(marshal.dumps((parse_cache.FORMAT, (("subprocess", "Popen"),),
+                            [parse_cache._ENUM, 0, "x"]))),
         # a node of another shape, an unknown tag
-        marshal.dumps((parse_cache.FORMAT, (("planning_core.pddl.ast", "Domain"),),
-                       [parse_cache._NODE, "only one field"])),
-        marshal.dumps((parse_cache.FORMAT, (), [7, 1, 2])),
+        seal(marshal.dumps((parse_cache.FORMAT, (("planning_core.pddl.ast", "Domain"),),
+                            [parse_cache._NODE, "only one field"]))),
+        seal(marshal.dumps((parse_cache.FORMAT, (), [7, 1, 2]))),
     ]
     for payload in payloads:
         entry.write_bytes(payload)
@@ -88,6 +92,90 @@ def test_a_damaged_foreign_or_wrongly_typed_entry_is_a_miss(cache):
     entry.unlink()
     entry.symlink_to(target)
     assert _get(parse).name == "blocksworld"
+
+
+def _payload(entry: bytes) -> bytes:
+    """The marshal data of an entry file (after its magic and digest)."""
+    return entry[len(parse_cache._MAGIC) + parse_cache._DIGEST:]
+
+
+def _sealed_entry(tmp_path, names, body) -> str:
+    file = tmp_path / "made.entry"
+    file.write_bytes(parse_cache._seal(marshal.dumps((parse_cache.FORMAT, names, body))))
+    return str(file)
+
+
+@pytest.mark.parametrize("names, tag", [
+    # a function, a module and a builtin reached through the globals of the modules entries
+    # may name: never called (a table entry was once followed by getattr to anything)
+    ((("planning_core.pddl.ast", "is_variable"),), parse_cache._ENUM),
+    ((("planning_core.pddl.ast", "field"),), parse_cache._NODE),
+    ((("planning_core.cli.base", "LazyGroup"),), parse_cache._NODE),   # a class, not a node
+    ((("planning_core.pddl.parse_cache", "os.system"),), parse_cache._ENUM),
+    ((("planning_core.cli.validate", "validate_main"),), parse_cache._ENUM),
+    # an enumeration used as a node and a node as an enumeration
+    ((("planning_core.validate.report", "Verdict"),), parse_cache._NODE),
+    ((("planning_core.pddl.ast", "Domain"),), parse_cache._ENUM),
+])
+def test_a_class_table_names_only_classes_an_entry_holds(tmp_path, names, tag, monkeypatch):
+    import sys
+
+    calls = []
+    monkeypatch.setattr(os, "system", lambda *a: calls.append(a))
+    before = set(sys.modules)
+    body = [tag, 0, "echo called"] if tag == parse_cache._ENUM else [tag, "echo called"]
+    assert parse_cache._read(_sealed_entry(tmp_path, names, body), ast.Domain) is None
+    assert parse_cache._read(_sealed_entry(tmp_path, names, body), tuple) is None
+    assert not calls
+    assert not {m for m in set(sys.modules) - before if not m.startswith("planning_core")}
+
+
+def test_lists_met_twice_are_a_damaged_entry_not_an_exponential_decode(tmp_path):
+    # 619 bytes: 40 levels of a list holding the level below twice (marshal writes a value met
+    # twice once, then refers to it); decoded as copies this was 2**40 lists (a hang)
+    from planning_core.limits import LimitReached, Limits, metering
+
+    shared: list = [parse_cache._LIST]
+    for _ in range(40):
+        shared = [parse_cache._LIST, shared, shared]
+    file = _sealed_entry(tmp_path, (), [parse_cache._TUPLE, shared])
+    budget = Limits(time_s=20.0).budget()
+    try:
+        with metering(budget):
+            found = parse_cache._read(file, tuple)
+    except LimitReached:   # the budget stopped a decode that should have been refused
+        pytest.fail("a 619-byte entry decoded until the time limit")
+    assert found is None
+    # a list written twice by _encode (the same list twice in a value) is two lists
+    twice = [1, 2]
+    back = parse_cache._decode(parse_cache._encode(((twice, twice), [twice])))
+    assert back == ((twice, twice), [twice]) and back[0][0] is not back[0][1]
+
+
+def test_a_damaged_size_in_an_entry_allocates_nothing(tmp_path):
+    # one damaged length field: marshal trusts it and allocates the tuple (400 million items,
+    # 3.2 GB, 5.6 CPU-s for a 40-byte file) before it finds the data short; the digest
+    # refuses the entry before marshal reads it
+    import struct
+    import tracemalloc
+
+    from planning_core.limits import Limits, metering
+
+    good = parse_cache._encode(None)
+    start = len(parse_cache._MAGIC) + parse_cache._DIGEST
+    # the body (None, "N") damaged into a tuple of 400 million items
+    damaged = good[:-1] + b"(" + struct.pack("<i", 400_000_000) + b"N" * 8
+    file = tmp_path / "damaged.entry"
+    file.write_bytes(damaged)
+    assert len(damaged) - start < 40
+    tracemalloc.start()
+    try:
+        with metering(Limits(time_s=60.0, memory_mb=8192.0).budget()):
+            assert parse_cache._read(str(file), tuple) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20
 
 
 def _every_fixture_task():
@@ -238,3 +326,71 @@ def test_the_salt_follows_a_source_s_size_and_time_and_finds_lark_as_import_does
     os.utime(source, ns=(1, 10**18))
     assert len({first, touched, parse_cache._stamp(str(source))}) == 3
     assert parse_cache._lark_origin() == importlib.util.find_spec("lark").origin
+
+
+@pytest.mark.parametrize("depth", [1990, 5000])
+def test_an_entry_nested_deeper_than_decoding_goes_is_a_miss(tmp_path, depth):
+    # marshal reads 2,000 levels (deeper is its ValueError), decoding recurses less: a
+    # RecursionError there is a miss, as any damaged entry (the parser refuses formulas
+    # nested past 256 parentheses, so no parse makes such an entry)
+    head = marshal.dumps((parse_cache.FORMAT, (), None))[:-1]
+    payload = head + (b"[\x02\x00\x00\x00" + b"\xe9" + bytes([parse_cache._LIST, 0, 0, 0])) \
+        * depth + b"N"
+    file = tmp_path / "deep.entry"
+    file.write_bytes(parse_cache._seal(payload))
+    assert parse_cache._read(str(file), tuple) is None
+    assert parse_cache._read(str(file), list) is None
+
+
+def test_two_processes_writing_one_entry_never_show_a_reader_half_of_it(cache):
+    # validate calls in parallel (a shell loop with &, xargs -P) store the same entry at once:
+    # each writes a temporary file and renames it into place, so a reader sees the whole
+    # entry or none
+    import subprocess
+    import sys
+
+    cache.mkdir(mode=0o700)
+    file = cache / "domain-shared.entry"
+    writer = (
+        "import sys\n"
+        "from planning_core.pddl import parse_cache\n"
+        "from planning_core.pddl.parser import parse_domain\n"
+        f"value = parse_domain(open({DOMAIN_PATH!r}).read(), {DOMAIN_PATH!r})\n"
+        "for _ in range(60):\n"
+        f"    parse_cache._write({str(cache)!r}, {str(file)!r}, value)\n")
+    children = [subprocess.Popen([sys.executable, "-c", writer], env=dict(os.environ))
+                for _ in range(2)]
+    want = parse_domain(DOMAIN, DOMAIN_PATH)
+    reads = []
+    while any(child.poll() is None for child in children):
+        reads.append(parse_cache._read(str(file), ast.Domain))
+    assert [child.wait() for child in children] == [0, 0]
+    reads.append(parse_cache._read(str(file), ast.Domain))
+    assert all(r is None or r == want for r in reads) and reads[-1] == want
+    assert [p.name for p in cache.iterdir()] == [file.name]   # no temporary file left
+
+
+def test_loading_an_entry_peaks_below_the_memory_it_is_weighed_at():
+    # _fits lets an entry load when LOADED_BYTES_PER_ENTRY_BYTE times its size fits in the
+    # memory left: the decoder's own bookkeeping must stay out of that (a set of the ids of
+    # the lists decoded once took the peak from 9.9x to 14.7x a 1.8 MB entry, and kept ~6 MB
+    # alive after the load, until the next full collection)
+    import gc
+    import tracemalloc
+
+    objects = " ".join(f"b{i}" for i in range(4000))
+    facts = " ".join(f"(clear b{i}) (ontable b{i})" for i in range(4000))
+    problem = parse_problem(f"(define (problem big) (:domain blocksworld) (:objects {objects}"
+                            f" - block) (:init {facts} (handempty)) (:goal (clear b0)))")
+    entry = parse_cache._encode(problem)
+    del problem
+    gc.collect()
+    tracemalloc.start()
+    try:
+        back = parse_cache._decode(entry)
+        peak, kept = tracemalloc.get_traced_memory()[1], tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(back.init) >= 8000
+    assert peak <= 12 * len(entry) < parse_cache.LOADED_BYTES_PER_ENTRY_BYTE * len(entry)
+    assert kept <= 8 * len(entry)
