@@ -1,0 +1,15 @@
+; Timed initial literals against a durative action's start, end and over all condition.
+(define (domain edge-til)
+  (:requirements :strips :durative-actions :timed-initial-literals)
+  (:predicates (open) (ready) (done) (lit))
+  (:durative-action work
+    :parameters ()
+    :duration (= ?duration 4)
+    :condition (and (at start (open)) (over all (lit)) (at end (ready)))
+    :effect (at end (done)))
+  (:durative-action glance
+    :parameters ()
+    :duration (= ?duration 4)
+    :condition (over all (lit))
+    :effect (at end (done)))
+)
