@@ -346,6 +346,37 @@ class _ToAst(Transformer):
         when, effects = c
         return [(str(when), effects)]
 
+    def timed_when(self, c):
+        """``(when (at start c) (at start e))``: a conditional effect at one end of the
+        action, its condition read in the state before that end's happening (PDDL 2.1's
+        ``<da-effect> ::= (when <da-GD> <timed-effect>)``). A condition at another time
+        than its effect, or ``over all``, is refused by name."""
+        conditions, effects = c
+        times = {when for when, _ in conditions} | {when for when, _ in effects}
+        if len(times) > 1 or "all" in times:
+            pos = next((p for _, body in conditions if (p := _leftmost_pos(body))), None)
+            said = " and ".join(sorted("over all" if t == "all" else f"at {t}" for t in times))
+            raise UnsupportedFeature(
+                f"a conditional effect with its condition and effect at different times "
+                f"({said}) is not supported; expected '(when (at start c) (at start e))' or "
+                "'(when (at end c) (at end e))'",
+                line=pos and pos.line, column=pos and pos.column)
+        if not effects:
+            return []
+        (when,) = times
+        body = tuple(e for _, part in effects for e in part)
+        if not conditions:
+            return [(when, body)]
+        return [(when, (pddl.When(_conjunction([b for _, b in conditions]), body),))]
+
+    def timed_forall(self, c):
+        params, effects = c
+        by_time: dict = {}
+        for when, part in effects:
+            by_time.setdefault(when, []).extend(part)
+        return [(when, (pddl.ForallEffect(params, tuple(part)),))
+                for when, part in by_time.items()]
+
     def continuous_effect(self, c):
         pos = c[-2].pos
         raise UnsupportedFeature("a numeric effect without 'at start' or 'at end' is a "

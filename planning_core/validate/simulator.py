@@ -255,9 +255,23 @@ class Validator:
             violated = self._constraint_violated(plan, trajectory)
             if violated is not None:
                 return replace(violated, trace=tuple(steps), warnings=tuple(warnings))
-        cost = self._cost(fluents, len(plan.steps), warnings)
+        try:
+            cost = self._cost(fluents, len(plan.steps), warnings)
+        except UndefinedValue as err:
+            return self._metric_undefined(err, tuple(steps), warnings)
         return ValidationReport(Verdict.VALID, cost=cost, trace=tuple(steps),
                                 warnings=tuple(warnings))
+
+    @staticmethod
+    def _metric_undefined(err: UndefinedValue, steps: tuple,
+                          warnings: list[str]) -> ValidationReport:
+        """The plan reaches the goal but its metric reads a fluent with no value: VAL stops
+        with "Attempt to access undefined expression" and gives no value, so the plan is not
+        accepted (the same verdict as an undefined value read anywhere else)."""
+        return ValidationReport(Verdict.UNDEFINED_VALUE, trace=steps, warnings=tuple(warnings),
+                                message=f"the plan reaches the goal, but the metric reads "
+                                        f"{err.fluent}, which has no value, so the plan has "
+                                        "no value")
 
     def _constraint_violated(self, plan: Plan, trajectory: list) -> ValidationReport | None:
         """The first broken trajectory constraint (domain's first, then the problem's)."""
@@ -325,6 +339,8 @@ class Validator:
         try:
             value = self.metric({}, values)
         except UndefinedValue as err:
+            if self.numeric and err.fluent != "(total-cost)":
+                raise    # VAL: "Attempt to access undefined expression", no value, no verdict
             warnings.append(f"the metric cannot be evaluated: {err.fluent} has no value")
             return None
         if value != value or value in (_INF, -_INF):

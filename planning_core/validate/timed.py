@@ -20,8 +20,10 @@ the happening's first instant (``after``: ``t > time + tolerance / 10`` starts a
    after it) has its ``over all`` condition true in the new state: the invariant holds on
    the open interval between its start and its end.
 
-After the last happening the goal must hold; the plan's value is the metric with
-``total-time`` the time of the last happening (the makespan).
+After the last happening (timed initial literals after the plan's last step included,
+as VAL applies them) the goal must hold; the plan's value is the metric with
+``total-time`` the time of the last happening with a plan step in it (the makespan:
+VAL's ``finalInterestingState``, before the happenings ``isAfterPlan``).
 """
 from __future__ import annotations
 
@@ -97,7 +99,8 @@ def validate_timed(v, plan: Plan, trace: bool, tolerance: float | None = None) -
         group = instants[k:j]
         k = j
         happening += 1
-        last_time = first
+        if any(i.til is None for i in group):   # the plan's own end: VAL's total-time is
+            last_time = first                   # not stretched by a literal after it
         _tick(v, len(group))
         # 1. conditions in the state before the happening
         for inst in group:
@@ -508,6 +511,9 @@ def _finish(v, plan: Plan, full: set, fluents: dict, makespan: float, steps: tup
                     + " ".join(unsatisfied))
     values = dict(fluents)
     values[("total-time",)] = makespan
-    cost = v._cost(values, len(plan.steps), warnings)
+    try:
+        cost = v._cost(values, len(plan.steps), warnings)
+    except UndefinedValue as err:
+        return v._metric_undefined(err, steps, warnings)
     return ValidationReport(Verdict.VALID, cost=cost, trace=steps, warnings=tuple(warnings))
 
