@@ -18,7 +18,7 @@ from planning_core.validate.formulas import UndefinedValue, atom_key_fn, check_t
 # eff(state, binding, universe, fluents, adds, dels, increases) -> None
 EffFn = Callable[[set, dict, object, dict, list, list, list], None]
 
-__all__ = ["EffFn", "NumericUpdate", "apply_update", "compile_effects"]
+__all__ = ["EffFn", "NumericUpdate", "apply_update", "compile_effects", "twice_updated"]
 
 
 class NumericUpdate:
@@ -46,6 +46,25 @@ def apply_update(old: float, value) -> tuple[float, float, str]:
             raise UndefinedValue("(division by zero in scale-down)")
         return old / amount, amount, "scale-down"
     return old + value, value, "increase"
+
+
+def twice_updated(incs: list) -> tuple[str, bool] | None:
+    """A fluent one action updates twice when not every update is an ``increase`` or a
+    ``decrease`` (which commute), as ``(fluent, whether it is assigned twice)``, or None.
+    VAL's ``Ownership::markOwnedEffectFE`` fails such a step: "assigns to expression (x)
+    twice" or "both assigns to and updates expression (x)"; PDDL 2.1 applies an action's
+    updates all at once, so two of them to one fluent have no order."""
+    if len(incs) < 2:
+        return None
+    seen: dict = {}
+    for key, value in incs:
+        additive = not isinstance(value, NumericUpdate) or value.op == "decrease"
+        if key in seen:
+            if not (additive and seen[key]):
+                return key, not additive and not seen[key]
+        else:
+            seen[key] = additive
+    return None
 
 
 def compile_effects(effects: tuple[pddl.Effect, ...], scope: frozenset[str],

@@ -25,7 +25,7 @@ from planning_core.pddl.identity_cache import IdentityCache
 from planning_core.pddl.plans import Plan, PlanStep, parse_plan
 from planning_core.pddl.wellformed import Fault, ground_faults
 from planning_core.pddl.features import is_temporal
-from planning_core.validate.effects import apply_update, compile_effects
+from planning_core.validate.effects import apply_update, compile_effects, twice_updated
 from planning_core.validate.formulas import UndefinedValue, atom_text, compile_formula, \
     compile_numeric, fluent_state
 from planning_core.validate.report import StepTrace, ValidationReport, Verdict
@@ -101,6 +101,15 @@ def _happenings_matter(plan: Plan, tolerance: float | None) -> bool:
             return True
         last = when
     return False
+
+
+def _twice_text(who, twice: tuple) -> str:
+    """VAL's words for one action updating a fluent twice (not two increases)."""
+    key, assigned = twice
+    what = "assigns to" if assigned else "both assigns to and updates"
+    return (f"{who} {what} expression {atom_text(key)}{' twice' if assigned else ''}: its "
+            "updates happen at once, so they have no order (only increase and decrease "
+            "of one fluent combine)")
 
 
 def _fmt(value: float) -> str:
@@ -205,6 +214,12 @@ class Validator:
             dels: list = []
             incs: list = []
             act.effects(full, binding, universe, fluents, adds, dels, incs)
+            twice = twice_updated(incs) if len(incs) > 1 else None
+            if twice is not None:
+                return replace(self._fail(
+                    Verdict.MUTEX_VIOLATED, index, step,
+                    f"step {index} {step} (line {step.line}): {_twice_text('it', twice)}"),
+                    trace=tuple(steps), warnings=tuple(warnings))
             undefined = next((a for _, a in incs if isinstance(a, UndefinedValue)), None)
             if undefined is not None:
                 return replace(self._fail(

@@ -30,9 +30,11 @@ from __future__ import annotations
 from planning_core.nodes import replace
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.plans import Plan
-from planning_core.validate.effects import NumericUpdate
-from planning_core.validate.formulas import UndefinedValue, atom_text, fluent_state, ground_args
+from planning_core.validate.effects import NumericUpdate, twice_updated
+from planning_core.validate.formulas import UndefinedValue, atom_text, compile_formula, \
+    fluent_state, ground_args
 from planning_core.validate.report import StepTrace, ValidationReport, Verdict
+from planning_core.validate.simulator import _twice_text
 
 __all__ = ["DEFAULT_TOLERANCE", "validate_timed"]
 
@@ -122,7 +124,16 @@ def validate_timed(v, plan: Plan, trace: bool, tolerance: float | None = None) -
                 (adds if inst.til.positive else dels).append(key)
                 continue
             effects = inst.act.end_effects if inst.kind == "end" else inst.act.effects
+            before = len(incs)
             effects(full, inst.binding, universe, fluents, adds, dels, incs)
+            twice = twice_updated(incs[before:]) if len(incs) - before > 1 else None
+            if twice is not None:
+                return replace(_fail(Verdict.MUTEX_VIOLATED, inst, first,
+                                     f"{_where(inst, first)}: {_twice_text('it', twice)}",
+                                     unsatisfied=(f"(expression {atom_text(twice[0])})",),
+                                     advice=(f"{inst.text()} has a mutex violation at time "
+                                             f"{_fmt(first)}", "Separate these actions!")),
+                               trace=tuple(steps), warnings=tuple(warnings))
         undefined = next((a for _, a in incs if isinstance(a, UndefinedValue)), None)
         inst0 = group[0]
         if undefined is not None:
@@ -346,7 +357,7 @@ def _touch(v, inst: _Instant, full: set) -> _Touch:
     _reads(formula, dict(b), v.universe, t.reads, t.fluent_reads)
     for constraint, _ in (act.duration if act.durative else ()):
         _numeric_reads(constraint.value, b, t.fluent_reads)
-    _effect_reads(effects, dict(b), v.universe, t.fluent_reads)
+    _effect_reads(effects, dict(b), v.universe, t.reads, t.fluent_reads, full)
     adds: list = []
     dels: list = []
     incs: list = []
@@ -400,16 +411,25 @@ def _numeric_reads(e, b: dict, fluents: set) -> None:
             todo += [e.left, e.right]
 
 
-def _effect_reads(effects, b: dict, universe, fluents: set) -> None:
+def _effect_reads(effects, b: dict, universe, props: set, fluents: set, state) -> None:
+    """What the effects read: their amounts, and the condition of each conditional effect
+    that fires in ``state`` (VAL's ``Action::handleEffects`` marks a condition as owned only
+    when it holds: a simultaneous delete of a condition that is false is no interference)."""
     for e in effects:
         if isinstance(e, (pddl.Increase, pddl.NumericEffect)):
             _numeric_reads(e.amount, b, fluents)
         elif isinstance(e, pddl.When):
-            _reads(e.condition, b, universe, set(), fluents)
-            _effect_reads(e.effects, b, universe, fluents)
+            try:
+                fires = compile_formula(e.condition, frozenset(b))(state, b, universe)
+            except UndefinedValue:
+                fires = True
+            if fires:
+                _reads(e.condition, b, universe, props, fluents)
+                _effect_reads(e.effects, b, universe, props, fluents, state)
         elif isinstance(e, pddl.ForallEffect):
             _quantified(e.parameters, None, b, universe,
-                        lambda inner, e=e: _effect_reads(e.effects, inner, universe, fluents))
+                        lambda inner, e=e: _effect_reads(e.effects, inner, universe, props,
+                                                         fluents, state))
 
 
 def _pair(first: list[int], second: list[int]) -> tuple[int, int] | None:

@@ -128,3 +128,60 @@ def test_an_undefined_total_cost_in_the_metric_stays_a_warning():
     report = validate_plan(domain, problem, "(fill)\n")
     assert report.verdict is Verdict.VALID
     assert report.cost is None
+
+
+UPDATES = textwrap.dedent("""\
+    (define (domain updates)
+      (:requirements :strips :numeric-fluents :durative-actions :conditional-effects)
+      (:predicates (p) (q))
+      (:functions (x) (y))
+      (:action set-and-add :parameters () :precondition (and)
+        :effect (and (assign (x) 5) (increase (x) 1)))
+      (:action set-twice :parameters () :precondition (and)
+        :effect (and (assign (x) 5) (assign (x) 5)))
+      (:action add-twice :parameters () :precondition (and)
+        :effect (and (increase (x) 1) (decrease (x) 2)))
+      (:action swap :parameters () :precondition (and)
+        :effect (and (assign (x) (y)) (assign (y) (x))))
+      (:durative-action scale-and-add :parameters () :duration (= ?duration 1)
+        :condition (and) :effect (and (at end (scale-up (x) 2)) (at end (increase (x) 1))))
+      (:durative-action cond-p :parameters () :duration (= ?duration 1)
+        :condition (and) :effect (when (at start (p)) (at start (q))))
+      (:durative-action kill-p :parameters () :duration (= ?duration 1)
+        :condition (and) :effect (at start (not (p)))))
+    """)
+
+
+def _updates(init: str = "(p)"):
+    return parse_domain(UPDATES), parse_problem(
+        f"(define (problem u) (:domain updates) (:init {init} (= (x) 1) (= (y) 2)) "
+        "(:goal (and)) (:metric minimize (+ (* 10 (x)) (y))))")
+
+
+@pytest.mark.parametrize("plan, words", [
+    ("(set-and-add)\n", "both assigns to and updates expression (x)"),
+    ("(set-twice)\n", "assigns to expression (x) twice"),
+    ("0: (scale-and-add) [1]\n", "both assigns to and updates expression (x)"),
+])
+def test_one_step_updating_a_fluent_twice_fails_as_in_val(plan, words):
+    # was: applied in order (valid, x = 6); VAL's Ownership fails the step ("assigns to
+    # expression (x) twice"): an action's updates happen at once
+    report = validate_plan(*_updates(), plan)
+    assert report.verdict is Verdict.MUTEX_VIOLATED
+    assert words in report.message
+
+
+def test_increases_and_decreases_of_one_fluent_combine_and_swaps_read_the_state_before():
+    assert validate_plan(*_updates(), "(add-twice)\n").cost == pytest.approx(0 + 2)
+    assert validate_plan(*_updates(), "(swap)\n").cost == pytest.approx(20 + 1)
+
+
+@pytest.mark.parametrize("order", ["0: (cond-p) [1]\n0: (kill-p) [1]\n",
+                                   "0: (kill-p) [1]\n0: (cond-p) [1]\n"])
+def test_a_firing_conditional_effect_reads_its_condition_for_interference(order):
+    # was: valid; VAL marks the condition of a conditional effect that fires as read, so a
+    # simultaneous delete of it is a mutex; one that does not fire reads nothing
+    report = validate_plan(*_updates(), order)
+    assert report.verdict is Verdict.MUTEX_VIOLATED
+    assert "deletes (p)" in report.message
+    assert validate_plan(*_updates(init=""), order).verdict is Verdict.VALID
