@@ -185,3 +185,25 @@ def test_a_firing_conditional_effect_reads_its_condition_for_interference(order)
     assert report.verdict is Verdict.MUTEX_VIOLATED
     assert "deletes (p)" in report.message
     assert validate_plan(*_updates(init=""), order).verdict is Verdict.VALID
+
+
+@pytest.mark.parametrize("plan, column", [("-1: (fill)\n", 1), ("0: (fill) [-2]\n", 12)])
+def test_a_negative_time_or_duration_in_a_plan_says_so(plan, column):
+    # was: "unexpected '-1:'; expected a step ..."; VAL runs a step at time -1, before the
+    # initial state (time 0): we refuse it, located, in words (docs/pddl21.md)
+    from planning_core.pddl.plans import parse_plan
+
+    parsed = parse_plan(plan)
+    (error,) = parsed.errors
+    assert (error.line, error.column) == (1, column)
+    assert "negative number" in error.message and ">= 0" in error.message
+
+
+def test_an_error_inside_a_duration_is_placed_in_the_duration():
+    from planning_core.errors import PDDLSyntaxError
+
+    text = HEATER.replace("(= ?duration 2)", "(= ?duration .5)")
+    with pytest.raises(PDDLSyntaxError) as err:
+        parse_domain(text)
+    assert "action 'heat-up' > :duration" in str(err.value)     # was '> :parameters'
+    assert (err.value.line, err.value.column) == (7, 28)
