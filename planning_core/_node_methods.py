@@ -767,42 +767,43 @@ def _pddl_ast_Delete(cls, _d, FrozenInstanceError, _fields_of):
 
 def _pddl_ast_When(cls, _d, FrozenInstanceError, _fields_of):
     _object_setattr = object.__setattr__
-    _t = {'condition': 'Formula', 'effects': "tuple['Effect', ...]", 'pos': 'Pos | None'}
+    _t = {'condition': 'Formula', 'effects': "tuple['Effect', ...]", 'pos': 'Pos | None', 'at_start': 'bool'}
 
-    def __init__(self, condition: _t['condition'], effects: _t['effects'], pos: _t['pos'] = _d['pos']) -> None:
+    def __init__(self, condition: _t['condition'], effects: _t['effects'], pos: _t['pos'] = _d['pos'], at_start: _t['at_start'] = _d['at_start']) -> None:
         _object_setattr(self, 'condition', condition)
         _object_setattr(self, 'effects', effects)
         _object_setattr(self, 'pos', pos)
+        _object_setattr(self, 'at_start', at_start)
 
     def __repr__(self):
-        return self.__class__.__qualname__ + f"(condition={self.condition!r}, effects={self.effects!r})"
+        return self.__class__.__qualname__ + f"(condition={self.condition!r}, effects={self.effects!r}, at_start={self.at_start!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.condition,self.effects,) == (other.condition,other.effects,)
+            return (self.condition,self.effects,self.at_start,) == (other.condition,other.effects,other.at_start,)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.condition,self.effects,))
+        return hash((self.condition,self.effects,self.at_start,))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('condition','effects','pos',):
+        if type(self) is cls or name in ('condition','effects','pos','at_start',):
             raise FrozenInstanceError(f"cannot assign to field {name!r}")
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('condition','effects','pos',):
+        if type(self) is cls or name in ('condition','effects','pos','at_start',):
             raise FrozenInstanceError(f"cannot delete field {name!r}")
         super(cls, self).__delattr__(name)
 
     def __getstate__(self):
         names = _fields_of(type(self))
         if names is None:
-            return [self.condition, self.effects, self.pos]
+            return [self.condition, self.effects, self.pos, self.at_start]
         return [getattr(self, name) for name in names]
 
     def __setstate__(self, state):
-        for name, value in zip(_fields_of(type(self)) or ('condition','effects','pos',), state):
+        for name, value in zip(_fields_of(type(self)) or ('condition','effects','pos','at_start',), state):
             _object_setattr(self, name, value)
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__,
@@ -2301,8 +2302,8 @@ METHODS = {
     'planning_core.pddl.ast.Delete': ((('atom', 'Atom', False, True, True),),
         "Delete(atom: 'Atom')",
         _pddl_ast_Delete),
-    'planning_core.pddl.ast.When': ((('condition', 'Formula', False, True, True), ('effects', "tuple['Effect', ...]", False, True, True), ('pos', 'Pos | None', True, False, False)),
-        'When(condition: \'Formula\', effects: "tuple[\'Effect\', ...]", pos: \'Pos | None\' = None)',
+    'planning_core.pddl.ast.When': ((('condition', 'Formula', False, True, True), ('effects', "tuple['Effect', ...]", False, True, True), ('pos', 'Pos | None', True, False, False), ('at_start', 'bool', True, True, True)),
+        'When(condition: \'Formula\', effects: "tuple[\'Effect\', ...]", pos: \'Pos | None\' = None, at_start: \'bool\' = False)',
         _pddl_ast_When),
     'planning_core.pddl.ast.ForallEffect': ((('parameters', 'tuple[TypedName, ...]', False, True, True), ('effects', "tuple['Effect', ...]", False, True, True), ('pos', 'Pos | None', True, False, False)),
         'ForallEffect(parameters: \'tuple[TypedName, ...]\', effects: "tuple[\'Effect\', ...]", pos: \'Pos | None\' = None)',

@@ -197,9 +197,14 @@ class Delete:
 
 @node
 class When:
+    """``(when c e)``. In a durative action's ``end_effects``, ``at_start`` marks PDDL 2.1's
+    ``(when (at start c) (at end e))``: ``c`` is read in the state before the action's
+    start, ``e`` happens at its end."""
+
     condition: Formula
     effects: tuple["Effect", ...]
     pos: Pos | None = _pos()
+    at_start: bool = False
 
 
 @node

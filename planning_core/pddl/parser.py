@@ -352,25 +352,38 @@ class _ToAst(Transformer):
         ``<da-effect> ::= (when <da-GD> <timed-effect>)``). A condition at another time
         than its effect, or ``over all``, is refused by name."""
         conditions, effects = c
-        times = {when for when, _ in conditions} | {when for when, _ in effects}
-        if len(times) > 1 or "all" in times:
-            pos = next((p for _, body in conditions if (p := _leftmost_pos(body))), None)
-            said = " and ".join(sorted("over all" if t == "all" else f"at {t}" for t in times))
-            raise UnsupportedFeature(
-                f"a conditional effect with its condition and effect at different times "
-                f"({said}) is not supported; expected '(when (at start c) (at start e))' or "
-                "'(when (at end c) (at end e))'",
-                line=pos and pos.line, column=pos and pos.column)
+        said = {when for when, _ in conditions}
+        done = {when for when, _ in effects}
         if not effects:
             return []
-        (when,) = times
         body = tuple(e for _, part in effects for e in part)
         if not conditions:
-            return [(when, body)]
-        return [(when, (pddl.When(_conjunction([b for _, b in conditions]), body),))]
+            return [(done.pop(), body)] if len(done) == 1 else effects
+        condition = _conjunction([b for _, b in conditions])
+        if said == {"start"} and done == {"end"}:
+            # read at the start, done at the end (VAL's CondCommunicationAction)
+            return [("end", (pddl.When(condition, body, at_start=True),))]
+        if len(said | done) > 1 or "all" in said:
+            pos = next((p for _, b in conditions if (p := _leftmost_pos(b))), None)
+            times = " and ".join(sorted("over all" if t == "all" else f"at {t}"
+                                        for t in said | done))
+            raise UnsupportedFeature(
+                f"a conditional effect with its condition and effect at these times "
+                f"({times}) is not supported; expected its condition and effect at one time, "
+                "or '(when (at start c) (at end e))'",
+                line=pos and pos.line, column=pos and pos.column)
+        return [(done.pop(), (pddl.When(condition, body),))]
 
     def timed_forall(self, c):
         params, effects = c
+        for _, part in effects:
+            for e in part:
+                if isinstance(e, pddl.When) and e.at_start:
+                    pos = _leftmost_pos(e.condition)
+                    raise UnsupportedFeature(
+                        "a conditional effect read at start and done at end inside 'forall' "
+                        "is not supported; expected it outside the 'forall'",
+                        line=pos and pos.line, column=pos and pos.column)
         by_time: dict = {}
         for when, part in effects:
             by_time.setdefault(when, []).extend(part)

@@ -132,6 +132,9 @@ def _timed_effect(when: str, e: pddl.Effect) -> str:
     """A durative action's effect at ``when``: a conditional one as PDDL 2.1 writes it,
     ``(when (at start c) (at start e))``; a ``forall`` around the timed effect."""
     if isinstance(e, pddl.When):
+        if e.at_start:
+            return (f"(when (at start {write_formula(e.condition)}) "
+                    f"({when} {_effects(e.effects)}))")
         return (f"(when ({when} {write_formula(e.condition)}) "
                 f"({when} {_effects(e.effects)}))")
     if isinstance(e, pddl.ForallEffect):

@@ -18,7 +18,7 @@ from planning_core.validate.formulas import UndefinedValue, atom_key_fn, check_t
 # eff(state, binding, universe, fluents, adds, dels, increases) -> None
 EffFn = Callable[[set, dict, object, dict, list, list, list], None]
 
-__all__ = ["EffFn", "NumericUpdate", "apply_update", "compile_effects", "twice_updated"]
+__all__ = ["EffFn", "NumericUpdate", "apply_update", "compile_effects", "span_key", "twice_updated"]
 
 
 class NumericUpdate:
@@ -46,6 +46,11 @@ def apply_update(old: float, value) -> tuple[float, float, str]:
             raise UndefinedValue("(division by zero in scale-down)")
         return old / amount, amount, "scale-down"
     return old + value, value, "increase"
+
+
+def span_key(e: pddl.When) -> tuple:
+    """Where a step's binding keeps whether ``e``'s at-start condition held at its start."""
+    return ("at start", e)
 
 
 def twice_updated(incs: list) -> tuple[str, bool] | None:
@@ -89,6 +94,16 @@ def _compile(e: pddl.Effect, scope: frozenset[str], file: str | None) -> EffFn:
         check_terms(e.atom.args, scope, e.atom, file)
         key_of = atom_key_fn(e.atom)
         return lambda s, b, u, n, adds, dels, incs: dels.append(key_of(b))
+    if isinstance(e, pddl.When) and e.at_start:
+        # (when (at start c) (at end e)): c was read at the start (timed.py stores it in
+        # the step's binding under span_key); an end without its start fires nothing
+        cond_key = span_key(e)
+        body = compile_effects(e.effects, scope, file)
+
+        def when_started(s, b, u, n, adds, dels, incs):
+            if b.get(cond_key):
+                body(s, b, u, n, adds, dels, incs)
+        return when_started
     if isinstance(e, pddl.When):
         cond = compile_formula(e.condition, scope, file)
         body = compile_effects(e.effects, scope, file)

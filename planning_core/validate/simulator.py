@@ -25,7 +25,8 @@ from planning_core.pddl.identity_cache import IdentityCache
 from planning_core.pddl.plans import Plan, PlanStep, parse_plan
 from planning_core.pddl.wellformed import Fault, ground_faults
 from planning_core.pddl.features import is_temporal
-from planning_core.validate.effects import apply_update, compile_effects, twice_updated
+from planning_core.validate.effects import apply_update, compile_effects, span_key, \
+    twice_updated
 from planning_core.validate.formulas import UndefinedValue, atom_text, compile_formula, \
     compile_numeric, fluent_state
 from planning_core.validate.report import StepTrace, ValidationReport, Verdict
@@ -37,7 +38,7 @@ __all__ = ["CompiledDomain", "Validator", "validate_plan", "validator_for"]
 class _Action:
     __slots__ = ("name", "variables", "param_types", "type_names", "precondition", "pre",
                  "effects", "action", "durative", "over_all", "end_pre", "end_effects",
-                 "duration")
+                 "duration", "span")
 
     def __init__(self, action: pddl.Action, file: str | None) -> None:
         self.name = action.name
@@ -56,6 +57,10 @@ class _Action:
             self.end_effects = compile_effects(action.end_effects, scope, file)
             self.duration = tuple((d, compile_numeric(d.value, scope, file))
                                   for d in action.duration)
+            # (when (at start c) (at end e)): each c, read at the start
+            self.span = tuple((span_key(e), compile_formula(e.condition, scope, file))
+                              for e in action.end_effects
+                              if isinstance(e, pddl.When) and e.at_start)
         self.effects = compile_effects(action.effects, scope, file)
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 from planning_core.nodes import replace
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.plans import Plan
-from planning_core.validate.effects import NumericUpdate, twice_updated
+from planning_core.validate.effects import NumericUpdate, span_key, twice_updated
 from planning_core.validate.formulas import UndefinedValue, atom_text, compile_formula, \
     fluent_state, ground_args
 from planning_core.validate.report import StepTrace, ValidationReport, Verdict
@@ -124,6 +124,10 @@ def validate_timed(v, plan: Plan, trace: bool, tolerance: float | None = None) -
                 (adds if inst.til.positive else dels).append(key)
                 continue
             effects = inst.act.end_effects if inst.kind == "end" else inst.act.effects
+            if inst.kind == "start" and inst.act.span:
+                failure = _read_spanning(v, inst, full, first)
+                if failure is not None:
+                    return replace(failure, trace=tuple(steps), warnings=tuple(warnings))
             before = len(incs)
             effects(full, inst.binding, universe, fluents, adds, dels, incs)
             twice = twice_updated(incs[before:]) if len(incs) - before > 1 else None
@@ -220,6 +224,20 @@ def _instants(v, plan: Plan) -> tuple[list[_Instant], ValidationReport | None]:
 
 
 # ----------------------------------------------------------------------- checks
+
+def _read_spanning(v, inst: _Instant, full: set, time: float):
+    """At a start, read the condition of each ``(when (at start c) (at end e))`` in the
+    state before it, and keep the answer in the step's binding for its end."""
+    b = inst.binding
+    for key, condition in inst.act.span:
+        try:
+            b[key] = bool(condition(full, b, v.universe))
+        except UndefinedValue as err:
+            return _fail(Verdict.UNDEFINED_VALUE, inst, time,
+                         f"{_where(inst, time)}: the condition of a conditional effect reads "
+                         f"{err.fluent}, which has no value")
+    return None
+
 
 def _where(inst: _Instant, time: float) -> str:
     if inst.step is None:
@@ -358,6 +376,11 @@ def _touch(v, inst: _Instant, full: set) -> _Touch:
     for constraint, _ in (act.duration if act.durative else ()):
         _numeric_reads(constraint.value, b, t.fluent_reads)
     _effect_reads(effects, dict(b), v.universe, t.reads, t.fluent_reads, full)
+    if inst.kind == "start" and act.span:    # read now, for effects at the end
+        for e in act.action.end_effects:
+            if isinstance(e, pddl.When) and e.at_start:
+                _effect_reads((replace(e, at_start=False, effects=()),), dict(b), v.universe,
+                              t.reads, t.fluent_reads, full)
     adds: list = []
     dels: list = []
     incs: list = []
@@ -418,9 +441,13 @@ def _effect_reads(effects, b: dict, universe, props: set, fluents: set, state) -
     for e in effects:
         if isinstance(e, (pddl.Increase, pddl.NumericEffect)):
             _numeric_reads(e.amount, b, fluents)
+        elif isinstance(e, pddl.When) and e.at_start:     # its condition was read at start
+            if b.get(span_key(e)):
+                _effect_reads(e.effects, b, universe, props, fluents, state)
         elif isinstance(e, pddl.When):
             try:
-                fires = compile_formula(e.condition, frozenset(b))(state, b, universe)
+                fires = compile_formula(e.condition, frozenset(
+                    k for k in b if isinstance(k, str)))(state, b, universe)
             except UndefinedValue:
                 fires = True
             if fires:

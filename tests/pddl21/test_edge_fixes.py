@@ -63,13 +63,43 @@ def test_durative_conditional_effects_are_written_as_pddl21_reads_them(heater):
     assert parse_domain(text).actions == heater[0].actions
 
 
-def test_a_conditional_effect_spanning_the_action_is_refused_where_it_is():
+def test_a_condition_read_after_its_effect_is_refused_where_it_is():
     text = HEATER.replace("(when (at start (cold)) (at start (not (cold))))",
-                          "(when (at start (cold)) (at end (not (cold))))")
+                          "(when (at end (cold)) (at start (not (cold))))")
     with pytest.raises(UnsupportedFeature) as err:
         parse_domain(text)
-    assert "different times (at end and at start)" in str(err.value)
-    assert (err.value.line, err.value.column) == (10, 35)    # its condition
+    assert "(at end and at start) is not supported" in str(err.value)
+    assert (err.value.line, err.value.column) == (10, 33)    # its condition
+
+
+SPAN = textwrap.dedent("""\
+    (define (domain span)
+      (:requirements :strips :durative-actions :conditional-effects)
+      (:predicates (cold) (warned))
+      (:durative-action spanning :parameters () :duration (= ?duration 1) :condition (and)
+        :effect (when (at start (cold)) (at end (warned))))
+      (:action warm :parameters () :precondition (cold) :effect (not (cold))))
+    """)
+
+
+@pytest.mark.parametrize("plan, verdict", [
+    ("0: (spanning) [1]\n", Verdict.VALID),
+    ("0: (warm)\n0.01: (spanning) [1]\n", Verdict.GOAL_NOT_SATISFIED),   # false at start
+    ("0: (spanning) [1]\n0.5: (warm)\n", Verdict.VALID),     # read at start, kept to the end
+    ("0: (spanning) [1]\n0: (warm)\n", Verdict.MUTEX_VIOLATED),      # read while deleted
+])
+def test_a_conditional_effect_read_at_start_and_done_at_end(plan, verdict):
+    # was: refused by the parser; VAL reads c at the start and does e at the end
+    domain = parse_domain(SPAN)
+    (when,) = domain.actions[0].end_effects
+    assert when.at_start
+    problem = parse_problem("(define (problem s) (:domain span) (:init (cold)) "
+                            "(:goal (warned)))")
+    report = validate_plan(domain, problem, plan)
+    assert report.verdict is verdict, report.message
+    text = write_domain(domain)
+    assert "(when (at start (cold)) (at end (and (warned))))" in text
+    assert parse_domain(text).actions == domain.actions
 
 
 TIL_DOMAIN = textwrap.dedent("""\

@@ -42,4 +42,14 @@
     :parameters ()
     :precondition (and (b))
     :effect (goal-reached))
+  (:durative-action self-break
+    :parameters ()
+    :duration (= ?duration 1)
+    :condition (over all (guard))
+    :effect (and (at start (not (guard))) (at end (guard)) (at end (c))))
+  (:durative-action self-make
+    :parameters ()
+    :duration (= ?duration 1)
+    :condition (and (at start (not (a))) (over all (a)))
+    :effect (and (at start (a)) (at end (not (a))) (at end (c))))
 )

@@ -12,4 +12,13 @@
     :duration (= ?duration 4)
     :condition (over all (lit))
     :effect (at end (done)))
+  (:durative-action relight
+    :parameters ()
+    :duration (= ?duration 1)
+    :condition (and)
+    :effect (at end (lit)))
+  (:action press
+    :parameters ()
+    :precondition (open)
+    :effect (done))
 )
