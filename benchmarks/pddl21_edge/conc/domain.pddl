@@ -56,4 +56,9 @@
     :parameters ()
     :precondition (and)
     :effect (and (increase (x) 1) (increase (x) 2)))
+  (:durative-action check-add-x
+    :parameters ()
+    :duration (= ?duration 1)
+    :condition (at start (< (x) 50))
+    :effect (at start (increase (x) 1)))
 )
