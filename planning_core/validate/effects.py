@@ -12,13 +12,14 @@ from collections.abc import Callable   # not typing's: importing typing costs ea
 
 from planning_core.errors import SemanticError
 from planning_core.pddl import ast as pddl
-from planning_core.validate.formulas import UndefinedValue, atom_key_fn, check_terms, \
-    compile_formula, compile_numeric
+from planning_core.validate.formulas import UndefinedValue, atom_key_fn, atom_text, \
+    check_terms, compile_formula, compile_numeric
 
 # eff(state, binding, universe, fluents, adds, dels, increases) -> None
 EffFn = Callable[[set, dict, object, dict, list, list, list], None]
 
-__all__ = ["EffFn", "NumericUpdate", "apply_update", "compile_effects", "span_key", "twice_updated"]
+__all__ = ["EffFn", "NumericUpdate", "apply_update", "compile_effects", "span_key", "twice_text",
+           "twice_updated"]
 
 
 class NumericUpdate:
@@ -70,6 +71,15 @@ def twice_updated(incs: list) -> tuple[str, bool] | None:
         else:
             seen[key] = additive
     return None
+
+
+def twice_text(who, twice: tuple) -> str:
+    """VAL's words for one action updating a fluent twice (not two increases)."""
+    key, assigned = twice
+    what = "assigns to" if assigned else "both assigns to and updates"
+    return (f"{who} {what} expression {atom_text(key)}{' twice' if assigned else ''}: its "
+            "updates happen at once, so they have no order (only increase and decrease "
+            "of one fluent combine)")
 
 
 def compile_effects(effects: tuple[pddl.Effect, ...], scope: frozenset[str],

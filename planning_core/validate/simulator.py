@@ -26,7 +26,7 @@ from planning_core.pddl.plans import Plan, PlanStep, parse_plan
 from planning_core.pddl.wellformed import Fault, ground_faults
 from planning_core.pddl.features import is_temporal
 from planning_core.validate.effects import apply_update, compile_effects, span_key, \
-    twice_updated
+    twice_text, twice_updated
 from planning_core.validate.formulas import UndefinedValue, atom_text, compile_formula, \
     compile_numeric, fluent_state
 from planning_core.validate.report import StepTrace, ValidationReport, Verdict
@@ -106,15 +106,6 @@ def _happenings_matter(plan: Plan, tolerance: float | None) -> bool:
             return True
         last = when
     return False
-
-
-def _twice_text(who, twice: tuple) -> str:
-    """VAL's words for one action updating a fluent twice (not two increases)."""
-    key, assigned = twice
-    what = "assigns to" if assigned else "both assigns to and updates"
-    return (f"{who} {what} expression {atom_text(key)}{' twice' if assigned else ''}: its "
-            "updates happen at once, so they have no order (only increase and decrease "
-            "of one fluent combine)")
 
 
 def _fmt(value: float) -> str:
@@ -223,7 +214,7 @@ class Validator:
             if twice is not None:
                 return replace(self._fail(
                     Verdict.MUTEX_VIOLATED, index, step,
-                    f"step {index} {step} (line {step.line}): {_twice_text('it', twice)}"),
+                    f"step {index} {step} (line {step.line}): {twice_text('it', twice)}"),
                     trace=tuple(steps), warnings=tuple(warnings))
             undefined = next((a for _, a in incs if isinstance(a, UndefinedValue)), None)
             if undefined is not None:

@@ -30,11 +30,10 @@ from __future__ import annotations
 from planning_core.nodes import replace
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.plans import Plan
-from planning_core.validate.effects import NumericUpdate, span_key, twice_updated
+from planning_core.validate.effects import NumericUpdate, span_key, twice_text, twice_updated
 from planning_core.validate.formulas import UndefinedValue, atom_text, compile_formula, \
     fluent_state, ground_args
 from planning_core.validate.report import StepTrace, ValidationReport, Verdict
-from planning_core.validate.simulator import _twice_text
 
 __all__ = ["DEFAULT_TOLERANCE", "validate_timed"]
 
@@ -133,7 +132,7 @@ def validate_timed(v, plan: Plan, trace: bool, tolerance: float | None = None) -
             twice = twice_updated(incs[before:]) if len(incs) - before > 1 else None
             if twice is not None:
                 return replace(_fail(Verdict.MUTEX_VIOLATED, inst, first,
-                                     f"{_where(inst, first)}: {_twice_text('it', twice)}",
+                                     f"{_where(inst, first)}: {twice_text('it', twice)}",
                                      unsatisfied=(f"(expression {atom_text(twice[0])})",),
                                      advice=(f"{inst.text()} has a mutex violation at time "
                                              f"{_fmt(first)}", "Separate these actions!")),
