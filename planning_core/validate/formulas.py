@@ -16,6 +16,7 @@ from collections.abc import Callable   # not typing's: importing typing costs ea
 
 from planning_core.errors import SemanticError
 from planning_core.pddl import ast as pddl
+from planning_core.pddl.arith import COMPARE
 
 Cond = Callable[[set, dict, object], bool]
 NumFn = Callable[[dict, dict], float]
@@ -170,8 +171,7 @@ def _comparison(f: pddl.Comparison, scope: frozenset[str], file: str | None) -> 
     return compare
 
 
-_COMPARE = {"<": lambda x, y: x < y, "<=": lambda x, y: x <= y, "=": lambda x, y: x == y,
-            ">=": lambda x, y: x >= y, ">": lambda x, y: x > y}
+_COMPARE = COMPARE     # exact up to a double's rounding (planning_core.pddl.arith)
 
 
 def _quantifier(params: tuple[pddl.TypedName, ...], body: Cond, exists: bool) -> Cond:

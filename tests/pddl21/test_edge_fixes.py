@@ -237,3 +237,41 @@ def test_an_error_inside_a_duration_is_placed_in_the_duration():
         parse_domain(text)
     assert "action 'heat-up' > :duration" in str(err.value)     # was '> :parameters'
     assert (err.value.line, err.value.column) == (7, 28)
+
+
+ROUNDING = textwrap.dedent("""\
+    (define (domain rounding)
+      (:requirements :strips :numeric-fluents)
+      (:predicates (done))
+      (:functions (load) (capacity))
+      (:action add :parameters () :precondition (<= (+ (load) 0.1) (capacity))
+        :effect (and (increase (load) 0.1)))
+      (:action finish-exact :parameters () :precondition (= (load) (capacity)) :effect (done))
+      (:action finish-above :parameters () :precondition (> (load) 0.3) :effect (done)))
+    """)
+
+
+@pytest.mark.parametrize("last, verdict", [("finish-exact", Verdict.VALID),
+                                           ("finish-above", Verdict.NUMERIC_PRECONDITION_FAILED)])
+def test_sums_of_decimal_amounts_compare_as_the_rationals_they_are(last, verdict):
+    # was: the third (add) failed, 0.30000000000000004 <= 0.3 being false in doubles; PDDL's
+    # 0.1 + 0.1 + 0.1 is 0.3, which VAL accepts. Strictness stays: 0.3 > 0.3 is false
+    # (VAL's 0.0001 margin says true)
+    problem = parse_problem("(define (problem r) (:domain rounding) (:init (= (load) 0) "
+                            "(= (capacity) 0.3)) (:goal (done)))")
+    report = validate_plan(parse_domain(ROUNDING), problem, f"(add)\n(add)\n(add)\n({last})\n")
+    assert report.verdict is verdict, report.message
+    if verdict is not Verdict.VALID:
+        assert report.step == 4
+
+
+def test_rounding_is_absorbed_but_a_ten_thousandth_is_not():
+    from planning_core.pddl.arith import COMPARE
+
+    assert COMPARE["="](0.1 + 0.2, 0.3) and COMPARE["<="](0.1 + 0.2, 0.3)
+    assert not COMPARE["<"](0.3, 0.1 + 0.2) and not COMPARE[">"](0.1 + 0.2, 0.3)
+    assert COMPARE["="](0.3 - (0.1 + 0.2), 0.0)                     # cancellation
+    assert not COMPARE[">="](5303.9999, 5304) and COMPARE["<"](5303.9999, 5304)
+    assert COMPARE[">"](2.0 ** 40 + 1, 2.0 ** 40)                   # whole numbers: exact
+    assert COMPARE["="](2.0 ** 40 + 0.1 + 0.2, 2.0 ** 40 + 0.3)
+    assert COMPARE[">"](1e6 + 1e-3, 1e6)
