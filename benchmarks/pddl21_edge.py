@@ -67,7 +67,7 @@ _MARGIN = ("After three `(add)` steps of 0.1 the load is 0.3 (in doubles "
            "`Proposition.cpp`), the departure `docs/pddl21.md` already documents (\"Comparisons "
            "are exact\"). VAL is wrong; we say the step's precondition fails. The sister case "
            "`rounding/exact` (`=` at equality) is valid in both: our comparisons absorb a "
-           "double's rounding (`planning_core/pddl/arith.py`), not a ten-thousandth.")
+           "double's rounding (`COMPARE` in `planning_core/pddl/ast.py`), not a ten-thousandth.")
 NOTES: dict[str, str] = {
     "rounding/above": _MARGIN % ">",
     "rounding/below": _MARGIN % "<",

@@ -34,7 +34,6 @@ import time
 from planning_core.errors import UnsupportedFeature
 from planning_core.limits import Budget, LimitReached
 from planning_core.pddl import ast as pddl
-from planning_core.pddl.arith import COMPARE
 from planning_core.result import Status
 
 __all__ = ["NODE_LIMIT", "NumericOutcome", "numeric_gbfs"]
@@ -46,7 +45,7 @@ NODE_LIMIT = 20_000
 #: (benchmarks/results/numeric_search.md)
 WEIGHT = 2.0
 
-_COMPARE = COMPARE     # as the validator compares (planning_core.pddl.arith)
+_COMPARE = pddl.COMPARE     # as the validator compares (see pddl.ast)
 _INF = float("inf")
 
 

@@ -16,7 +16,6 @@ from collections.abc import Callable   # not typing's: importing typing costs ea
 
 from planning_core.errors import SemanticError
 from planning_core.pddl import ast as pddl
-from planning_core.pddl.arith import COMPARE
 
 Cond = Callable[[set, dict, object], bool]
 NumFn = Callable[[dict, dict], float]
@@ -171,7 +170,7 @@ def _comparison(f: pddl.Comparison, scope: frozenset[str], file: str | None) -> 
     return compare
 
 
-_COMPARE = COMPARE     # exact up to a double's rounding (planning_core.pddl.arith)
+_COMPARE = pddl.COMPARE     # exact up to a double's rounding (see pddl.ast)
 
 
 def _quantifier(params: tuple[pddl.TypedName, ...], body: Cond, exists: bool) -> Cond:

@@ -266,7 +266,7 @@ def test_sums_of_decimal_amounts_compare_as_the_rationals_they_are(last, verdict
 
 
 def test_rounding_is_absorbed_but_a_ten_thousandth_is_not():
-    from planning_core.pddl.arith import COMPARE
+    from planning_core.pddl.ast import COMPARE
 
     assert COMPARE["="](0.1 + 0.2, 0.3) and COMPARE["<="](0.1 + 0.2, 0.3)
     assert not COMPARE["<"](0.3, 0.1 + 0.2) and not COMPARE[">"](0.1 + 0.2, 0.3)
