@@ -77,6 +77,15 @@ NOTES: dict[str, str] = {
     "durstrict/topup-strict-near": _STRICT,
     "durstrict/topup-strict-ok": _STRICT,
     "durstrict/topup-zero": _STRICT,
+    "derived/empty-til-goal": (
+        "An empty plan whose goal `(all-lit)` (derived) becomes true by a timed initial "
+        "literal at 3. Both judges apply the literal and accept. VAL's value is 3: with no "
+        "plan step, its last plan time `d` is `find_if(planStructure.rbegin(), "
+        "planStructure.rend(), partOfPlan)->first` (`Plan.cpp`, `Plan::Plan`), which finds "
+        "nothing and reads through `rend()`, undefined behaviour; here it left every "
+        "happening inside the plan. Ours is 0, the makespan of a plan with no step (the "
+        "same rule that makes `til/valid` 6.5 in both, not the literal's 10). VAL's value "
+        "comes from reading past its vector; we keep 0 and document it."),
     "eps/negative-time": (
         "A step at time -1. VAL runs it (valid, value 1.02). We refuse the plan file, "
         "located (`line 1, column 1: unexpected negative number '-1'; expected a time stamp "
@@ -138,6 +147,8 @@ FIXES = (
     "simultaneous delete of it was not a mutex for us, it is for VAL "
     "(`Action::handleEffects` marks it when it holds) (`conc/cond-read-deleted`, "
     "`conc/deleted-cond-read`).",
+    "`forall` around timed effects, `(forall (?r - room) (at end (decrease (dust ?r) 1)))`: "
+    "a parse error before; PDDL 2.1 allows it and VAL reads it (`derived/*`).",
     "Sums of decimal amounts: after three steps of 0.1 the load is 0.30000000000000004 in "
     "doubles, so `(<= (+ (load) 0.1) (capacity))` with capacity 0.3 failed for us on the "
     "third step and `(= (load) (capacity))` after it; PDDL's numbers are rationals (0.3 "

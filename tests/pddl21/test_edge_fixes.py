@@ -275,3 +275,26 @@ def test_rounding_is_absorbed_but_a_ten_thousandth_is_not():
     assert COMPARE[">"](2.0 ** 40 + 1, 2.0 ** 40)                   # whole numbers: exact
     assert COMPARE["="](2.0 ** 40 + 0.1 + 0.2, 2.0 ** 40 + 0.3)
     assert COMPARE[">"](1e6 + 1e-3, 1e6)
+
+
+def test_forall_around_timed_effects():
+    # was: a parse error ("unexpected 'forall'"); PDDL 2.1's <da-effect> allows
+    # (forall (?v - t) <da-effect>), and VAL reads it
+    domain = parse_domain(textwrap.dedent("""\
+        (define (domain dust)
+          (:requirements :typing :durative-actions :numeric-fluents)
+          (:types room)
+          (:functions (dust ?r - room))
+          (:durative-action dust-all :parameters () :duration (= ?duration 1) :condition (and)
+            :effect (forall (?r - room) (and (at start (decrease (dust ?r) 1))
+                                             (at end (decrease (dust ?r) 2))))))
+        """))
+    (action,) = domain.actions
+    assert len(action.effects) == 1 and len(action.end_effects) == 1
+    problem = parse_problem("(define (problem d) (:domain dust) (:objects a b - room) "
+                            "(:init (= (dust a) 5) (= (dust b) 4)) (:goal (< (dust b) 2)) "
+                            "(:metric minimize (+ (dust a) (dust b))))")
+    report = validate_plan(domain, problem, "0: (dust-all) [1]\n")
+    assert report.verdict is Verdict.VALID, report.message
+    assert report.cost == pytest.approx(2 + 1)
+    assert parse_domain(write_domain(domain)).actions == domain.actions
