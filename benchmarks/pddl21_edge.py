@@ -106,7 +106,7 @@ NOTES: dict[str, str] = {
     "oddities/two-durations": (
         "`0.01: (move home shop) [2] [3]`, two durations on one step. VAL reads the first and "
         "ignores the second (valid, 2.01). A step has one duration; we refuse the line, "
-        "located (`line 2, column 28: unexpected '['`), rather than guess which one the "
+        "located (`line 2, column 28: a second duration '[...]' on one step; expected one duration '[d]' per step`), rather than guess which one the "
         "planner meant. A plan-file syntax question, not semantics; documented."),
     "oddities/wrong-arity": (
         "`(move home)` for a two-parameter action. VAL crashes (segmentation fault, no "
@@ -157,7 +157,8 @@ FIXES = (
     "Messages: a negative time stamp or duration in a plan is named (`unexpected "
     "negative number '-1'; expected a time stamp or duration >= 0`, was `unexpected "
     "'-1:'`); a syntax error inside `:duration` is placed there (the breadcrumb said "
-    "`:parameters`).",
+    "`:parameters`); a second duration on one step is named (`a second duration '[...]' on "
+    "one step`, was `unexpected '['`).",
 )
 
 
@@ -232,10 +233,20 @@ def run_ours(case: dict) -> dict:
             row = json.loads(line)
     text = (out.getvalue() + err.getvalue()).strip()
     if row is None or code == 2:
-        return {"verdict": "error", "value": None, "detail": "bad_input", "text": text}
+        return {"verdict": "error", "value": None, "detail": "bad_input",
+                "text": _row_text(row) if row else text}
     verdict = "valid" if row.get("valid") else "invalid"
     return {"verdict": verdict, "value": row.get("cost") if verdict == "valid" else None,
-            "detail": row.get("verdict"), "text": row.get("message") or text}
+            "detail": row.get("verdict"), "text": _row_text(row)}
+
+
+def _row_text(row: dict) -> str:
+    """One line from our --json row: the located errors, or what failed where."""
+    if row.get("errors"):
+        return "; ".join(f"{Path(e['file']).name}:{e['line']}:{e['column']}: {e['message']}"
+                         for e in row["errors"])
+    what = " ".join(row.get("unsatisfied") or row.get("unsatisfied_goals") or ())
+    return " ".join(x for x in (row["verdict"], row.get("action") or "", what) if x)
 
 
 def same_value(a, b) -> bool:

@@ -298,3 +298,12 @@ def test_forall_around_timed_effects():
     assert report.verdict is Verdict.VALID, report.message
     assert report.cost == pytest.approx(2 + 1)
     assert parse_domain(write_domain(domain)).actions == domain.actions
+
+
+def test_a_second_duration_on_a_step_is_named():
+    # was: "unexpected '['; expected a step ..."; VAL silently takes the first
+    from planning_core.pddl.plans import parse_plan
+
+    (error,) = parse_plan("0: (mark home)\n0.01: (move home shop) [2] [3]\n").errors
+    assert (error.line, error.column) == (2, 28)
+    assert error.message.startswith("a second duration '[...]' on one step")

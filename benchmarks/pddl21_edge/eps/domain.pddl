@@ -1,6 +1,6 @@
 ; Epsilon separation, mutexes, self-overlap, zero durations, plan order and times.
 (define (domain edge-eps)
-  (:requirements :strips :durative-actions :numeric-fluents)
+  (:requirements :strips :durative-actions :numeric-fluents :negative-preconditions)
   (:predicates (a) (b) (c) (guard) (goal-reached))
   (:functions (n))
   (:durative-action make-a
