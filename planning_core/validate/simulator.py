@@ -25,8 +25,8 @@ from planning_core.pddl.identity_cache import IdentityCache
 from planning_core.pddl.plans import Plan, PlanStep, parse_plan
 from planning_core.pddl.wellformed import Fault, ground_faults
 from planning_core.pddl.features import is_temporal
-from planning_core.validate.effects import apply_update, compile_effects, span_key, \
-    twice_text, twice_updated
+from planning_core.validate.effects import NumericUpdate, apply_update, compile_effects, \
+    span_key, twice_text, twice_updated
 from planning_core.validate.formulas import UndefinedValue, atom_text, compile_formula, \
     compile_numeric, fluent_state
 from planning_core.validate.report import StepTrace, ValidationReport, Verdict
@@ -326,7 +326,8 @@ class Validator:
                 continue
             old = fluents.get(key)
             if old is None:
-                warnings.append(f"{name} has no initial value in :init; it is taken as 0")
+                if not (isinstance(amount, NumericUpdate) and amount.op == "assign"):
+                    warnings.append(f"{name} has no initial value in :init; it is taken as 0")
                 old = 0.0
             try:
                 new, value, op = apply_update(old, amount)

@@ -307,3 +307,18 @@ def test_a_second_duration_on_a_step_is_named():
     (error,) = parse_plan("0: (mark home)\n0.01: (move home shop) [2] [3]\n").errors
     assert (error.line, error.column) == (2, 28)
     assert error.message.startswith("a second duration '[...]' on one step")
+
+
+def test_an_assign_to_a_fluent_without_value_warns_nothing():
+    # was: "(used) has no initial value in :init; it is taken as 0" for an assign, which
+    # reads no old value; an increase still warns (VAL takes it from 0 too)
+    domain = parse_domain("(define (domain u) (:requirements :numeric-fluents) "
+                          "(:functions (used)) (:action set :parameters () :precondition (and) "
+                          ":effect (and (assign (used) 2))) (:action add :parameters () "
+                          ":precondition (and) :effect (and (increase (used) 1))))")
+    problem = parse_problem("(define (problem u) (:domain u) (:init) (:goal (and)) "
+                            "(:metric minimize (used)))")
+    report = validate_plan(domain, problem, "(set)\n")
+    assert (report.verdict, report.cost, report.warnings) == (Verdict.VALID, 2, ())
+    report = validate_plan(domain, problem, "(add)\n")
+    assert report.cost == 1 and "taken as 0" in report.warnings[0]
