@@ -158,7 +158,8 @@ FIXES = (
     "negative number '-1'; expected a time stamp or duration >= 0`, was `unexpected "
     "'-1:'`); a syntax error inside `:duration` is placed there (the breadcrumb said "
     "`:parameters`); a second duration on one step is named (`a second duration '[...]' on "
-    "one step`, was `unexpected '['`).",
+    "one step`, was `unexpected '['`); an `assign` to a fluent with no value no longer "
+    "warns that the old value is taken as 0 (it reads none).",
 )
 
 
