@@ -385,6 +385,10 @@ class Action:
     over_all: Formula = TRUE
     end_condition: Formula = TRUE
     end_effects: tuple[Effect, ...] = ()
+    #: PDDL 2.1 level 4, linear: ``(increase f (* #t e))`` as ``Increase(f, e)`` and
+    #: ``(decrease f (* #t e))`` as ``NumericEffect("decrease", f, e)``, ``e`` the rate per
+    #: time unit, applied while the action runs
+    continuous: tuple[Effect, ...] = ()
 
     @property
     def arity(self) -> int:

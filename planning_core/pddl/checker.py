@@ -158,6 +158,9 @@ def used_requirements(domain: pddl.Domain, problem: pddl.Problem | None = None) 
             _formula_features(a.over_all, out)
             _formula_features(a.end_condition, out)
             _effect_features(a.end_effects, out)
+            if a.continuous:
+                out.add(":continuous-effects")
+                _effect_features(a.continuous, out)
             if any(d.op != "=" for d in a.duration):
                 out.add(":duration-inequalities")
     if domain.derived:
@@ -372,6 +375,7 @@ class _Context:
         try:
             self.effects(a.effects, scope, f"{where} at start effect")
             self.effects(a.end_effects, scope, f"{where} at end effect")
+            self.effects(a.continuous, scope, f"{where} continuous effect")
         finally:
             self.duration_ok = False
 

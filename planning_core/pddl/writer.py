@@ -149,7 +149,9 @@ def _durative_action(a: pddl.Action) -> str:
                   + _timed_conditions("over all", a.over_all)
                   + _timed_conditions("at end", a.end_condition))
     effects = [_timed_effect("at start", e) for e in a.effects] + \
-               [_timed_effect("at end", e) for e in a.end_effects]
+               [_timed_effect("at end", e) for e in a.end_effects] + \
+               [f"({'increase' if isinstance(e, pddl.Increase) else e.op} {e.fluent} "
+                f"(* #t {write_numeric(e.amount)}))" for e in a.continuous]
     lines = [f"  (:durative-action {a.name}",
              f"    :parameters ({_typed(a.parameters)})",
              # one constraint bare: unified-planning's reader (TAMER's way in) refuses

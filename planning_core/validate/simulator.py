@@ -18,6 +18,7 @@ object; :func:`validate_plan` keeps the last few of both, keyed by identity.
 """
 from __future__ import annotations
 
+from planning_core.errors import UnsupportedFeature
 from planning_core.limits import Budget, LimitReached
 from planning_core.nodes import replace
 from planning_core.pddl import ast as pddl
@@ -27,8 +28,8 @@ from planning_core.pddl.wellformed import Fault, ground_faults
 from planning_core.pddl.features import is_temporal
 from planning_core.validate.effects import NumericUpdate, apply_update, compile_effects, \
     span_key, twice_text, twice_updated
-from planning_core.validate.formulas import UndefinedValue, atom_text, compile_formula, \
-    compile_numeric, fluent_state
+from planning_core.validate.formulas import UndefinedValue, atom_key_fn, atom_text, \
+    compile_formula, compile_numeric, fluent_state
 from planning_core.validate.report import StepTrace, ValidationReport, Verdict
 from planning_core.validate.world import TypeHierarchy, Universe
 
@@ -38,7 +39,7 @@ __all__ = ["CompiledDomain", "Validator", "validate_plan", "validator_for"]
 class _Action:
     __slots__ = ("name", "variables", "param_types", "type_names", "precondition", "pre",
                  "effects", "action", "durative", "over_all", "end_pre", "end_effects",
-                 "duration", "span")
+                 "duration", "span", "continuous")
 
     def __init__(self, action: pddl.Action, file: str | None) -> None:
         self.name = action.name
@@ -57,6 +58,11 @@ class _Action:
             self.end_effects = compile_effects(action.end_effects, scope, file)
             self.duration = tuple((d, compile_numeric(d.value, scope, file))
                                   for d in action.duration)
+            # (increase f (* #t e)): (fluent key, +1 or -1, rate e) while the action runs
+            self.continuous = tuple(
+                (atom_key_fn(pddl.Atom(e.fluent.name, e.fluent.args)),
+                 1.0 if isinstance(e, pddl.Increase) else -1.0,
+                 compile_numeric(e.amount, scope, file)) for e in action.continuous)
             # (when (at start c) (at end e)): each c, read at the start
             self.span = tuple((span_key(e), compile_formula(e.condition, scope, file))
                               for e in action.end_effects
@@ -71,6 +77,8 @@ class CompiledDomain:
         self.domain = domain
         self.hierarchy = TypeHierarchy.of(domain)
         self.actions = {a.name: _Action(a, domain.filename) for a in domain.actions}
+        if any(a.continuous for a in domain.actions):
+            _linear_only(domain)
         self.derived = None
         if domain.derived:   # imported when used, as the constraints and the repair advice
             from planning_core.validate.derived import DerivedRules   # are: one call per plan
@@ -80,6 +88,28 @@ class CompiledDomain:
 
 
 _INF = float("inf")
+
+
+def _linear_only(domain: pddl.Domain) -> None:
+    """Continuous change we validate exactly: each rate reads no fluent that changes
+    continuously, so every value is linear in time between happenings (VAL solves
+    polynomials and exponentials for the rest: a located error here)."""
+    changing = {e.fluent.name for a in domain.actions for e in a.continuous}
+    for a in domain.actions:
+        for e in a.continuous:
+            todo = [e.amount]
+            while todo:
+                x = todo.pop()
+                if isinstance(x, pddl.FunctionTerm) and x.name in changing:
+                    pos = e.pos
+                    raise UnsupportedFeature(
+                        f"the rate of the continuous effect on {e.fluent} in '{a.name}' reads "
+                        f"({x.name} ...), which changes continuously: only linear change "
+                        "is supported; expected a rate of constants and fluents that change "
+                        "at happenings only", file=domain.filename,
+                        line=pos and pos.line, column=pos and pos.column)
+                if isinstance(x, pddl.BinaryOp):
+                    todo += [x.left, x.right]
 
 
 def _happenings_matter(plan: Plan, tolerance: float | None) -> bool:

@@ -91,6 +91,7 @@ def validate_timed(v, plan: Plan, trace: bool, tolerance: float | None = None) -
     warnings: list[str] = []
     happening = 0
     last_time = 0.0
+    prev_time = None
     k, n = 0, len(instants)
     while k < n:
         first = instants[k].time
@@ -98,6 +99,13 @@ def validate_timed(v, plan: Plan, trace: bool, tolerance: float | None = None) -
         while j < n and not instants[j].time > first + tol / 10:
             j += 1
         group = instants[k:j]
+        if prev_time is not None and any(r.act.continuous for r in running):
+            # continuous change (linear) from the last happening to this one
+            failure = _flow(v, running, fluents, full, prev_time, first, warnings)
+            if failure is not None:
+                return replace(failure, trace=tuple(steps), warnings=tuple(warnings))
+            full = v._close(state)
+        prev_time = first
         k = j
         happening += 1
         if any(i.til is None for i in group):   # the plan's own end: VAL's total-time is
@@ -176,6 +184,97 @@ def validate_timed(v, plan: Plan, trace: bool, tolerance: float | None = None) -
                 return replace(_invariant_failed(v, r, full, first, until),
                                trace=tuple(steps), warnings=tuple(warnings))
     return _finish(v, plan, full, fluents, last_time, tuple(steps), warnings)
+
+
+# ------------------------------------------------------------ continuous change
+
+def _flow(v, running: list, fluents: dict, full: set, t0: float, t1: float,
+          warnings: list[str]):
+    """Run the continuous effects of the actions running from ``t0`` to ``t1``: each
+    fluent moves at the sum of its rates (read at ``t0``; a rate reads no continuously
+    changing fluent, ``simulator._linear_only``), so it is linear in time. Every ``over
+    all`` condition of a running action must hold on the open interval: tested where a
+    comparison of it changes truth (its root) and between such points, which is exact for
+    linear values. None, or the failure."""
+    dt = t1 - t0
+    if dt <= 0:
+        return None
+    rates: dict = {}
+    for r in running:
+        for key_of, sign, rate in r.act.continuous:
+            key = key_of(r.binding)
+            try:
+                value = rate(r.binding, fluents)
+            except UndefinedValue as err:
+                return _fail(Verdict.UNDEFINED_VALUE, r, t0,
+                             f"{_where(r, r.time)}: the rate of its continuous effect on "
+                             f"{atom_text(key)} reads {err.fluent}, which has no value")
+            rates[key] = rates.get(key, 0.0) + sign * value
+    for key in rates:
+        if key not in fluents:
+            warnings.append(f"{atom_text(key)} has no initial value in :init; it is taken as 0")
+            fluents[key] = 0.0
+    base = dict(fluents)
+
+    def values_at(tau: float) -> dict:
+        out = dict(base)
+        for key, rate in rates.items():
+            out[key] = base[key] + rate * (tau - t0)
+        return out
+
+    for r in running:
+        formula = r.act.action.over_all
+        if formula == pddl.TRUE:
+            continue
+        for tau, since in _interval_points(formula, r.binding, base, values_at(t1), t0, t1):
+            at = fluent_state(full, values_at(tau))
+            try:
+                ok = r.act.over_all(at, r.binding, v.universe)
+            except UndefinedValue as err:
+                return _fail(Verdict.UNDEFINED_VALUE, r, tau,
+                             f"{_where(r, r.time)}: its over all condition reads "
+                             f"{err.fluent}, which has no value")
+            if not ok:      # false from ``since`` (a root, or the mark before tau) on
+                return _invariant_failed(v, r, at, since, t1)
+    end = values_at(t1)
+    for key in rates:
+        fluents[key] = end[key]
+    return None
+
+
+def _interval_points(formula, b: dict, start: dict, end: dict, t0: float, t1: float):
+    """Times in the open interval (t0, t1) where a linear condition is tested, in order,
+    each with the time from which a failure there holds: the roots of its comparisons (not
+    under a quantifier), and the midpoints between them (false from the root before)."""
+    from planning_core.validate.formulas import compile_numeric
+
+    scope = frozenset(k for k in b if isinstance(k, str))
+    roots = set()
+    todo = [formula]
+    while todo:
+        f = todo.pop()
+        if isinstance(f, pddl.Comparison):
+            try:
+                left = compile_numeric(f.left, scope)
+                right = compile_numeric(f.right, scope)
+                g0 = left(b, start) - right(b, start)
+                g1 = left(b, end) - right(b, end)
+            except UndefinedValue:
+                continue
+            if g0 != g1 and (g0 <= 0 <= g1 or g1 <= 0 <= g0):
+                tau = t0 + (t1 - t0) * g0 / (g0 - g1)
+                if t0 < tau < t1:
+                    roots.add(tau)
+        elif isinstance(f, (pddl.And, pddl.Or)):
+            todo += f.parts
+        elif isinstance(f, pddl.Not):
+            todo.append(f.body)
+        elif isinstance(f, pddl.Imply):
+            todo += [f.antecedent, f.consequent]
+    marks = [t0] + sorted(roots) + [t1]
+    points = [(tau, tau) for tau in marks[1:-1]]
+    points += [((a + c) / 2, a) for a, c in zip(marks, marks[1:])]
+    return sorted(points)
 
 
 # ----------------------------------------------------------------------- building
