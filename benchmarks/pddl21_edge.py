@@ -81,6 +81,19 @@ NOTES: dict[str, str] = {
         "happening inside the plan. Ours is 0, the makespan of a plan with no step (the "
         "same rule that makes `til/valid` 6.5 in both, not the literal's 10). VAL's value "
         "comes from reading past its vector; we keep 0 and document it."),
+    "undeclared/work": (
+        "A duration inequality, `(and (>= ?duration 1) (<= ?duration (budget)))`, in a domain "
+        "that does not declare `:duration-inequalities`. VAL's parser only warns "
+        "(`requires()` in `ptree.cpp` adds an `E_WARNING` \"Undeclared requirement\") and "
+        "validates (valid, 1). We refuse the domain with a located error "
+        "(`domain.pddl:9:24: duration inequality (>= ?duration ...) in durative action "
+        "'work' needs (:requirements :duration-inequalities)`), as issue 28 asks (\"duration "
+        "inequality without the requirement\" among the located errors) and "
+        "`docs/pddl21.md` says: a range of durations changes which plans are valid, unlike "
+        "the other undeclared features, which both judges accept with a warning "
+        "(`undeclared2/work`: negative preconditions and numeric fluents, valid in both). "
+        "By the letter of PDDL a domain must declare what it uses, so neither judge is "
+        "wrong; ours is the stricter, on purpose."),
     "eps/negative-time": (
         "A step at time -1. VAL runs it (valid, value 1.02). We refuse the plan file, "
         "located (`line 1, column 1: unexpected negative number '-1'; expected a time stamp "
@@ -158,6 +171,8 @@ FIXES = (
     "third step and `(= (load) (capacity))` after it; PDDL's numbers are rationals (0.3 "
     "exactly) and VAL accepts. Comparisons now take two values within 1e-12 (relative, "
     "at least 1) as the same number (`rounding/exact`).",
+    "Warnings: a domain with functions other than `(total-cost)` was said to use "
+    "`:action-costs` without declaring it; it is `:numeric-fluents` (`undeclared2/work`).",
     "Messages: a negative time stamp or duration in a plan is named (`unexpected "
     "negative number '-1'; expected a time stamp or duration >= 0`, was `unexpected "
     "'-1:'`); a syntax error inside `:duration` is placed there (the breadcrumb said "

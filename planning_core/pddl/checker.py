@@ -135,7 +135,8 @@ def _effect_features(effects: tuple[pddl.Effect, ...], out: set[str]) -> None:
             out.add(":conditional-effects")
             _effect_features(e.effects, out)
         elif isinstance(e, pddl.Increase):
-            out.add(":action-costs")
+            cost = e.fluent.name.lower() == "total-cost" and not e.fluent.args
+            out.add(":action-costs" if cost else ":numeric-fluents")
         elif isinstance(e, pddl.NumericEffect):
             out.add(":numeric-fluents")
 
@@ -167,8 +168,9 @@ def used_requirements(domain: pddl.Domain, problem: pddl.Problem | None = None) 
         out.add(":derived-predicates")
         for ax in domain.derived:
             _formula_features(ax.body, out)
-    if domain.functions:
-        out.add(":action-costs")
+    if domain.functions:    # only (total-cost) is action costs; other functions are fluents
+        out.add(":action-costs" if all(f.name.lower() == "total-cost" and not f.parameters
+                                       for f in domain.functions) else ":numeric-fluents")
     if problem is not None:
         _formula_features(problem.goal, out)
         if problem.timed_literals:

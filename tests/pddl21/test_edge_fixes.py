@@ -385,3 +385,19 @@ def test_continuous_effects_print_as_read_and_nonlinear_rates_are_refused():
         parse_domain(TANK.replace("(increase (fill) (* #t 2))",
                                   "(when (at start (checked)) (increase (fill) (* #t 2)))"))
     assert "continuous effect inside 'when'" in str(err.value)
+
+
+def test_undeclared_fluents_other_than_total_cost_are_named_numeric_fluents():
+    # was: "uses :action-costs without declaring it" for a (budget) fluent
+    from planning_core.pddl.checker import used_requirements
+
+    budget = parse_domain("(define (domain b) (:requirements :strips) (:functions (budget)) "
+                          "(:action a :parameters () :precondition (> (budget) 1) "
+                          ":effect (and (increase (budget) 1))))")
+    costs = parse_domain("(define (domain c) (:requirements :strips) (:functions (total-cost)) "
+                         "(:action a :parameters () :precondition (and) "
+                         ":effect (and (increase (total-cost) 1))))")
+    assert ":numeric-fluents" in used_requirements(budget)
+    assert ":action-costs" not in used_requirements(budget)
+    assert ":action-costs" in used_requirements(costs)
+    assert ":numeric-fluents" not in used_requirements(costs)
