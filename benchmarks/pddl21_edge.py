@@ -300,7 +300,9 @@ def report(rows: list[dict], before: dict | None = None) -> str:
     if before is not None:
         n = sum(before[r["id"]]["agree"] for r in rows if r["id"] in before)
         then = (f" Before this set's fixes (the same cases, our `validate` at the commit "
-                f"before them): **{n}/{len(rows)}**; the column *before* shows that run's "
+                f"before them, 3404e33: this driver run with `PYTHONPATH` at a checkout of it "
+                f"and `--rows benchmarks/results/pddl21_edge_before.json`): "
+                f"**{n}/{len(rows)}**; the column *before* shows that run's "
                 "verdict where it differs from ours now (a domain refused then, such as "
                 "`conc` or `durcond` for one durative `when`, counts all its plans).")
     lines = [
