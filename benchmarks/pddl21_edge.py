@@ -162,7 +162,7 @@ FIXES = (
     "only at happenings, were refused at parse time; now each fluent moves linearly between "
     "happenings, conditions at a happening read the moved values, and every `over all` "
     "condition is tested on the open interval where its comparisons change truth and between "
-    "(exact for linear values), as VAL's `Polynomial.cpp` does for these (`cont/*`: 15 "
+    "(exact for linear values), as VAL's `Polynomial.cpp` does for these (`cont/*`: 18 "
     "plans, all agree). A rate that reads a continuously changing fluent is refused, located; "
     "VAL refuses it too (\"Differential equations of this nature are not handled!\", "
     "`contnl/grow`).",

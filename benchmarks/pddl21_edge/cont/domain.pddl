@@ -30,4 +30,12 @@
     :parameters ()
     :precondition (and)
     :effect (and (assign (flow) 4)))
+  (:action top
+    :parameters ()
+    :precondition (and)
+    :effect (and (increase (fill) 1)))
+  (:action reset
+    :parameters ()
+    :precondition (and)
+    :effect (and (assign (fill) 0)))
 )
