@@ -20,7 +20,8 @@ Effects are a closed set: ``Add, Delete, When, ForallEffect, Increase`` and
 keeps its own class, the action-cost fast path of the grounder).
 A durative action (PDDL 2.1) is an :class:`Action` with ``durative`` set: its
 ``precondition``/``effects`` are the ``at start`` parts, ``over_all``, ``end_condition``
-and ``end_effects`` the rest, ``duration`` its duration constraints.
+and ``end_effects`` the rest, ``duration`` its duration constraints, ``continuous`` its
+linear ``#t`` effects (rates).
 PDDL3 trajectory constraints (no time windows, no preferences) are a closed set too:
 ``Always, Sometime, AtMostOnce, SometimeBefore, SometimeAfter, AtEnd`` under
 ``ConstraintAnd`` / ``ConstraintForall``.
