@@ -767,42 +767,43 @@ def _pddl_ast_Delete(cls, _d, FrozenInstanceError, _fields_of):
 
 def _pddl_ast_When(cls, _d, FrozenInstanceError, _fields_of):
     _object_setattr = object.__setattr__
-    _t = {'condition': 'Formula', 'effects': "tuple['Effect', ...]", 'pos': 'Pos | None'}
+    _t = {'condition': 'Formula', 'effects': "tuple['Effect', ...]", 'pos': 'Pos | None', 'at_start': 'bool'}
 
-    def __init__(self, condition: _t['condition'], effects: _t['effects'], pos: _t['pos'] = _d['pos']) -> None:
+    def __init__(self, condition: _t['condition'], effects: _t['effects'], pos: _t['pos'] = _d['pos'], at_start: _t['at_start'] = _d['at_start']) -> None:
         _object_setattr(self, 'condition', condition)
         _object_setattr(self, 'effects', effects)
         _object_setattr(self, 'pos', pos)
+        _object_setattr(self, 'at_start', at_start)
 
     def __repr__(self):
-        return self.__class__.__qualname__ + f"(condition={self.condition!r}, effects={self.effects!r})"
+        return self.__class__.__qualname__ + f"(condition={self.condition!r}, effects={self.effects!r}, at_start={self.at_start!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.condition,self.effects,) == (other.condition,other.effects,)
+            return (self.condition,self.effects,self.at_start,) == (other.condition,other.effects,other.at_start,)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.condition,self.effects,))
+        return hash((self.condition,self.effects,self.at_start,))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('condition','effects','pos',):
+        if type(self) is cls or name in ('condition','effects','pos','at_start',):
             raise FrozenInstanceError(f"cannot assign to field {name!r}")
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('condition','effects','pos',):
+        if type(self) is cls or name in ('condition','effects','pos','at_start',):
             raise FrozenInstanceError(f"cannot delete field {name!r}")
         super(cls, self).__delattr__(name)
 
     def __getstate__(self):
         names = _fields_of(type(self))
         if names is None:
-            return [self.condition, self.effects, self.pos]
+            return [self.condition, self.effects, self.pos, self.at_start]
         return [getattr(self, name) for name in names]
 
     def __setstate__(self, state):
-        for name, value in zip(_fields_of(type(self)) or ('condition','effects','pos',), state):
+        for name, value in zip(_fields_of(type(self)) or ('condition','effects','pos','at_start',), state):
             _object_setattr(self, name, value)
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__,
@@ -1486,9 +1487,9 @@ def _pddl_ast_FunctionDef(cls, _d, FrozenInstanceError, _fields_of):
 
 def _pddl_ast_Action(cls, _d, FrozenInstanceError, _fields_of):
     _object_setattr = object.__setattr__
-    _t = {'name': 'str', 'parameters': 'tuple[TypedName, ...]', 'precondition': 'Formula', 'effects': 'tuple[Effect, ...]', 'pos': 'Pos | None', 'durative': 'bool', 'duration': 'tuple[DurationConstraint, ...]', 'over_all': 'Formula', 'end_condition': 'Formula', 'end_effects': 'tuple[Effect, ...]'}
+    _t = {'name': 'str', 'parameters': 'tuple[TypedName, ...]', 'precondition': 'Formula', 'effects': 'tuple[Effect, ...]', 'pos': 'Pos | None', 'durative': 'bool', 'duration': 'tuple[DurationConstraint, ...]', 'over_all': 'Formula', 'end_condition': 'Formula', 'end_effects': 'tuple[Effect, ...]', 'continuous': 'tuple[Effect, ...]'}
 
-    def __init__(self, name: _t['name'], parameters: _t['parameters'] = _d['parameters'], precondition: _t['precondition'] = _d['precondition'], effects: _t['effects'] = _d['effects'], pos: _t['pos'] = _d['pos'], durative: _t['durative'] = _d['durative'], duration: _t['duration'] = _d['duration'], over_all: _t['over_all'] = _d['over_all'], end_condition: _t['end_condition'] = _d['end_condition'], end_effects: _t['end_effects'] = _d['end_effects']) -> None:
+    def __init__(self, name: _t['name'], parameters: _t['parameters'] = _d['parameters'], precondition: _t['precondition'] = _d['precondition'], effects: _t['effects'] = _d['effects'], pos: _t['pos'] = _d['pos'], durative: _t['durative'] = _d['durative'], duration: _t['duration'] = _d['duration'], over_all: _t['over_all'] = _d['over_all'], end_condition: _t['end_condition'] = _d['end_condition'], end_effects: _t['end_effects'] = _d['end_effects'], continuous: _t['continuous'] = _d['continuous']) -> None:
         _object_setattr(self, 'name', name)
         _object_setattr(self, 'parameters', parameters)
         _object_setattr(self, 'precondition', precondition)
@@ -1499,36 +1500,37 @@ def _pddl_ast_Action(cls, _d, FrozenInstanceError, _fields_of):
         _object_setattr(self, 'over_all', over_all)
         _object_setattr(self, 'end_condition', end_condition)
         _object_setattr(self, 'end_effects', end_effects)
+        _object_setattr(self, 'continuous', continuous)
 
     def __repr__(self):
-        return self.__class__.__qualname__ + f"(name={self.name!r}, parameters={self.parameters!r}, precondition={self.precondition!r}, effects={self.effects!r}, durative={self.durative!r}, duration={self.duration!r}, over_all={self.over_all!r}, end_condition={self.end_condition!r}, end_effects={self.end_effects!r})"
+        return self.__class__.__qualname__ + f"(name={self.name!r}, parameters={self.parameters!r}, precondition={self.precondition!r}, effects={self.effects!r}, durative={self.durative!r}, duration={self.duration!r}, over_all={self.over_all!r}, end_condition={self.end_condition!r}, end_effects={self.end_effects!r}, continuous={self.continuous!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name,self.parameters,self.precondition,self.effects,self.durative,self.duration,self.over_all,self.end_condition,self.end_effects,) == (other.name,other.parameters,other.precondition,other.effects,other.durative,other.duration,other.over_all,other.end_condition,other.end_effects,)
+            return (self.name,self.parameters,self.precondition,self.effects,self.durative,self.duration,self.over_all,self.end_condition,self.end_effects,self.continuous,) == (other.name,other.parameters,other.precondition,other.effects,other.durative,other.duration,other.over_all,other.end_condition,other.end_effects,other.continuous,)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name,self.parameters,self.precondition,self.effects,self.durative,self.duration,self.over_all,self.end_condition,self.end_effects,))
+        return hash((self.name,self.parameters,self.precondition,self.effects,self.durative,self.duration,self.over_all,self.end_condition,self.end_effects,self.continuous,))
 
     def __setattr__(self, name, value):
-        if type(self) is cls or name in ('name','parameters','precondition','effects','pos','durative','duration','over_all','end_condition','end_effects',):
+        if type(self) is cls or name in ('name','parameters','precondition','effects','pos','durative','duration','over_all','end_condition','end_effects','continuous',):
             raise FrozenInstanceError(f"cannot assign to field {name!r}")
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self, name):
-        if type(self) is cls or name in ('name','parameters','precondition','effects','pos','durative','duration','over_all','end_condition','end_effects',):
+        if type(self) is cls or name in ('name','parameters','precondition','effects','pos','durative','duration','over_all','end_condition','end_effects','continuous',):
             raise FrozenInstanceError(f"cannot delete field {name!r}")
         super(cls, self).__delattr__(name)
 
     def __getstate__(self):
         names = _fields_of(type(self))
         if names is None:
-            return [self.name, self.parameters, self.precondition, self.effects, self.pos, self.durative, self.duration, self.over_all, self.end_condition, self.end_effects]
+            return [self.name, self.parameters, self.precondition, self.effects, self.pos, self.durative, self.duration, self.over_all, self.end_condition, self.end_effects, self.continuous]
         return [getattr(self, name) for name in names]
 
     def __setstate__(self, state):
-        for name, value in zip(_fields_of(type(self)) or ('name','parameters','precondition','effects','pos','durative','duration','over_all','end_condition','end_effects',), state):
+        for name, value in zip(_fields_of(type(self)) or ('name','parameters','precondition','effects','pos','durative','duration','over_all','end_condition','end_effects','continuous',), state):
             _object_setattr(self, name, value)
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__,
@@ -2301,8 +2303,8 @@ METHODS = {
     'planning_core.pddl.ast.Delete': ((('atom', 'Atom', False, True, True),),
         "Delete(atom: 'Atom')",
         _pddl_ast_Delete),
-    'planning_core.pddl.ast.When': ((('condition', 'Formula', False, True, True), ('effects', "tuple['Effect', ...]", False, True, True), ('pos', 'Pos | None', True, False, False)),
-        'When(condition: \'Formula\', effects: "tuple[\'Effect\', ...]", pos: \'Pos | None\' = None)',
+    'planning_core.pddl.ast.When': ((('condition', 'Formula', False, True, True), ('effects', "tuple['Effect', ...]", False, True, True), ('pos', 'Pos | None', True, False, False), ('at_start', 'bool', True, True, True)),
+        'When(condition: \'Formula\', effects: "tuple[\'Effect\', ...]", pos: \'Pos | None\' = None, at_start: \'bool\' = False)',
         _pddl_ast_When),
     'planning_core.pddl.ast.ForallEffect': ((('parameters', 'tuple[TypedName, ...]', False, True, True), ('effects', "tuple['Effect', ...]", False, True, True), ('pos', 'Pos | None', True, False, False)),
         'ForallEffect(parameters: \'tuple[TypedName, ...]\', effects: "tuple[\'Effect\', ...]", pos: \'Pos | None\' = None)',
@@ -2349,8 +2351,8 @@ METHODS = {
     'planning_core.pddl.ast.FunctionDef': ((('name', 'str', False, True, True), ('parameters', 'tuple[TypedName, ...]', True, True, True), ('type', 'str', True, True, True), ('pos', 'Pos | None', True, False, False)),
         "FunctionDef(name: 'str', parameters: 'tuple[TypedName, ...]' = (), type: 'str' = 'number', pos: 'Pos | None' = None)",
         _pddl_ast_FunctionDef),
-    'planning_core.pddl.ast.Action': ((('name', 'str', False, True, True), ('parameters', 'tuple[TypedName, ...]', True, True, True), ('precondition', 'Formula', True, True, True), ('effects', 'tuple[Effect, ...]', True, True, True), ('pos', 'Pos | None', True, False, False), ('durative', 'bool', True, True, True), ('duration', 'tuple[DurationConstraint, ...]', True, True, True), ('over_all', 'Formula', True, True, True), ('end_condition', 'Formula', True, True, True), ('end_effects', 'tuple[Effect, ...]', True, True, True)),
-        "Action(name: 'str', parameters: 'tuple[TypedName, ...]' = (), precondition: 'Formula' = And(parts=()), effects: 'tuple[Effect, ...]' = (), pos: 'Pos | None' = None, durative: 'bool' = False, duration: 'tuple[DurationConstraint, ...]' = (), over_all: 'Formula' = And(parts=()), end_condition: 'Formula' = And(parts=()), end_effects: 'tuple[Effect, ...]' = ())",
+    'planning_core.pddl.ast.Action': ((('name', 'str', False, True, True), ('parameters', 'tuple[TypedName, ...]', True, True, True), ('precondition', 'Formula', True, True, True), ('effects', 'tuple[Effect, ...]', True, True, True), ('pos', 'Pos | None', True, False, False), ('durative', 'bool', True, True, True), ('duration', 'tuple[DurationConstraint, ...]', True, True, True), ('over_all', 'Formula', True, True, True), ('end_condition', 'Formula', True, True, True), ('end_effects', 'tuple[Effect, ...]', True, True, True), ('continuous', 'tuple[Effect, ...]', True, True, True)),
+        "Action(name: 'str', parameters: 'tuple[TypedName, ...]' = (), precondition: 'Formula' = And(parts=()), effects: 'tuple[Effect, ...]' = (), pos: 'Pos | None' = None, durative: 'bool' = False, duration: 'tuple[DurationConstraint, ...]' = (), over_all: 'Formula' = And(parts=()), end_condition: 'Formula' = And(parts=()), end_effects: 'tuple[Effect, ...]' = (), continuous: 'tuple[Effect, ...]' = ())",
         _pddl_ast_Action),
     'planning_core.pddl.ast.DerivedPredicate': ((('head', 'PredicateDef', False, True, True), ('body', 'Formula', False, True, True), ('pos', 'Pos | None', True, False, False)),
         "DerivedPredicate(head: 'PredicateDef', body: 'Formula', pos: 'Pos | None' = None)",

@@ -362,7 +362,8 @@ def substitute_effect(e: pddl.Effect, sub: dict) -> pddl.Effect:
     if isinstance(e, pddl.Delete):
         return pddl.Delete(substitute(e.atom, sub))
     if isinstance(e, pddl.When):
-        return pddl.When(substitute(e.condition, sub), tuple(substitute_effect(x, sub) for x in e.effects))
+        return pddl.When(substitute(e.condition, sub), tuple(substitute_effect(x, sub) for x in e.effects),
+                         at_start=e.at_start)
     if isinstance(e, pddl.ForallEffect):
         inner = {k: v for k, v in sub.items() if k not in {p.name for p in e.parameters}}
         return pddl.ForallEffect(e.parameters, tuple(substitute_effect(x, inner) for x in e.effects))

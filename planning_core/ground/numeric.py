@@ -138,6 +138,8 @@ def relax(domain: pddl.Domain, problem: pddl.Problem):
             actions.append(replace(a, precondition=pre, effects=effs))
             kept[a.name] = (comps, nums, (), ())
             continue
+        if a.continuous:
+            raise _refuse("a continuous effect (#t)", a.continuous[0].pos, file)
         start_pre, start_comps = _split(a.precondition, file)
         inv_pre, inv_comps = _split(a.over_all, file)
         end_pre, end_comps = _split(a.end_condition, file)

@@ -20,7 +20,8 @@ Effects are a closed set: ``Add, Delete, When, ForallEffect, Increase`` and
 keeps its own class, the action-cost fast path of the grounder).
 A durative action (PDDL 2.1) is an :class:`Action` with ``durative`` set: its
 ``precondition``/``effects`` are the ``at start`` parts, ``over_all``, ``end_condition``
-and ``end_effects`` the rest, ``duration`` its duration constraints.
+and ``end_effects`` the rest, ``duration`` its duration constraints, ``continuous`` its
+linear ``#t`` effects (rates).
 PDDL3 trajectory constraints (no time windows, no preferences) are a closed set too:
 ``Always, Sometime, AtMostOnce, SometimeBefore, SometimeAfter, AtEnd`` under
 ``ConstraintAnd`` / ``ConstraintForall``.
@@ -183,6 +184,41 @@ class Comparison:
 Formula = Atom | Equals | Not | And | Or | Imply | Exists | Forall | Comparison
 
 
+# ------------------------------------------------- what a Comparison means on doubles
+# PDDL 2.1's numbers are rationals: `0.1 + 0.1 + 0.1` is `0.3`. Doubles only approximate
+# them (`0.30000000000000004`), so a test on a sum of decimal amounts, such as a load
+# filled in steps of 0.1 up to a capacity of 0.3, would fail by rounding alone. Two values
+# closer than `COMPARE_ROUNDING` relative to the larger (and to 1: sums that cancel, such as
+# `0.3 - (0.1 + 0.2)`, are judged against their operands' scale, not their tiny result)
+# are therefore the same number; everything farther apart is compared as it is. That keeps
+# `>` false at equality and `>=` false a ten-thousandth below, unlike VAL's 0.0001 margin
+# (`docs/pddl21.md`, "Comparisons are exact"), while `(= (load) (capacity))` holds after
+# three steps of 0.1.
+
+#: far above a double's rounding after thousands of operations (about 1e-16 each), far
+#: below any difference a planning task means (VAL's own margin is 1e-4)
+COMPARE_ROUNDING = 1e-12
+
+
+def same_number(x: float, y: float) -> bool:
+    """Whether ``x`` and ``y`` differ by rounding only. Two whole numbers never do: doubles
+    hold integers exactly up to 2**53, so 2**40 + 1 stays above 2**40."""
+    if x == y:
+        return True
+    if type(x) is float and type(y) is float and x.is_integer() and y.is_integer():
+        return False
+    return abs(x - y) <= COMPARE_ROUNDING * max(1.0, abs(x), abs(y))
+
+
+COMPARE = {
+    "<": lambda x, y: x < y and not same_number(x, y),
+    "<=": lambda x, y: x <= y or same_number(x, y),
+    "=": lambda x, y: x == y or same_number(x, y),
+    ">=": lambda x, y: x >= y or same_number(x, y),
+    ">": lambda x, y: x > y and not same_number(x, y),
+}
+
+
 # -------------------------------------------------------------------------- effects
 
 @node
@@ -197,9 +233,14 @@ class Delete:
 
 @node
 class When:
+    """``(when c e)``. In a durative action's ``end_effects``, ``at_start`` marks PDDL 2.1's
+    ``(when (at start c) (at end e))``: ``c`` is read in the state before the action's
+    start, ``e`` happens at its end."""
+
     condition: Formula
     effects: tuple["Effect", ...]
     pos: Pos | None = _pos()
+    at_start: bool = False
 
 
 @node
@@ -345,6 +386,10 @@ class Action:
     over_all: Formula = TRUE
     end_condition: Formula = TRUE
     end_effects: tuple[Effect, ...] = ()
+    #: PDDL 2.1 level 4, linear: ``(increase f (* #t e))`` as ``Increase(f, e)`` and
+    #: ``(decrease f (* #t e))`` as ``NumericEffect("decrease", f, e)``, ``e`` the rate per
+    #: time unit, applied while the action runs
+    continuous: tuple[Effect, ...] = ()
 
     @property
     def arity(self) -> int:

@@ -10,7 +10,7 @@ import re
 
 _TOKEN = re.compile(r";[^\n]*|\(|\)|[^\s()]+")
 _NAMED = {":action": "action", ":derived": "derived predicate", ":durative-action": "action"}
-_PARTS = {":parameters", ":precondition", ":effect", ":condition"}
+_PARTS = {":parameters", ":precondition", ":effect", ":condition", ":duration"}
 
 
 def _offset(text: str, line: int, column: int) -> int:

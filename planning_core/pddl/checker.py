@@ -135,7 +135,8 @@ def _effect_features(effects: tuple[pddl.Effect, ...], out: set[str]) -> None:
             out.add(":conditional-effects")
             _effect_features(e.effects, out)
         elif isinstance(e, pddl.Increase):
-            out.add(":action-costs")
+            cost = e.fluent.name.lower() == "total-cost" and not e.fluent.args
+            out.add(":action-costs" if cost else ":numeric-fluents")
         elif isinstance(e, pddl.NumericEffect):
             out.add(":numeric-fluents")
 
@@ -158,14 +159,18 @@ def used_requirements(domain: pddl.Domain, problem: pddl.Problem | None = None) 
             _formula_features(a.over_all, out)
             _formula_features(a.end_condition, out)
             _effect_features(a.end_effects, out)
+            if a.continuous:
+                out.add(":continuous-effects")
+                _effect_features(a.continuous, out)
             if any(d.op != "=" for d in a.duration):
                 out.add(":duration-inequalities")
     if domain.derived:
         out.add(":derived-predicates")
         for ax in domain.derived:
             _formula_features(ax.body, out)
-    if domain.functions:
-        out.add(":action-costs")
+    if domain.functions:    # only (total-cost) is action costs; other functions are fluents
+        out.add(":action-costs" if all(f.name.lower() == "total-cost" and not f.parameters
+                                       for f in domain.functions) else ":numeric-fluents")
     if problem is not None:
         _formula_features(problem.goal, out)
         if problem.timed_literals:
@@ -385,6 +390,7 @@ class _Context:
         try:
             self.effects(a.effects, scope, f"{where} at start effect")
             self.effects(a.end_effects, scope, f"{where} at end effect")
+            self.effects(a.continuous, scope, f"{where} continuous effect")
         finally:
             self.duration_ok = False
 

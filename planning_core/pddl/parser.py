@@ -346,6 +346,85 @@ class _ToAst(Transformer):
         when, effects = c
         return [(str(when), effects)]
 
+    def timed_when(self, c):
+        """``(when (at start c) (at start e))``: a conditional effect at one end of the
+        action, its condition read in the state before that end's happening (PDDL 2.1's
+        ``<da-effect> ::= (when <da-GD> <timed-effect>)``). A condition at another time
+        than its effect, or ``over all``, is refused by name."""
+        conditions, effects = c
+        said = {when for when, _ in conditions}
+        done = {when for when, _ in effects}
+        if "continuous" in done:
+            _refuse_continuous_inside("when", effects)
+        if not effects:
+            return []
+        body = tuple(e for _, part in effects for e in part)
+        if not conditions:
+            return [(done.pop(), body)] if len(done) == 1 else effects
+        condition = _conjunction([b for _, b in conditions])
+        if said == {"start"} and done == {"end"}:
+            # read at the start, done at the end (VAL's CondCommunicationAction)
+            return [("end", (pddl.When(condition, body, at_start=True),))]
+        if len(said | done) > 1 or "all" in said:
+            pos = next((p for _, b in conditions if (p := _leftmost_pos(b))), None)
+            times = " and ".join(sorted("over all" if t == "all" else f"at {t}"
+                                        for t in said | done))
+            raise UnsupportedFeature(
+                f"a conditional effect with its condition and effect at these times "
+                f"({times}) is not supported; expected its condition and effect at one time, "
+                "or '(when (at start c) (at end e))'",
+                line=pos and pos.line, column=pos and pos.column)
+        return [(done.pop(), (pddl.When(condition, body),))]
+
+    def timed_forall(self, c):
+        params, effects = c
+        if any(when == "continuous" for when, _ in effects):
+            _refuse_continuous_inside("forall", effects)
+        for _, part in effects:
+            for e in part:
+                if isinstance(e, pddl.When) and e.at_start:
+                    pos = _leftmost_pos(e.condition)
+                    raise UnsupportedFeature(
+                        "a conditional effect read at start and done at end inside 'forall' "
+                        "is not supported; expected it outside the 'forall'",
+                        line=pos and pos.line, column=pos and pos.column)
+        by_time: dict = {}
+        for when, part in effects:
+            by_time.setdefault(when, []).extend(part)
+        return [(when, (pddl.ForallEffect(params, tuple(part)),))
+                for when, part in by_time.items()]
+
+    def rate_one(self, c):
+        return (c[0], pddl.Number(1.0, _pos(c[0])))
+
+    def rate_times(self, c):
+        op, hasht, rate = c
+        return self._rate(op, hasht, rate)
+
+    def rate_times_after(self, c):
+        op, rate, hasht = c
+        return self._rate(op, hasht, rate)
+
+    @staticmethod
+    def _rate(op, hasht, rate):
+        if str(op) != "*":
+            raise UnsupportedFeature(f"'#t' under '{op}' is not supported: a continuous effect "
+                                     "is read as a rate; expected '(* #t e)'",
+                                     line=hasht.line, column=hasht.column)
+        return (hasht, rate)
+
+    def continuous_increase(self, c):
+        fluent, (hasht, rate) = c
+        return [("continuous", (pddl.Increase(fluent, rate, fluent.pos),))]
+
+    def continuous_update(self, c):
+        op, fluent, (hasht, rate) = c
+        if str(op).lower() != "decrease":
+            raise UnsupportedFeature(f"a continuous '{op}' is not supported; expected "
+                                     "'increase' or 'decrease' by '(* #t e)'",
+                                     line=op.line, column=op.column)
+        return [("continuous", (pddl.NumericEffect("decrease", fluent, rate, _pos(op)),))]
+
     def continuous_effect(self, c):
         pos = c[-2].pos
         raise UnsupportedFeature("a numeric effect without 'at start' or 'at end' is a "
@@ -369,14 +448,15 @@ class _ToAst(Transformer):
         conditions = {"start": [], "all": [], "end": []}
         for when, body in fields.get("condition", []):
             conditions[when].append(body)
-        effects = {"start": [], "end": []}
+        effects = {"start": [], "end": [], "continuous": []}
         for when, body in fields.get("effect", []):
             effects[when].extend(body)
         return _Section("action", pddl.Action(
             str(name), fields.get("parameters", ()), _conjunction(conditions["start"]),
             tuple(effects["start"]), _pos(name), durative=True,
             duration=fields.get("duration", ()), over_all=_conjunction(conditions["all"]),
-            end_condition=_conjunction(conditions["end"]), end_effects=tuple(effects["end"])))
+            end_condition=_conjunction(conditions["end"]), end_effects=tuple(effects["end"]),
+            continuous=tuple(effects["continuous"])))
 
     def derived_def(self, c):
         name, params, body = c
@@ -490,6 +570,14 @@ def _duration(op: str, var: Token, value) -> pddl.DurationConstraint:
         raise PDDLSyntaxError(f"unexpected variable '{var}' in :duration; expected ?duration",
                               line=var.line, column=var.column)
     return pddl.DurationConstraint(op, value, "", _pos(var))
+
+
+def _refuse_continuous_inside(word: str, effects: list) -> None:
+    e = next(part[0] for when, part in effects if when == "continuous")
+    pos = e.pos
+    raise UnsupportedFeature(f"a continuous effect inside '{word}' is not supported; expected "
+                             "it directly in the action's :effect",
+                             line=pos and pos.line, column=pos and pos.column)
 
 
 def _conjunction(parts: list) -> pddl.Formula:

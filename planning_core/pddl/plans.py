@@ -318,6 +318,14 @@ def _line_error(line_no: int, text: str, err: UnexpectedInput) -> PlanLineError:
                                  "never closed; expected a step '(action arg ...)'")
         found, column = "end of line", len(text.rstrip()) + 1
         allowed = set(getattr(err, "expected", None) or ())
+    negative = re.match(r"-\d[\d.]*", text[column - 1:]) if column else None
+    if negative is not None and "NAME" not in allowed:
+        return PlanLineError(line_no, column, f"unexpected negative number "
+                             f"{negative.group()!r}; expected a time stamp or duration >= 0 "
+                             "(a plan starts at time 0, where the initial state holds)")
+    if found == "'['" and "]" in text[:column - 1]:
+        return PlanLineError(line_no, column, "a second duration '[...]' on one "
+                             "step; expected one duration '[d]' per step")
     if "NAME" in allowed and "CLOSE" not in allowed:
         expected = "an action name after '('"
     elif "NAME" in allowed:

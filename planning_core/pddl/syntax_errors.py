@@ -99,8 +99,10 @@ def explain_syntax_error(text: str, err: UnexpectedInput, filename: str | None,
                                   f"{UNSUPPORTED_SECTIONS['preference']}",
                                   file=filename, line=line, column=column)
     if numeric == "continuous":
-        return UnsupportedFeature("'#t' is not supported: continuous effects (PDDL 2.1 "
-                                  "level 4); expected a number or a fluent",
+        return UnsupportedFeature("'#t' is not supported here: continuous effects (PDDL 2.1 "
+                                  "level 4) are read as linear rates only; expected a number "
+                                  "or a fluent, or '(increase f (* #t e))' / '(decrease f "
+                                  "(* #t e))' in a durative action's :effect",
                                   file=filename, line=line, column=column)
     if isinstance(err, UnexpectedCharacters):
         ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else "?"

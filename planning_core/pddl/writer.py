@@ -128,12 +128,30 @@ def _timed_conditions(when: str, f: pddl.Formula) -> list[str]:
     return [f"({when} {write_formula(p)})" for p in parts]
 
 
+def _timed_effect(when: str, e: pddl.Effect) -> str:
+    """A durative action's effect at ``when``: a conditional one as PDDL 2.1 writes it,
+    ``(when (at start c) (at start e))``; a ``forall`` around the timed effect."""
+    if isinstance(e, pddl.When):
+        if e.at_start:
+            return (f"(when (at start {write_formula(e.condition)}) "
+                    f"({when} {_effects(e.effects)}))")
+        return (f"(when ({when} {write_formula(e.condition)}) "
+                f"({when} {_effects(e.effects)}))")
+    if isinstance(e, pddl.ForallEffect):
+        body = [_timed_effect(when, x) for x in e.effects]
+        inner = body[0] if len(body) == 1 else "(and " + " ".join(body) + ")"
+        return f"(forall ({_typed(e.parameters)}) {inner})"
+    return f"({when} {write_effect(e)})"
+
+
 def _durative_action(a: pddl.Action) -> str:
     conditions = (_timed_conditions("at start", a.precondition)
                   + _timed_conditions("over all", a.over_all)
                   + _timed_conditions("at end", a.end_condition))
-    effects = [f"(at start {write_effect(e)})" for e in a.effects] + \
-              [f"(at end {write_effect(e)})" for e in a.end_effects]
+    effects = [_timed_effect("at start", e) for e in a.effects] + \
+               [_timed_effect("at end", e) for e in a.end_effects] + \
+               [f"({'increase' if isinstance(e, pddl.Increase) else e.op} {e.fluent} "
+                f"(* #t {write_numeric(e.amount)}))" for e in a.continuous]
     lines = [f"  (:durative-action {a.name}",
              f"    :parameters ({_typed(a.parameters)})",
              # one constraint bare: unified-planning's reader (TAMER's way in) refuses

@@ -29,7 +29,6 @@ validator before reporting it.
 from __future__ import annotations
 
 import heapq
-import operator
 import time
 
 from planning_core.errors import UnsupportedFeature
@@ -46,8 +45,7 @@ NODE_LIMIT = 20_000
 #: (benchmarks/results/numeric_search.md)
 WEIGHT = 2.0
 
-_COMPARE = {"<": operator.lt, "<=": operator.le, "=": operator.eq, ">=": operator.ge,
-            ">": operator.gt}
+_COMPARE = pddl.COMPARE     # as the validator compares (see pddl.ast)
 _INF = float("inf")
 
 

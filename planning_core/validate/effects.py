@@ -14,13 +14,14 @@ from _collections_abc import Callable
 
 from planning_core.errors import SemanticError
 from planning_core.pddl import ast as pddl
-from planning_core.validate.formulas import UndefinedValue, atom_key_fn, check_terms, \
-    compile_formula, compile_numeric
+from planning_core.validate.formulas import UndefinedValue, atom_key_fn, atom_text, \
+    check_terms, compile_formula, compile_numeric
 
 # eff(state, binding, universe, fluents, adds, dels, increases) -> None
 EffFn = Callable[[set, dict, object, dict, list, list, list], None]
 
-__all__ = ["EffFn", "NumericUpdate", "apply_update", "compile_effects"]
+__all__ = ["EffFn", "NumericUpdate", "apply_update", "compile_effects", "span_key", "twice_text",
+           "twice_updated"]
 
 
 class NumericUpdate:
@@ -50,6 +51,39 @@ def apply_update(old: float, value) -> tuple[float, float, str]:
     return old + value, value, "increase"
 
 
+def span_key(e: pddl.When) -> tuple:
+    """Where a step's binding keeps whether ``e``'s at-start condition held at its start."""
+    return ("at start", e)
+
+
+def twice_updated(incs: list) -> tuple[str, bool] | None:
+    """A fluent one action updates twice when not every update is an ``increase`` or a
+    ``decrease`` (which commute), as ``(fluent, whether it is assigned twice)``, or None.
+    VAL's ``Ownership::markOwnedEffectFE`` fails such a step: "assigns to expression (x)
+    twice" or "both assigns to and updates expression (x)"; PDDL 2.1 applies an action's
+    updates all at once, so two of them to one fluent have no order."""
+    if len(incs) < 2:
+        return None
+    seen: dict = {}
+    for key, value in incs:
+        additive = not isinstance(value, NumericUpdate) or value.op == "decrease"
+        if key in seen:
+            if not (additive and seen[key]):
+                return key, not additive and not seen[key]
+        else:
+            seen[key] = additive
+    return None
+
+
+def twice_text(who, twice: tuple) -> str:
+    """VAL's words for one action updating a fluent twice (not two increases)."""
+    key, assigned = twice
+    what = "assigns to" if assigned else "both assigns to and updates"
+    return (f"{who} {what} expression {atom_text(key)}{' twice' if assigned else ''}: its "
+            "updates happen at once, so they have no order (only increase and decrease "
+            "of one fluent combine)")
+
+
 def compile_effects(effects: tuple[pddl.Effect, ...], scope: frozenset[str],
                     file: str | None = None) -> EffFn:
     """One closure running every effect in order."""
@@ -72,6 +106,16 @@ def _compile(e: pddl.Effect, scope: frozenset[str], file: str | None) -> EffFn:
         check_terms(e.atom.args, scope, e.atom, file)
         key_of = atom_key_fn(e.atom)
         return lambda s, b, u, n, adds, dels, incs: dels.append(key_of(b))
+    if isinstance(e, pddl.When) and e.at_start:
+        # (when (at start c) (at end e)): c was read at the start (timed.py stores it in
+        # the step's binding under span_key); an end without its start fires nothing
+        cond_key = span_key(e)
+        body = compile_effects(e.effects, scope, file)
+
+        def when_started(s, b, u, n, adds, dels, incs):
+            if b.get(cond_key):
+                body(s, b, u, n, adds, dels, incs)
+        return when_started
     if isinstance(e, pddl.When):
         cond = compile_formula(e.condition, scope, file)
         body = compile_effects(e.effects, scope, file)

@@ -172,8 +172,7 @@ def _comparison(f: pddl.Comparison, scope: frozenset[str], file: str | None) -> 
     return compare
 
 
-_COMPARE = {"<": lambda x, y: x < y, "<=": lambda x, y: x <= y, "=": lambda x, y: x == y,
-            ">=": lambda x, y: x >= y, ">": lambda x, y: x > y}
+_COMPARE = pddl.COMPARE     # exact up to a double's rounding (see pddl.ast)
 
 
 def _quantifier(params: tuple[pddl.TypedName, ...], body: Cond, exists: bool) -> Cond:

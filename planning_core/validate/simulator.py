@@ -18,6 +18,7 @@ object; :func:`validate_plan` keeps the last few of both, keyed by identity.
 """
 from __future__ import annotations
 
+from planning_core.errors import UnsupportedFeature
 from planning_core.limits import Budget, LimitReached
 from planning_core.nodes import replace
 from planning_core.pddl import ast as pddl
@@ -25,9 +26,10 @@ from planning_core.pddl.identity_cache import IdentityCache
 from planning_core.pddl.plans import Plan, PlanStep, parse_plan
 from planning_core.pddl.wellformed import Fault, ground_faults
 from planning_core.pddl.features import is_temporal
-from planning_core.validate.effects import apply_update, compile_effects
-from planning_core.validate.formulas import UndefinedValue, atom_text, compile_formula, \
-    compile_numeric, fluent_state
+from planning_core.validate.effects import NumericUpdate, apply_update, compile_effects, \
+    span_key, twice_text, twice_updated
+from planning_core.validate.formulas import UndefinedValue, atom_key_fn, atom_text, \
+    compile_formula, compile_numeric, fluent_state
 from planning_core.validate.report import StepTrace, ValidationReport, Verdict
 from planning_core.validate.world import TypeHierarchy, Universe
 
@@ -37,7 +39,7 @@ __all__ = ["CompiledDomain", "Validator", "validate_plan", "validator_for"]
 class _Action:
     __slots__ = ("name", "variables", "param_types", "type_names", "precondition", "pre",
                  "effects", "action", "durative", "over_all", "end_pre", "end_effects",
-                 "duration")
+                 "duration", "span", "continuous")
 
     def __init__(self, action: pddl.Action, file: str | None) -> None:
         self.name = action.name
@@ -56,6 +58,15 @@ class _Action:
             self.end_effects = compile_effects(action.end_effects, scope, file)
             self.duration = tuple((d, compile_numeric(d.value, scope, file))
                                   for d in action.duration)
+            # (increase f (* #t e)): (fluent key, +1 or -1, rate e) while the action runs
+            self.continuous = tuple(
+                (atom_key_fn(pddl.Atom(e.fluent.name, e.fluent.args)),
+                 1.0 if isinstance(e, pddl.Increase) else -1.0,
+                 compile_numeric(e.amount, scope, file)) for e in action.continuous)
+            # (when (at start c) (at end e)): each c, read at the start
+            self.span = tuple((span_key(e), compile_formula(e.condition, scope, file))
+                              for e in action.end_effects
+                              if isinstance(e, pddl.When) and e.at_start)
         self.effects = compile_effects(action.effects, scope, file)
 
 
@@ -66,6 +77,8 @@ class CompiledDomain:
         self.domain = domain
         self.hierarchy = TypeHierarchy.of(domain)
         self.actions = {a.name: _Action(a, domain.filename) for a in domain.actions}
+        if any(a.continuous for a in domain.actions):
+            _linear_only(domain)
         self.derived = None
         if domain.derived:   # imported when used, as the constraints and the repair advice
             from planning_core.validate.derived import DerivedRules   # are: one call per plan
@@ -75,6 +88,28 @@ class CompiledDomain:
 
 
 _INF = float("inf")
+
+
+def _linear_only(domain: pddl.Domain) -> None:
+    """Continuous change we validate exactly: each rate reads no fluent that changes
+    continuously, so every value is linear in time between happenings (VAL solves
+    polynomials and exponentials for the rest: a located error here)."""
+    changing = {e.fluent.name for a in domain.actions for e in a.continuous}
+    for a in domain.actions:
+        for e in a.continuous:
+            todo = [e.amount]
+            while todo:
+                x = todo.pop()
+                if isinstance(x, pddl.FunctionTerm) and x.name in changing:
+                    pos = e.pos
+                    raise UnsupportedFeature(
+                        f"the rate of the continuous effect on {e.fluent} in '{a.name}' reads "
+                        f"({x.name} ...), which changes continuously: only linear change "
+                        "is supported; expected a rate of constants and fluents that change "
+                        "at happenings only", file=domain.filename,
+                        line=pos and pos.line, column=pos and pos.column)
+                if isinstance(x, pddl.BinaryOp):
+                    todo += [x.left, x.right]
 
 
 def _happenings_matter(plan: Plan, tolerance: float | None) -> bool:
@@ -205,6 +240,12 @@ class Validator:
             dels: list = []
             incs: list = []
             act.effects(full, binding, universe, fluents, adds, dels, incs)
+            twice = twice_updated(incs) if len(incs) > 1 else None
+            if twice is not None:
+                return replace(self._fail(
+                    Verdict.MUTEX_VIOLATED, index, step,
+                    f"step {index} {step} (line {step.line}): {twice_text('it', twice)}"),
+                    trace=tuple(steps), warnings=tuple(warnings))
             undefined = next((a for _, a in incs if isinstance(a, UndefinedValue)), None)
             if undefined is not None:
                 return replace(self._fail(
@@ -255,9 +296,23 @@ class Validator:
             violated = self._constraint_violated(plan, trajectory)
             if violated is not None:
                 return replace(violated, trace=tuple(steps), warnings=tuple(warnings))
-        cost = self._cost(fluents, len(plan.steps), warnings)
+        try:
+            cost = self._cost(fluents, len(plan.steps), warnings)
+        except UndefinedValue as err:
+            return self._metric_undefined(err, tuple(steps), warnings)
         return ValidationReport(Verdict.VALID, cost=cost, trace=tuple(steps),
                                 warnings=tuple(warnings))
+
+    @staticmethod
+    def _metric_undefined(err: UndefinedValue, steps: tuple,
+                          warnings: list[str]) -> ValidationReport:
+        """The plan reaches the goal but its metric reads a fluent with no value: VAL stops
+        with "Attempt to access undefined expression" and gives no value, so the plan is not
+        accepted (the same verdict as an undefined value read anywhere else)."""
+        return ValidationReport(Verdict.UNDEFINED_VALUE, trace=steps, warnings=tuple(warnings),
+                                message=f"the plan reaches the goal, but the metric reads "
+                                        f"{err.fluent}, which has no value, so the plan has "
+                                        "no value")
 
     def _constraint_violated(self, plan: Plan, trajectory: list) -> ValidationReport | None:
         """The first broken trajectory constraint (domain's first, then the problem's)."""
@@ -301,7 +356,8 @@ class Validator:
                 continue
             old = fluents.get(key)
             if old is None:
-                warnings.append(f"{name} has no initial value in :init; it is taken as 0")
+                if not (isinstance(amount, NumericUpdate) and amount.op == "assign"):
+                    warnings.append(f"{name} has no initial value in :init; it is taken as 0")
                 old = 0.0
             try:
                 new, value, op = apply_update(old, amount)
@@ -325,6 +381,8 @@ class Validator:
         try:
             value = self.metric({}, values)
         except UndefinedValue as err:
+            if self.numeric and err.fluent != "(total-cost)":
+                raise    # VAL: "Attempt to access undefined expression", no value, no verdict
             warnings.append(f"the metric cannot be evaluated: {err.fluent} has no value")
             return None
         if value != value or value in (_INF, -_INF):

@@ -20,16 +20,19 @@ the happening's first instant (``after``: ``t > time + tolerance / 10`` starts a
    after it) has its ``over all`` condition true in the new state: the invariant holds on
    the open interval between its start and its end.
 
-After the last happening the goal must hold; the plan's value is the metric with
-``total-time`` the time of the last happening (the makespan).
+After the last happening (timed initial literals after the plan's last step included,
+as VAL applies them) the goal must hold; the plan's value is the metric with
+``total-time`` the time of the last happening with a plan step in it (the makespan:
+VAL's ``finalInterestingState``, before the happenings ``isAfterPlan``).
 """
 from __future__ import annotations
 
 from planning_core.nodes import replace
 from planning_core.pddl import ast as pddl
 from planning_core.pddl.plans import Plan
-from planning_core.validate.effects import NumericUpdate
-from planning_core.validate.formulas import UndefinedValue, atom_text, fluent_state, ground_args
+from planning_core.validate.effects import NumericUpdate, span_key, twice_text, twice_updated
+from planning_core.validate.formulas import UndefinedValue, atom_text, compile_formula, \
+    fluent_state, ground_args
 from planning_core.validate.report import StepTrace, ValidationReport, Verdict
 
 __all__ = ["DEFAULT_TOLERANCE", "validate_timed"]
@@ -88,6 +91,7 @@ def validate_timed(v, plan: Plan, trace: bool, tolerance: float | None = None) -
     warnings: list[str] = []
     happening = 0
     last_time = 0.0
+    prev_time = None
     k, n = 0, len(instants)
     while k < n:
         first = instants[k].time
@@ -95,9 +99,17 @@ def validate_timed(v, plan: Plan, trace: bool, tolerance: float | None = None) -
         while j < n and not instants[j].time > first + tol / 10:
             j += 1
         group = instants[k:j]
+        if prev_time is not None and any(r.act.continuous for r in running):
+            # continuous change (linear) from the last happening to this one
+            failure = _flow(v, running, fluents, full, prev_time, first, warnings)
+            if failure is not None:
+                return replace(failure, trace=tuple(steps), warnings=tuple(warnings))
+            full = v._close(state)
+        prev_time = first
         k = j
         happening += 1
-        last_time = first
+        if any(i.til is None for i in group):   # the plan's own end: VAL's total-time is
+            last_time = first                   # not stretched by a literal after it
         _tick(v, len(group))
         # 1. conditions in the state before the happening
         for inst in group:
@@ -119,7 +131,20 @@ def validate_timed(v, plan: Plan, trace: bool, tolerance: float | None = None) -
                 (adds if inst.til.positive else dels).append(key)
                 continue
             effects = inst.act.end_effects if inst.kind == "end" else inst.act.effects
+            if inst.kind == "start" and inst.act.span:
+                failure = _read_spanning(v, inst, full, first)
+                if failure is not None:
+                    return replace(failure, trace=tuple(steps), warnings=tuple(warnings))
+            before = len(incs)
             effects(full, inst.binding, universe, fluents, adds, dels, incs)
+            twice = twice_updated(incs[before:]) if len(incs) - before > 1 else None
+            if twice is not None:
+                return replace(_fail(Verdict.MUTEX_VIOLATED, inst, first,
+                                     f"{_where(inst, first)}: {twice_text('it', twice)}",
+                                     unsatisfied=(f"(expression {atom_text(twice[0])})",),
+                                     advice=(f"{inst.text()} has a mutex violation at time "
+                                             f"{_fmt(first)}", "Separate these actions!")),
+                               trace=tuple(steps), warnings=tuple(warnings))
         undefined = next((a for _, a in incs if isinstance(a, UndefinedValue)), None)
         inst0 = group[0]
         if undefined is not None:
@@ -159,6 +184,97 @@ def validate_timed(v, plan: Plan, trace: bool, tolerance: float | None = None) -
                 return replace(_invariant_failed(v, r, full, first, until),
                                trace=tuple(steps), warnings=tuple(warnings))
     return _finish(v, plan, full, fluents, last_time, tuple(steps), warnings)
+
+
+# ------------------------------------------------------------ continuous change
+
+def _flow(v, running: list, fluents: dict, full: set, t0: float, t1: float,
+          warnings: list[str]):
+    """Run the continuous effects of the actions running from ``t0`` to ``t1``: each
+    fluent moves at the sum of its rates (read at ``t0``; a rate reads no continuously
+    changing fluent, ``simulator._linear_only``), so it is linear in time. Every ``over
+    all`` condition of a running action must hold on the open interval: tested where a
+    comparison of it changes truth (its root) and between such points, which is exact for
+    linear values. None, or the failure."""
+    dt = t1 - t0
+    if dt <= 0:
+        return None
+    rates: dict = {}
+    for r in running:
+        for key_of, sign, rate in r.act.continuous:
+            key = key_of(r.binding)
+            try:
+                value = rate(r.binding, fluents)
+            except UndefinedValue as err:
+                return _fail(Verdict.UNDEFINED_VALUE, r, t0,
+                             f"{_where(r, r.time)}: the rate of its continuous effect on "
+                             f"{atom_text(key)} reads {err.fluent}, which has no value")
+            rates[key] = rates.get(key, 0.0) + sign * value
+    for key in rates:
+        if key not in fluents:
+            warnings.append(f"{atom_text(key)} has no initial value in :init; it is taken as 0")
+            fluents[key] = 0.0
+    base = dict(fluents)
+
+    def values_at(tau: float) -> dict:
+        out = dict(base)
+        for key, rate in rates.items():
+            out[key] = base[key] + rate * (tau - t0)
+        return out
+
+    for r in running:
+        formula = r.act.action.over_all
+        if formula == pddl.TRUE:
+            continue
+        for tau, since in _interval_points(formula, r.binding, base, values_at(t1), t0, t1):
+            at = fluent_state(full, values_at(tau))
+            try:
+                ok = r.act.over_all(at, r.binding, v.universe)
+            except UndefinedValue as err:
+                return _fail(Verdict.UNDEFINED_VALUE, r, tau,
+                             f"{_where(r, r.time)}: its over all condition reads "
+                             f"{err.fluent}, which has no value")
+            if not ok:      # false from ``since`` (a root, or the mark before tau) on
+                return _invariant_failed(v, r, at, since, t1)
+    end = values_at(t1)
+    for key in rates:
+        fluents[key] = end[key]
+    return None
+
+
+def _interval_points(formula, b: dict, start: dict, end: dict, t0: float, t1: float):
+    """Times in the open interval (t0, t1) where a linear condition is tested, in order,
+    each with the time from which a failure there holds: the roots of its comparisons (not
+    under a quantifier), and the midpoints between them (false from the root before)."""
+    from planning_core.validate.formulas import compile_numeric
+
+    scope = frozenset(k for k in b if isinstance(k, str))
+    roots = set()
+    todo = [formula]
+    while todo:
+        f = todo.pop()
+        if isinstance(f, pddl.Comparison):
+            try:
+                left = compile_numeric(f.left, scope)
+                right = compile_numeric(f.right, scope)
+                g0 = left(b, start) - right(b, start)
+                g1 = left(b, end) - right(b, end)
+            except UndefinedValue:
+                continue
+            if g0 != g1 and (g0 <= 0 <= g1 or g1 <= 0 <= g0):
+                tau = t0 + (t1 - t0) * g0 / (g0 - g1)
+                if t0 < tau < t1:
+                    roots.add(tau)
+        elif isinstance(f, (pddl.And, pddl.Or)):
+            todo += f.parts
+        elif isinstance(f, pddl.Not):
+            todo.append(f.body)
+        elif isinstance(f, pddl.Imply):
+            todo += [f.antecedent, f.consequent]
+    marks = [t0] + sorted(roots) + [t1]
+    points = [(tau, tau) for tau in marks[1:-1]]
+    points += [((a + c) / 2, a) for a, c in zip(marks, marks[1:])]
+    return sorted(points)
 
 
 # ----------------------------------------------------------------------- building
@@ -206,6 +322,20 @@ def _instants(v, plan: Plan) -> tuple[list[_Instant], ValidationReport | None]:
 
 
 # ----------------------------------------------------------------------- checks
+
+def _read_spanning(v, inst: _Instant, full: set, time: float):
+    """At a start, read the condition of each ``(when (at start c) (at end e))`` in the
+    state before it, and keep the answer in the step's binding for its end."""
+    b = inst.binding
+    for key, condition in inst.act.span:
+        try:
+            b[key] = bool(condition(full, b, v.universe))
+        except UndefinedValue as err:
+            return _fail(Verdict.UNDEFINED_VALUE, inst, time,
+                         f"{_where(inst, time)}: the condition of a conditional effect reads "
+                         f"{err.fluent}, which has no value")
+    return None
+
 
 def _where(inst: _Instant, time: float) -> str:
     if inst.step is None:
@@ -343,7 +473,12 @@ def _touch(v, inst: _Instant, full: set) -> _Touch:
     _reads(formula, dict(b), v.universe, t.reads, t.fluent_reads)
     for constraint, _ in (act.duration if act.durative else ()):
         _numeric_reads(constraint.value, b, t.fluent_reads)
-    _effect_reads(effects, dict(b), v.universe, t.fluent_reads)
+    _effect_reads(effects, dict(b), v.universe, t.reads, t.fluent_reads, full)
+    if inst.kind == "start" and act.span:    # read now, for effects at the end
+        for e in act.action.end_effects:
+            if isinstance(e, pddl.When) and e.at_start:
+                _effect_reads((replace(e, at_start=False, effects=()),), dict(b), v.universe,
+                              t.reads, t.fluent_reads, full)
     adds: list = []
     dels: list = []
     incs: list = []
@@ -397,16 +532,29 @@ def _numeric_reads(e, b: dict, fluents: set) -> None:
             todo += [e.left, e.right]
 
 
-def _effect_reads(effects, b: dict, universe, fluents: set) -> None:
+def _effect_reads(effects, b: dict, universe, props: set, fluents: set, state) -> None:
+    """What the effects read: their amounts, and the condition of each conditional effect
+    that fires in ``state`` (VAL's ``Action::handleEffects`` marks a condition as owned only
+    when it holds: a simultaneous delete of a condition that is false is no interference)."""
     for e in effects:
         if isinstance(e, (pddl.Increase, pddl.NumericEffect)):
             _numeric_reads(e.amount, b, fluents)
+        elif isinstance(e, pddl.When) and e.at_start:     # its condition was read at start
+            if b.get(span_key(e)):
+                _effect_reads(e.effects, b, universe, props, fluents, state)
         elif isinstance(e, pddl.When):
-            _reads(e.condition, b, universe, set(), fluents)
-            _effect_reads(e.effects, b, universe, fluents)
+            try:
+                fires = compile_formula(e.condition, frozenset(
+                    k for k in b if isinstance(k, str)))(state, b, universe)
+            except UndefinedValue:
+                fires = True
+            if fires:
+                _reads(e.condition, b, universe, props, fluents)
+                _effect_reads(e.effects, b, universe, props, fluents, state)
         elif isinstance(e, pddl.ForallEffect):
             _quantified(e.parameters, None, b, universe,
-                        lambda inner, e=e: _effect_reads(e.effects, inner, universe, fluents))
+                        lambda inner, e=e: _effect_reads(e.effects, inner, universe, props,
+                                                         fluents, state))
 
 
 def _pair(first: list[int], second: list[int]) -> tuple[int, int] | None:
@@ -508,6 +656,9 @@ def _finish(v, plan: Plan, full: set, fluents: dict, makespan: float, steps: tup
                     + " ".join(unsatisfied))
     values = dict(fluents)
     values[("total-time",)] = makespan
-    cost = v._cost(values, len(plan.steps), warnings)
+    try:
+        cost = v._cost(values, len(plan.steps), warnings)
+    except UndefinedValue as err:
+        return v._metric_undefined(err, steps, warnings)
     return ValidationReport(Verdict.VALID, cost=cost, trace=steps, warnings=tuple(warnings))
 

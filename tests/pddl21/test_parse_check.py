@@ -150,7 +150,12 @@ def test_timed_literal_of_undeclared_predicate_is_located():
     ("(define (problem x) (:domain d) (:init (on 3 (q))) (:goal (q)))", "timed initial literal"),
     ("(define (domain d) (:action a :effect (at end (q))))", "unexpected"),
     ("(define (domain d) (:durative-action a :duration (= ?d 3)))", r"expected \?duration"),
-    ("(define (domain d) (:durative-action a :effect (increase (g) (* #t 2))))", "continuous effects"),
+    ("(define (domain d) (:durative-action a :effect (increase (g) (* 2 (* #t 3)))))",
+     "continuous effects"),
+    ("(define (domain d) (:durative-action a :effect (increase (g) (/ #t 2))))",
+     "continuous effect is read as a rate"),
+    ("(define (domain d) (:durative-action a :effect (assign (g) (* #t 2))))",
+     "continuous 'assign' is not supported"),
 ])
 def test_bad_pddl21_text_is_a_located_error(text, pattern):
     with pytest.raises(PlanningError, match=pattern) as info:

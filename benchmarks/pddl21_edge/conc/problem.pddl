@@ -1,0 +1,6 @@
+(define (problem edge-conc-p)
+  (:domain edge-conc)
+  (:init (p) (= (fuel) 2) (= (x) 1) (= (y) 2))
+  (:goal (and))
+  (:metric minimize (+ (* 10 (x)) (y)))
+)

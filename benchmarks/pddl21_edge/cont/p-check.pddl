@@ -1,0 +1,6 @@
+(define (problem edge-cont-p2)
+  (:domain edge-cont)
+  (:init (idle) (= (fill) 0) (= (flow) 1) (= (cap) 5))
+  (:goal (checked))
+  (:metric minimize (+ (total-time) (fill)))
+)

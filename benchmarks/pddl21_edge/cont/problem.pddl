@@ -1,0 +1,6 @@
+(define (problem edge-cont-p)
+  (:domain edge-cont)
+  (:init (idle) (= (fill) 0) (= (flow) 1) (= (cap) 5))
+  (:goal (>= (fill) 6))
+  (:metric minimize (+ (total-time) (fill)))
+)

@@ -1,0 +1,5 @@
+(define (problem edge-contnl-p)
+  (:domain edge-contnl)
+  (:init (= (money) 1))
+  (:goal (>= (money) 2))
+)

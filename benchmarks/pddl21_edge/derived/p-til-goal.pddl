@@ -1,0 +1,7 @@
+(define (problem edge-derived-p2)
+  (:domain edge-derived)
+  (:objects a b - room)
+  (:init (lit a) (at 3 (lit b)) (= (dust a) 2) (= (dust b) 2))
+  (:goal (all-lit))
+  (:metric minimize (total-time))
+)

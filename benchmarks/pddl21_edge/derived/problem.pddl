@@ -1,0 +1,7 @@
+(define (problem edge-derived-p)
+  (:domain edge-derived)
+  (:objects a b - room)
+  (:init (lit a) (at 3 (lit b)) (at 8 (not (lit b))) (= (dust a) 2) (= (dust b) 2))
+  (:goal (and (cleaned a) (cleaned b) (< (dust a) 2)))
+  (:metric minimize (+ (dust a) (dust b)))
+)

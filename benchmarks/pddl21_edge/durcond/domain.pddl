@@ -1,0 +1,21 @@
+; Conditional effects in durative actions: at start and at end, propositional and numeric.
+(define (domain edge-durcond)
+  (:requirements :strips :durative-actions :numeric-fluents :conditional-effects)
+  (:predicates (hot) (cold) (warned) (free))
+  (:functions (heat) (count))
+  (:durative-action heat-up
+    :parameters ()
+    :duration (= ?duration 2)
+    :condition (at start (free))
+    :effect (and (at start (not (free))) (at end (free))
+                 (when (at start (cold)) (at start (not (cold))))
+                 (when (at end (> (heat) 5)) (at end (hot)))
+                 (when (at start (>= (heat) 0)) (at start (increase (heat) 4)))
+                 (when (at end (hot)) (at end (increase (count) 1)))
+                 (at end (increase (heat) 2))))
+  (:durative-action warn
+    :parameters ()
+    :duration (= ?duration 1)
+    :condition (and)
+    :effect (when (at end (hot)) (at end (warned))))
+)

@@ -1,0 +1,6 @@
+(define (problem edge-durcond-p)
+  (:domain edge-durcond)
+  (:init (free) (cold) (= (heat) 0) (= (count) 0))
+  (:goal (and (hot) (warned) (not (cold))))
+  (:metric minimize (+ (total-time) (count)))
+)

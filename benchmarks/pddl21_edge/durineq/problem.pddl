@@ -1,0 +1,6 @@
+(define (problem edge-durineq-p)
+  (:domain edge-durineq)
+  (:init (idle) (= (energy) 0) (= (cap) 3))
+  (:goal (and (charged) (>= (energy) 4)))
+  (:metric maximize (energy))
+)

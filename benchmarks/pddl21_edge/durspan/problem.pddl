@@ -1,0 +1,5 @@
+(define (problem edge-durspan-p)
+  (:domain edge-durspan)
+  (:init (cold))
+  (:goal (warned))
+)

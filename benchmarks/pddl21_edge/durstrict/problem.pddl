@@ -1,0 +1,6 @@
+(define (problem edge-durstrict-p)
+  (:domain edge-durstrict)
+  (:init (idle) (= (energy) 0) (= (cap) 3))
+  (:goal (and (charged) (>= (energy) 4)))
+  (:metric maximize (energy))
+)

@@ -1,0 +1,6 @@
+(define (problem edge-eps-p2)
+  (:domain edge-eps)
+  (:init (guard) (= (n) 0))
+  (:goal (and (b) (c)))
+  (:metric minimize (n))
+)

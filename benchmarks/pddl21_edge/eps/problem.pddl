@@ -1,0 +1,6 @@
+(define (problem edge-eps-p)
+  (:domain edge-eps)
+  (:init (guard) (= (n) 0))
+  (:goal (goal-reached))
+  (:metric minimize (total-time))
+)

@@ -1,0 +1,6 @@
+(define (problem edge-metric-p3)
+  (:domain edge-metric)
+  (:objects r1 r2)
+  (:init (= (cost) 1) (= (reward) 0) (= (used r1) 0) (= (used r2) 0))
+  (:goal (done))
+)

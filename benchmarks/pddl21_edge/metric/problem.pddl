@@ -1,0 +1,7 @@
+(define (problem edge-metric-p)
+  (:domain edge-metric)
+  (:objects r1 r2)
+  (:init (= (cost) 1) (= (reward) 0) (= (used r1) 0) (= (used r2) 0))
+  (:goal (done))
+  (:metric maximize (- (* 2 (reward)) (+ (cost) (* 0.5 (total-time)))))
+)

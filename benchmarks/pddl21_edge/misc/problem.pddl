@@ -1,0 +1,6 @@
+(define (problem edge-misc-p)
+  (:domain edge-misc)
+  (:init (free) (= (len) 3) (= (v) -3.5))
+  (:goal (done))
+  (:metric minimize total-time)
+)

@@ -1,0 +1,7 @@
+(define (problem edge-numeric-p4)
+  (:domain edge-numeric)
+  (:objects p1 - pump)
+  (:init (= (level main) 3) (= (level side) 0) (= (rate p1) 3) (= (weight main) 3)
+         (= (total) 0) (= (ratio) 0) (= (divisor) 4))
+  (:goal (< (weight p1) 4))
+)

@@ -1,0 +1,8 @@
+(define (problem edge-numeric-p3)
+  (:domain edge-numeric)
+  (:objects p1 - pump)
+  (:init (= (level main) 3) (= (level side) 0) (= (rate p1) 3) (= (weight main) 3)
+         (= (total) 0) (= (ratio) 0) (= (divisor) 4))
+  (:goal (>= (level main) 1))
+  (:metric maximize (weight p1))
+)

@@ -1,0 +1,8 @@
+(define (problem edge-numeric-p)
+  (:domain edge-numeric)
+  (:objects p1 - pump)
+  (:init (= (level main) 3) (= (level side) 0) (= (rate p1) 3) (= (weight main) 3)
+         (= (weight p1) 1) (= (total) 0) (= (ratio) 0) (= (divisor) 4))
+  (:goal (and (>= (level main) 2) (<= (level side) 4)))
+  (:metric minimize (+ (total) (* 2 (level side))))
+)

@@ -1,0 +1,7 @@
+(define (problem edge-oddities-p)
+  (:domain edge-oddities)
+  (:objects home Shop - place)
+  (:init (at home))
+  (:goal (and (visited shop) (visited home)))
+  (:metric minimize (total-time))
+)

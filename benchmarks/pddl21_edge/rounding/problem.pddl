@@ -1,0 +1,6 @@
+(define (problem edge-rounding-p)
+  (:domain edge-rounding)
+  (:init (= (load) 0) (= (capacity) 0.3))
+  (:goal (done))
+  (:metric minimize (load))
+)

@@ -1,0 +1,5 @@
+(define (problem edge-til-p3)
+  (:domain edge-til)
+  (:init (lit) (at 2 (open)) (at 6 (ready)) (at 10 (not (lit))))
+  (:goal (done))
+)

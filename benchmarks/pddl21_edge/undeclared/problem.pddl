@@ -1,0 +1,5 @@
+(define (problem edge-undeclared-p)
+  (:domain edge-undeclared)
+  (:init (= (budget) 3))
+  (:goal (done))
+)

@@ -1,0 +1,5 @@
+(define (problem edge-undeclared2-p)
+  (:domain edge-undeclared2)
+  (:init (= (budget) 3))
+  (:goal (done))
+)

@@ -1,0 +1,6 @@
+(define (problem edge-undefupd-p)
+  (:domain edge-undefupd)
+  (:init (= (dist) 5))
+  (:goal (done))
+  (:metric minimize (+ (used) (total-time)))
+)
