@@ -301,6 +301,8 @@ def _unclosed_paren(line: str) -> int | None:
 
 def _line_error(line_no: int, text: str, err: UnexpectedInput) -> PlanLineError:
     """Say what was found where, and what a step looks like."""
+    import re   # an error path only: not imported by a call whose plan reads (issue 28)
+
     from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
     column = getattr(err, "column", None) or 1
