@@ -356,6 +356,15 @@ def test_toolplans_batch_bounds_grounding_by_the_rows_limit(tmp_path, capsys):
     task["tools"] += [tool(f"search_{i}", {"origin": s("city"), "destination": s("city"),
                                            "date": s()}, ["origin", "destination", "date"],
                            ["offer"]) for i in range(2000)]
+    # the small task once, alone, first: the modules its check imports (the compiler, the
+    # search, h*) are then loaded, and their import is not charged to the small row's 0.5
+    # CPU-s below (in a loaded full-suite worker it was, and the row came out unknown)
+    warm = tmp_path / "warm.jsonl"
+    warm.write_text(json.dumps({"id": "warm", "task": TASK, "output": VALID}) + "\n")
+    assert main(["toolplans", "batch", "--rows", str(warm), "--out", str(tmp_path / "w.jsonl"),
+                 "--no-progress", "--time-limit", "60"]) == 0
+    assert _rows(tmp_path / "w.jsonl")[0]["optimal_cost"] == 4
+    capsys.readouterr()
     rows = tmp_path / "rows.jsonl"
     rows.write_text("".join(json.dumps(r) + "\n" for r in (
         {"id": "copies", "task": task, "output": VALID},
