@@ -214,6 +214,14 @@ class Validator:
 
             return validate_timed(self, plan, trace, tolerance)
         actions, universe = self.compiled.actions, self.universe
+        # every step is checked to be an instance of an action (name, arity, objects, types)
+        # before any is executed, as VAL does (`typecheckPlan` before execution) and as the
+        # timed path does: a malformed step anywhere makes the file no plan of the task, a
+        # fault of the text reported before any of execution
+        for index, step in enumerate(plan.steps, start=1):
+            failure = self._malformed(index, step, actions.get(step.name))
+            if failure is not None:
+                return failure
         fluents = dict(self.fluents)
         state = fluent_state(self.init, fluents) if self.numeric else set(self.init)
         full = self._close(state)
@@ -221,19 +229,18 @@ class Validator:
         steps: list[StepTrace] = []
         trajectory = [frozenset(full)] if self.constraints else None
         for index, step in enumerate(plan.steps, start=1):
-            act = actions.get(step.name)
-            failure = self._malformed(index, step, act)
-            if failure is None:
-                binding = dict(zip(act.variables, step.args))
-                try:
-                    if not act.pre(full, binding, universe):
-                        failure = self._precondition_failed(index, step, act, binding, full)
-                except UndefinedValue as err:
-                    failure = self._fail(
-                        Verdict.UNDEFINED_VALUE, index, step,
-                        f"step {index} {step} (line {step.line}): the precondition reads "
-                        f"{err.fluent}, which has no value (VAL: 'Attempt to access "
-                        "undefined expression')")
+            act = actions[step.name]
+            failure = None
+            binding = dict(zip(act.variables, step.args))
+            try:
+                if not act.pre(full, binding, universe):
+                    failure = self._precondition_failed(index, step, act, binding, full)
+            except UndefinedValue as err:
+                failure = self._fail(
+                    Verdict.UNDEFINED_VALUE, index, step,
+                    f"step {index} {step} (line {step.line}): the precondition reads "
+                    f"{err.fluent}, which has no value (VAL: 'Attempt to access "
+                    "undefined expression')")
             if failure is not None:
                 return replace(failure, trace=tuple(steps), warnings=tuple(warnings))
             adds: list = []
