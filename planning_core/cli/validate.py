@@ -359,7 +359,8 @@ def _run_validate(paths: list[str], *, verbose: bool, as_json: bool, show_warnin
         try:
             report = stopped or stopped_here or validate_plan(domain, problem, plan,
                                                               trace=verbose, budget=budget,
-                                                              tolerance=tolerance)
+                                                              tolerance=tolerance,
+                                                              typecheck_first=True)
         except PlanningError as e:   # the domain cannot be simulated (derived predicates
             if as_json:              # that cannot be stratified): a located bad_input, as
                 _bad_input_json(plan_paths, [e], warnings, out)   # the checker's errors

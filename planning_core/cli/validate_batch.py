@@ -360,7 +360,7 @@ def _validate_one(settings: BatchSettings, item: PlanItem) -> dict:
                             f"while reading the plan ({stop.detail}); no verdict",
                             budget.cpu_s(), "plan")
     report = validate_plan(domain, problem, plan, budget=budget,
-                           tolerance=settings.tolerance)
+                           tolerance=settings.tolerance, typecheck_first=True)   # as VAL
     row = {"id": item.id, "plan": item.plan, "verdict": report.verdict.value,
            "valid": report.valid, "step": report.step, "action": report.action,
            "message": report.message or "", "length": len(plan.steps),

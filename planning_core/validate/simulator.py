@@ -183,27 +183,34 @@ class Validator:
         return closed if fluents is None else fluent_state(closed, fluents)
 
     def validate(self, plan: Plan | str, trace: bool = False,
-                 budget: Budget | None = None, tolerance: float | None = None) -> ValidationReport:
+                 budget: Budget | None = None, tolerance: float | None = None,
+                 typecheck_first: bool = False) -> ValidationReport:
         """Simulate ``plan`` from the initial state; ``trace`` records each step's changes.
 
         ``budget`` (``planning_core.limits``) bounds the CPU time and memory of quantifier
         and derived-predicate evaluation; at its limit the verdict is ``UNKNOWN``, naming it.
         ``tolerance`` is VAL's ``-t`` for timed plans (default 0.01, as VAL's).
+        ``typecheck_first``: every step of a sequential plan is checked to be an instance
+        of an action (name, arity, objects, types) before any is executed, as VAL's
+        ``typecheckPlan`` does (the ``validate`` command asks for it): a malformed step
+        after a failing precondition is then the verdict. Without it (the scorers'
+        default) the first failure in execution order is, so ``step`` is the first step
+        that cannot be applied. Timed plans are always checked whole first.
         """
         if budget is None:
-            return self._validate(plan, trace, tolerance)
+            return self._validate(plan, trace, tolerance, typecheck_first)
         metered = object.__new__(type(self))   # copy.copy(self), without importing copy
         metered.__dict__.update(self.__dict__)  # (and weakref): one validate call per plan
         metered.universe = self.universe.metered(budget)
         try:
-            return metered._validate(plan, trace, tolerance)
+            return metered._validate(plan, trace, tolerance, typecheck_first)
         except LimitReached as err:
             return ValidationReport(Verdict.UNKNOWN, limit=err.limit,
                                     message=f"validation stopped at the {err.limit} "
                                             f"({err.detail}); no verdict")
 
-    def _validate(self, plan: Plan | str, trace: bool,
-                  tolerance: float | None = None) -> ValidationReport:
+    def _validate(self, plan: Plan | str, trace: bool, tolerance: float | None = None,
+                  typecheck_first: bool = False) -> ValidationReport:
         if isinstance(plan, str):
             plan = parse_plan(plan)
         if plan.errors:
@@ -214,14 +221,15 @@ class Validator:
 
             return validate_timed(self, plan, trace, tolerance)
         actions, universe = self.compiled.actions, self.universe
-        # every step is checked to be an instance of an action (name, arity, objects, types)
-        # before any is executed, as VAL does (`typecheckPlan` before execution) and as the
-        # timed path does: a malformed step anywhere makes the file no plan of the task, a
-        # fault of the text reported before any of execution
-        for index, step in enumerate(plan.steps, start=1):
-            failure = self._malformed(index, step, actions.get(step.name))
-            if failure is not None:
-                return failure
+        # with typecheck_first, every step is checked to be an instance of an action (name,
+        # arity, objects, types) before any is executed, as VAL does (`typecheckPlan` before
+        # execution) and as the timed path does: a malformed step anywhere makes the file no
+        # plan of the task, a fault of the text reported before any of execution
+        if typecheck_first:
+            for index, step in enumerate(plan.steps, start=1):
+                failure = self._malformed(index, step, actions.get(step.name))
+                if failure is not None:
+                    return failure
         fluents = dict(self.fluents)
         state = fluent_state(self.init, fluents) if self.numeric else set(self.init)
         full = self._close(state)
@@ -229,18 +237,19 @@ class Validator:
         steps: list[StepTrace] = []
         trajectory = [frozenset(full)] if self.constraints else None
         for index, step in enumerate(plan.steps, start=1):
-            act = actions[step.name]
-            failure = None
-            binding = dict(zip(act.variables, step.args))
-            try:
-                if not act.pre(full, binding, universe):
-                    failure = self._precondition_failed(index, step, act, binding, full)
-            except UndefinedValue as err:
-                failure = self._fail(
-                    Verdict.UNDEFINED_VALUE, index, step,
-                    f"step {index} {step} (line {step.line}): the precondition reads "
-                    f"{err.fluent}, which has no value (VAL: 'Attempt to access "
-                    "undefined expression')")
+            act = actions.get(step.name)
+            failure = None if typecheck_first else self._malformed(index, step, act)
+            if failure is None:
+                binding = dict(zip(act.variables, step.args))
+                try:
+                    if not act.pre(full, binding, universe):
+                        failure = self._precondition_failed(index, step, act, binding, full)
+                except UndefinedValue as err:
+                    failure = self._fail(
+                        Verdict.UNDEFINED_VALUE, index, step,
+                        f"step {index} {step} (line {step.line}): the precondition reads "
+                        f"{err.fluent}, which has no value (VAL: 'Attempt to access "
+                        "undefined expression')")
             if failure is not None:
                 return replace(failure, trace=tuple(steps), warnings=tuple(warnings))
             adds: list = []
@@ -486,7 +495,10 @@ def validator_for(domain: pddl.Domain, problem: pddl.Problem) -> Validator:
 
 def validate_plan(domain: pddl.Domain, problem: pddl.Problem, plan: Plan | str,
                   trace: bool = False, budget: Budget | None = None,
-                  tolerance: float | None = None) -> ValidationReport:
-    """Validate ``plan`` (parsed, or plan-file text) like VAL; see :class:`Validator`."""
+                  tolerance: float | None = None,
+                  typecheck_first: bool = False) -> ValidationReport:
+    """Validate ``plan`` (parsed, or plan-file text) like VAL; see :class:`Validator`
+    (``typecheck_first``: VAL's whole-plan type check before execution)."""
     return validator_for(domain, problem).validate(plan, trace=trace, budget=budget,
-                                                   tolerance=tolerance)
+                                                   tolerance=tolerance,
+                                                   typecheck_first=typecheck_first)

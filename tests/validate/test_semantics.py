@@ -326,11 +326,33 @@ def test_a_malformed_step_is_reported_before_an_earlier_failing_precondition(pla
     # as a whole first (VAL's typecheckPlan before execution, and our timed path), so the
     # malformed step is the verdict (found by benchmarks/classical_random.py, where VAL said
     # "Bad plan description!" and we said precondition_failed at an earlier step).
+    # That is the validate command's view (typecheck_first, as VAL); the library's default
+    # is the first failure in execution order, which the scorers need (ACPBench's first
+    # inapplicable action, AdaPlanBench's executed prefix).
     domain = BLOCKS.replace("(:types block)", "(:types block hand)")
     problem = BLOCKS_PROBLEM.replace("a b c - block", "a b c - block h - hand")
-    r = run(domain, problem, plan)
+    d, p = parse_domain(dedent(domain)), parse_problem(dedent(problem))
+    r = validate_plan(d, p, dedent(plan), typecheck_first=True)
     assert r.verdict is verdict and r.step == 3
+    r = validate_plan(d, p, dedent(plan))
+    assert r.verdict is Verdict.PRECONDITION_FAILED and r.step == 2   # execution order
     assert run(domain, problem, "(pick-up a)\n(pick-up b)").step == 2   # (the earlier fault)
+
+
+def test_the_validate_command_checks_the_whole_plan_first(tmp_path, capsys):
+    from planning_core.cli.validate import validate_main
+
+    domain = BLOCKS.replace("(:types block)", "(:types block hand)")
+    problem = BLOCKS_PROBLEM.replace("a b c - block", "a b c - block h - hand")
+    for name, text in (("d.pddl", domain), ("p.pddl", problem),
+                       ("plan", "(pick-up a)\n(pick-up b)\n(stack b table)\n")):
+        (tmp_path / name).write_text(dedent(text))
+    assert validate_main([str(tmp_path / "plan"), str(tmp_path / "d.pddl"),
+                          str(tmp_path / "p.pddl"), "--json"]) == 1
+    import json
+
+    row = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert (row["verdict"], row["step"]) == ("unknown_object", 3)
 
 
 def test_plan_syntax_error_names_the_line_and_every_bad_line():
