@@ -87,14 +87,15 @@ def cache_dir() -> str | None:
     return path
 
 
-def _hasher():
-    """BLAKE2b, 32 bytes: from ``_blake2`` when there is one (what ``hashlib`` itself imports
-    it from), which spares each call importing ``hashlib`` and OpenSSL behind it (~2.5 ms)."""
+def _hasher(digest_size: int = 32):
+    """BLAKE2b (``digest_size`` bytes): from ``_blake2`` when there is one (what ``hashlib``
+    itself imports it from), which spares each call importing ``hashlib`` and OpenSSL behind
+    it (~2.5 ms)."""
     try:
         from _blake2 import blake2b
     except ImportError:   # another Python: hashlib's own
         from hashlib import blake2b
-    return blake2b(digest_size=32)
+    return blake2b(digest_size=digest_size)
 
 
 def _parser_salt() -> bytes:
@@ -201,11 +202,9 @@ _DIGEST = 16
 
 
 def _digest(payload: bytes) -> bytes:
-    try:
-        from _blake2 import blake2b
-    except ImportError:   # another Python: hashlib's own
-        from hashlib import blake2b
-    return blake2b(payload, digest_size=_DIGEST).digest()
+    h = _hasher(_DIGEST)
+    h.update(payload)
+    return h.digest()
 
 
 def _seal(payload: bytes) -> bytes:
@@ -213,13 +212,21 @@ def _seal(payload: bytes) -> bytes:
     return _MAGIC + _digest(payload) + payload
 
 
-def _storable(cls) -> bool:
-    """Whether instances of ``cls`` may be in an entry: an enumeration or a node (a slotted
-    class with its own ``__setstate__``) of ``_ENTRY_MODULES``."""
+def _is_enum(cls) -> bool:
+    """An enumeration (enum's or :mod:`planning_core.light_enum`'s): members by value."""
+    return isinstance(cls.__dict__.get("_value2member_map_"), dict)
+
+
+def _is_node(cls) -> bool:
+    """A ``@node`` (or slotted dataclass): slots and its own ``__setstate__``."""
     own = cls.__dict__
-    return cls.__module__ in _ENTRY_MODULES and (
-        isinstance(own.get("_value2member_map_"), dict)
-        or ("__setstate__" in own and "__slots__" in own))
+    return "__setstate__" in own and "__slots__" in own
+
+
+def _storable(cls) -> bool:
+    """Whether instances of ``cls`` may be in an entry: an enumeration or a node of
+    ``_ENTRY_MODULES``."""
+    return cls.__module__ in _ENTRY_MODULES and (_is_enum(cls) or _is_node(cls))
 
 
 class _Unstorable(Exception):
@@ -263,10 +270,9 @@ def _encode(value, budget=None) -> bytes:
             return [_DICT, [_LIST, *[enc(k) for k in v]], [_LIST, *[enc(x) for x in v.values()]]]
         if t is frozenset or t is set:
             return [_FROZENSET if t is frozenset else _SET, *[enc(x) for x in v]]
-        if isinstance(getattr(t, "_value2member_map_", None), dict):   # an enumeration
+        if _is_enum(t):
             return [_ENUM, index(t), enc(v.value)]
-        own = t.__dict__
-        if "__setstate__" in own and "__slots__" in own:   # a @node (or slotted dataclass)
+        if _is_node(t):
             return [_NODE + index(t), *[enc(x) for x in v.__getstate__()]]
         raise _Unstorable(t)
 
@@ -299,7 +305,7 @@ def _decode(data: bytes, budget=None):
         if not isinstance(owner, type) or owner.__module__ != module \
                 or owner.__qualname__ != qualname or not _storable(owner):
             raise ValueError("not a class an entry holds")
-        is_enum = isinstance(owner.__dict__.get("_value2member_map_"), dict)
+        is_enum = _is_enum(owner)
         table.append(None if is_enum else owner)
         enums.append(owner if is_enum else None)
         # a class with written methods is built through its slots, in field order (what
