@@ -56,8 +56,8 @@ class _LightEnumType(type):
                  and not isinstance(v, (classmethod, staticmethod, property))]
         values = {k: namespace.pop(k) for k in names}
         data = next((b for base in bases for b in base.__mro__
-                     if b is not object and b.__name__ != "_Member"
-                     and not isinstance(b, _LightEnumType)), None)
+                     if b is not object and b is not _Member   # (defined below; this
+                     and not isinstance(b, _LightEnumType)), None)   # runs after it)
         if data is not None:
             # the data type's own methods come first in the MRO; these must be the enum's
             for key in ("__repr__", "__reduce_ex__", "__copy__", "__deepcopy__", "__dir__",
